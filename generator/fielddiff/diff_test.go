@@ -1,0 +1,124 @@
+package fielddiff
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func obj(t *testing.T, s string) *unstructured.Unstructured {
+	t.Helper()
+	objs, err := load.Bytes("test.yaml", []byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs[0].Unstructured
+}
+
+func render(ds []Delta) string {
+	var lines []string
+	for _, d := range ds {
+		s := string(d.Change) + " " + d.Path.String()
+		if d.Noise != "" {
+			s += " (noise: " + d.Noise + ")"
+		}
+		lines = append(lines, s)
+	}
+	return strings.Join(lines, "\n")
+}
+
+const desiredDeploy = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+        ports: [{containerPort: 80}]
+        resources: {limits: {cpu: "0.5", memory: 1024Mi}, requests: {cpu: 1000m}}
+      - name: log
+        image: busybox
+`
+
+func TestDiffKeyedListsQuantitiesAndNoise(t *testing.T) {
+	live := obj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+  uid: "1234"
+  resourceVersion: "99"
+  labels: {app: web, kapp.k14s.io/app: "1"}
+  annotations: {kapp.k14s.io/original: "{}", deployment.kubernetes.io/revision: "1"}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      dnsPolicy: ClusterFirst
+      containers:
+      - name: log
+        image: busybox
+      - name: web
+        image: nginx:1.25
+        imagePullPolicy: IfNotPresent
+        ports: [{containerPort: 80, protocol: TCP}]
+        resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {cpu: "1"}}
+      - name: istio-proxy
+        image: proxy
+status: {replicas: 2}
+`)
+	ds, err := Diff(obj(t, desiredDeploy), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		`added metadata.annotations["deployment.kubernetes.io/revision"]`,
+		`added metadata.annotations["kapp.k14s.io/original"] (noise: kapp-metadata)`,
+		`added metadata.labels["kapp.k14s.io/app"] (noise: kapp-metadata)`,
+		`added metadata.resourceVersion (noise: server-metadata)`,
+		`added metadata.uid (noise: server-metadata)`,
+		`modified spec.replicas`,
+		`added spec.template.spec.containers[name=istio-proxy]`,
+		`added spec.template.spec.containers[name=web].imagePullPolicy`,
+		// the key field protocol is defaulted by the schema, so the item pairs and only its leaf differs
+		`added spec.template.spec.containers[name=web].ports[containerPort=80,protocol=TCP].protocol`,
+		`added spec.template.spec.dnsPolicy`,
+		`added status.replicas (noise: status)`,
+	}, "\n")
+	if got := render(ds); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	for _, d := range ds {
+		if d.Path.String() == "spec.replicas" && (d.Desired != int64(1) || d.Live != int64(2)) {
+			t.Errorf("replicas values: %v -> %v", d.Desired, d.Live)
+		}
+	}
+}
+
+func TestDiffEqualObjectsHaveNoDelta(t *testing.T) {
+	ds, err := Diff(obj(t, desiredDeploy), obj(t, strings.ReplaceAll(desiredDeploy, `cpu: "0.5"`, `cpu: 500m`)))
+	if err != nil || len(ds) != 0 {
+		t.Fatalf("want no delta, got %v %v", render(ds), err)
+	}
+}
+
+func TestDiffCustomResourceByIndex(t *testing.T) {
+	d := obj(t, "apiVersion: example.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1, items: [{a: 1}]}\n")
+	l := obj(t, "apiVersion: example.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1.0, mode: fast, items: [{a: 1, b: 2}]}\n")
+	ds, err := Diff(d, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := render(ds); got != "modified spec.items\nadded spec.mode" {
+		t.Errorf("got:\n%s", got)
+	}
+}

@@ -1,0 +1,39 @@
+package fielddiff
+
+import "strings"
+
+// Noise reasons: differences that are never findings, only counted.
+const (
+	NoiseStatus   = "status"          // status is not part of the desired state
+	NoiseServer   = "server-metadata" // stamped on every object by the API server
+	NoiseKapp     = "kapp-metadata"   // kapp's own labels and annotations
+	NoiseLastAppl = "kubectl-last-applied"
+)
+
+var serverMetadata = map[string]bool{
+	"uid": true, "resourceVersion": true, "generation": true, "creationTimestamp": true,
+	"managedFields": true, "selfLink": true,
+}
+
+// noise says why a path is not a finding, or "" when it is one.
+func noise(p Path) string {
+	f := func(i int) string {
+		if i < len(p) && p[i].FieldName != nil {
+			return *p[i].FieldName
+		}
+		return ""
+	}
+	switch {
+	case f(0) == "status":
+		return NoiseStatus
+	case f(0) != "metadata":
+		return ""
+	case serverMetadata[f(1)] && len(p) >= 2:
+		return NoiseServer
+	case (f(1) == "labels" || f(1) == "annotations") && strings.HasPrefix(f(2), "kapp.k14s.io/"):
+		return NoiseKapp
+	case f(1) == "annotations" && f(2) == "kubectl.kubernetes.io/last-applied-configuration":
+		return NoiseLastAppl
+	}
+	return ""
+}

@@ -1,0 +1,148 @@
+package fielddiff
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Path is a structured-merge-diff field path: list items of associative lists are selected by
+// their merge keys, other list items by index.
+type Path fieldpath.Path
+
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// String renders the path dotted, with list items as containers[name=web] or [i], and map keys
+// that are not plain words quoted: metadata.annotations["deployment.kubernetes.io/revision"].
+func (p Path) String() string {
+	var b strings.Builder
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			if plainKey.MatchString(*pe.FieldName) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(*pe.FieldName)
+			} else {
+				b.WriteString("[" + strconv.Quote(*pe.FieldName) + "]")
+			}
+		case pe.Key != nil:
+			b.WriteByte('[')
+			for i, f := range *pe.Key {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(f.Name + "=" + scalar(f.Value))
+			}
+			b.WriteByte(']')
+		case pe.Index != nil:
+			b.WriteString("[" + strconv.Itoa(*pe.Index) + "]")
+		case pe.Value != nil:
+			b.WriteString("[=" + scalar(*pe.Value) + "]")
+		}
+	}
+	return b.String()
+}
+
+func scalar(v value.Value) string {
+	if v.IsString() {
+		return v.AsString()
+	}
+	return value.ToString(v)
+}
+
+// Fields returns the map keys of the path when it selects no list item, for kapp paths.
+func (p Path) Fields() ([]string, bool) {
+	out := make([]string, 0, len(p))
+	for _, pe := range p {
+		if pe.FieldName == nil {
+			return nil, false
+		}
+		out = append(out, *pe.FieldName)
+	}
+	return out, true
+}
+
+// HasPrefix reports whether q is p or one of its ancestors.
+func (p Path) HasPrefix(q Path) bool {
+	if len(q) > len(p) {
+		return false
+	}
+	for i := range q {
+		if !q[i].Equals(p[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Get returns the value at the path in an unstructured object.
+func (p Path) Get(obj map[string]any) (any, bool) {
+	var cur any = obj
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if cur, ok = m[*pe.FieldName]; !ok {
+				return nil, false
+			}
+		case pe.Index != nil:
+			l, ok := cur.([]any)
+			if !ok || *pe.Index >= len(l) {
+				return nil, false
+			}
+			cur = l[*pe.Index]
+		case pe.Key != nil:
+			item, ok := findByKey(cur, *pe.Key)
+			if !ok {
+				return nil, false
+			}
+			cur = item
+		case pe.Value != nil:
+			item, ok := findValue(cur, *pe.Value)
+			if !ok {
+				return nil, false
+			}
+			cur = item
+		}
+	}
+	return cur, true
+}
+
+func findByKey(list any, key value.FieldList) (any, bool) {
+	l, _ := list.([]any)
+	for _, item := range l {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		match := true
+		for _, f := range key {
+			if v, ok := m[f.Name]; !ok || !value.Equals(value.NewValueInterface(v), f.Value) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return item, true
+		}
+	}
+	return nil, false
+}
+
+func findValue(list any, v value.Value) (any, bool) {
+	l, _ := list.([]any)
+	for _, item := range l {
+		if value.Equals(value.NewValueInterface(item), v) {
+			return item, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,53 @@
+package fielddiff
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// builtin knows the structured-merge-diff schema of every built-in kind (the one the API
+// server uses for server-side apply, embedded in client-go).
+var builtin = applyconfigurations.NewTypeConverter(scheme.Scheme)
+
+var deduced = managedfields.NewDeducedTypeConverter()
+
+// toTyped converts both objects with the built-in schema when it knows their kind and both
+// have the same apiVersion; otherwise (custom resources, fields the schema does not know,
+// desired and live under different versions) both are compared schema-less, lists by index.
+func toTyped(d, l *unstructured.Unstructured) (*typed.TypedValue, *typed.TypedValue, error) {
+	if d.GetAPIVersion() == l.GetAPIVersion() {
+		td, errD := builtin.ObjectToTyped(d, typed.AllowDuplicates)
+		tl, errL := builtin.ObjectToTyped(l, typed.AllowDuplicates)
+		if errD == nil && errL == nil {
+			return td, tl, nil
+		}
+	}
+	td, err := deduced.ObjectToTyped(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl, err := deduced.ObjectToTyped(l)
+	return td, tl, err
+}
+
+// Normalize round-trips a built-in object through its Go type, as the API server stores it:
+// quantities become canonical ("0.5" -> "500m"), numbers int64, IntOrString typed. Objects of
+// kinds without a Go type are returned as they are.
+func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
+	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return u
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return u
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return u
+	}
+	return &unstructured.Unstructured{Object: m}
+}

@@ -1,0 +1,216 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+)
+
+// MaxFileSize bounds one input file; larger inputs are rejected before parsing.
+var MaxFileSize int64 = 64 << 20
+
+// Paths reads every object from the given paths: files, directories (all *.yml/*.yaml inside,
+// recursively, in sorted order) or "-" for stdin.
+func Paths(paths []string, stdin io.Reader) ([]Object, error) {
+	var all []Object
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := readFile(f, stdin)
+			if err != nil {
+				return nil, err
+			}
+			objs, err := Bytes(f, data)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, objs...)
+		}
+	}
+	return all, nil
+}
+
+func expand(p string) ([]string, error) {
+	if p == "-" {
+		return []string{p}, nil
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	// WalkDir does not follow symlinked directories, so a symlink loop cannot recurse forever;
+	// symlinked files are followed by readFile.
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		ext := filepath.Ext(path)
+		if !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			if d.Type()&fs.ModeSymlink != 0 {
+				if st, err := os.Stat(path); err != nil || st.IsDir() {
+					return nil
+				}
+			}
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+func readFile(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(data)) > MaxFileSize {
+		return nil, fmt.Errorf("reading %s: larger than %d MiB", name, MaxFileSize>>20)
+	}
+	return data, nil
+}
+
+var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+
+// Bytes parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
+func Bytes(name string, data []byte) ([]Object, error) {
+	if !utf8.Valid(data) {
+		return nil, &Error{Source: Source{File: name, Doc: 1, Line: 1}, Msg: "not UTF-8 text"}
+	}
+	var objs []Object
+	starts := docSeparator.FindAllIndex(data, -1)
+	begin, doc := 0, 0
+	for i := 0; i <= len(starts); i++ {
+		end := len(data)
+		if i < len(starts) {
+			end = starts[i][0]
+		}
+		chunk := data[begin:end]
+		line := 1 + bytes.Count(data[:begin], []byte("\n"))
+		if i < len(starts) {
+			begin = starts[i][1]
+		}
+		if len(bytes.TrimSpace(stripComments(chunk))) == 0 {
+			continue
+		}
+		doc++
+		src := Source{File: name, Doc: doc, Line: line}
+		parsed, err := parseDoc(chunk, src)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, parsed...)
+	}
+	return objs, nil
+}
+
+func stripComments(b []byte) []byte {
+	var out []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			out = append(out, t...)
+		}
+	}
+	return out
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func parseDoc(chunk []byte, src Source) ([]Object, error) {
+	js, err := yaml.YAMLToJSON(chunk)
+	if err != nil {
+		// Report the line in the file, not in the document.
+		msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
+			return fmt.Sprintf("line %d", n+src.Line-1)
+		})
+		return nil, &Error{Source: src, Msg: "invalid YAML: " + msg}
+	}
+	var v any
+	if err := utiljson.Unmarshal(js, &v); err != nil {
+		return nil, &Error{Source: src, Msg: "invalid document: " + err.Error()}
+	}
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{Source: src, Msg: fmt.Sprintf("not a Kubernetes object: the document is a %T, not a mapping", v)}
+	}
+	if items, isList := m["items"]; isList && strings.HasSuffix(str(m["kind"]), "List") {
+		return listItems(items, src)
+	}
+	obj, err := object(m, src)
+	if err != nil {
+		return nil, err
+	}
+	return []Object{obj}, nil
+}
+
+func listItems(items any, src Source) ([]Object, error) {
+	list, ok := items.([]any)
+	if !ok && items != nil {
+		return nil, &Error{Source: src, Field: "items", Msg: "expected a list"}
+	}
+	var objs []Object
+	for i, it := range list {
+		s := src
+		s.Item = i + 1
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, &Error{Source: s, Msg: "not a Kubernetes object: the item is not a mapping"}
+		}
+		obj, err := object(m, s)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
+}
+
+func object(m map[string]any, src Source) (Object, error) {
+	for _, f := range []string{"apiVersion", "kind"} {
+		if str(m[f]) == "" {
+			return Object{}, &Error{Source: src, Field: f, Msg: "missing: not a Kubernetes object"}
+		}
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if str(meta["name"]) == "" {
+		return Object{}, &Error{Source: src, Field: "metadata.name", Msg: "missing"}
+	}
+	return Object{Unstructured: &unstructured.Unstructured{Object: m}, Source: src}, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

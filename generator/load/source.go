@@ -1,0 +1,45 @@
+// Package load reads desired and live YAML or JSON into Kubernetes objects, remembering where
+// each object came from so that every later error can name the file, document and line.
+package load
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Source locates one object in the inputs.
+type Source struct {
+	File string // path as given, "-" for stdin
+	Doc  int    // 1-based document index within the file
+	Line int    // 1-based line where the document starts
+	Item int    // 1-based item index inside a kind: List document, 0 otherwise
+}
+
+func (s Source) String() string {
+	str := fmt.Sprintf("%s: document %d (line %d)", s.File, s.Doc, s.Line)
+	if s.Item > 0 {
+		str += fmt.Sprintf(", item %d", s.Item)
+	}
+	return str
+}
+
+// Object is one Kubernetes object and where it was read from.
+type Object struct {
+	*unstructured.Unstructured
+	Source Source
+}
+
+// Error is an input error that names its location and, when known, the field at fault.
+type Error struct {
+	Source Source
+	Field  string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: field %s: %s", e.Source, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
+}
