@@ -204,7 +204,8 @@ func object(m map[string]any, src Source) (Object, error) {
 		}
 	}
 	meta, _ := m["metadata"].(map[string]any)
-	if str(meta["name"]) == "" {
+	isKappConfig := m["apiVersion"] == "kapp.k14s.io/v1alpha1" && m["kind"] == "Config" // kapp Configs need no name
+	if str(meta["name"]) == "" && !isKappConfig {
 		return Object{}, &Error{Source: src, Field: "metadata.name", Msg: "missing"}
 	}
 	return Object{Unstructured: &unstructured.Unstructured{Object: m}, Source: src}, nil

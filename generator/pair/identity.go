@@ -1,0 +1,60 @@
+// Package pair matches desired objects with live objects by kapp's identity: API group, kind,
+// namespace and name (not apiVersion: HPA v2 desired pairs with HPA v1 live).
+package pair
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Identity is what kapp uses to tell two objects are the same resource.
+type Identity struct {
+	Group, Kind, Namespace, Name string
+}
+
+// String is "apps/Deployment default/web"; the core group is written "core", cluster-scoped
+// objects have no namespace part: "rbac.authorization.k8s.io/ClusterRole view".
+func (id Identity) String() string {
+	g := id.Group
+	if g == "" {
+		g = "core"
+	}
+	if id.Namespace == "" {
+		return fmt.Sprintf("%s/%s %s", g, id.Kind, id.Name)
+	}
+	return fmt.Sprintf("%s/%s %s/%s", g, id.Kind, id.Namespace, id.Name)
+}
+
+// Less orders identities by kind, then group, namespace and name.
+func (id Identity) Less(o Identity) bool {
+	a := [4]string{id.Kind, id.Group, id.Namespace, id.Name}
+	b := [4]string{o.Kind, o.Group, o.Namespace, o.Name}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func groupOf(apiVersion string) string {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return apiVersion
+	}
+	return gv.Group
+}
+
+// versioned matches kapp's versioned names, NAME-ver-N.
+var versioned = regexp.MustCompile(`^(.+)-ver-(\d+)$`)
+
+func baseName(name string) (string, int) {
+	if m := versioned.FindStringSubmatch(name); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		return m[1], n
+	}
+	return name, -1
+}

@@ -1,0 +1,138 @@
+// Package rulesets holds rebasegen's hand-written knowledge as data: field managers that apply
+// or edit by hand, fields the API server calculates, webhook injections and cluster-scoped
+// kinds. Every entry names its source. Users add files of the same shape with --ruleset.
+package rulesets
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed *.yaml
+var builtin embed.FS
+
+// Ruleset is the union of all loaded files; each file may hold any of the sections.
+type Ruleset struct {
+	Appliers      []Manager   `json:"appliers,omitempty"`
+	Humans        []Manager   `json:"humans,omitempty"`
+	Calculated    []Field     `json:"calculated,omitempty"`
+	Injected      []Injection `json:"injected,omitempty"`
+	ClusterScoped []Kind      `json:"clusterScoped,omitempty"`
+}
+
+type Manager struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+}
+
+// Field is a field of one kind the server sets outside defaulting.
+type Field struct {
+	Group  string `json:"group"`
+	Kind   string `json:"kind"`
+	Path   string `json:"path"`
+	Source string `json:"source"`
+}
+
+// Injection is a field a webhook or controller adds to any kind with a pod template.
+type Injection struct {
+	Controller string `json:"controller"`
+	Path       string `json:"path"`
+	Source     string `json:"source"`
+}
+
+type Kind struct {
+	Group  string `json:"group"`
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
+}
+
+// Load reads the built-in rulesets and then the user's files, in order.
+func Load(extra ...string) (*Ruleset, error) {
+	var rs Ruleset
+	entries, err := builtin.ReadDir(".")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		data, _ := builtin.ReadFile(n)
+		if err := rs.add(path.Join("rulesets", n), data); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range extra {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading ruleset: %w", err)
+		}
+		if err := rs.add(f, data); err != nil {
+			return nil, err
+		}
+	}
+	return &rs, nil
+}
+
+func (rs *Ruleset) add(name string, data []byte) error {
+	var f Ruleset
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return fmt.Errorf("ruleset %s: %w", name, err)
+	}
+	for _, p := range append(pathsOf(f.Calculated), injectedPaths(f.Injected)...) {
+		if _, err := PathPattern(p); err != nil {
+			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
+		}
+	}
+	rs.Appliers = append(rs.Appliers, f.Appliers...)
+	rs.Humans = append(rs.Humans, f.Humans...)
+	rs.Calculated = append(rs.Calculated, f.Calculated...)
+	rs.Injected = append(rs.Injected, f.Injected...)
+	rs.ClusterScoped = append(rs.ClusterScoped, f.ClusterScoped...)
+	return nil
+}
+
+func pathsOf(fs []Field) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func injectedPaths(is []Injection) []string {
+	var out []string
+	for _, i := range is {
+		out = append(out, i.Path)
+	}
+	return out
+}
+
+// PathPattern compiles a ruleset path: [*] matches any list item, and the pattern also
+// matches every field below the one it names.
+func PathPattern(p string) (*regexp.Regexp, error) {
+	if p == "" {
+		return nil, fmt.Errorf("empty path")
+	}
+	q := strings.ReplaceAll(regexp.QuoteMeta(p), `\[\*\]`, `\[[^\]]*\]`)
+	return regexp.Compile(`^` + q + `($|[.\[])`)
+}
+
+// Manager finds a manager by name in a list.
+func FindManager(ms []Manager, name string) (Manager, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Manager{}, false
+}

@@ -1,0 +1,54 @@
+package rulesets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
+	rs, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.Appliers) == 0 || len(rs.Humans) == 0 || len(rs.Calculated) == 0 || len(rs.Injected) == 0 || len(rs.ClusterScoped) == 0 {
+		t.Fatalf("a section is empty: %+v", rs)
+	}
+	for _, f := range rs.Calculated {
+		if f.Source == "" || f.Kind == "" {
+			t.Errorf("calculated entry without kind or source: %+v", f)
+		}
+	}
+	for _, m := range append(rs.Appliers, rs.Humans...) {
+		if m.Source == "" {
+			t.Errorf("manager without source: %+v", m)
+		}
+	}
+}
+
+func TestPathPattern(t *testing.T) {
+	re, err := PathPattern("spec.ports[*].nodePort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"spec.ports[port=80,protocol=TCP].nodePort": true,
+		"spec.ports[0].nodePort":                    true,
+		"spec.ports[0].nodePortX":                   false,
+		"spec.ports[0].port":                        false,
+	} {
+		if re.MatchString(path) != want {
+			t.Errorf("%s: want %v", path, want)
+		}
+	}
+}
+
+func TestUserRulesetWithUnknownKeyIsAnError(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "mine.yaml")
+	os.WriteFile(f, []byte("calculated:\n- {group: apps, kind: Deployment, path: spec.x, source: me, sorce: typo}\n"), 0o644)
+	_, err := Load(f)
+	if err == nil || !strings.Contains(err.Error(), "mine.yaml") || !strings.Contains(err.Error(), "sorce") {
+		t.Fatalf("want error naming file and key, got %v", err)
+	}
+}
