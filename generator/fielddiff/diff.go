@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -36,6 +37,10 @@ type Delta struct {
 // the normalised ones.
 func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	d, l := Normalize(desired), Normalize(live)
+	// kapp writes its own keys into labels, selectors and pod templates; some of those are atomic
+	// in the schema (LabelSelector), so they are removed before comparing, and counted.
+	d, _ = stripKapp(d)
+	l, stripped := stripKapp(l)
 	cmp, err := compare(d, l)
 	if err != nil {
 		return nil, fmt.Errorf("diffing %s %s: %w", live.GetKind(), live.GetName(), err)
@@ -45,7 +50,7 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 		for _, p := range topMost(s) {
 			dv, _ := p.Get(d.Object)
 			lv, _ := p.Get(l.Object)
-			if c == Modified && equalValues(dv, lv) {
+			if c == Modified && Equal(dv, lv) {
 				continue
 			}
 			out = append(out, Delta{Path: p, Change: c, Desired: dv, Live: lv, Noise: noise(p)})
@@ -54,6 +59,9 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	add(cmp.Added, Added)
 	add(cmp.Removed, Removed)
 	add(cmp.Modified, Modified)
+	for _, p := range stripped {
+		out = append(out, Delta{Path: p, Change: Added, Noise: NoiseKapp})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path.String() < out[j].Path.String() })
 	return out, nil
 }
@@ -72,8 +80,11 @@ func compare(d, l *unstructured.Unstructured) (*typed.Comparison, error) {
 func topMost(s *fieldpath.Set) []Path {
 	var all []Path
 	s.Iterate(func(p fieldpath.Path) { all = append(all, Path(p.Copy())) })
-	hasNoisyChild := map[string]bool{}
+	hasNoisyChild, hasChild := map[string]bool{}, map[string]bool{}
 	for _, p := range all {
+		if len(p) > 1 {
+			hasChild[p[:len(p)-1].String()] = true
+		}
 		if noise(p) != "" {
 			for i := 1; i < len(p); i++ {
 				hasNoisyChild[p[:i].String()] = true
@@ -82,13 +93,13 @@ func topMost(s *fieldpath.Set) []Path {
 	}
 	var out []Path
 	for _, p := range all {
-		if hasNoisyChild[p.String()] {
+		if hasNoisyChild[p.String()] || (perKeyMap(p) && hasChild[p.String()]) {
 			continue
 		}
 		root := true
 		for i := 1; i < len(p) && root; i++ {
 			q := p[:i]
-			if s.Has(fieldpath.Path(q)) && !hasNoisyChild[q.String()] {
+			if s.Has(fieldpath.Path(q)) && !hasNoisyChild[q.String()] && !perKeyMap(q) {
 				root = false
 			}
 		}
@@ -99,8 +110,33 @@ func topMost(s *fieldpath.Set) []Path {
 	return out
 }
 
-// equalValues compares numbers by value (int64 vs float64) and everything else deeply.
-func equalValues(a, b any) bool {
+// Equal compares unstructured values deeply, numbers by value (int64 vs float64).
+func Equal(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !Equal(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !Equal(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	}
 	if fa, ok := number(a); ok {
 		fb, ok := number(b)
 		return ok && fa == fb
@@ -118,4 +154,47 @@ func number(v any) (float64, bool) {
 		return float64(n), true
 	}
 	return 0, false
+}
+
+const kappPrefix = "kapp.k14s.io/"
+
+// stripKapp returns a copy of u without kapp's own map keys, and the paths it removed.
+func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path) {
+	var paths []Path
+	var walk func(v any, at Path) any
+	walk = func(v any, at Path) any {
+		switch t := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, x := range t {
+				p := append(at[:len(at):len(at)], fieldpath.PathElement{FieldName: &k})
+				if strings.HasPrefix(k, kappPrefix) {
+					paths = append(paths, p)
+					continue
+				}
+				w := walk(x, p)
+				if wm, ok := w.(map[string]any); ok && len(wm) == 0 && len(x.(map[string]any)) > 0 {
+					continue // emptied by stripping: kapp's keys were all it held
+				}
+				out[k] = w
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, x := range t {
+				out[i] = walk(x, append(at[:len(at):len(at)], fieldpath.PathElement{Index: &i}))
+			}
+			return out
+		}
+		return v
+	}
+	m := walk(u.Object, nil).(map[string]any)
+	return &unstructured.Unstructured{Object: m}, paths
+}
+
+// perKeyMap reports maps whose keys are separate findings even when the whole map is new:
+// labels and annotations are owned, defaulted and ruled key by key.
+func perKeyMap(p Path) bool {
+	last := p[len(p)-1].FieldName
+	return last != nil && (*last == "labels" || *last == "annotations")
 }

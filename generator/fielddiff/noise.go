@@ -23,6 +23,12 @@ func noise(p Path) string {
 		}
 		return ""
 	}
+	for _, pe := range p {
+		// kapp labels resources, selectors and pod templates with its own keys
+		if pe.FieldName != nil && strings.HasPrefix(*pe.FieldName, "kapp.k14s.io/") {
+			return NoiseKapp
+		}
+	}
 	switch {
 	case f(0) == "status":
 		return NoiseStatus
@@ -30,8 +36,6 @@ func noise(p Path) string {
 		return ""
 	case serverMetadata[f(1)] && len(p) >= 2:
 		return NoiseServer
-	case (f(1) == "labels" || f(1) == "annotations") && strings.HasPrefix(f(2), "kapp.k14s.io/"):
-		return NoiseKapp
 	case f(1) == "annotations" && f(2) == "kubectl.kubernetes.io/last-applied-configuration":
 		return NoiseLastAppl
 	}

@@ -1,6 +1,8 @@
 package fielddiff
 
 import (
+	"encoding/base64"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -38,6 +40,7 @@ func toTyped(d, l *unstructured.Unstructured) (*typed.TypedValue, *typed.TypedVa
 // quantities become canonical ("0.5" -> "500m"), numbers int64, IntOrString typed. Objects of
 // kinds without a Go type are returned as they are.
 func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u = foldStringData(u)
 	obj, err := scheme.Scheme.New(u.GroupVersionKind())
 	if err != nil {
 		return u
@@ -50,4 +53,25 @@ func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
 		return u
 	}
 	return &unstructured.Unstructured{Object: m}
+}
+
+// foldStringData moves a Secret's stringData into data, base64-encoded, as the API server does,
+// so a desired stringData pairs with the live data.
+func foldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
+	sd, ok := u.Object["stringData"].(map[string]any)
+	if !ok || u.GetKind() != "Secret" || u.GetAPIVersion() != "v1" {
+		return u
+	}
+	u = u.DeepCopy()
+	data, _ := u.Object["data"].(map[string]any)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range sd {
+		s, _ := v.(string)
+		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	u.Object["data"] = data
+	delete(u.Object, "stringData")
+	return u
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
+)
+
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "explain",
+		Usage: "classify every field that differs between desired and live objects, with evidence",
+		Flags: append(inputFlags(),
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
+		),
+		Action: func(c *cli.Context) error {
+			pal, err := palette(c.String("color"))
+			if err != nil {
+				return err
+			}
+			rep, _, err := generator.Explain(inputs(c))
+			if err != nil {
+				return err
+			}
+			switch c.String("output") {
+			case "text":
+				return emit.WriteExplainText(c.App.Writer, rep, pal)
+			case "json":
+				return emit.WriteExplainJSON(c.App.Writer, rep)
+			}
+			return fmt.Errorf("--output: want text or json, got %q", c.String("output"))
+		},
+	}
+}
+
+func palette(mode string) (emit.Palette, error) {
+	switch mode {
+	case "always":
+		return emit.Palette{On: true}, nil
+	case "never":
+		return emit.Palette{}, nil
+	case "auto":
+		st, err := os.Stdout.Stat()
+		return emit.Palette{On: err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""}, nil
+	}
+	return emit.Palette{}, fmt.Errorf("--color: want auto, always or never, got %q", mode)
+}

@@ -1,0 +1,48 @@
+// Command rebasegen finds the ghost diffs kapp reports between desired and live objects and
+// writes the narrowest kapp rebase rules that remove them. Wiring only: the work is in generator/.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time (-ldflags "-X main.version=...").
+var version = "dev"
+
+// Exit codes, as documented in the README.
+const (
+	exitError   = 1 // usage or input error
+	exitPending = 3 // ghost diffs remain or generated rules are stale, like kapp --diff-exit-status
+)
+
+func main() {
+	os.Exit(run(os.Args))
+}
+
+func run(args []string) int {
+	app := &cli.App{
+		Name:    "rebasegen",
+		Usage:   "explain kapp ghost diffs and generate the narrowest rebase rules that remove them",
+		Version: version,
+		Commands: []*cli.Command{
+			explainCommand(),
+		},
+		Writer:         os.Stdout,
+		ErrWriter:      os.Stderr,
+		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and maps errors itself
+	}
+	err := app.Run(args)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "rebasegen:", err)
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) && ec.ExitCode() != 0 {
+		return ec.ExitCode()
+	}
+	return exitError
+}

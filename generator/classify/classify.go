@@ -1,0 +1,264 @@
+package classify
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// Options configure classification.
+type Options struct {
+	Rules *rulesets.Ruleset
+}
+
+// classifier holds what is shared by all pairs.
+type classifier struct {
+	rules        *rulesets.Ruleset
+	defaults     defaulter
+	kappDefaults rebaser
+	pkgRules     rebaser
+	hpaTargets   map[pair.Identity]string
+	calculated   []compiledField
+	injected     []compiledInjection
+}
+
+type compiledField struct {
+	rulesets.Field
+	re *regexp.Regexp
+}
+
+type compiledInjection struct {
+	rulesets.Injection
+	re *regexp.Regexp
+}
+
+// Classify explains every differing field of every pair.
+func Classify(set *pair.Set, opts Options) (*Report, error) {
+	c, err := newClassifier(set, opts.Rules)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Created: set.Created, Deleted: set.Deleted}
+	for _, p := range set.Pairs {
+		res, err := c.resource(p)
+		if err != nil {
+			return nil, err
+		}
+		rep.Resources = append(rep.Resources, res)
+	}
+	return rep, nil
+}
+
+func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
+	crds, err := newCRDSchemas(set.CRDs)
+	if err != nil {
+		return nil, err
+	}
+	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, hpaTargets: hpaTargets(set)}
+	if c.kappDefaults, err = newRebaser(nil, false); err != nil {
+		return nil, err
+	}
+	if len(set.Configs) > 0 {
+		if c.pkgRules, err = newRebaser(set.Configs, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rs.Calculated {
+		re, _ := rulesets.PathPattern(f.Path) // validated when loaded
+		c.calculated = append(c.calculated, compiledField{f, re})
+	}
+	for _, i := range rs.Injected {
+		re, _ := rulesets.PathPattern(i.Path)
+		c.injected = append(c.injected, compiledInjection{i, re})
+	}
+	return c, nil
+}
+
+// fieldContext is what the classification of one pair's fields needs.
+type fieldContext struct {
+	p         pair.Pair
+	owners    []owner
+	applier   string
+	defaulted *unstructured.Unstructured
+	mechanism string
+	live      *unstructured.Unstructured // normalised
+}
+
+func (c *classifier) resource(p pair.Pair) (Resource, error) {
+	res := Resource{ID: p.ID, Desired: p.Desired, Live: p.Live, Noise: map[string]int{}}
+	deltas, err := fielddiff.Diff(p.Desired.Unstructured, p.Live.Unstructured)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", p.Live.Source, err)
+	}
+	fc := fieldContext{p: p, live: fielddiff.Normalize(p.Live.Unstructured)}
+	if fc.owners, err = owners(p.Live); err != nil {
+		return res, err
+	}
+	fc.applier = applier(fc.owners, c.rules)
+	res.Applier = fc.applier
+	var ok bool
+	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(p.Desired.Unstructured); err != nil {
+		return res, fmt.Errorf("%s: %w", p.Desired.Source, err)
+	} else if !ok {
+		fc.defaulted = nil
+	}
+	var findings []fielddiff.Delta
+	for _, d := range deltas {
+		if d.Noise != "" {
+			res.Noise[d.Noise]++
+			continue
+		}
+		findings = append(findings, d)
+	}
+	byKapp, err := c.kappDefaults.covered(p.Desired.Unstructured, p.Live.Unstructured, findings)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", p.ID, err)
+	}
+	byPkg, err := c.pkgRules.covered(p.Desired.Unstructured, p.Live.Unstructured, findings)
+	if err != nil {
+		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
+	}
+	for _, d := range findings {
+		f := c.field(fc, d)
+		f.CoveredByKappDefault = byKapp[d.Path.String()]
+		f.CoveredByPackageRules = byPkg[d.Path.String()]
+		if isSecretData(p.ID, d.Path) {
+			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	return res, nil
+}
+
+// field classifies one differing field. Order matters: an explicit owner in managedFields is the
+// strongest evidence, then the server's own defaulting, then knowledge from the rulesets.
+func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
+	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
+	declared := d.Change != fielddiff.Added
+	if others := otherOwners(fc.owners, fc.applier, d.Path); len(others) > 0 && d.Change != fielddiff.Removed {
+		o := others[0]
+		f.Owner = o.Manager
+		if h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager); isHuman {
+			f.Class = Drift
+			f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
+			return f
+		}
+		f.Class = Controller
+		f.Evidence = "managedFields: " + o.String()
+		if declared {
+			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
+		}
+		return f
+	}
+	if fc.defaulted != nil && d.Change != fielddiff.Removed {
+		if dv, ok := d.Path.Get(fc.defaulted.Object); ok && fielddiff.Equal(dv, d.Live) {
+			f.Class = Defaulted
+			f.Evidence = "live value equals the desired object defaulted by " + fc.mechanism
+			return f
+		}
+	}
+	path := d.Path.String()
+	if d.Change != fielddiff.Removed {
+		for _, cf := range c.calculated {
+			if cf.Group == fc.p.ID.Group && cf.Kind == fc.p.ID.Kind && cf.re.MatchString(path) {
+				f.Class = Calculated
+				f.Evidence = "set by the API server: " + cf.Source
+				return f
+			}
+		}
+	}
+	if hpa, ok := c.hpaTargets[fc.p.ID]; ok && path == "spec.replicas" {
+		f.Class, f.Owner = Controller, "horizontal-pod-autoscaler"
+		f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, fc.p.ID.Kind)
+		if declared {
+			f.Warning = "the manifest declares spec.replicas but the HorizontalPodAutoscaler rewrites it: remove it from the manifest"
+		}
+		return f
+	}
+	if d.Change == fielddiff.Added {
+		for _, in := range c.injected {
+			if in.re.MatchString(path) {
+				f.Class, f.Owner = Controller, in.Controller
+				f.Evidence = fmt.Sprintf("injected by %s, a webhook managedFields cannot show (rulesets: %s)", in.Controller, in.Source)
+				return f
+			}
+		}
+	}
+	if declared {
+		f.Class = Drift
+		f.Evidence = fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.applier))
+		return f
+	}
+	f.Class = Unknown
+	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
+	return f
+}
+
+func hpaTargets(set *pair.Set) map[pair.Identity]string {
+	out := map[pair.Identity]string{}
+	var objs []load.Object
+	for _, p := range set.Pairs {
+		objs = append(objs, p.Desired, p.Live)
+	}
+	objs = append(append(objs, set.Created...), set.Deleted...)
+	for _, o := range objs {
+		if o.GetKind() != "HorizontalPodAutoscaler" {
+			continue
+		}
+		apiVersion, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "apiVersion")
+		kind, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "kind")
+		name, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "name")
+		group := strings.Split(apiVersion, "/")[0]
+		if !strings.Contains(apiVersion, "/") {
+			group = ""
+		}
+		ns := o.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		out[pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: name}] = ns + "/" + o.GetName()
+	}
+	return out
+}
+
+func isSecretData(id pair.Identity, p fielddiff.Path) bool {
+	if id.Group != "" || id.Kind != "Secret" || len(p) == 0 || p[0].FieldName == nil {
+		return false
+	}
+	return *p[0].FieldName == "data" || *p[0].FieldName == "stringData"
+}
+
+// Masked replaces Secret values in every output.
+const Masked = "(masked)"
+
+func mask(v any) any {
+	if v == nil {
+		return nil
+	}
+	return Masked
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none recognised"
+	}
+	return s
+}
+
+func ownerNames(os []owner) string {
+	if len(os) == 0 {
+		return "no entries"
+	}
+	var names []string
+	for _, o := range os {
+		names = append(names, o.Manager)
+	}
+	return "managers " + strings.Join(names, ", ")
+}

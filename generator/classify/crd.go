@@ -1,0 +1,76 @@
+package classify
+
+import (
+	"fmt"
+
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+)
+
+var crdScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	apiextensionsinstall.Install(s)
+	return s
+}()
+
+type crdSchema struct {
+	crdName    string
+	structural *structuralschema.Structural
+}
+
+// crdSchemas holds the structural schema of every CRD version among the inputs.
+type crdSchemas map[schema.GroupVersionKind]*crdSchema
+
+func newCRDSchemas(crds []load.Object) (crdSchemas, error) {
+	out := crdSchemas{}
+	for _, o := range crds {
+		if o.GetAPIVersion() != "apiextensions.k8s.io/v1" {
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); err != nil {
+			return nil, &load.Error{Source: o.Source, Msg: "invalid CustomResourceDefinition: " + err.Error()}
+		}
+		crdScheme.Default(crd)
+		for _, v := range crd.Spec.Versions {
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+				continue
+			}
+			internal := &apiextensionsinternal.CustomResourceValidation{}
+			if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v.Schema, internal, nil); err != nil {
+				return nil, &load.Error{Source: o.Source, Field: "spec.versions." + v.Name + ".schema", Msg: err.Error()}
+			}
+			s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+			if err != nil {
+				return nil, &load.Error{Source: o.Source, Field: "spec.versions." + v.Name + ".schema", Msg: "not a structural schema: " + err.Error()}
+			}
+			if err := structuraldefaulting.PruneDefaults(s); err != nil {
+				return nil, &load.Error{Source: o.Source, Field: "spec.versions." + v.Name + ".schema", Msg: err.Error()}
+			}
+			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			out[gvk] = &crdSchema{crdName: crd.Name, structural: s}
+		}
+	}
+	return out, nil
+}
+
+func (c crdSchemas) lookup(gvk schema.GroupVersionKind) *crdSchema { return c[gvk] }
+
+// apply defaults a custom resource the way the server's customresource handler does.
+func (s *crdSchema) apply(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out := u.DeepCopy()
+	if s.structural == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(out.Object, s.structural)
+	structuraldefaulting.Default(out.Object, s.structural)
+	return out, nil
+}

@@ -1,0 +1,60 @@
+package classify
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	// The API server's own defaulting functions for every built-in group.
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+)
+
+// KubernetesVersion is the version whose defaulting code is linked in.
+const KubernetesVersion = "v1.35.0"
+
+// defaulter computes what the API server's defaulting makes of a desired object.
+type defaulter struct {
+	crds crdSchemas
+}
+
+// defaulted returns the desired object as the server would default it, and the mechanism used.
+// ok is false when no defaulting is known for the kind.
+func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Unstructured, mechanism string, ok bool, err error) {
+	gvk := u.GroupVersionKind()
+	if s := d.crds.lookup(gvk); s != nil {
+		out, err := s.apply(u)
+		return out, fmt.Sprintf("CRD structural-schema defaulting (%s, apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
+	}
+	obj, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, "", false, nil
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %w", gvk.Kind, err)
+	}
+	legacyscheme.Scheme.Default(obj)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, "", false, err
+	}
+	out = fielddiff.Normalize(&unstructured.Unstructured{Object: m})
+	return out, fmt.Sprintf("API server defaulting (k8s.io/kubernetes %s, %s %s)", KubernetesVersion, gvk.GroupVersion(), gvk.Kind), true, nil
+}

@@ -1,0 +1,83 @@
+// Package classify explains every differing field of a desired/live pair: defaulted by the API
+// server, calculated by it, owned by a controller, drift made by a person, or unknown, each
+// with the evidence for it.
+package classify
+
+import (
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// Class is why a field differs.
+type Class string
+
+const (
+	Defaulted  Class = "defaulted"  // the API server's defaulting produced the live value
+	Calculated Class = "calculated" // the server set it outside defaulting (allocators, strategies, admission)
+	Controller Class = "controller" // another manager owns it (Owner names it)
+	Drift      Class = "drift"      // a human change: reported, never ruled
+	Unknown    Class = "unknown"    // nothing explains it
+)
+
+// Classes in report order.
+var Classes = []Class{Defaulted, Calculated, Controller, Drift, Unknown}
+
+// Ghost reports whether the class is a ghost diff that a rebase rule should remove.
+func (c Class) Ghost() bool { return c == Defaulted || c == Calculated || c == Controller }
+
+// Finding is one differing field with its class and evidence.
+type Finding struct {
+	Path     fielddiff.Path
+	Change   fielddiff.Change
+	Class    Class
+	Owner    string // manager or controller, for Controller and Drift
+	Desired  any    // masked for Secrets
+	Live     any    // masked for Secrets
+	Evidence string
+	// CoveredByKappDefault: kapp's built-in rebase rules already remove this difference.
+	CoveredByKappDefault bool
+	// CoveredByPackageRules: the package's own kapp Config already removes it.
+	CoveredByPackageRules bool
+	// Warning suggests a fix in the manifest, e.g. dropping a field a controller rewrites.
+	Warning string
+}
+
+// Label is the class as scenario files and reports write it: controller:<manager>.
+func (f Finding) Label() string {
+	if f.Class == Controller {
+		return string(f.Class) + ":" + f.Owner
+	}
+	return string(f.Class)
+}
+
+// Covered reports whether existing rules (kapp's or the package's) already handle the field.
+func (f Finding) Covered() bool { return f.CoveredByKappDefault || f.CoveredByPackageRules }
+
+// Resource is the classification of one pair.
+type Resource struct {
+	ID       pair.Identity
+	Desired  load.Object
+	Live     load.Object
+	Applier  string // the manager recognised as applying the desired state, "" if none
+	Findings []Finding
+	Noise    map[string]int // differences that are not findings, by reason
+}
+
+// Report is the classification of all pairs.
+type Report struct {
+	Resources []Resource
+	Created   []load.Object // desired only
+	Deleted   []load.Object // live only
+}
+
+// Counts tallies findings by class.
+func (r *Report) Counts() map[Class]int {
+	out := map[Class]int{}
+	for _, res := range r.Resources {
+		for _, f := range res.Findings {
+			out[f.Class]++
+		}
+	}
+	return out
+}

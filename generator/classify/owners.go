@@ -1,0 +1,104 @@
+package classify
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// owner is one managedFields entry with its field set.
+type owner struct {
+	Manager, Operation, Subresource, Time string
+	fields                                *fieldpath.Set
+}
+
+func (o owner) String() string {
+	s := fmt.Sprintf("manager %s, operation %s", o.Manager, o.Operation)
+	if o.Subresource != "" {
+		s += ", subresource " + o.Subresource
+	}
+	if o.Time != "" {
+		s += ", at " + o.Time
+	}
+	return s
+}
+
+// owners reads metadata.managedFields with structured-merge-diff.
+func owners(live load.Object) ([]owner, error) {
+	meta, _ := live.Object["metadata"].(map[string]any)
+	raw, _ := meta["managedFields"].([]any)
+	var out []owner
+	for i, item := range raw {
+		field := fmt.Sprintf("metadata.managedFields[%d]", i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, &load.Error{Source: live.Source, Field: field, Msg: "not a mapping"}
+		}
+		var e metav1.ManagedFieldsEntry
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &e); err != nil {
+			return nil, &load.Error{Source: live.Source, Field: field, Msg: err.Error()}
+		}
+		set := &fieldpath.Set{}
+		if e.FieldsV1 != nil {
+			set = fieldpath.NewSet()
+			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+				return nil, &load.Error{Source: live.Source, Field: field + ".fieldsV1", Msg: "malformed: " + err.Error()}
+			}
+		}
+		t := ""
+		if e.Time != nil {
+			t = e.Time.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		out = append(out, owner{Manager: e.Manager, Operation: string(e.Operation), Subresource: e.Subresource, Time: t, fields: set})
+	}
+	return out, nil
+}
+
+// owns reports whether o owns the field at p or a field below it (a delta may be a subtree).
+func (o owner) owns(p fielddiff.Path) bool {
+	if o.fields.Has(fieldpath.Path(p)) {
+		return true
+	}
+	s := o.fields
+	for _, pe := range p {
+		if s = s.WithPrefix(pe); s.Empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// applier recognises which manager applied the desired state: the known applier owning the
+// most fields. "" when none of the known appliers wrote the object.
+func applier(os []owner, rs *rulesets.Ruleset) string {
+	best, bestN := "", -1
+	for _, o := range os {
+		if _, ok := rulesets.FindManager(rs.Appliers, o.Manager); !ok || o.Subresource != "" {
+			continue
+		}
+		if n := o.fields.Size(); n > bestN || (n == bestN && o.Manager < best) {
+			best, bestN = o.Manager, n
+		}
+	}
+	return best
+}
+
+// otherOwners are the managers other than the applier owning p, newest first.
+func otherOwners(os []owner, applierName string, p fielddiff.Path) []owner {
+	var out []owner
+	for _, o := range os {
+		if o.Manager != applierName && o.owns(p) {
+			out = append(out, o)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time > out[j].Time })
+	return out
+}

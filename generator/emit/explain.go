@@ -1,0 +1,185 @@
+// Package emit writes rebasegen's outputs: the explain report (text, JSON) and the generated
+// rules (kapp Config, ytt file, Secret).
+package emit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// ExplainSchemaVersion is the version of the JSON explain schema; it changes only with an
+// incompatible change of the fields below.
+const ExplainSchemaVersion = 1
+
+// ExplainJSON is the documented JSON form of an explain report.
+type ExplainJSON struct {
+	Version   int            `json:"version"`
+	Resources []ResourceJSON `json:"resources"`
+	Created   []string       `json:"created"`
+	Deleted   []string       `json:"deleted"`
+	Summary   map[string]int `json:"summary"`
+}
+
+type ResourceJSON struct {
+	Group      string         `json:"group"`
+	Kind       string         `json:"kind"`
+	Namespace  string         `json:"namespace,omitempty"`
+	Name       string         `json:"name"`
+	APIVersion string         `json:"apiVersion"`
+	Applier    string         `json:"applier,omitempty"`
+	Fields     []FieldJSON    `json:"fields"`
+	Ignored    map[string]int `json:"ignored,omitempty"` // metadata/status differences that are not findings
+}
+
+type FieldJSON struct {
+	Path                  string `json:"path"`
+	Class                 string `json:"class"`
+	Owner                 string `json:"owner,omitempty"`
+	Change                string `json:"change"`
+	Desired               any    `json:"desired,omitempty"`
+	Live                  any    `json:"live,omitempty"`
+	Evidence              string `json:"evidence"`
+	CoveredByKappDefault  bool   `json:"coveredByKappDefault"`
+	CoveredByPackageRules bool   `json:"coveredByPackageRules,omitempty"`
+	Warning               string `json:"warning,omitempty"`
+}
+
+// ToJSON converts a report to its JSON form.
+func ToJSON(rep *classify.Report) ExplainJSON {
+	out := ExplainJSON{Version: ExplainSchemaVersion, Resources: []ResourceJSON{}, Created: ids(rep.Created), Deleted: ids(rep.Deleted), Summary: map[string]int{}}
+	for _, c := range classify.Classes {
+		out.Summary[string(c)] = rep.Counts()[c]
+	}
+	for _, r := range rep.Resources {
+		rj := ResourceJSON{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
+			APIVersion: r.Live.GetAPIVersion(), Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
+		for _, f := range r.Findings {
+			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
+				Change: string(f.Change), Desired: f.Desired, Live: f.Live, Evidence: f.Evidence,
+				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning})
+		}
+		out.Resources = append(out.Resources, rj)
+	}
+	return out
+}
+
+func ids(objs []load.Object) []string {
+	out := []string{}
+	for _, o := range objs {
+		g := o.GroupVersionKind().Group
+		out = append(out, pair.Identity{Group: g, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}.String())
+	}
+	return out
+}
+
+// WriteExplainJSON writes the report as indented JSON.
+func WriteExplainJSON(w io.Writer, rep *classify.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(ToJSON(rep))
+}
+
+// Palette colours classes in text output; the zero value prints no colour.
+type Palette struct{ On bool }
+
+var classColour = map[classify.Class]string{
+	classify.Defaulted: "\x1b[36m", classify.Calculated: "\x1b[34m", classify.Controller: "\x1b[33m",
+	classify.Drift: "\x1b[31m", classify.Unknown: "\x1b[35m",
+}
+
+func (p Palette) class(f classify.Finding) string {
+	if !p.On {
+		return f.Label()
+	}
+	return classColour[f.Class] + f.Label() + "\x1b[0m"
+}
+
+// WriteExplainText writes a compact table per resource, then a summary line per class.
+func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette) error {
+	b := &strings.Builder{}
+	for _, r := range rep.Resources {
+		applier := r.Applier
+		if applier == "" {
+			applier = "no known applier"
+		}
+		fmt.Fprintf(b, "%s (%s, applied by %s)\n", r.ID, r.Live.GetAPIVersion(), applier)
+		if len(r.Findings) == 0 {
+			b.WriteString("  no differences\n")
+		}
+		tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+		for _, f := range r.Findings {
+			covered := ""
+			if f.CoveredByKappDefault {
+				covered = " [covered-by-kapp-default]"
+			} else if f.CoveredByPackageRules {
+				covered = " [covered-by-package-rules]"
+			}
+			fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", f.Path, pal.class(f), covered, short(f.Desired), short(f.Live), f.Evidence)
+		}
+		tw.Flush()
+		for _, f := range r.Findings {
+			if f.Warning != "" {
+				fmt.Fprintf(b, "  ! %s: %s\n", f.Path, f.Warning)
+			}
+		}
+		if n := noiseLine(r.Noise); n != "" {
+			fmt.Fprintf(b, "  (%s)\n", n)
+		}
+		b.WriteByte('\n')
+	}
+	for _, o := range ids(rep.Created) {
+		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", o)
+	}
+	for _, o := range ids(rep.Deleted) {
+		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", o)
+	}
+	counts := rep.Counts()
+	var parts []string
+	for _, c := range classify.Classes {
+		parts = append(parts, fmt.Sprintf("%s %d", c, counts[c]))
+	}
+	fmt.Fprintf(b, "Summary: %d resources, %s\n", len(rep.Resources), strings.Join(parts, ", "))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func noiseLine(n map[string]int) string {
+	if len(n) == 0 {
+		return ""
+	}
+	var keys []string
+	total := 0
+	for k, v := range n {
+		keys = append(keys, fmt.Sprintf("%d %s", v, k))
+		total += v
+	}
+	sort.Strings(keys)
+	return fmt.Sprintf("%d differences ignored: %s", total, strings.Join(keys, ", "))
+}
+
+// short renders a value on one line, at most 40 characters; "-" when absent.
+func short(v any) string {
+	if v == nil {
+		return "-"
+	}
+	var s string
+	if str, ok := v.(string); ok {
+		s = str
+	} else {
+		bs, _ := json.Marshal(v)
+		s = string(bs)
+	}
+	s = strings.ReplaceAll(s, "\n", `\n`)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}

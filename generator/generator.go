@@ -1,0 +1,58 @@
+// Package generator wires the stages together: load -> pair -> fielddiff -> classify -> synth
+// -> emit, with verify reading the result. Each stage is a package of its own.
+package generator
+
+import (
+	"io"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// Inputs are the inputs every command shares.
+type Inputs struct {
+	Desired   []string // files, directories or "-"; empty: recover from kapp.k14s.io/original
+	Live      []string
+	CRDs      []string // extra CustomResourceDefinitions for schema defaulting
+	Rulesets  []string // user ruleset files
+	Namespace string   // for namespaced desired objects without one
+	Stdin     io.Reader
+}
+
+// Load reads and pairs the inputs.
+func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
+	rs, err := rulesets.Load(in.Rulesets...)
+	if err != nil {
+		return nil, nil, err
+	}
+	desired, err := load.Paths(in.Desired, in.Stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	live, err := load.Paths(in.Live, in.Stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	crds, err := load.Paths(in.CRDs, in.Stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
+	if err != nil {
+		return nil, nil, err
+	}
+	set.CRDs = append(set.CRDs, crds...)
+	return set, rs, nil
+}
+
+// Explain classifies every differing field of every pair.
+func Explain(in Inputs) (*classify.Report, *pair.Set, error) {
+	set, rs, err := Load(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := classify.Classify(set, classify.Options{Rules: rs})
+	return rep, set, err
+}

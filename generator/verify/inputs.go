@@ -1,0 +1,350 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const (
+	appLabelKey     = "kapp.k14s.io/app"    // kapp's app label (LabeledResources selector)
+	configLabelKey  = "kapp.k14s.io/config" // ConfigMap carrying a kapp Config in data["config.yml"]
+	versionedAnnKey = "kapp.k14s.io/versioned"
+	versionSep      = "-ver-"
+	kappConfigAPI   = "kapp.k14s.io/v1alpha1"
+	// Used as the app label value when no live object tells us the real one; only the text of the
+	// diff of a create can show it.
+	fallbackAppLabel = "rebasegen"
+)
+
+// inputs is everything the workers read. It holds bytes, not objects, so that every computation
+// parses its own private kapp resources: kapp mutates resources in place (labels, versioned names,
+// references), and nothing mutable is shared between goroutines.
+type inputs struct {
+	pairs       []Pair
+	desc        []string // for error messages
+	desiredJSON [][]byte
+	liveJSON    [][]byte // nil: no live object
+	key         []string // kapp's unique key of the desired resource (namespace/group/kind/name)
+	appLabel    []string // kapp.k14s.io/app value the new resources are labelled with
+	versioned   []bool   // the pair is the NAME-ver-N change of a versioned resource
+	context     [][]int  // other versioned pairs of the same app, see verifyPair
+	configJSON  [][]byte // config sources after kapp's defaults, in order
+}
+
+func newInputs(pairs []Pair, configs []*unstructured.Unstructured) (*inputs, error) {
+	n := len(pairs)
+	in := &inputs{
+		pairs: pairs, desc: make([]string, n), desiredJSON: make([][]byte, n), liveJSON: make([][]byte, n),
+		key: make([]string, n), appLabel: make([]string, n), versioned: make([]bool, n), context: make([][]int, n),
+	}
+
+	var errs []error
+	for i, p := range pairs {
+		in.desc[i] = describe(p.Desired)
+		if err := catch(func() error { return in.addPair(i, p) }); err != nil {
+			errs = append(errs, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], err))
+		}
+	}
+	if err := joinErrors(errs); err != nil {
+		return nil, err
+	}
+
+	seen := map[string]int{}
+	for i, k := range in.key {
+		if j, dup := seen[k]; dup {
+			errs = append(errs, fmt.Errorf("pair %d (%s): same resource as pair %d", i, in.desc[i], j))
+		}
+		seen[k] = i
+	}
+
+	for i, c := range configs {
+		label := fmt.Sprintf("config %d (%s)", i, describe(c))
+		if c == nil {
+			errs = append(errs, fmt.Errorf("%s: nil", label))
+			continue
+		}
+		bs, err := json.Marshal(c.Object)
+		if err == nil {
+			err = catch(func() error { return validateConfig(bs) })
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", label, err))
+			continue
+		}
+		in.configJSON = append(in.configJSON, bs)
+	}
+	if err := joinErrors(errs); err != nil {
+		return nil, err
+	}
+
+	in.assignAppLabels()
+	in.assignVersionedContext()
+
+	// Fail once here rather than once per pair in the workers.
+	if _, err := in.conf(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (in *inputs) addPair(i int, p Pair) error {
+	if p.Desired == nil {
+		return errors.New("desired object is nil")
+	}
+	if p.Desired.GetAPIVersion() == kappConfigAPI {
+		// kapp removes every kapp.k14s.io/v1alpha1 document from the apply set.
+		return errors.New("a kapp Config is not a resource: pass it in configs")
+	}
+	if p.Desired.GetAPIVersion() == "" || p.Desired.GetKind() == "" || p.Desired.GetName() == "" {
+		return errors.New("desired object needs apiVersion, kind and metadata.name")
+	}
+
+	var err error
+	if in.desiredJSON[i], err = json.Marshal(p.Desired.Object); err != nil {
+		return fmt.Errorf("encoding desired: %w", err)
+	}
+	desired, err := desiredResource(in.desiredJSON[i])
+	if err != nil {
+		return err
+	}
+	in.key[i] = ctlres.NewUniqueResourceKey(desired).String()
+
+	if _, ok := desired.Labels()[configLabelKey]; ok {
+		// kapp reads such a ConfigMap as config AND applies it: keep it as a pair too.
+		if err := validateConfig(in.desiredJSON[i]); err != nil {
+			return err
+		}
+		in.configJSON = append(in.configJSON, in.desiredJSON[i])
+	}
+
+	_, isVersioned := desired.Annotations()[versionedAnnKey]
+	in.versioned[i] = isVersioned
+	if p.Live == nil {
+		return nil
+	}
+
+	if in.liveJSON[i], err = json.Marshal(p.Live.Object); err != nil {
+		return fmt.Errorf("encoding live: %w", err)
+	}
+	live, err := liveResource(in.liveJSON[i])
+	if err != nil {
+		return err
+	}
+	liveKey := ctlres.NewUniqueResourceKey(live).String()
+	base, ver := splitVersion(live.Name())
+	switch {
+	case isVersioned && ver != "" && ctlres.NewUniqueResourceKeyWithCustomName(live, base).String() == in.key[i]:
+		// Live is NAME-ver-N: the pair is about the versioned change.
+	case liveKey == in.key[i]:
+		// Same name: a plain resource, or the kapp.k14s.io/versioned-keep-original copy. (A resource
+		// that just became versioned stays versioned: kapp creates NAME-ver-1 and deletes NAME.)
+		in.versioned[i] = isVersioned && !hasKey(desired.Annotations(), keepOriginalAnnKey)
+	default:
+		return fmt.Errorf("live object %s is not the same resource (kapp keys %q and %q)", describe(p.Live), liveKey, in.key[i])
+	}
+	return nil
+}
+
+// assignAppLabels picks the kapp.k14s.io/app value kapp would label new resources with: the live
+// object's own value, else the app's (the most common value among the live objects).
+func (in *inputs) assignAppLabels() {
+	counts := map[string]int{}
+	for _, p := range in.pairs {
+		if p.Live != nil {
+			if v := p.Live.GetLabels()[appLabelKey]; v != "" {
+				counts[v]++
+			}
+		}
+	}
+	common, best := fallbackAppLabel, 0
+	for v, c := range counts {
+		if c > best || (c == best && v < common) {
+			common, best = v, c
+		}
+	}
+	for i, p := range in.pairs {
+		in.appLabel[i] = common
+		if p.Live != nil {
+			if v := p.Live.GetLabels()[appLabelKey]; v != "" {
+				in.appLabel[i] = v
+			}
+		}
+	}
+}
+
+// assignVersionedContext: a versioned resource rewrites references to itself in other resources
+// of the same deploy (a Deployment's configMapRef becomes NAME-ver-N), and kapp's diff of those
+// resources sees the rewritten name. So every pair is diffed together with all versioned pairs of
+// its app. Plain pairs never affect each other, which is what makes per-pair work possible.
+func (in *inputs) assignVersionedContext() {
+	byApp := map[string][]int{}
+	for i, p := range in.pairs {
+		if _, ok := p.Desired.GetAnnotations()[versionedAnnKey]; ok {
+			byApp[in.appLabel[i]] = append(byApp[in.appLabel[i]], i)
+		}
+	}
+	for i := range in.pairs {
+		for _, j := range byApp[in.appLabel[i]] {
+			if j != i {
+				in.context[i] = append(in.context[i], j)
+			}
+		}
+	}
+}
+
+// conf builds a fresh kapp Conf: built-in defaults, then the config sources in order.
+func (in *inputs) conf() (ctlconf.Conf, error) {
+	var rs []ctlres.Resource
+	for _, bs := range in.configJSON {
+		r, err := desiredResource(bs)
+		if err != nil {
+			return ctlconf.Conf{}, err
+		}
+		rs = append(rs, r)
+	}
+	var conf ctlconf.Conf
+	err := catch(func() error {
+		var err error
+		_, conf, err = ctlconf.NewConfFromResourcesWithDefaults(rs)
+		return err
+	})
+	if err != nil {
+		return ctlconf.Conf{}, fmt.Errorf("kapp config: %w", err)
+	}
+	return conf, nil
+}
+
+// desiredResource parses a desired object the way kapp reads -f files (sigs.k8s.io/yaml, so numbers
+// are float64): the recorded md5 was computed from exactly such an object.
+func desiredResource(bs []byte) (ctlres.Resource, error) {
+	rs, err := ctlres.NewResourcesFromBytes(bs)
+	if err != nil {
+		return nil, fmt.Errorf("parsing: %w", err)
+	}
+	if len(rs) != 1 {
+		return nil, fmt.Errorf("expected one object, got %d (a List?)", len(rs))
+	}
+	return rs[0], nil
+}
+
+// liveResource decodes a live object the way client-go's dynamic client does (integers are int64).
+func liveResource(bs []byte) (ctlres.Resource, error) {
+	var un unstructured.Unstructured
+	if err := un.UnmarshalJSON(bs); err != nil {
+		return nil, fmt.Errorf("decoding live: %w", err)
+	}
+	return ctlres.NewResourceUnstructured(un, ctlres.ResourceType{}), nil
+}
+
+// validateConfig parses one config source and builds every rule's mods, turning kapp's panics
+// (unknown rebase rule type, empty matcher) into errors that name the rule.
+func validateConfig(bs []byte) error {
+	res, err := desiredResource(bs)
+	if err != nil {
+		return err
+	}
+	var cfg ctlconf.Config
+	switch {
+	case res.APIVersion() == kappConfigAPI:
+		cfg, err = ctlconf.NewConfigFromResource(res)
+	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), configLabelKey):
+		data, _, _ := unstructured.NestedString(res.UnstructuredObject(), "data", "config.yml")
+		var inner ctlres.Resource
+		if inner, err = ctlres.NewResourceFromBytes([]byte(data)); err == nil && inner == nil {
+			err = errors.New(`data."config.yml" is empty`)
+		}
+		if err == nil {
+			cfg, err = ctlconf.NewConfigFromResource(inner)
+		}
+	default:
+		return fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappConfigAPI, configLabelKey)
+	}
+	if err != nil {
+		return err
+	}
+
+	kvs := map[string]string{appLabelKey: fallbackAppLabel}
+	var errs []error
+	check := func(what string, i int, f func()) {
+		if err := catch(func() error { f(); return nil }); err != nil {
+			errs = append(errs, fmt.Errorf("%s[%d]: %w", what, i, err))
+		}
+	}
+	matchers := func(ms []ctlconf.ResourceMatcher) func() {
+		return func() { ctlconf.ResourceMatchers(ms).AsResourceMatchers() }
+	}
+	for i, r := range cfg.RebaseRules {
+		check("rebaseRules", i, func() { r.AsMods() })
+	}
+	for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
+		check("diffAgainstLastAppliedFieldExclusionRules", i, func() { r.AsMod() })
+	}
+	for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
+		check("diffAgainstExistingFieldExclusionRules", i, func() { r.AsMod() })
+	}
+	for i, r := range cfg.OwnershipLabelRules {
+		check("ownershipLabelRules", i, func() { r.AsMod(kvs) })
+	}
+	for i, r := range cfg.LabelScopingRules {
+		check("labelScopingRules", i, func() { r.AsMod(kvs) })
+	}
+	for i, r := range cfg.DiffMaskRules {
+		check("diffMaskRules", i, matchers(r.ResourceMatchers))
+	}
+	for i, r := range cfg.TemplateRules {
+		check("templateRules", i, func() {
+			matchers(r.ResourceMatchers)()
+			for _, ref := range r.AffectedResources.ObjectReferences {
+				matchers(ref.ResourceMatchers)()
+			}
+		})
+	}
+	return joinErrors(errs)
+}
+
+// splitVersion mirrors kapp's VersionedResource.BaseNameAndVersion (its fields are unexported).
+func splitVersion(name string) (base, version string) {
+	if i := strings.LastIndex(name, versionSep); i >= 0 {
+		return name[:i], name[i+len(versionSep):]
+	}
+	return name, ""
+}
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+func describe(u *unstructured.Unstructured) string {
+	if u == nil {
+		return "<nil>"
+	}
+	name := u.GetName()
+	if ns := u.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return fmt.Sprintf("%s %s (%s)", u.GetKind(), name, u.GetAPIVersion())
+}
+
+// catch runs f and turns a panic (kapp panics on several kinds of bad input) into an error.
+func catch(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("kapp panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// joinErrors is errors.Join, capped so a systematic failure stays readable.
+func joinErrors(errs []error) error {
+	const maxShown = 20
+	if len(errs) > maxShown {
+		rest := len(errs) - maxShown
+		errs = append(errs[:maxShown:maxShown], fmt.Errorf("... and %d more", rest))
+	}
+	return errors.Join(errs...)
+}

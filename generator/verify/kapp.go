@@ -1,0 +1,241 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	ctlapp "carvel.dev/kapp/pkg/kapp/app"
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+	"carvel.dev/kapp/pkg/kapp/logger"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+const (
+	identityAnnKey     = "kapp.k14s.io/identity"
+	keepOriginalAnnKey = "kapp.k14s.io/versioned-keep-original"
+)
+
+// maskMu serialises kapp's diff masking: diff.MaskedResource numbers masked values in two
+// package-level variables (a map and a counter) without a lock, so concurrent masking is a data
+// race and can crash the process with "concurrent map writes".
+var maskMu sync.Mutex
+
+// kapp deploy --diff-changes defaults (cmd/tools/diff_flags.go).
+var diffViewOpts = ctldiff.TextDiffViewOpts{Context: 2, LineNumbers: true, Mask: true}
+
+func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
+	r := Result{Desired: in.pairs[i].Desired, Live: in.pairs[i].Live, Op: map[Base]string{}, Diff: map[Base]string{}}
+	for _, base := range Bases {
+		var op, diff string
+		err := catch(func() error {
+			var err error
+			op, diff, err = in.kappDiff(conf, i, base)
+			return err
+		})
+		if err != nil {
+			return Result{}, fmt.Errorf("%s base: %w", base, err)
+		}
+		r.Op[base], r.Diff[base] = op, diff
+	}
+	return r, nil
+}
+
+// kappDiff replays the part of `kapp deploy` (cmd/app/deploy.go) between reading the files and
+// printing the changes, for pair i plus the versioned pairs it may reference.
+func (in *inputs) kappDiff(conf ctlconf.Conf, i int, base Base) (string, string, error) {
+	var newRs, existingRs []ctlres.Resource
+	for _, j := range append([]int{i}, in.context[i]...) {
+		res, err := desiredResource(in.desiredJSON[j])
+		if err != nil {
+			return "", "", err
+		}
+		newRs = append(newRs, res)
+		if in.liveJSON[j] != nil {
+			live, err := liveResource(in.liveJSON[j])
+			if err != nil {
+				return "", "", err
+			}
+			if err := asListedByKapp(live); err != nil {
+				return "", "", err
+			}
+			existingRs = append(existingRs, live)
+		}
+	}
+
+	newRs, err := prepareNew(conf, newRs, in.appLabel[i])
+	if err != nil {
+		return "", "", err
+	}
+	// calculateAndPresentChanges()
+	cf := changeFactory(conf)
+	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
+		return "", "", err
+	}
+	changes, err := ctldiff.NewChangeSetWithVersionedRs(existingRs, newRs, conf.TemplateRules(),
+		ctldiff.ChangeSetOpts{AgainstLastApplied: base == LastApplied}, cf).Calculate()
+	if err != nil {
+		return "", "", err
+	}
+
+	ch := pickChange(changes, in.key[i], in.versioned[i])
+	if ch == nil {
+		return "", "", errors.New("kapp produced no change for this resource")
+	}
+	op := opName(ch.Op())
+	if op == OpKeep {
+		return op, "", nil
+	}
+	diff, err := textDiff(ch, conf.DiffMaskRules())
+	return op, diff, err
+}
+
+// prepareNew is kapp deploy's newResources() after reading the files: Preparation (validation,
+// uniqueness, kapp.k14s.io/nonce), then ownership and label-scoping labels for the app. Discovery
+// (namespace defaulting) is replaced by the namespaces the caller set.
+func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctlres.Resource, error) {
+	prep := ctlapp.NewPreparation(newOfflineTypes(rs), ctlapp.PrepareResourcesOpts{
+		BeforeModificationFunc: func(rs []ctlres.Resource) []ctlres.Resource { return rs },
+	})
+	rs, err := prep.PrepareResources(rs)
+	if err != nil {
+		return nil, err
+	}
+	sel := labels.Set{appLabelKey: appLabel}.AsSelector()
+	err = ctlres.NewLabeledResources(sel, ctlres.IdentifiedResources{}, logger.NewNoopLogger()).Prepare(
+		rs, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels())
+	return rs, err
+}
+
+func changeFactory(conf ctlconf.Conf) ctldiff.ChangeFactory {
+	return ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(),
+		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
+}
+
+// asListedByKapp applies what kapp does to objects it lists (resources/identified_resources_list.go):
+// objects with a kapp.k14s.io/identity annotation for another resource are "transient" (made by a
+// controller, never versioned), and the identity annotation is removed. Removing the key leaves
+// `annotations: {}` when it was the only one, exactly as in kapp.
+//
+// Deviations: kapp strips the annotation only when its apiVersion equals the version it read, but it
+// reads every served version and keeps the matching one, so we strip any valid annotation; and a
+// live object with no identity annotation is not marked transient (a capture that dropped it, or a
+// resource kapp adopts, is much likelier here than a controller-made child).
+func asListedByKapp(live ctlres.Resource) error {
+	id := ctlres.NewIdentityAnnotation(live)
+	if !hasKey(live.Annotations(), identityAnnKey) {
+		return nil
+	}
+	if !id.Valid() {
+		live.MarkTransient(true)
+		return nil
+	}
+	return id.RemoveMod().Apply(live)
+}
+
+// pickChange finds pair i's change among the unit's changes. A changed versioned resource shows up
+// as an "add" of NAME-ver-(N+1) with the update's diff, an unchanged one as "keep" of NAME-ver-N;
+// older versions come later as "noop".
+func pickChange(changes []ctldiff.Change, key string, versioned bool) ctldiff.Change {
+	for _, ch := range changes {
+		res := ch.NewOrExistingResource()
+		if !versioned {
+			if ctlres.NewUniqueResourceKey(res).String() == key {
+				return ch
+			}
+			continue
+		}
+		base, ver := splitVersion(res.Name())
+		if hasKey(res.Annotations(), versionedAnnKey) && ver != "" && ch.Op() != ctldiff.ChangeOpNoop &&
+			ctlres.NewUniqueResourceKeyWithCustomName(res, base).String() == key {
+			return ch
+		}
+	}
+	return nil
+}
+
+func opName(op ctldiff.ChangeOp) string {
+	switch op {
+	case ctldiff.ChangeOpAdd:
+		return OpCreate
+	case ctldiff.ChangeOpUpdate:
+		return OpUpdate
+	case ctldiff.ChangeOpKeep, ctldiff.ChangeOpNoop:
+		return OpKeep
+	case ctldiff.ChangeOpExists:
+		return OpExists
+	case ctldiff.ChangeOpDelete:
+		return OpDelete
+	}
+	return string(op)
+}
+
+var maskRe = regexp.MustCompile(`(<-- (?:unknown )?value not shown \(#)(\d+)\)`)
+
+// textDiff renders the diff as kapp deploy --diff-changes does. kapp numbers masked values
+// process-wide (same value, same number), so the numbers depend on what was masked before; we
+// renumber them per diff in order of appearance, which keeps "same number = same value" and makes
+// the text deterministic.
+func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
+	maskMu.Lock()
+	s := ctldiff.NewTextDiffView(ch.ConfigurableTextDiff(), rules, diffViewOpts).String()
+	maskMu.Unlock()
+	if strings.HasPrefix(s, "Error masking diff: ") {
+		return "", errors.New(s)
+	}
+	seen := map[string]string{}
+	return maskRe.ReplaceAllStringFunc(s, func(m string) string {
+		parts := maskRe.FindStringSubmatch(m)
+		n, ok := seen[parts[2]]
+		if !ok {
+			n = fmt.Sprint(len(seen) + 1)
+			seen[parts[2]] = n
+		}
+		return parts[1] + n + ")"
+	}), nil
+}
+
+// offlineTypes stands in for discovery in kapp's Preparation: a kind is namespaced iff the caller
+// gave its objects a namespace. (CRDs among the new resources still override, as in kapp.)
+type offlineTypes []ctlres.ResourceType
+
+var _ ctlres.ResourceTypes = offlineTypes{}
+
+func newOfflineTypes(rs []ctlres.Resource) offlineTypes {
+	var ts offlineTypes
+	idx := map[schema.GroupVersionKind]int{}
+	for _, r := range rs {
+		gvk := r.GroupVersion().WithKind(r.Kind())
+		if j, ok := idx[gvk]; ok {
+			ts[j].APIResource.Namespaced = ts[j].APIResource.Namespaced || r.Namespace() != ""
+			continue
+		}
+		idx[gvk] = len(ts)
+		ts = append(ts, ctlres.ResourceType{
+			GroupVersionResource: gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind)),
+			APIResource: metav1.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
+				Namespaced: r.Namespace() != ""},
+		})
+	}
+	return ts
+}
+
+func (t offlineTypes) All(bool) ([]ctlres.ResourceType, error) { return t, nil }
+
+func (t offlineTypes) Find(res ctlres.Resource) (ctlres.ResourceType, error) {
+	gvk := res.GroupVersion().WithKind(res.Kind())
+	for _, rt := range t {
+		if rt.APIResource.Group == gvk.Group && rt.APIResource.Version == gvk.Version && rt.APIResource.Kind == gvk.Kind {
+			return rt, nil
+		}
+	}
+	return ctlres.ResourceType{}, fmt.Errorf("unknown kind %s", gvk)
+}
+
+func (offlineTypes) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }
