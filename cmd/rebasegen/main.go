@@ -30,6 +30,7 @@ func run(args []string) int {
 		Version: version,
 		Commands: []*cli.Command{
 			explainCommand(),
+			generateCommand(),
 		},
 		Writer:         os.Stdout,
 		ErrWriter:      os.Stderr,

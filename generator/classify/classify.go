@@ -125,6 +125,9 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 	}
+	if f, ok := emptyAnnotations(p.Desired.Unstructured, p.Live.Unstructured); ok {
+		res.Findings = append(res.Findings, f)
+	}
 	for _, d := range findings {
 		f := c.field(fc, d)
 		f.CoveredByKappDefault = byKapp[d.Path.String()]

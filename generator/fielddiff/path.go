@@ -146,3 +146,48 @@ func findValue(list any, v value.Value) (any, bool) {
 	}
 	return nil, false
 }
+
+// Set replaces the value at an existing path; it reports whether the path was found.
+func (p Path) Set(obj map[string]any, v any) bool {
+	if len(p) == 0 {
+		return false
+	}
+	parent, ok := p[:len(p)-1].Get(obj)
+	if !ok {
+		return false
+	}
+	last := p[len(p)-1]
+	switch node := parent.(type) {
+	case map[string]any:
+		if last.FieldName == nil {
+			return false
+		}
+		if _, ok := node[*last.FieldName]; !ok {
+			return false
+		}
+		node[*last.FieldName] = v
+		return true
+	case []any:
+		for i, item := range node {
+			if (last.Index != nil && *last.Index == i) || (last.Key != nil && matchesKey(item, *last.Key)) {
+				node[i] = v
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func matchesKey(item any, key value.FieldList) bool {
+	_, ok := findByKey([]any{item}, key)
+	return ok
+}
+
+// FromFields builds a path of map keys.
+func FromFields(fields []string) Path {
+	p := make(Path, len(fields))
+	for i := range fields {
+		p[i] = fieldpath.PathElement{FieldName: &fields[i]}
+	}
+	return p
+}

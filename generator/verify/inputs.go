@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -138,6 +139,10 @@ func (in *inputs) addPair(i int, p Pair) error {
 	}
 	liveKey := ctlres.NewUniqueResourceKey(live).String()
 	base, ver := splitVersion(live.Name())
+	if _, err := strconv.Atoi(ver); isVersioned && ver != "" && err != nil {
+		// kapp panics on it, and it would break every pair diffed with this one.
+		return fmt.Errorf("live name %q: kapp expects NAME-ver-<number>", live.Name())
+	}
 	switch {
 	case isVersioned && ver != "" && ctlres.NewUniqueResourceKeyWithCustomName(live, base).String() == in.key[i]:
 		// Live is NAME-ver-N: the pair is about the versioned change.
@@ -323,6 +328,9 @@ func describe(u *unstructured.Unstructured) string {
 		return "<nil>"
 	}
 	name := u.GetName()
+	if name == "" {
+		name = "<unnamed>"
+	}
 	if ns := u.GetNamespace(); ns != "" {
 		name = ns + "/" + name
 	}

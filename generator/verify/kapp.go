@@ -12,6 +12,7 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,8 +115,32 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 }
 
 func changeFactory(conf ctlconf.Conf) ctldiff.ChangeFactory {
-	return ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(),
+	mods := conf.RebaseMods()
+	for i, m := range mods {
+		if y, ok := m.(yttresmod.OverlayContractV1Mod); ok {
+			mods[i] = serialYtt{y}
+		}
+	}
+	return ctldiff.NewChangeFactory(mods, conf.DiffAgainstLastAppliedFieldExclusionMods(),
 		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
+}
+
+// yttMu serialises ytt rebase rules: ytt keeps package-level state (a template id counter and
+// starlark resolve flags) that it writes on every evaluation, so concurrent runs race. kapp itself
+// never evaluates two at once.
+var yttMu sync.Mutex
+
+// serialYtt is kapp's ytt rebase mod, unchanged, run under yttMu.
+type serialYtt struct {
+	mod yttresmod.OverlayContractV1Mod
+}
+
+func (s serialYtt) IsResourceMatching(res ctlres.Resource) bool { return s.mod.IsResourceMatching(res) }
+
+func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	yttMu.Lock()
+	defer yttMu.Unlock()
+	return s.mod.ApplyFromMultiple(res, srcs)
 }
 
 // asListedByKapp applies what kapp does to objects it lists (resources/identified_resources_list.go):
@@ -183,9 +208,11 @@ var maskRe = regexp.MustCompile(`(<-- (?:unknown )?value not shown \(#)(\d+)\)`)
 // renumber them per diff in order of appearance, which keeps "same number = same value" and makes
 // the text deterministic.
 func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
-	maskMu.Lock()
-	s := ctldiff.NewTextDiffView(ch.ConfigurableTextDiff(), rules, diffViewOpts).String()
-	maskMu.Unlock()
+	s := func() string {
+		maskMu.Lock()
+		defer maskMu.Unlock() // also on a kapp panic, or every other worker would hang
+		return ctldiff.NewTextDiffView(ch.ConfigurableTextDiff(), rules, diffViewOpts).String()
+	}()
 	if strings.HasPrefix(s, "Error masking diff: ") {
 		return "", errors.New(s)
 	}

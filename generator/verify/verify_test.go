@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -468,6 +469,7 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 
 	badRule := obj(t, strings.Replace(replicasRule, "type: copy", "type: copyy", 1))
 	_, err := Verify([]Pair{{dep, live}}, []*unstructured.Unstructured{badRule})
+	t.Logf("unknown rule type: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "rebaseRules[0]") || !strings.Contains(err.Error(), "copyy") {
 		t.Errorf("unknown rule type: err = %v", err)
 	}
@@ -489,6 +491,7 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 	for name, p := range cases {
 		pairs := []Pair{{dep, live}, p}
 		_, err := Verify(pairs, nil)
+		t.Logf("%s: %v", name, err)
 		if err == nil || !strings.Contains(err.Error(), "pair 1") {
 			t.Errorf("%s: err = %v", name, err)
 		}
@@ -517,6 +520,14 @@ func TestOrderPreserved(t *testing.T) {
 			pairs, want[i] = append(pairs, Pair{Desired: d, Live: changedLive}), OpUpdate
 		}
 	}
+	before := make([]Pair, len(pairs))
+	for i, p := range pairs {
+		before[i] = Pair{Desired: p.Desired.DeepCopy()}
+		if p.Live != nil {
+			before[i].Live = p.Live.DeepCopy()
+		}
+	}
+
 	// A no-op ytt rule runs ytt in every worker at once (go test -race checks that this is safe).
 	configs := []*unstructured.Unstructured{obj(t, replicasRule), obj(t, yttNoopRule)}
 	first, err := Verify(pairs, configs)
@@ -534,8 +545,24 @@ func TestOrderPreserved(t *testing.T) {
 		if r.Op[LastApplied] != want[i] {
 			t.Errorf("%s: op %s, want %s", describe(r.Desired), r.Op[LastApplied], want[i])
 		}
+		if !reflect.DeepEqual(before[i], pairs[i]) {
+			t.Errorf("%s: Verify modified its input", describe(r.Desired))
+		}
 		if r.Diff[LastApplied] != again[i].Diff[LastApplied] || r.Diff[Live] != again[i].Diff[Live] {
 			t.Errorf("%s: diff differs between runs", describe(r.Desired))
 		}
+	}
+}
+
+// kapp replaces an empty kapp.k14s.io/nonce annotation with a timestamp on every deploy, so such a
+// resource is never keep; Verify runs kapp's Preparation to get this right.
+func TestNonceAlwaysUpdates(t *testing.T) {
+	cm := obj(t, configMapYAML)
+	mergeYAML(t, cm, `{metadata: {annotations: {kapp.k14s.io/nonce: ""}}}`)
+	live := kappDeploy(t, nil, cm)["web-settings"]
+	r := verify1(t, Pair{Desired: cm, Live: live})
+	expectOps(t, r, OpUpdate, OpUpdate)
+	if got := changed(r.Diff[LastApplied]); len(got) != 2 || !strings.Contains(got[0], "kapp.k14s.io/nonce") {
+		t.Errorf("want only the nonce to change:\n%s", r.Diff[LastApplied])
 	}
 }

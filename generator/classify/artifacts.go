@@ -1,0 +1,37 @@
+package classify
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+)
+
+// emptyAnnotations finds the empty annotations map kapp leaves behind: when the live object's
+// only annotations are kapp's own, kapp strips them when it reads the object but keeps
+// `annotations: {}`, so under the live base every such resource shows `- annotations: {}`
+// (measured with kapp v0.66.0). The field diff hides kapp's keys, so this is added here.
+func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) {
+	if len(desired.GetAnnotations()) > 0 {
+		return Finding{}, false
+	}
+	ann := live.GetAnnotations()
+	if len(ann) == 0 {
+		return Finding{}, false
+	}
+	for k := range ann {
+		if !strings.HasPrefix(k, "kapp.k14s.io/") {
+			return Finding{}, false
+		}
+	}
+	return Finding{
+		Path:   fielddiff.FromFields([]string{"metadata", "annotations"}),
+		Change: fielddiff.Added,
+		Class:  Calculated,
+		Owner:  "kapp",
+		Live:   map[string]any{},
+		Evidence: "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
+			"shown as removed whenever kapp diffs against the live object (kapp v0.66.0)",
+	}, true
+}

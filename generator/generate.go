@@ -1,0 +1,198 @@
+package generator
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
+)
+
+// Generated is the result of generate: rules, and kapp's verdict on them.
+type Generated struct {
+	Report *classify.Report
+	Set    *pair.Set
+	synth.Result
+	Config       *unstructured.Unstructured // the rules as one kapp Config
+	Verification Verification
+}
+
+// Verification is what kapp's engine says about the generated rules.
+type Verification struct {
+	GhostPairs   int      // pairs whose differences are all ghost diffs
+	KeptPairs    int      // of those, pairs kapp now keeps under both bases
+	GhostFields  int      // ghost fields in those pairs
+	Residual     []string // pairs still updated, with kapp's diff
+	Masked       []string // declared fields whose change kapp no longer shows (controller-owned)
+	Hidden       []string // declared fields whose change a rule hides although it should not
+	MutationsRun int
+}
+
+// OK reports whether every ghost diff is gone and no real change is hidden.
+func (v Verification) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
+
+// Summary is the one-paragraph verdict printed by generate.
+func (v Verification) Summary() string {
+	s := fmt.Sprintf("ghost diffs removed: %d/%d resources (%d fields), verified with kapp's diff engine under both bases\n", v.KeptPairs, v.GhostPairs, v.GhostFields)
+	s += fmt.Sprintf("declared fields masked: %d (all controller-owned)", len(v.Masked))
+	if len(v.Hidden) > 0 {
+		s += fmt.Sprintf("\nreal changes hidden by the rules: %d", len(v.Hidden))
+	}
+	return s
+}
+
+// Generate classifies, synthesizes rules and verifies them with kapp's engine.
+func Generate(in Inputs, opts synth.Options) (*Generated, error) {
+	rep, set, err := Explain(in)
+	if err != nil {
+		return nil, err
+	}
+	g := &Generated{Report: rep, Set: set, Result: synth.Synthesize(rep, opts)}
+	var buf bytes.Buffer
+	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{}); err != nil {
+		return nil, err
+	}
+	objs, err := load.Bytes("generated", buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("generated Config does not parse (a bug): %w", err)
+	}
+	g.Config = objs[0].Unstructured
+	g.Verification, err = check(rep, set, g.Rules, g.Config, opts)
+	return g, err
+}
+
+// check verifies the rules: pairs whose differences are all ghosts must be kept under both
+// bases, and a change to any field a rule touches must still be shown unless a controller owns it.
+func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options) (Verification, error) {
+	var v Verification
+	configs := append(unstructuredOf(set.Configs), cfg)
+	var pairs []verify.Pair
+	var ghostRes []classify.Resource
+	for _, r := range rep.Resources {
+		if !allGhosts(r, opts) {
+			continue
+		}
+		v.GhostFields += len(r.Findings)
+		pairs = append(pairs, verify.Pair{Desired: r.Desired.Unstructured, Live: r.Live.Unstructured})
+		ghostRes = append(ghostRes, r)
+	}
+	v.GhostPairs = len(pairs)
+	results, err := verify.Verify(pairs, configs)
+	if err != nil {
+		return v, err
+	}
+	for i, res := range results {
+		if res.Op[verify.LastApplied] == "keep" && res.Op[verify.Live] == "keep" {
+			v.KeptPairs++
+			continue
+		}
+		v.Residual = append(v.Residual, fmt.Sprintf("%s: last-applied base %s, live base %s\n%s", ghostRes[i].ID,
+			res.Op[verify.LastApplied], res.Op[verify.Live], res.Diff[verify.Live]))
+	}
+	return v, mutations(&v, rep, rules, configs)
+}
+
+func allGhosts(r classify.Resource, opts synth.Options) bool {
+	for _, f := range r.Findings {
+		if !f.Class.Ghost() && !(f.Class == classify.Unknown && opts.IncludeUnknown) {
+			return false
+		}
+	}
+	return true
+}
+
+// mutations changes every declared value under each rule's paths, one at a time, and asks
+// kapp whether it still reports the change.
+func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured) error {
+	for _, rule := range rules {
+		for _, r := range rep.Resources {
+			if !ruleMatches(rule, r) {
+				continue
+			}
+			for _, p := range rulePaths(rule) {
+				val, ok := p.Get(r.Desired.Object)
+				mutated, can := mutate(val)
+				if !ok || !can {
+					continue
+				}
+				d := r.Desired.DeepCopy()
+				p.Set(d.Object, mutated)
+				res, err := verify.Verify([]verify.Pair{{Desired: d, Live: r.Live.Unstructured}}, configs)
+				if err != nil {
+					return err
+				}
+				v.MutationsRun++
+				shown := res[0].Op[verify.LastApplied] == "update" && res[0].Op[verify.Live] == "update"
+				what := fmt.Sprintf("%s %s", r.ID, p)
+				switch {
+				case shown:
+				case strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ","):
+					v.Masked = append(v.Masked, what)
+				default:
+					v.Hidden = append(v.Hidden, what)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func rulePaths(r synth.Rule) []fielddiff.Path {
+	out := append([]fielddiff.Path{}, r.Keyed...) // empty-map paths hold no declared value
+	for _, p := range r.Paths {
+		out = append(out, fielddiff.FromFields(p))
+	}
+	return out
+}
+
+func ruleMatches(rule synth.Rule, r classify.Resource) bool {
+	for _, m := range rule.Matchers {
+		switch {
+		case m.APIVersionKind != nil:
+			if m.APIVersionKind.APIVersion == r.Desired.GetAPIVersion() && m.APIVersionKind.Kind == r.ID.Kind {
+				return true
+			}
+		case m.APIGroupKind != nil:
+			if m.APIGroupKind.APIGroup == r.ID.Group && m.APIGroupKind.Kind == r.ID.Kind {
+				return true
+			}
+		case m.KindNamespaceName != nil:
+			k := m.KindNamespaceName
+			if k.Kind == r.ID.Kind && k.Namespace == r.ID.Namespace && k.Name == r.ID.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mutate returns a different value of the same type, for scalars.
+func mutate(v any) (any, bool) {
+	switch t := v.(type) {
+	case string:
+		return t + "-rebasegen-mutation", true
+	case int64:
+		return t + 1, true
+	case float64:
+		return t + 1, true
+	case bool:
+		return !t, true
+	}
+	return nil, false
+}
+
+func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.Unstructured
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+// Package synth turns classified fields into the smallest set of kapp rebase rules that
+// removes every ghost diff: per kind for defaults (the user's value wins), per resource for
+// controller-owned fields (the controller wins), nothing for drift.
+package synth
+
+import "github.com/rebasegen/rebasegen/generator/fielddiff"
+
+// Sources orders.
+var (
+	UserWins       = []string{"new", "existing"}
+	ControllerWins = []string{"existing", "new"}
+)
+
+// Matcher is one kapp resource matcher; exactly one field is set.
+type Matcher struct {
+	APIVersionKind    *APIVersionKind    `json:"apiVersionKindMatcher,omitempty"`
+	APIGroupKind      *APIGroupKind      `json:"apiGroupKindMatcher,omitempty"`
+	KindNamespaceName *KindNamespaceName `json:"kindNamespaceNameMatcher,omitempty"`
+}
+
+type APIVersionKind struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+type APIGroupKind struct {
+	APIGroup string `json:"apiGroup"`
+	Kind     string `json:"kind"`
+}
+
+type KindNamespaceName struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Rule is one kapp rebase rule. Plain rules copy map paths; ytt rules (Keyed or Empty non-empty)
+// select list items by their merge key or add empty maps, which kapp's copy cannot express.
+type Rule struct {
+	Classes   []string // for the comment: why the rule exists
+	Resources []string // identities the evidence came from
+	Evidence  []string
+	Sources   []string
+	Paths     [][]string       // plain kapp paths
+	Keyed     []fielddiff.Path // paths through keyed list items
+	Empty     []fielddiff.Path // empty maps to add where the live object has them
+	Matchers  []Matcher
+}
+
+// Result is the synthesized rules and what the user should know about them.
+type Result struct {
+	Rules    []Rule
+	Warnings []string
+}

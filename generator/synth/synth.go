@@ -1,0 +1,218 @@
+package synth
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// Options control synthesis.
+type Options struct {
+	IncludeUnknown bool // rule unknown fields too (as defaults), with a warning each
+}
+
+// group collects the fields that end up in one rule.
+type group struct {
+	rule  Rule
+	paths map[string]fielddiff.Path
+	res   map[string]bool
+	evid  map[string]bool
+	class map[string]bool
+	empty map[string]bool // paths whose live value is an empty map
+}
+
+// Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
+// or the package's own Config.
+func Synthesize(rep *classify.Report, opts Options) Result {
+	var res Result
+	versions := apiVersionsByKind(rep)
+	byKind := map[string]*group{}
+	byResource := map[pair.Identity]*group{}
+	for _, r := range rep.Resources {
+		for _, f := range r.Findings {
+			if f.Covered() {
+				continue
+			}
+			switch {
+			case f.Class == classify.Defaulted || f.Class == classify.Calculated:
+			case f.Class == classify.Controller:
+			case f.Class == classify.Unknown && opts.IncludeUnknown:
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s: unknown field ruled because of --include-unknown", r.ID, f.Path))
+			default:
+				continue
+			}
+			if f.Warning != "" {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s: %s", r.ID, f.Path, f.Warning))
+			}
+			var g *group
+			if f.Class == classify.Controller {
+				g = get(byResource, r.ID, func() Rule {
+					return Rule{Sources: ControllerWins, Matchers: []Matcher{{KindNamespaceName: &KindNamespaceName{Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name}}}}
+				})
+			} else {
+				key := r.ID.Group + "/" + r.ID.Kind
+				g = get(byKind, key, func() Rule {
+					return Rule{Sources: UserWins, Matchers: []Matcher{kindMatcher(r.ID, versions[key])}}
+				})
+			}
+			g.paths[f.Path.String()] = f.Path
+			if m, ok := f.Live.(map[string]any); ok && len(m) == 0 && f.Change == fielddiff.Added {
+				g.empty[f.Path.String()] = true
+			}
+			g.res[r.ID.String()] = true
+			g.evid[evidenceSummary(f)] = true
+			g.class[f.Label()] = true
+		}
+	}
+	var groups []*group
+	for _, g := range byKind {
+		groups = append(groups, g)
+	}
+	groups = append(groups, mergeSamePaths(byResource)...)
+	for _, g := range groups {
+		res.Rules = append(res.Rules, g.rules()...)
+	}
+	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
+	sort.Strings(res.Warnings)
+	return res
+}
+
+func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
+	if g, ok := m[k]; ok {
+		return g
+	}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}}
+	m[k] = g
+	return g
+}
+
+// mergeSamePaths puts resources whose controller-owned paths are identical into one rule with
+// one kindNamespaceNameMatcher each: still exactly those resources, fewer rules.
+func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
+	merged := map[string]*group{}
+	var ids []pair.Identity
+	for id := range byResource {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].Less(ids[j]) })
+	var out []*group
+	for _, id := range ids {
+		g := byResource[id]
+		key := strings.Join(sortedKeys(g.paths), "\n")
+		if m, ok := merged[key]; ok {
+			m.rule.Matchers = append(m.rule.Matchers, g.rule.Matchers...)
+			for k := range g.res {
+				m.res[k] = true
+			}
+			for k := range g.evid {
+				m.evid[k] = true
+			}
+			for k := range g.class {
+				m.class[k] = true
+			}
+			for k := range g.empty {
+				m.empty[k] = true
+			}
+			continue
+		}
+		merged[key] = g
+		out = append(out, g)
+	}
+	return out
+}
+
+// rules turns a group into one plain rule and, if needed, one keyed (ytt) rule.
+func (g *group) rules() []Rule {
+	plain, keyed := g.rule, g.rule
+	plain.Paths, keyed.Keyed = nil, nil
+	for _, k := range sortedKeys(g.paths) {
+		p := g.paths[k]
+		if g.empty[k] {
+			keyed.Empty = append(keyed.Empty, p)
+		} else if fields, ok := p.Fields(); ok {
+			plain.Paths = append(plain.Paths, fields)
+		} else {
+			keyed.Keyed = append(keyed.Keyed, p)
+		}
+	}
+	var out []Rule
+	for _, r := range []Rule{plain, keyed} {
+		if len(r.Paths)+len(r.Keyed)+len(r.Empty) == 0 {
+			continue
+		}
+		r.Resources, r.Evidence, r.Classes = sortedKeys(g.res), sortedKeys(g.evid), sortedKeys(g.class)
+		out = append(out, r)
+	}
+	return out
+}
+
+func kindMatcher(id pair.Identity, versions []string) Matcher {
+	if len(versions) == 1 {
+		return Matcher{APIVersionKind: &APIVersionKind{APIVersion: versions[0], Kind: id.Kind}}
+	}
+	return Matcher{APIGroupKind: &APIGroupKind{APIGroup: id.Group, Kind: id.Kind}}
+}
+
+// apiVersionsByKind lists the apiVersions the desired objects of each group/kind use: kapp's
+// apiVersionKindMatcher needs the exact one, several need apiGroupKindMatcher.
+func apiVersionsByKind(rep *classify.Report) map[string][]string {
+	seen := map[string]map[string]bool{}
+	for _, r := range rep.Resources {
+		key := r.ID.Group + "/" + r.ID.Kind
+		if seen[key] == nil {
+			seen[key] = map[string]bool{}
+		}
+		seen[key][r.Desired.GetAPIVersion()] = true
+	}
+	out := map[string][]string{}
+	for k, v := range seen {
+		out[k] = sortedKeys(v)
+	}
+	return out
+}
+
+func evidenceSummary(f classify.Finding) string {
+	switch f.Class {
+	case classify.Controller:
+		return "owned by " + f.Owner
+	case classify.Defaulted:
+		// the mechanism, without the per-field prefix
+		return strings.TrimPrefix(f.Evidence, "live value equals the desired object defaulted by ")
+	}
+	return f.Evidence
+}
+
+func ruleKey(r Rule) string {
+	m := r.Matchers[0]
+	var kind, rest string
+	switch {
+	case m.APIVersionKind != nil:
+		kind, rest = m.APIVersionKind.Kind, "0"+m.APIVersionKind.APIVersion
+	case m.APIGroupKind != nil:
+		kind, rest = m.APIGroupKind.Kind, "0"+m.APIGroupKind.APIGroup
+	default:
+		kind, rest = m.KindNamespaceName.Kind, "1"+m.KindNamespaceName.Namespace+"/"+m.KindNamespaceName.Name
+	}
+	first := ""
+	if len(r.Paths) > 0 {
+		first = strings.Join(r.Paths[0], ".")
+	} else if len(r.Keyed) > 0 {
+		first = "~" + r.Keyed[0].String()
+	} else {
+		first = "~" + r.Empty[0].String()
+	}
+	return kind + "\x00" + rest + "\x00" + first
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
