@@ -51,8 +51,11 @@ func (r rebaser) covered(desired, live *unstructured.Unstructured, ds []fielddif
 	norm := fielddiff.Normalize(rebased)
 	normLive := fielddiff.Normalize(live)
 	for _, d := range ds {
-		rv, rok := d.Path.Get(norm.Object)
-		lv, lok := d.Path.Get(normLive.Object)
+		// presence as kapp sees it (raw), values semantically (normalised)
+		_, rok := d.Path.Get(rebased.Object)
+		_, lok := d.Path.Get(live.Object)
+		rv, _ := d.Path.Get(norm.Object)
+		lv, _ := d.Path.Get(normLive.Object)
 		if rok == lok && fielddiff.Equal(rv, lv) {
 			out[d.Path.String()] = true
 		}

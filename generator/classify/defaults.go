@@ -23,8 +23,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
-
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
 
 // KubernetesVersion is the version whose defaulting code is linked in.
@@ -43,18 +41,23 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Un
 		out, err := s.apply(u)
 		return out, fmt.Sprintf("CRD structural-schema defaulting (%s, apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
 	}
-	obj, err := legacyscheme.Scheme.New(gvk)
+	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
+	scheme := legacyscheme.Scheme
+	if gvk.Group == "apiextensions.k8s.io" {
+		scheme = crdScheme
+	}
+	obj, err := scheme.New(gvk)
 	if err != nil {
 		return nil, "", false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
 		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %w", gvk.Kind, err)
 	}
-	legacyscheme.Scheme.Default(obj)
+	scheme.Default(obj)
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, "", false, err
 	}
-	out = fielddiff.Normalize(&unstructured.Unstructured{Object: m})
+	out = &unstructured.Unstructured{Object: m}
 	return out, fmt.Sprintf("API server defaulting (k8s.io/kubernetes %s, %s %s)", KubernetesVersion, gvk.GroupVersion(), gvk.Kind), true, nil
 }

@@ -59,8 +59,8 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@     return None
 #@   end
 #@   if "i" in s:
-#@     if s["i"] < len(node):
-#@       return node[s["i"]]
+#@     if int(s["i"]) < len(node):
+#@       return node[int(s["i"])]
 #@     end
 #@     return None
 #@   end

@@ -32,25 +32,30 @@ type Delta struct {
 	Noise   string // why this is not a finding (see Noise* constants), "" for a finding
 }
 
-// Diff compares desired with live. Both are normalised first (see Normalize) so that encoding
-// differences such as "0.5" vs "500m" or 1 vs 1.0 are not differences; reported values are
-// the normalised ones.
+// Diff compares desired with live as kapp sees them: raw objects, so that an empty map the
+// server stores (resources: {}) is a difference. Values are compared semantically: a field whose
+// values are equal once both objects are normalised (see Normalize: "0.5" vs "500m", 1 vs 1.0)
+// is not a difference.
 func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
-	d, l := Normalize(desired), Normalize(live)
 	// kapp writes its own keys into labels, selectors and pod templates; some of those are atomic
 	// in the schema (LabelSelector), so they are removed before comparing, and counted.
-	d, _ = stripKapp(d)
-	l, stripped := stripKapp(l)
+	d, _ := stripKapp(foldStringData(desired))
+	l, stripped := stripKapp(live)
 	cmp, err := compare(d, l)
 	if err != nil {
 		return nil, fmt.Errorf("diffing %s %s: %w", live.GetKind(), live.GetName(), err)
 	}
+	nd, nl := Normalize(d), Normalize(l)
 	var out []Delta
 	add := func(s *fieldpath.Set, c Change) {
 		for _, p := range topMost(s) {
 			dv, _ := p.Get(d.Object)
 			lv, _ := p.Get(l.Object)
-			if c == Modified && Equal(dv, lv) {
+			if c == Modified {
+				if ndv, ok := p.Get(nd.Object); ok && Equal(ndv, firstOf(p.Get(nl.Object))) {
+					continue
+				}
+				out = append(out, expand(p, dv, lv)...)
 				continue
 			}
 			out = append(out, Delta{Path: p, Change: c, Desired: dv, Live: lv, Noise: noise(p)})
@@ -64,6 +69,65 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path.String() < out[j].Path.String() })
 	return out, nil
+}
+
+func firstOf(v any, _ bool) any { return v }
+
+// expand splits a modified atomic value (a list the schema does not key, a custom resource's
+// list) into the leaves that differ, so defaults inside list items get their own paths: maps by
+// key, lists of equal length by index.
+func expand(p Path, dv, lv any) []Delta {
+	switch d := dv.(type) {
+	case map[string]any:
+		l, ok := lv.(map[string]any)
+		if !ok {
+			break
+		}
+		var out []Delta
+		for _, k := range unionKeys(d, l) {
+			k := k
+			q := append(p[:len(p):len(p)], fieldpath.PathElement{FieldName: &k})
+			x, inD := d[k]
+			y, inL := l[k]
+			switch {
+			case !inL:
+				out = append(out, Delta{Path: q, Change: Removed, Desired: x, Noise: noise(q)})
+			case !inD:
+				out = append(out, Delta{Path: q, Change: Added, Live: y, Noise: noise(q)})
+			case !Equal(x, y):
+				out = append(out, expand(q, x, y)...)
+			}
+		}
+		return out
+	case []any:
+		l, ok := lv.([]any)
+		if !ok || len(l) != len(d) {
+			break
+		}
+		var out []Delta
+		for i := range d {
+			i := i
+			if !Equal(d[i], l[i]) {
+				out = append(out, expand(append(p[:len(p):len(p)], fieldpath.PathElement{Index: &i}), d[i], l[i])...)
+			}
+		}
+		return out
+	}
+	return []Delta{{Path: p, Change: Modified, Desired: dv, Live: lv, Noise: noise(p)}}
+}
+
+func unionKeys(a, b map[string]any) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func compare(d, l *unstructured.Unstructured) (*typed.Comparison, error) {

@@ -118,7 +118,7 @@ func TestDiffCustomResourceByIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := render(ds); got != "modified spec.items\nadded spec.mode" {
+	if got := render(ds); got != "added spec.items[0].b\nadded spec.mode" { // atomic lists are split into differing leaves
 		t.Errorf("got:\n%s", got)
 	}
 }

@@ -34,7 +34,7 @@ type inputs struct {
 	key         []string // kapp's unique key of the desired resource (namespace/group/kind/name)
 	appLabel    []string // kapp.k14s.io/app value the new resources are labelled with
 	versioned   []bool   // the pair is the NAME-ver-N change of a versioned resource
-	context     [][]int  // other versioned pairs of the same app, see verifyPair
+	context     [][]int  // other versioned pairs of the same app, see assignVersionedContext
 	configJSON  [][]byte // config sources after kapp's defaults, in order
 }
 

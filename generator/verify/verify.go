@@ -61,7 +61,8 @@ type Result struct {
 
 // Verify runs kapp's diff for every pair under both bases. configs are kapp Config documents
 // (kapp.k14s.io/v1alpha1 Config, or a ConfigMap labelled kapp.k14s.io/config) used after kapp's
-// built-in defaults, in order. Results are in input order. On error the results are nil and the error
+// built-in defaults, in order (after any labelled ConfigMaps among the desired objects, which kapp
+// reads as config too). Results are in input order. On error the results are nil and the error
 // names every failing pair (or config rule).
 func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error) {
 	in, err := newInputs(pairs, configs)
@@ -79,8 +80,9 @@ func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One kapp Conf per worker: Conf and the mods it hands out are read-only as far as we
-			// can see, but a private copy costs a few ms and removes the question entirely.
+			// One kapp Conf per worker: Conf and its mods look read-only, but a private copy costs a
+			// few ms and removes the question. The shared state that does exist (kapp's diff masking,
+			// ytt) is serialised in kapp.go; go test -race covers both.
 			conf, confErr := in.conf()
 			for i := range jobs {
 				if confErr != nil {
