@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"encoding/base64"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,5 +34,29 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 		Live:   map[string]any{},
 		Evidence: "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
 			"shown as removed whenever kapp diffs against the live object (kapp v0.66.0)",
+	}, true
+}
+
+// stringDataMoved finds a Secret whose stringData the server moved into data: the field diff
+// compares them folded, but kapp compares text and shows stringData added and data removed.
+// Values are never copied into the finding.
+func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
+	sd, ok := desired.Object["stringData"].(map[string]any)
+	if !ok || len(sd) == 0 || desired.GetKind() != "Secret" || desired.GetAPIVersion() != "v1" {
+		return Finding{}, false
+	}
+	data, _ := live.Object["data"].(map[string]any)
+	for k, v := range sd {
+		s, _ := v.(string)
+		if data[k] != base64.StdEncoding.EncodeToString([]byte(s)) {
+			return Finding{}, false // a real change: the field diff reports it
+		}
+	}
+	return Finding{
+		Path:     fielddiff.FromFields([]string{"stringData"}),
+		Change:   fielddiff.Removed,
+		Class:    Calculated,
+		Desired:  Masked,
+		Evidence: "the API server stores stringData base64-encoded in data (k8s.io/kubernetes pkg/apis/core/v1 conversion of Secret)",
 	}, true
 }

@@ -125,8 +125,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 	}
-	if f, ok := emptyAnnotations(p.Desired.Unstructured, p.Live.Unstructured); ok {
-		res.Findings = append(res.Findings, f)
+	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved} {
+		if f, ok := artifact(p.Desired.Unstructured, p.Live.Unstructured); ok {
+			res.Findings = append(res.Findings, f)
+		}
 	}
 	for _, d := range findings {
 		f := c.field(fc, d)
@@ -158,6 +160,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if declared {
 			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
 		}
+		return f
+	}
+	if d.Change == fielddiff.Canonical {
+		f.Class = Defaulted
+		f.Evidence = "same value in the API server's canonical form (resource.Quantity / typed round trip); kapp compares text"
 		return f
 	}
 	if fc.defaulted != nil && d.Change != fielddiff.Removed {

@@ -48,14 +48,10 @@ func (r rebaser) covered(desired, live *unstructured.Unstructured, ds []fielddif
 	if err != nil {
 		return nil, err
 	}
-	norm := fielddiff.Normalize(rebased)
-	normLive := fielddiff.Normalize(live)
 	for _, d := range ds {
-		// presence as kapp sees it (raw), values semantically (normalised)
-		_, rok := d.Path.Get(rebased.Object)
-		_, lok := d.Path.Get(live.Object)
-		rv, _ := d.Path.Get(norm.Object)
-		lv, _ := d.Path.Get(normLive.Object)
+		// raw values, as kapp's text diff compares them
+		rv, rok := d.Path.Get(rebased.Object)
+		lv, lok := d.Path.Get(live.Object)
 		if rok == lok && fielddiff.Equal(rv, lv) {
 			out[d.Path.String()] = true
 		}

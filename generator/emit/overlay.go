@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
 // overlayProgram is the fixed part of every keyed rebase rule: kapp runs it with the working
@@ -82,7 +83,39 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@   return node
 #@ end
 
-#@ def put(node, steps, v):
+#@ def position(src, steps):
+#@   parent = lookup(src, steps[:-1])
+#@   if type(parent) == "list":
+#@     for i in range(len(parent)):
+#@       if matches(parent[i], steps[-1]):
+#@         return i
+#@       end
+#@     end
+#@   end
+#@   return -1
+#@ end
+
+#@ def fold(obj, existing):
+#@   sd = obj.get("stringData")
+#@   data = existing.get("data")
+#@   if type(sd) != "dict" or type(data) != "dict":
+#@     return
+#@   end
+#@   for k in sorted(sd.keys()):
+#@     if k in data and data[k] == base64.encode(sd[k]):
+#@       if type(obj.get("data")) != "dict":
+#@         obj["data"] = {}
+#@       end
+#@       obj["data"][k] = data[k]
+#@       sd.pop(k)
+#@     end
+#@   end
+#@   if len(sd) == 0:
+#@     obj.pop("stringData")
+#@   end
+#@ end
+
+#@ def put(node, steps, v, pos):
 #@   for s in steps[:-1]:
 #@     nxt = step(node, s)
 #@     if nxt == None and "f" in s and type(node) == "dict":
@@ -110,7 +143,11 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@       return
 #@     end
 #@   end
-#@   node.append(v)
+#@   if pos >= 0 and pos <= len(node):
+#@     node.insert(pos, v)
+#@   else:
+#@     node.append(v)
+#@   end
 #@ end
 
 #@ def rebase(left):
@@ -120,15 +157,23 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@     for name in rule["sources"]:
 #@       v = lookup(sources[name], steps)
 #@       if v != None:
-#@         put(obj, steps, v)
+#@         put(obj, steps, v, position(sources[name], steps))
 #@         break
 #@       end
 #@     end
 #@   end
 #@   for steps in rule["empty"]:
 #@     if lookup(obj, steps) == None and lookup(sources["existing"], steps) != None:
-#@       put(obj, steps, {})
+#@       put(obj, steps, {}, -1)
 #@     end
+#@   end
+#@   for r in rule["rewrites"]:
+#@     if lookup(obj, r["path"]) == r["from"] and lookup(sources["existing"], r["path"]) == r["to"]:
+#@       put(obj, r["path"], r["to"], -1)
+#@     end
+#@   end
+#@   if rule["stringData"]:
+#@     fold(obj, sources["existing"])
 #@   end
 #@   return obj
 #@ end
@@ -139,8 +184,13 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 `
 
 // overlay renders the ytt rebase rule for keyed paths.
-func overlay(paths, empty []fielddiff.Path, sources []string) string {
-	js, _ := json.Marshal(map[string]any{"paths": steps(paths), "empty": steps(empty), "sources": sources})
+func overlay(r synth.Rule) string {
+	rewrites := []map[string]any{}
+	for _, rw := range r.Rewrites {
+		rewrites = append(rewrites, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
+	}
+	js, _ := json.Marshal(map[string]any{"paths": steps(r.Keyed), "empty": steps(r.Empty), "sources": r.Sources,
+		"rewrites": rewrites, "stringData": r.FoldStringData})
 	return strings.Replace(overlayProgram, "RULE", base64.StdEncoding.EncodeToString(js), 1)
 }
 

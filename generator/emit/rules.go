@@ -76,10 +76,10 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		for _, e := range r.Evidence {
 			fmt.Fprintf(b, "#   %s\n", clean(e))
 		}
-		if len(r.Keyed)+len(r.Empty) > 0 {
+		if r.YTT() {
 			fmt.Fprintf(b, "#   ytt rule (list items selected by key, empty maps): %s\n", clean(pathList(r)))
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
-			for _, line := range strings.Split(strings.TrimSuffix(overlay(r.Keyed, r.Empty, r.Sources), "\n"), "\n") {
+			for _, line := range strings.Split(strings.TrimSuffix(overlay(r), "\n"), "\n") {
 				b.WriteString("        " + line + "\n")
 			}
 		} else {
@@ -106,6 +106,12 @@ func pathList(r synth.Rule) string {
 	}
 	for _, p := range r.Empty {
 		ps = append(ps, p.String()+" (empty map)")
+	}
+	for _, rw := range r.Rewrites {
+		ps = append(ps, fmt.Sprintf("%s (%v stored as %v)", rw.Path, rw.From, rw.To))
+	}
+	if r.FoldStringData {
+		ps = append(ps, "stringData (stored in data)")
 	}
 	return strings.Join(ps, ", ")
 }

@@ -21,6 +21,9 @@ const (
 	Added    Change = "added"    // only live has it
 	Removed  Change = "removed"  // only desired has it
 	Modified Change = "modified" // both, with different values
+	// Canonical: both, with values equal in meaning but written differently ("0.5" vs "500m"):
+	// the server stores the canonical form and kapp, which compares text, shows the difference.
+	Canonical Change = "canonical"
 )
 
 // Delta is one differing field. A subtree present on one side only is one Delta at its root.
@@ -53,6 +56,7 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 			lv, _ := p.Get(l.Object)
 			if c == Modified {
 				if ndv, ok := p.Get(nd.Object); ok && Equal(ndv, firstOf(p.Get(nl.Object))) {
+					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})
 					continue
 				}
 				out = append(out, expand(p, dv, lv)...)

@@ -34,8 +34,9 @@ type KindNamespaceName struct {
 	Name      string `json:"name"`
 }
 
-// Rule is one kapp rebase rule. Plain rules copy map paths; ytt rules (Keyed or Empty non-empty)
-// select list items by their merge key or add empty maps, which kapp's copy cannot express.
+// Rule is one kapp rebase rule. Plain rules copy map paths; ytt rules select list items by their
+// merge key, add empty maps, rewrite values to their stored form or fold Secret stringData,
+// which kapp's copy cannot express.
 type Rule struct {
 	Classes   []string // for the comment: why the rule exists
 	Resources []string // identities the evidence came from
@@ -44,7 +45,22 @@ type Rule struct {
 	Paths     [][]string       // plain kapp paths
 	Keyed     []fielddiff.Path // paths through keyed list items
 	Empty     []fielddiff.Path // empty maps to add where the live object has them
-	Matchers  []Matcher
+	Rewrites  []Rewrite        // values the server stores in another form
+	// FoldStringData moves Secret stringData into data where the live data holds the same values.
+	FoldStringData bool
+	Matchers       []Matcher
+}
+
+// Rewrite replaces From at Path with To when the live object holds To: the same value written
+// the way the server stores it. Exact values keep the rule from hiding a real change.
+type Rewrite struct {
+	Path     fielddiff.Path
+	From, To any
+}
+
+// YTT reports whether the rule needs a ytt rebase rule.
+func (r Rule) YTT() bool {
+	return len(r.Keyed)+len(r.Empty)+len(r.Rewrites) > 0 || r.FoldStringData
 }
 
 // Result is the synthesized rules and what the user should know about them.

@@ -17,12 +17,14 @@ type Options struct {
 
 // group collects the fields that end up in one rule.
 type group struct {
-	rule  Rule
-	paths map[string]fielddiff.Path
-	res   map[string]bool
-	evid  map[string]bool
-	class map[string]bool
-	empty map[string]bool // paths whose live value is an empty map
+	rule     Rule
+	paths    map[string]fielddiff.Path
+	res      map[string]bool
+	evid     map[string]bool
+	class    map[string]bool
+	empty    map[string]bool // paths whose live value is an empty map
+	rewrites map[string]Rewrite
+	fold     bool
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
@@ -59,13 +61,21 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 					return Rule{Sources: UserWins, Matchers: []Matcher{kindMatcher(r.ID, versions[key])}}
 				})
 			}
+			g.res[r.ID.String()] = true
+			g.evid[evidenceSummary(f)] = true
+			g.class[f.Label()] = true
+			switch {
+			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
+				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
+				continue
+			case r.ID.Kind == "Secret" && f.Path.String() == "stringData":
+				g.fold = true
+				continue
+			}
 			g.paths[f.Path.String()] = f.Path
 			if m, ok := f.Live.(map[string]any); ok && len(m) == 0 && f.Change == fielddiff.Added {
 				g.empty[f.Path.String()] = true
 			}
-			g.res[r.ID.String()] = true
-			g.evid[evidenceSummary(f)] = true
-			g.class[f.Label()] = true
 		}
 	}
 	var groups []*group
@@ -85,7 +95,7 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, rewrites: map[string]Rewrite{}}
 	m[k] = g
 	return g
 }
@@ -117,6 +127,10 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 			for k := range g.empty {
 				m.empty[k] = true
 			}
+			for k, v := range g.rewrites {
+				m.rewrites[k] = v
+			}
+			m.fold = m.fold || g.fold
 			continue
 		}
 		merged[key] = g
@@ -139,9 +153,13 @@ func (g *group) rules() []Rule {
 			keyed.Keyed = append(keyed.Keyed, p)
 		}
 	}
+	for _, k := range sortedKeys(g.rewrites) {
+		keyed.Rewrites = append(keyed.Rewrites, g.rewrites[k])
+	}
+	keyed.FoldStringData = g.fold
 	var out []Rule
 	for _, r := range []Rule{plain, keyed} {
-		if len(r.Paths)+len(r.Keyed)+len(r.Empty) == 0 {
+		if len(r.Paths) == 0 && !r.YTT() {
 			continue
 		}
 		r.Resources, r.Evidence, r.Classes = sortedKeys(g.res), sortedKeys(g.evid), sortedKeys(g.class)
@@ -200,10 +218,8 @@ func ruleKey(r Rule) string {
 	first := ""
 	if len(r.Paths) > 0 {
 		first = strings.Join(r.Paths[0], ".")
-	} else if len(r.Keyed) > 0 {
-		first = "~" + r.Keyed[0].String()
 	} else {
-		first = "~" + r.Empty[0].String()
+		first = "~" + ytyKey(r)
 	}
 	return kind + "\x00" + rest + "\x00" + first
 }
@@ -215,4 +231,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func ytyKey(r Rule) string {
+	switch {
+	case len(r.Keyed) > 0:
+		return r.Keyed[0].String()
+	case len(r.Empty) > 0:
+		return r.Empty[0].String()
+	case len(r.Rewrites) > 0:
+		return r.Rewrites[0].Path.String()
+	}
+	return "stringData"
 }
