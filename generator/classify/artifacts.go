@@ -27,11 +27,12 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 		}
 	}
 	return Finding{
-		Path:   fielddiff.FromFields([]string{"metadata", "annotations"}),
-		Change: fielddiff.Added,
-		Class:  Calculated,
-		Owner:  "kapp",
-		Live:   map[string]any{},
+		Path:     fielddiff.FromFields([]string{"metadata", "annotations"}),
+		Change:   fielddiff.Added,
+		Class:    Calculated,
+		Owner:    "kapp",
+		Live:     map[string]any{},
+		KappView: true,
 		Evidence: "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
 			"shown as removed whenever kapp diffs against the live object (kapp v0.66.0)",
 	}, true
@@ -57,6 +58,7 @@ func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
 		Change:   fielddiff.Removed,
 		Class:    Calculated,
 		Desired:  Masked,
+		KappView: true,
 		Evidence: "the API server stores stringData base64-encoded in data (k8s.io/kubernetes pkg/apis/core/v1 conversion of Secret)",
 	}, true
 }

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The API server's own defaulting functions for every built-in group.
@@ -25,6 +26,12 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 )
 
+var aggregatorScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	apiregistrationinstall.Install(s)
+	return s
+}()
+
 // KubernetesVersion is the version whose defaulting code is linked in.
 const KubernetesVersion = "v1.35.0"
 
@@ -43,8 +50,11 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Un
 	}
 	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
 	scheme := legacyscheme.Scheme
-	if gvk.Group == "apiextensions.k8s.io" {
+	switch gvk.Group {
+	case "apiextensions.k8s.io":
 		scheme = crdScheme
+	case "apiregistration.k8s.io": // served by kube-aggregator
+		scheme = aggregatorScheme
 	}
 	obj, err := scheme.New(gvk)
 	if err != nil {

@@ -41,6 +41,9 @@ type Finding struct {
 	CoveredByPackageRules bool
 	// Warning suggests a fix in the manifest, e.g. dropping a field a controller rewrites.
 	Warning string
+	// KappView: the objects agree on this field; only kapp's reading of them differs (the empty
+	// annotations map it leaves, Secret stringData it compares as text).
+	KappView bool
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

@@ -50,6 +50,7 @@ type FieldJSON struct {
 	CoveredByKappDefault  bool   `json:"coveredByKappDefault"`
 	CoveredByPackageRules bool   `json:"coveredByPackageRules,omitempty"`
 	Warning               string `json:"warning,omitempty"`
+	KappView              bool   `json:"kappView,omitempty"`
 }
 
 // ToJSON converts a report to its JSON form.
@@ -64,7 +65,7 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 		for _, f := range r.Findings {
 			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
 				Change: string(f.Change), Desired: f.Desired, Live: f.Live, Evidence: f.Evidence,
-				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning})
+				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning, KappView: f.KappView})
 		}
 		out.Resources = append(out.Resources, rj)
 	}

@@ -8,13 +8,22 @@ import (
 	"runtime"
 	"sync"
 
+	kappversion "carvel.dev/kapp/pkg/kapp/version"
 	"github.com/cppforlife/color"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// KappVersion is the carvel.dev/kapp version go.mod pins and this package links.
+const KappVersion = "0.66.0"
+
 func init() {
 	// kapp's TextDiffView colours lines with this package; rebasegen's diffs must be plain text.
 	color.NoColor = true
+	// kapp finds its version in the binary's build info, which test binaries lack; Config
+	// minimumRequiredVersion checks need a real one.
+	if kappversion.Version == "develop" {
+		kappversion.Version = KappVersion
+	}
 }
 
 // Pair is one resource: what the user deploys and what the cluster holds.

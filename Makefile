@@ -1,0 +1,35 @@
+# rebasegen: see README.md. Every tool the targets need is built by the repo itself into .cache/.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+export GOFLAGS := -buildvcs=false
+
+.PHONY: build test e2e tools fixtures bench lint demo clean
+
+build: ## the rebasegen binary in bin/
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rebasegen ./cmd/rebasegen
+
+test: ## unit and golden tests; no cluster (e2e tests skip themselves)
+	$(GO) test ./...
+
+tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, built once into .cache/bin
+	bash hack/tools.sh
+
+e2e: tools ## tests against a real kube-apiserver + controller-manager and the real kapp binary
+	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 45m -run 'E2E' ./...
+
+fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster
+	bash hack/fixtures.sh
+
+bench: ## benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint: ## go vet and staticcheck (pinned as a go tool)
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+demo: build ## explain and generate rules for the captured Deployment + HPA scenario
+	bin/rebasegen explain --color never -d fixtures/hpa-replicas/desired.yaml -l fixtures/hpa-replicas/live.yaml -n hpa-replicas
+	bin/rebasegen generate -d fixtures/hpa-replicas/desired.yaml -l fixtures/hpa-replicas/live.yaml -n hpa-replicas
+
+clean:
+	rm -rf bin

@@ -1,0 +1,178 @@
+package generator_test
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/scenario"
+)
+
+func scenarios(t *testing.T) []*scenario.Scenario {
+	t.Helper()
+	all, err := scenario.LoadAll("../fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 18 {
+		t.Fatalf("want the 18 captured scenarios, found %d", len(all))
+	}
+	return all
+}
+
+func inputs(s *scenario.Scenario) generator.Inputs {
+	return generator.Inputs{
+		Desired:   []string{filepath.Join(s.Dir, "desired.yaml")},
+		Live:      []string{filepath.Join(s.Dir, "live.yaml")},
+		Namespace: s.Namespace,
+	}
+}
+
+// Every differing field of every captured scenario gets exactly the class the scenario's
+// production says it has.
+func TestExplainReproducesEveryScenarioClass(t *testing.T) {
+	counts := map[string]int{}
+	for _, s := range scenarios(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			rep, _, err := generator.Explain(inputs(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, r := range rep.Resources {
+				for _, f := range r.Findings {
+					if f.KappView { // not a difference between the objects; see classify.Finding
+						continue
+					}
+					got[r.ID.String()+" "+f.Path.String()] = f.Label()
+					counts[string(f.Class)]++
+				}
+			}
+			want := map[string]string{}
+			for _, f := range s.Fields {
+				want[f.Resource+" "+f.Path] = f.Class
+			}
+			var keys []string
+			for k := range got {
+				keys = append(keys, k)
+			}
+			for k := range want {
+				if _, ok := got[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if got[k] != want[k] {
+					t.Errorf("%s: want class %q, got %q", k, want[k], got[k])
+				}
+			}
+		})
+	}
+	t.Logf("classes over the corpus: %v", counts)
+}
+
+// Generated rules remove every ghost diff under both of kapp's bases, per kapp's own engine,
+// and hide no declared value (the mutation check inside Generate).
+func TestGenerateVerifiesEveryScenario(t *testing.T) {
+	total := map[string]int{}
+	for _, s := range scenarios(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			g, err := generator.Generate(inputs(s), synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := g.Verification
+			if !v.OK() || v.KeptPairs != v.GhostPairs {
+				t.Fatalf("verification failed:\n%s\nresidual: %s\nhidden: %v", v.Summary(), strings.Join(v.Residual, "\n"), v.Hidden)
+			}
+			total["rules"] += len(g.Rules)
+			total["ghostFields"] += v.GhostFields
+			total["masked"] += len(v.Masked)
+			total["mutations"] += v.MutationsRun
+		})
+	}
+	t.Logf("over the corpus: %v", total)
+}
+
+// A real change to the desired objects stays an update under the generated rules.
+func TestRealChangeStaysVisible(t *testing.T) {
+	n := 0
+	for _, s := range scenarios(t) {
+		if s.RealChange == nil {
+			continue
+		}
+		n++
+		g, err := generator.Generate(inputs(s), synth.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed, err := s.DesiredWithRealChange()
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, err := load.Paths([]string{filepath.Join(s.Dir, "live.yaml")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range changed {
+			d.SetNamespace(s.Namespace)
+			for _, l := range live {
+				if l.GetKind() != d.GetKind() || l.GetName() != d.GetName() {
+					continue
+				}
+				res, err := verify.Verify([]verify.Pair{{Desired: d, Live: l.Unstructured}}, append(unstructuredOf(g.Set.Configs), g.Config))
+				if err != nil {
+					t.Fatal(err)
+				}
+				isTarget := strings.HasSuffix(s.RealChange.Resource, "/"+d.GetName()) && strings.Contains(s.RealChange.Resource, "/"+d.GetKind()+" ")
+				for _, b := range verify.Bases {
+					if got := res[0].Op[b]; isTarget && got != "update" {
+						t.Errorf("%s: %s %s: real change hidden under the %s base: %s", s.Name, d.GetKind(), d.GetName(), b, got)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no scenario has a realChange")
+	}
+}
+
+// One Deployment of a package has an HPA: only that one gets the replicas rule.
+func TestControllerRulesNameOnlyTheResourcesWithEvidence(t *testing.T) {
+	for _, s := range scenarios(t) {
+		if s.Name != "package-app" {
+			continue
+		}
+		g, err := generator.Generate(inputs(s), synth.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var replicaRules []string
+		for _, r := range g.Rules {
+			for _, p := range r.Paths {
+				if strings.Join(p, ".") != "spec.replicas" {
+					continue
+				}
+				for _, m := range r.Matchers {
+					if m.KindNamespaceName == nil {
+						t.Errorf("spec.replicas ruled for a whole kind: %+v", m)
+						continue
+					}
+					replicaRules = append(replicaRules, m.KindNamespaceName.Kind+"/"+m.KindNamespaceName.Name)
+				}
+			}
+		}
+		if len(replicaRules) != 1 {
+			t.Fatalf("want the replicas rule for exactly the Deployment with an HPA, got %v", replicaRules)
+		}
+		return
+	}
+	t.Fatal("package-app scenario missing")
+}
