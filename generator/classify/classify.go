@@ -170,7 +170,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if fc.defaulted != nil && d.Change != fielddiff.Removed {
 		if dv, ok := d.Path.Get(fc.defaulted.Object); ok && fielddiff.Equal(dv, d.Live) {
 			f.Class = Defaulted
-			f.Evidence = "live value equals the desired object defaulted by " + fc.mechanism
+			f.Evidence = fc.mechanism
 			return f
 		}
 	}

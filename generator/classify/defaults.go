@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
@@ -46,7 +47,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Un
 	gvk := u.GroupVersionKind()
 	if s := d.crds.lookup(gvk); s != nil {
 		out, err := s.apply(u)
-		return out, fmt.Sprintf("CRD structural-schema defaulting (%s, apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
+		return out, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
 	}
 	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
 	scheme := legacyscheme.Scheme
@@ -64,10 +65,17 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Un
 		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %w", gvk.Kind, err)
 	}
 	scheme.Default(obj)
+	// The server stores what it decoded through its internal version: conversion sets fields
+	// too (a pod template's deprecated serviceAccount from serviceAccountName).
+	if internal, err := scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal}); err == nil {
+		if back, err := scheme.ConvertToVersion(internal, gvk.GroupVersion()); err == nil {
+			obj = back
+		}
+	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, "", false, err
 	}
 	out = &unstructured.Unstructured{Object: m}
-	return out, fmt.Sprintf("API server defaulting (k8s.io/kubernetes %s, %s %s)", KubernetesVersion, gvk.GroupVersion(), gvk.Kind), true, nil
+	return out, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, KubernetesVersion), true, nil
 }

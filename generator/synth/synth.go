@@ -197,9 +197,6 @@ func evidenceSummary(f classify.Finding) string {
 	switch f.Class {
 	case classify.Controller:
 		return "owned by " + f.Owner
-	case classify.Defaulted:
-		// the mechanism, without the per-field prefix
-		return strings.TrimPrefix(f.Evidence, "live value equals the desired object defaulted by ")
 	}
 	return f.Evidence
 }
