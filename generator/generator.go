@@ -15,9 +15,10 @@ import (
 type Inputs struct {
 	Desired   []string // files, directories or "-"; empty: recover from kapp.k14s.io/original
 	Live      []string
-	CRDs      []string // extra CustomResourceDefinitions for schema defaulting
-	Rulesets  []string // user ruleset files
-	Namespace string   // for namespaced desired objects without one
+	CRDs      []string     // extra CustomResourceDefinitions for schema defaulting
+	Rulesets  []string     // user ruleset files
+	Namespace string       // for namespaced desired objects without one
+	Package   load.Package // a ytt package rendered into desired objects
 	Stdin     io.Reader
 }
 
@@ -31,6 +32,11 @@ func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	rendered, err := in.Package.Render()
+	if err != nil {
+		return nil, nil, err
+	}
+	desired = append(desired, rendered...)
 	live, err := load.Paths(in.Live, in.Stdin)
 	if err != nil {
 		return nil, nil, err

@@ -80,9 +80,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		if r.YTT() {
 			fmt.Fprintf(b, "#   ytt rule (list items selected by key, empty maps): %s\n", clean(pathList(r)))
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
-			for _, line := range strings.Split(strings.TrimSuffix(overlay(r), "\n"), "\n") {
-				b.WriteString("        " + line + "\n")
-			}
+			writeIndented(b, overlay(r), "        ")
 		} else {
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", strings.Join(r.Sources, ", "))
 			for _, p := range r.Paths {
@@ -161,7 +159,15 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	fmt.Fprintf(b, "#   kubectl annotate packageinstall %s -n %s ext.packaging.carvel.dev/ytt-paths-from-secret-name.0=%s\n", clean(h.PackageInst), clean(h.SecretNS), clean(name))
 	b.WriteString("# kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(h.SecretNS))
-	for _, line := range strings.Split(strings.TrimSuffix(cfg.String(), "\n"), "\n") {
-		b.WriteString("    " + line + "\n")
+	writeIndented(b, cfg.String(), "    ")
+}
+
+// writeIndented writes text as the body of a YAML block scalar; empty lines stay empty.
+func writeIndented(b *strings.Builder, text, indent string) {
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if line != "" {
+			b.WriteString(indent + line)
+		}
+		b.WriteByte('\n')
 	}
 }

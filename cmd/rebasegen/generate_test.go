@@ -1,0 +1,352 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var docSep = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+
+// documents splits a fixture file into its documents, dropping comment-only ones.
+func documents(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, d := range docSep.Split(string(data), -1) {
+		if regexp.MustCompile(`(?m)^[^#\s]`).MatchString(d) {
+			docs = append(docs, strings.Trim(d, "\n")+"\n")
+		}
+	}
+	return docs
+}
+
+// writeFiles replaces dir with the given files, each a list of documents.
+func writeFiles(t *testing.T, dir string, files map[string][]string) {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, docs := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDeterministic: generate's output does not depend on the order of the input documents or on
+// how they are split into files. Every variant is written to the same two directories, passed as
+// -d DIR -l DIR, so the header names the same inputs and the whole output must be byte-identical;
+// the run on the fixture files themselves is compared after dropping the two header comment lines,
+// which name the inputs. --force: verification is TestGolden's business, here the rules must be
+// written even if it fails.
+func TestDeterministic(t *testing.T) {
+	fix := scenario(t, "package-app")
+	desired, live := documents(t, fix[1]), documents(t, fix[3])
+	ref := rebasegen(t, append([]string{"generate", "--force"}, fix...)...)
+	if ref.stdout == "" {
+		t.Fatalf("exit code %d, no output; stderr:\n%s", ref.code, ref.stderr)
+	}
+
+	dir := t.TempDir()
+	dDir, lDir := filepath.Join(dir, "desired"), filepath.Join(dir, "live")
+	reversed := func(docs []string) []string { r := slices.Clone(docs); slices.Reverse(r); return r }
+	// shuffled puts every document in a file of its own, named so that the sorted file order is a
+	// random permutation of the documents.
+	shuffled := func(seed uint64) func([]string) map[string][]string {
+		return func(docs []string) map[string][]string {
+			r := rand.New(rand.NewPCG(seed, seed))
+			files := map[string][]string{}
+			for i, pos := range r.Perm(len(docs)) {
+				files[fmt.Sprintf("%03d.yaml", pos)] = []string{docs[i]}
+			}
+			return files
+		}
+	}
+	variants := []struct {
+		name  string
+		files func([]string) map[string][]string
+	}{
+		{"one file each, fixture order", func(d []string) map[string][]string { return map[string][]string{"all.yaml": d} }},
+		{"one file each, reversed", func(d []string) map[string][]string { return map[string][]string{"all.yaml": reversed(d)} }},
+		{"two files each, halves swapped and reversed", func(d []string) map[string][]string {
+			return map[string][]string{"a.yml": reversed(d[len(d)/2:]), "b.yaml": reversed(d[:len(d)/2])}
+		}},
+		{"single-document files, shuffled (seed 1)", shuffled(1)},
+		{"single-document files, shuffled (seed 2)", shuffled(2)},
+		{"single-document files, shuffled (seed 3)", shuffled(3)},
+	}
+	var first result
+	for i, v := range variants {
+		writeFiles(t, dDir, v.files(desired))
+		writeFiles(t, lDir, v.files(live))
+		r := rebasegen(t, "generate", "--force", "-d", dDir, "-l", lDir, "-n", fix[5])
+		if i == 0 {
+			first = r
+			if got, want := dropHeader(t, r.stdout), dropHeader(t, ref.stdout); got != want {
+				t.Errorf("%s: output differs from the run on the fixture files", v.name)
+			}
+			continue
+		}
+		if r.code != first.code || r.stdout != first.stdout {
+			t.Errorf("%s: exit code %d, %d bytes; %s: exit code %d, %d bytes; outputs differ", v.name, r.code, len(r.stdout),
+				variants[0].name, first.code, len(first.stdout))
+		}
+	}
+}
+
+// leaks returns the forms in which s could appear: itself, and the part of its base64 encoding
+// that does not depend on what precedes or follows it, for each of the three alignments.
+func leaks(s string) []string {
+	out := []string{s}
+	for pad := 0; pad < 3; pad++ {
+		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", pad) + s))
+		from, to := (pad+2)/3*4, (pad+len(s))/3*4
+		out = append(out, enc[from:to])
+	}
+	return out
+}
+
+// TestSecretsDoNotLeak: no value of a Secret, desired or live, plain or base64, reaches stdout,
+// stderr or a written file, whatever the command and format.
+func TestSecretsDoNotLeak(t *testing.T) {
+	const (
+		desiredPlain = "MARKER-s3cr3t-VALUE"     // desired stringData
+		desiredData  = "MARKER-d4t4-VALUE"       // desired data, base64 in the manifest
+		livePassword = "MARKER-l1ve-VALUE"       // live data, differs from the desired value
+		liveToken    = "MARKER-l1ve-t0ken-VALUE" // live data, differs from the desired value
+		liveCtrl     = "MARKER-c0ntr0ller-VALUE" // live data written by a controller
+	)
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	dir := t.TempDir()
+	desired := fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+type: Opaque
+stringData:
+  password: %s
+data:
+  token: %s
+`, desiredPlain, b64(desiredData))
+	original := fmt.Sprintf(`{"apiVersion":"v1","data":{"token":"%s"},"kind":"Secret","metadata":{"labels":{"kapp.k14s.io/app":"1795322180123296908","kapp.k14s.io/association":"v1.0f8e6b6c1c0f7fa1e0a3c4e5d9b2a7f1"},"name":"creds","namespace":"sec"},"stringData":{"password":"%s"},"type":"Opaque"}`,
+		b64(desiredData), desiredPlain)
+	live := fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  annotations:
+    kapp.k14s.io/identity: v1;sec//Secret/creds;v1
+    kapp.k14s.io/original: '%s'
+    kapp.k14s.io/original-diff-md5: a7bca38cd1da0153d482420e8b7431e9
+  creationTimestamp: "2026-11-22T04:36:21Z"
+  labels:
+    kapp.k14s.io/app: "1795322180123296908"
+    kapp.k14s.io/association: v1.0f8e6b6c1c0f7fa1e0a3c4e5d9b2a7f1
+  managedFields:
+  - apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data:
+        .: {}
+        f:password: {}
+        f:token: {}
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:kapp.k14s.io/identity: {}
+          f:kapp.k14s.io/original: {}
+          f:kapp.k14s.io/original-diff-md5: {}
+        f:labels:
+          .: {}
+          f:kapp.k14s.io/app: {}
+          f:kapp.k14s.io/association: {}
+      f:type: {}
+    manager: kapp
+    operation: Update
+    time: "2026-11-22T04:36:21Z"
+  - apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data:
+        f:ca.crt: {}
+    manager: cert-manager
+    operation: Update
+    time: "2026-11-22T04:36:22Z"
+  name: creds
+  namespace: sec
+  resourceVersion: "732"
+  uid: 6607728e-9b7d-4bc3-b367-03775f3686e9
+type: Opaque
+data:
+  password: %s
+  token: %s
+  ca.crt: %s
+`, original, b64(livePassword), b64(liveToken), b64(liveCtrl))
+	dPath, lPath := filepath.Join(dir, "desired.yaml"), filepath.Join(dir, "live.yaml")
+	for p, data := range map[string]string{dPath: desired, lPath: live} {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outDir := filepath.Join(dir, "out")
+	if err := os.Mkdir(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := []string{"-d", dPath, "-l", lPath, "-n", "sec"}
+	runs := [][]string{
+		append([]string{"explain", "--color", "always"}, in...),
+		append([]string{"explain", "--color", "never"}, in...),
+		append([]string{"explain", "-o", "json"}, in...),
+		{"explain", "-o", "json", "-l", lPath}, // desired recovered from kapp.k14s.io/original
+		{"explain", "-l", lPath},
+	}
+	for _, f := range [][]string{{"config"}, {"ytt", "--namespace-value", "ns"}, {"secret", "--package-install", "shop"}} {
+		for _, out := range []string{"-", filepath.Join(outDir, f[0]+".yml")} {
+			runs = append(runs, append(append([]string{"generate", "--force", "--include-unknown", "-o", out, "--format"}, f...), in...))
+		}
+	}
+	var markers []string
+	for _, m := range []string{desiredPlain, desiredData, livePassword, liveToken, liveCtrl} {
+		markers = append(markers, leaks(m)...)
+	}
+	check := func(what, text string) {
+		t.Helper()
+		for _, m := range markers {
+			if strings.Contains(text, m) {
+				t.Errorf("%s contains %q:\n%s", what, m, text)
+			}
+		}
+	}
+	for _, args := range runs {
+		r := rebasegen(t, args...)
+		if r.code != 0 && r.code != exitPending {
+			t.Errorf("%v: exit code %d; stderr:\n%s", args, r.code, r.stderr)
+		}
+		if args[0] == "explain" || slices.Contains(args, "-") {
+			if r.stdout == "" {
+				t.Errorf("%v: no output", args)
+			}
+		}
+		check(fmt.Sprintf("stdout of %v", args), r.stdout)
+		check(fmt.Sprintf("stderr of %v", args), r.stderr)
+	}
+	entries, err := os.ReadDir(outDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 {
+		t.Errorf("%d files written, want 3", len(entries))
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(outDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(e.Name(), string(data))
+	}
+}
+
+// TestOutputIsAtomic: a run that fails leaves an existing --output file byte-identical and no
+// temp file next to it; a run that succeeds replaces it whole.
+func TestOutputIsAtomic(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	// The package's own kapp Config removes spec.selector from every Deployment kapp applies: kapp
+	// updates the Deployment on every deploy whatever rebase rules are added, so verification fails.
+	broken := filepath.Join(dir, "broken.yaml")
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, `---
+apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: remove
+  path: [spec, selector]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`...)
+	bad := filepath.Join(dir, "bad.yaml")
+	for p, d := range map[string][]byte{broken: data, bad: []byte("apiVersion: v1\nkind: ConfigMap\n")} {
+		if err := os.WriteFile(p, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outDir := filepath.Join(dir, "out")
+	out := filepath.Join(outDir, "rules.yml")
+	const old = "# the rules of an earlier run\n"
+	onlyOut := func(name string) {
+		t.Helper()
+		entries, err := os.ReadDir(outDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 1 || entries[0].Name() != "rules.yml" || !entries[0].Type().IsRegular() {
+			t.Errorf("%s: %s holds %v, want only the regular file rules.yml", name, outDir, entries)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"verification fails", []string{"-d", broken, "-l", fix[3], "-n", fix[5]}, exitPending},
+		{"bad input", []string{"-d", bad, "-l", fix[3], "-n", fix[5]}, exitError},
+		{"bad format", []string{"--format", "yml", "-d", fix[1], "-l", fix[3], "-n", fix[5]}, exitError},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := rebasegen(t, append([]string{"generate", "-o", out}, c.args...)...)
+			if r.code != c.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
+			}
+			if got, _ := os.ReadFile(out); string(got) != old {
+				t.Errorf("%s was changed to:\n%s", out, got)
+			}
+			onlyOut(c.name)
+		})
+	}
+
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"success", fix, 0},
+		{"verification fails, --force", []string{"--force", "-d", broken, "-l", fix[3], "-n", fix[5]}, exitPending},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := rebasegen(t, append([]string{"generate", "-o", out}, c.args...)...)
+			if r.code != c.code || r.stdout != "" {
+				t.Errorf("exit code %d, want %d; stdout %q; stderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+			toStdout := rebasegen(t, append([]string{"generate"}, c.args...)...)
+			got, _ := os.ReadFile(out)
+			if string(got) == old || dropHeader(t, string(got)) != dropHeader(t, toStdout.stdout) {
+				t.Errorf("%s holds:\n%s\nwant what generate writes to stdout:\n%s", out, got, toStdout.stdout)
+			}
+			onlyOut(c.name)
+		})
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// rebasegen runs the CLI in-process, as main does, capturing what it writes to stdout and stderr
+// (run writes to os.Stdout and os.Stderr, which are swapped for files meanwhile).
+func rebasegen(t *testing.T, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	var files [2]*os.File
+	for i, name := range []string{"stdout", "stderr"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = files[0], files[1]
+	code := func() int {
+		defer func() { os.Stdout, os.Stderr = stdout, stderr }()
+		return run(append([]string{"rebasegen"}, args...))
+	}()
+	out, err := os.ReadFile(files[0].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut, err := os.ReadFile(files[1].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result{code: code, stdout: string(out), stderr: string(errOut)}
+}
+
+// scenario returns the input flags of a captured fixture, relative to this package.
+func scenario(t *testing.T, name string) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "fixtures", name)
+	data, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct{ Namespace string }
+	if err := yaml.Unmarshal(data, &s); err != nil || s.Namespace == "" {
+		t.Fatalf("%s/scenario.yaml: no namespace (%v)", dir, err)
+	}
+	return []string{"-d", filepath.Join(dir, "desired.yaml"), "-l", filepath.Join(dir, "live.yaml"), "-n", s.Namespace}
+}
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/rebasegen -update to create it)", err)
+	}
+	if got == string(want) {
+		return
+	}
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(string(want)), B: difflib.SplitLines(got),
+		FromFile: path, ToFile: "got", Context: 3,
+	})
+	t.Errorf("output differs from %s (go test ./cmd/rebasegen -update rewrites it):\n%s", path, diff)
+}
+
+func TestGolden(t *testing.T) {
+	type tc struct {
+		name string
+		args []string
+	}
+	var cases []tc
+	for _, s := range []string{"hpa-replicas", "services", "human-drift"} {
+		cases = append(cases,
+			tc{"explain-" + s + ".text", append([]string{"explain", "--output", "text", "--color", "never"}, scenario(t, s)...)},
+			tc{"explain-" + s + ".json", append([]string{"explain", "--output", "json"}, scenario(t, s)...)})
+	}
+	for _, f := range [][]string{{"config"}, {"ytt", "--namespace-value", "ns"}, {"secret", "--package-install", "shop"}} {
+		args := append(append([]string{"generate", "--format"}, f...), scenario(t, "package-app")...)
+		cases = append(cases, tc{"generate-package-app." + f[0], args})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rebasegen(t, c.args...)
+			if r.code != 0 {
+				t.Errorf("exit code %d, want 0; stderr:\n%s", r.code, r.stderr)
+			}
+			golden(t, c.name+".stdout", r.stdout)
+			golden(t, c.name+".stderr", r.stderr)
+		})
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nmetadata: {name: b}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	live := scenario(t, "hpa-replicas")[3]
+	badErr := "rebasegen: " + bad + ": document 2 (line 4): field kind: missing: not a Kubernetes object\n"
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"explain: bad desired", []string{"explain", "-d", bad, "-l", live}, 1, badErr},
+		{"explain: bad live", []string{"explain", "-l", bad}, 1, badErr},
+		{"explain: missing file", []string{"explain", "-d", missing, "-l", live}, 1,
+			"rebasegen: reading " + missing + ": stat " + missing + ": no such file or directory\n"},
+		{"explain: bad --output", []string{"explain", "-o", "yaml", "-l", live}, 1, "rebasegen: --output: want text or json, got \"yaml\"\n"},
+		{"generate: bad desired", []string{"generate", "-d", bad, "-l", live}, 1, badErr},
+		{"generate: secret without --package-install", []string{"generate", "--format", "secret", "-l", live}, 1,
+			"rebasegen: --format secret needs --package-install NAME\n"},
+		{"generate: bad --format", []string{"generate", "--format", "yml", "-l", live}, 1,
+			"rebasegen: --format: want config, ytt or secret, got \"yml\"\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rebasegen(t, c.args...)
+			if r.code != c.code || r.stderr != c.stderr || r.stdout != "" {
+				t.Errorf("got exit code %d, stderr %q, stdout %q\nwant exit code %d, stderr %q, no stdout", r.code, r.stderr, r.stdout, c.code, c.stderr)
+			}
+		})
+	}
+}
+
+// dropHeader removes the two header comment lines, which name the inputs and the command.
+func dropHeader(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.SplitAfterN(out, "\n", 3)
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "# Generated by rebasegen ") || !strings.HasPrefix(lines[1], "# Regenerate: ") {
+		t.Fatalf("no header in:\n%.300s", out)
+	}
+	return lines[2]
+}

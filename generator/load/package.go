@@ -1,0 +1,159 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"carvel.dev/ytt/pkg/cmd/template"
+	"carvel.dev/ytt/pkg/cmd/ui"
+	"carvel.dev/ytt/pkg/files"
+	"sigs.k8s.io/yaml"
+)
+
+// Package says how to render a ytt package config directory, as kapp-controller's ytt template
+// step does: every file of the directories, data values files, and key=value data values.
+type Package struct {
+	Dirs        []string // ytt -f: directories or files
+	ValuesFiles []string // ytt --data-values-file
+	Values      []string // ytt -v KEY=VAL
+	CR          string   // a kapp-controller Package whose template is fetched inline
+}
+
+func (p Package) empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
+
+// Render renders the package with the ytt library and reads the result like any input.
+func (p Package) Render() ([]Object, error) {
+	if p.empty() {
+		return nil, nil
+	}
+	var fs []*files.File
+	name := strings.Join(p.Dirs, ",")
+	if len(p.Dirs) > 0 {
+		var err error
+		if fs, err = files.NewSortedFilesFromPaths(p.Dirs, files.SymlinkAllowOpts{}); err != nil {
+			return nil, fmt.Errorf("reading package %s: %w", name, err)
+		}
+	}
+	if p.CR != "" {
+		crFiles, err := packageCRFiles(p.CR)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, crFiles...)
+		name = p.CR
+	}
+	opts := template.NewOptions()
+	opts.DataValuesFlags.FromFiles = p.ValuesFiles
+	opts.DataValuesFlags.KVsFromStrings = p.Values
+	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
+	if out.Err != nil {
+		// ytt's own message, as `ytt` prints it
+		return nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
+	}
+	rendered, err := out.DocSet.AsBytes()
+	if err != nil {
+		return nil, fmt.Errorf("rendering package %s: %w", name, err)
+	}
+	return Bytes("ytt("+name+")", rendered)
+}
+
+// packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads.
+type packageCR struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Spec       struct {
+		Template struct {
+			Spec struct {
+				Fetch []map[string]struct {
+					Paths map[string]string `json:"paths"`
+				} `json:"fetch"`
+				Template []map[string]struct {
+					Paths []string `json:"paths"`
+				} `json:"template"`
+			} `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+}
+
+// packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
+// Other fetch kinds need the network and are out of scope.
+func packageCRFiles(file string) ([]*files.File, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	var cr packageCR
+	if err := yaml.Unmarshal(data, &cr); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
+		return nil, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
+	}
+	spec := cr.Spec.Template.Spec
+	if len(spec.Fetch) == 0 {
+		return nil, fmt.Errorf("%s: spec.template.spec.fetch is empty", file)
+	}
+	var ytt *struct {
+		Paths []string `json:"paths"`
+	}
+	for _, step := range spec.Template {
+		if s, ok := step["ytt"]; ok {
+			ytt = &s
+			break
+		}
+	}
+	if ytt == nil {
+		return nil, fmt.Errorf("%s: spec.template.spec.template has no ytt step", file)
+	}
+	var out []*files.File
+	for i, f := range spec.Fetch {
+		inline, ok := f["inline"]
+		if !ok || len(f) != 1 {
+			var kinds []string
+			for k := range f {
+				kinds = append(kinds, k)
+			}
+			sort.Strings(kinds)
+			return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d] is %s: only inline fetches can be rendered offline (image, imgpkgBundle, git and http fetches are out of scope)", file, i, strings.Join(kinds, ","))
+		}
+		prefix := ""
+		if len(spec.Fetch) > 1 {
+			prefix = fmt.Sprintf("%d/", i) // kapp-controller puts several fetches in numbered directories
+		}
+		names := make([]string, 0, len(inline.Paths))
+		for n := range inline.Paths {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			p := path.Clean(prefix + n)
+			if !selected(p, ytt.Paths) {
+				continue
+			}
+			ff, err := files.NewFileFromSource(files.NewBytesSource(p, []byte(inline.Paths[n])))
+			if err != nil {
+				return nil, fmt.Errorf("%s: inline path %s: %w", file, n, err)
+			}
+			out = append(out, ff)
+		}
+	}
+	return out, nil
+}
+
+// selected applies the ytt step's paths (files or directories); none means every file.
+func selected(p string, paths []string) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	for _, sel := range paths {
+		sel = path.Clean(sel)
+		if sel == "." || p == sel || strings.HasPrefix(p, sel+"/") {
+			return true
+		}
+	}
+	return false
+}
