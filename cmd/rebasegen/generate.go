@@ -38,7 +38,7 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			h := emit.Header{Version: version, Inputs: inputNames(c), Regenerate: regenerateCommand(c),
-				Namespaces: namespaceValues(c, g), PackageInst: c.String("package-install"), SecretNS: c.String("namespace")}
+				Namespaces: emit.NamespaceValues(c.StringSlice("namespace-value"), g.Rules), PackageInst: c.String("package-install"), SecretNS: c.String("namespace")}
 			var out bytes.Buffer
 			if err := emit.WriteRules(&out, g.Rules, format, h); err != nil {
 				return err
@@ -118,23 +118,4 @@ func regenerateCommand(c *cli.Context) string {
 		parts = append(parts, "--include-unknown")
 	}
 	return strings.Join(parts, " ")
-}
-
-// namespaceValues maps namespaces to data value keys: "KEY" maps every namespace in the rules.
-func namespaceValues(c *cli.Context, g *generator.Generated) map[string]string {
-	out := map[string]string{}
-	for _, v := range c.StringSlice("namespace-value") {
-		if ns, key, ok := strings.Cut(v, "="); ok {
-			out[ns] = key
-			continue
-		}
-		for _, r := range g.Rules {
-			for _, m := range r.Matchers {
-				if m.KindNamespaceName != nil && m.KindNamespaceName.Namespace != "" {
-					out[m.KindNamespaceName.Namespace] = v
-				}
-			}
-		}
-	}
-	return out
 }

@@ -12,7 +12,10 @@ import (
 	"testing"
 )
 
-var docSep = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+var (
+	docSep  = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+	content = regexp.MustCompile(`(?m)^[^#\s]`) // a line that is not blank or a comment
+)
 
 // documents splits a fixture file into its documents, dropping comment-only ones.
 func documents(t *testing.T, path string) []string {
@@ -23,7 +26,7 @@ func documents(t *testing.T, path string) []string {
 	}
 	var docs []string
 	for _, d := range docSep.Split(string(data), -1) {
-		if regexp.MustCompile(`(?m)^[^#\s]`).MatchString(d) {
+		if content.MatchString(d) {
 			docs = append(docs, strings.Trim(d, "\n")+"\n")
 		}
 	}

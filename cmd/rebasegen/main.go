@@ -31,6 +31,7 @@ func run(args []string) int {
 		Commands: []*cli.Command{
 			explainCommand(),
 			generateCommand(),
+			checkCommand(),
 		},
 		Writer:         os.Stdout,
 		ErrWriter:      os.Stderr,
@@ -40,7 +41,9 @@ func run(args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "rebasegen:", err)
+	if err.Error() != "" {
+		fmt.Fprintln(os.Stderr, "rebasegen:", err)
+	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) && ec.ExitCode() != 0 {
 		return ec.ExitCode()

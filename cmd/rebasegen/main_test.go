@@ -49,7 +49,8 @@ func rebasegen(t *testing.T, args ...string) result {
 	return result{code: code, stdout: string(out), stderr: string(errOut)}
 }
 
-// scenario returns the input flags of a captured fixture, relative to this package.
+// scenario returns the input flags of a captured fixture, relative to this package:
+// -d DESIRED -l LIVE -n NAMESPACE, so [1], [3] and [5] are the values.
 func scenario(t *testing.T, name string) []string {
 	t.Helper()
 	dir := filepath.Join("..", "..", "fixtures", name)

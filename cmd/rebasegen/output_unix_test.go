@@ -41,7 +41,10 @@ func TestOutputToPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) == 0 || dropHeader(t, string(got)) != dropHeader(t, want) {
-		t.Errorf("read from the pipe:\n%s\nwant:\n%s", got, want)
+	switch {
+	case len(got) == 0:
+		t.Errorf("nothing was written to the pipe")
+	case dropHeader(t, string(got)) != dropHeader(t, want):
+		t.Errorf("read from the pipe:\n%s\nwant what generate writes to stdout:\n%s", got, want)
 	}
 }

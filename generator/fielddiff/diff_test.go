@@ -91,6 +91,10 @@ status: {replicas: 2}
 		`added spec.template.spec.containers[name=web].imagePullPolicy`,
 		// the key field protocol is defaulted by the schema, so the item pairs and only its leaf differs
 		`added spec.template.spec.containers[name=web].ports[containerPort=80,protocol=TCP].protocol`,
+		// same quantities written differently: not modified, but kapp compares text, so reported
+		"canonical spec.template.spec.containers[name=web].resources.limits.cpu",
+		"canonical spec.template.spec.containers[name=web].resources.limits.memory",
+		"canonical spec.template.spec.containers[name=web].resources.requests.cpu",
 		`added spec.template.spec.dnsPolicy`,
 		`added status.replicas (noise: status)`,
 	}, "\n")
@@ -105,9 +109,16 @@ status: {replicas: 2}
 }
 
 func TestDiffEqualObjectsHaveNoDelta(t *testing.T) {
-	ds, err := Diff(obj(t, desiredDeploy), obj(t, strings.ReplaceAll(desiredDeploy, `cpu: "0.5"`, `cpu: 500m`)))
+	ds, err := Diff(obj(t, desiredDeploy), obj(t, desiredDeploy))
 	if err != nil || len(ds) != 0 {
 		t.Fatalf("want no delta, got %v %v", render(ds), err)
+	}
+	ds, err = Diff(obj(t, desiredDeploy), obj(t, strings.ReplaceAll(desiredDeploy, `cpu: "0.5"`, `cpu: 500m`)))
+	if err != nil || render(ds) != "canonical spec.template.spec.containers[name=web].resources.limits.cpu" {
+		t.Fatalf("want one canonical delta, got %v %v", render(ds), err)
+	}
+	if ds[0].Desired != "0.5" || ds[0].Live != "500m" {
+		t.Errorf("values as written: %v -> %v", ds[0].Desired, ds[0].Live)
 	}
 }
 

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/generator"
+)
+
+// exitLint: lint errors only (3 wins when there are also residual diffs or stale files).
+const exitLint = 4
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
+		Flags: append(inputFlags(),
+			&cli.StringSliceFlag{Name: "rules", Usage: "rule files or package directories holding kapp Config documents (repeatable)", Required: true},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},
+			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
+		),
+		Action: func(c *cli.Context) error {
+			format := c.String("output")
+			if format != "text" && format != "json" && format != "github" {
+				return fmt.Errorf("--output: want text, json or github, got %q", format)
+			}
+			rules := c.StringSlice("rules")
+			res, err := generator.Check(inputs(c), rules)
+			if err != nil {
+				return err
+			}
+			if err := writeCheck(c.App.Writer, format, res, rules); err != nil {
+				return err
+			}
+			switch {
+			case len(res.Residual) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
+				return cli.Exit("", exitPending)
+			}
+			return nil
+		},
+	}
+}
+
+type checkJSON struct {
+	Version  int         `json:"version"`
+	Residual []fieldJSON `json:"residual"`
+	Stale    []staleJSON `json:"stale"`
+	Drift    []fieldJSON `json:"drift"`
+}
+
+type fieldJSON struct {
+	Resource string `json:"resource"`
+	Path     string `json:"path,omitempty"`
+	Class    string `json:"class,omitempty"`
+	Evidence string `json:"evidence"`
+}
+
+type staleJSON struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Diff string `json:"diff"`
+}
+
+func fields(rs []generator.Residual) []fieldJSON {
+	out := []fieldJSON{}
+	for _, r := range rs {
+		f := fieldJSON{Resource: r.Resource.String(), Evidence: r.Finding.Evidence}
+		if r.Finding.Path != nil {
+			f.Path, f.Class = r.Finding.Path.String(), r.Finding.Label()
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string) error {
+	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Stale: []staleJSON{}}
+	for _, s := range res.Stale {
+		j.Stale = append(j.Stale, staleJSON{File: s.File, Line: s.Line, Diff: s.Diff})
+	}
+	var b strings.Builder
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(j)
+	case "github":
+		// Annotations point at the rules file: that is what the author fixes.
+		for _, f := range j.Residual {
+			fmt.Fprintf(&b, "::error file=%s,line=1::residual ghost diff: %s %s (%s)\n", rules[0], f.Resource, f.Path, ghActions(f.Class))
+		}
+		for _, s := range j.Stale {
+			fmt.Fprintf(&b, "::error file=%s,line=%d::generated rules are stale: regenerate with the command in the file's header\n", s.File, s.Line)
+		}
+		for _, f := range j.Drift {
+			fmt.Fprintf(&b, "::warning file=%s,line=1::drift in the live objects: %s %s\n", rules[0], f.Resource, f.Path)
+		}
+	default:
+		for _, f := range j.Residual {
+			fmt.Fprintf(&b, "residual ghost diff: %s %s (%s): %s\n", f.Resource, f.Path, f.Class, f.Evidence)
+		}
+		for _, s := range j.Stale {
+			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
+		}
+		for _, f := range j.Drift {
+			fmt.Fprintf(&b, "warning: drift: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+		}
+		fmt.Fprintf(&b, "check: %d residual ghost diffs, %d stale generated files, %d drift warnings\n", len(j.Residual), len(j.Stale), len(j.Drift))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ghActions keeps annotation text on one line.
+func ghActions(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ", "::", ":").Replace(s)
+}

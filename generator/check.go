@@ -1,0 +1,209 @@
+package generator
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
+)
+
+// Checked is what `rebasegen check` found.
+type Checked struct {
+	Residual []Residual // ghost diffs the rules leave
+	Stale    []Stale    // generated rule files that would change
+	Drift    []Residual // human changes found in the live objects
+}
+
+// Residual is one field kapp would still report.
+type Residual struct {
+	Resource pair.Identity
+	Finding  classify.Finding
+}
+
+// Stale is a generated file whose regeneration differs.
+type Stale struct {
+	File string
+	Line int    // first differing line
+	Diff string // unified diff, committed -> regenerated
+}
+
+// Check runs kapp's engine with the package's own rules plus the rule files, and regenerates
+// every rule file rebasegen generated to see whether it is stale.
+func Check(in Inputs, ruleFiles []string) (*Checked, error) {
+	set, rs, err := Load(in)
+	if err != nil {
+		return nil, err
+	}
+	configs, err := ruleConfigs(ruleFiles, in.Package)
+	if err != nil {
+		return nil, err
+	}
+	set.Configs = append(set.Configs, configs...)
+	rep, err := classify.Classify(set, classify.Options{Rules: rs})
+	if err != nil {
+		return nil, err
+	}
+	c := &Checked{}
+	var pairs []verify.Pair
+	var ids []pair.Identity
+	for _, r := range rep.Resources {
+		ghostsOnly := true
+		for _, f := range r.Findings {
+			switch {
+			case f.Class == classify.Drift:
+				c.Drift = append(c.Drift, Residual{r.ID, f})
+				ghostsOnly = false
+			case !f.Class.Ghost():
+				ghostsOnly = false
+			case !f.Covered() && !f.KappView: // kapp-view fields are judged by kapp's engine below
+				c.Residual = append(c.Residual, Residual{r.ID, f})
+			}
+		}
+		if ghostsOnly {
+			pairs = append(pairs, verify.Pair{Desired: r.Desired.Unstructured, Live: r.Live.Unstructured})
+			ids = append(ids, r.ID)
+		}
+	}
+	// kapp's engine has the last word: a resource it still updates is residual even when each
+	// field looked covered.
+	results, err := verify.Verify(pairs, unstructuredOf(set.Configs))
+	if err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		for _, b := range verify.Bases {
+			if res.Op[b] != verify.OpKeep && !hasResidual(c.Residual, ids[i]) {
+				c.Residual = append(c.Residual, Residual{ids[i], classify.Finding{Evidence: fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])}})
+				break
+			}
+		}
+	}
+	for _, f := range ruleFiles {
+		st, err := stale(in, f)
+		if err != nil {
+			return nil, err
+		}
+		c.Stale = append(c.Stale, st...)
+	}
+	return c, nil
+}
+
+func hasResidual(rs []Residual, id pair.Identity) bool {
+	for _, r := range rs {
+		if r.Resource == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleConfigs reads kapp Config documents from rule files and directories: plain Configs,
+// ConfigMaps labelled kapp.k14s.io/config, ytt templates (rendered with the package's data
+// values, as the package would be) and rebasegen's Secret format (its rebase-rules.yml).
+func ruleConfigs(paths []string, pkg load.Package) ([]load.Object, error) {
+	var out []load.Object
+	for _, p := range paths {
+		objs, err := load.Paths([]string{p}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("#@ ")) && !isDir(p) {
+			if objs, err = (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render(); err != nil {
+				return nil, err
+			}
+		}
+		for _, o := range objs {
+			switch {
+			case pair.IsKappConfig(o.Unstructured) || isKappConfigMap(o):
+				out = append(out, o)
+			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
+				embedded, err := secretRules(o)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, embedded...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// secretRules reads the Config a rebase-rules Secret carries.
+func secretRules(o load.Object) ([]load.Object, error) {
+	text, ok, _ := unstructured.NestedString(o.Object, "stringData", "rebase-rules.yml")
+	if !ok {
+		enc, found, _ := unstructured.NestedString(o.Object, "data", "rebase-rules.yml")
+		if !found {
+			return nil, nil
+		}
+		dec, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, &load.Error{Source: o.Source, Field: "data.rebase-rules.yml", Msg: "not base64"}
+		}
+		text = string(dec)
+	}
+	return load.Bytes(o.Source.File+" (rebase-rules.yml)", []byte(text))
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isKappConfigMap(o load.Object) bool {
+	_, labelled := o.GetLabels()["kapp.k14s.io/config"]
+	return o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && labelled
+}
+
+// stale regenerates a file rebasegen generated (recognised by its header) with the options its
+// header records, and diffs everything below the header.
+func stale(in Inputs, file string) ([]Stale, error) {
+	info, err := os.Stat(file)
+	if err != nil || info.IsDir() {
+		return nil, err // directories hold package rules, not generated files
+	}
+	committed, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	h, ok := parseHeader(string(committed))
+	if !ok {
+		return nil, nil
+	}
+	g, err := Generate(in, synth.Options{IncludeUnknown: h.includeUnknown})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := emit.WriteRules(&buf, g.Rules, h.format, emit.Header{Namespaces: h.namespaces(g), PackageInst: h.packageInstall, SecretNS: h.namespace}); err != nil {
+		return nil, err
+	}
+	a, b := body(string(committed)), body(buf.String())
+	if a == b {
+		return nil, nil
+	}
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(a), B: difflib.SplitLines(b),
+		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
+	return []Stale{{File: file, Line: firstDifference(a, b) + headerLines(string(committed)), Diff: diff}}, nil
+}
+
+func firstDifference(a, b string) int {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range al {
+		if i >= len(bl) || al[i] != bl[i] {
+			return i + 1
+		}
+	}
+	return len(al)
+}
