@@ -13,3 +13,5 @@ func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
 	}
 	return out
 }
+
+func loadValues(kv ...string) load.Package { return load.Package{Values: kv} }
