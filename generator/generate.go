@@ -51,6 +51,18 @@ func (v Verification) Summary() string {
 
 // Generate classifies, synthesizes rules and verifies them with kapp's engine.
 func Generate(in Inputs, opts synth.Options) (*Generated, error) {
+	g, err := Synthesize(in, opts)
+	if err != nil {
+		return nil, err
+	}
+	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts)
+	return g, err
+}
+
+// Synthesize classifies and synthesizes the rules (g.Config included) without asking kapp's
+// engine about them: g.Verification is zero. Generate is Synthesize plus verification; the
+// benchmarks (generator/bench) time the two apart.
+func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 	rep, set, err := Explain(in)
 	if err != nil {
 		return nil, err
@@ -65,8 +77,7 @@ func Generate(in Inputs, opts synth.Options) (*Generated, error) {
 		return nil, fmt.Errorf("generated Config does not parse (a bug): %w", err)
 	}
 	g.Config = objs[0].Unstructured
-	g.Verification, err = check(rep, set, g.Rules, g.Config, opts)
-	return g, err
+	return g, nil
 }
 
 // check verifies the rules: pairs whose differences are all ghosts must be kept under both

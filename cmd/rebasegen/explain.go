@@ -45,8 +45,7 @@ func palette(mode string) (emit.Palette, error) {
 	case "never":
 		return emit.Palette{}, nil
 	case "auto":
-		st, err := os.Stdout.Stat()
-		return emit.Palette{On: err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""}, nil
+		return emit.Palette{On: isTTY(os.Stdout) && os.Getenv("NO_COLOR") == ""}, nil
 	}
 	return emit.Palette{}, fmt.Errorf("--color: want auto, always or never, got %q", mode)
 }

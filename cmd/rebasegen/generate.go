@@ -75,6 +75,10 @@ func writeOutput(path string, data []byte, stdout io.Writer) error {
 		_, err := stdout.Write(data)
 		return err
 	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		// a pipe or device (/dev/stdout, <(...)): renaming over it would replace it
+		return os.WriteFile(path, data, 0)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

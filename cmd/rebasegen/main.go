@@ -32,6 +32,7 @@ func run(args []string) int {
 			explainCommand(),
 			generateCommand(),
 			checkCommand(),
+			captureCommand(),
 		},
 		Writer:         os.Stdout,
 		ErrWriter:      os.Stderr,

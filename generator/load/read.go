@@ -102,9 +102,6 @@ var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
 
 // Bytes parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
 func Bytes(name string, data []byte) ([]Object, error) {
-	if !utf8.Valid(data) {
-		return nil, &Error{Source: Source{File: name, Doc: 1, Line: 1}, Msg: "not UTF-8 text"}
-	}
 	var objs []Object
 	starts := docSeparator.FindAllIndex(data, -1)
 	begin, doc := 0, 0
@@ -123,6 +120,9 @@ func Bytes(name string, data []byte) ([]Object, error) {
 		}
 		doc++
 		src := Source{File: name, Doc: doc, Line: line}
+		if !utf8.Valid(chunk) {
+			return nil, &Error{Source: src, Msg: "not UTF-8 text"}
+		}
 		parsed, err := parseDoc(chunk, src)
 		if err != nil {
 			return nil, err

@@ -138,9 +138,13 @@ type serialYtt struct {
 func (s serialYtt) IsResourceMatching(res ctlres.Resource) bool { return s.mod.IsResourceMatching(res) }
 
 func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
-	yttMu.Lock()
-	defer yttMu.Unlock()
-	return s.mod.ApplyFromMultiple(res, srcs)
+	// Memoised (yttmemo.go): identical evaluations repeat per base and per mutation run, and
+	// being serialised they were most of verification's time.
+	return yttResults.apply(s.mod.OverlayYAML, res, srcs, func() error {
+		yttMu.Lock()
+		defer yttMu.Unlock()
+		return s.mod.ApplyFromMultiple(res, srcs)
+	})
 }
 
 // asListedByKapp applies what kapp does to objects it lists (resources/identified_resources_list.go):

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/capture"
+)
+
+func captureCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "capture",
+		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "app", Aliases: []string{"a"}, Usage: "kapp app name"},
+			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App: captures its kapp app NAME-ctrl"},
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of the app (its ConfigMap)"},
+			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
+			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "directory to write live.yaml and desired.yaml into"},
+			&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries per kind on transient errors"},
+		},
+		Action: func(c *cli.Context) error {
+			app := c.String("app")
+			if pi := c.String("package-install"); pi != "" {
+				app = pi + "-ctrl"
+			}
+			if app == "" {
+				return fmt.Errorf("--app or --package-install is required")
+			}
+			rules := clientcmd.NewDefaultClientConfigLoadingRules()
+			rules.ExplicitPath = c.String("kubeconfig")
+			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
+			if err != nil {
+				return err
+			}
+			opts := capture.Options{App: app, Namespace: c.String("namespace"), Retries: c.Int("retries")}
+			if isTTY(os.Stderr) {
+				opts.Progress = func(done, total int) { fmt.Fprintf(c.App.ErrWriter, "\rcapturing: %d/%d kinds", done, total) }
+			}
+			res, err := capture.Run(context.Background(), cfg, opts)
+			if opts.Progress != nil {
+				fmt.Fprintln(c.App.ErrWriter)
+			}
+			if err != nil {
+				return err
+			}
+			dir := c.String("output")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for name, objs := range map[string][]*unstructured.Unstructured{"live.yaml": res.Live, "desired.yaml": capture.Desired(res.Live)} {
+				if err := writeOutput(filepath.Join(dir, name), multiDoc(objs), nil); err != nil {
+					return err
+				}
+			}
+			for _, f := range res.Failures {
+				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %v\n", f.Resource, f.Err)
+			}
+			fmt.Fprintf(c.App.ErrWriter, "captured %d objects of app %s/%s into %s\n", len(res.Live), c.String("namespace"), app, dir)
+			return nil
+		},
+	}
+}
+
+func multiDoc(objs []*unstructured.Unstructured) []byte {
+	var b bytes.Buffer
+	for _, o := range objs {
+		bs, _ := yaml.Marshal(o.Object)
+		b.WriteString("---\n")
+		b.Write(bs)
+	}
+	return b.Bytes()
+}
+
+func isTTY(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# check-package.sh: the CI job for a Carvel package that commits rebasegen-generated rules.
+# Fails (exit 3) when ghost diffs remain under the package's rules or the committed generated
+# rules are stale, 4 on lint errors only; drift in the live objects is a warning.
+#
+#   check-package.sh PACKAGE_CONFIG_DIR VALUES_FILE LIVE_YAML RULES_FILE
+#
+# LIVE_YAML is what `rebasegen capture` wrote from a test cluster the package was deployed to.
+# Set OUTPUT=github in GitHub Actions to get annotations on the rules file.
+set -euo pipefail
+config=$1 values=$2 live=$3 rules=$4
+rebasegen check \
+  --package "$config" --values "$values" \
+  --live "$live" --namespace "${NAMESPACE:-default}" \
+  --rules "$rules" --output "${OUTPUT:-text}"

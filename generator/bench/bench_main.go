@@ -1,0 +1,426 @@
+// Command bench measures rebasegen at fleet scale (make bench): a synthetic corpus built from the
+// captured fixtures at several sizes, and per size the time and memory of each stage against the
+// floor of merely parsing the same YAML. It prints one table and the ratios the performance
+// targets are stated in.
+//
+//	go run ./generator/bench -sizes 100,1000,10000
+//	go run ./generator/bench -sizes 10000 -stages explain -cpuprofile /tmp/explain.pprof
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
+)
+
+// Stages, in the order they run and are printed.
+const (
+	stageParse    = "parse"    // (a) floor: sigs.k8s.io/yaml into unstructured objects
+	stageExplain  = "explain"  // (b) generator.Explain
+	stageSynth    = "synth"    // (c) generator.Synthesize: generate without verification
+	stageVerify   = "verify"   // (d) verify.Verify over all pairs with the generated Config
+	stageGenerate = "generate" // (e) generator.Generate: with verification
+)
+
+var allStages = []string{stageParse, stageExplain, stageSynth, stageVerify, stageGenerate}
+
+var stageLabel = map[string]string{
+	stageParse: "(a) parse floor", stageExplain: "(b) explain", stageSynth: "(c) generate, no verify",
+	stageVerify: "(d) verify alone", stageGenerate: "(e) generate + verify",
+}
+
+// measurement is one stage at one size.
+type measurement struct {
+	Stage    string
+	Pairs    int
+	Input    int64 // YAML bytes
+	Time     time.Duration
+	Peak     uint64 // heap in use, high-water mark above the heap before the stage
+	Alloc    uint64 // bytes allocated during the stage
+	Baseline uint64 // heap in use before the stage (setup the stage needs, e.g. verify's pairs)
+	Note     string
+}
+
+func main() {
+	os.Exit(mainErr())
+}
+
+func mainErr() int {
+	sizesFlag := flag.String("sizes", "100,1000,10000", "corpus sizes in resource pairs")
+	stagesFlag := flag.String("stages", strings.Join(allStages, ","), "stages to run")
+	fixtures := flag.String("fixtures", "fixtures", "captured fixtures directory")
+	work := flag.String("workdir", "", "directory for the corpora (default: a temp dir, removed)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured stages")
+	memprofile := flag.String("memprofile", "", "write an allocation profile after the run")
+	flag.Parse()
+
+	sizes, err := parseSizes(*sizesFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	stages := strings.Split(*stagesFlag, ",")
+	for _, s := range stages {
+		if _, ok := stageLabel[s]; !ok {
+			fmt.Fprintf(os.Stderr, "bench: unknown stage %q (want %s)\n", s, strings.Join(allStages, ","))
+			return 2
+		}
+	}
+	dir := *work
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "rebasegen-bench-"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+	}
+	objs, err := fixturePairs(*fixtures)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer f.Close()
+		profiling = func(on bool) {
+			if on {
+				_ = pprof.StartCPUProfile(f)
+			} else {
+				pprof.StopCPUProfile()
+			}
+		}
+	}
+
+	fmt.Printf("rebasegen bench: %d CPUs, GOMAXPROCS %d, %s, corpus from %d captured pairs in %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), len(objs), *fixtures)
+	var all []measurement
+	failed := false
+	for _, n := range sizes {
+		c, err := buildCorpus(objs, n, filepath.Join(dir, strconv.Itoa(n)))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "corpus %d pairs: %.1f MB of YAML in %s\n", n, float64(c.Bytes)/1e6, c.Dir)
+		for _, s := range stages {
+			m, err := runStage(s, c)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "bench: %s at %d pairs: %v\n", s, n, err)
+				failed = true
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "  %-9s %10s  peak %7.1f MB  alloc %8.1f MB %s\n", s, m.Time.Round(time.Millisecond),
+				mb(m.Peak), mb(m.Alloc), m.Note)
+			all = append(all, m)
+		}
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+	}
+	printTable(os.Stdout, all, sizes)
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+var profiling = func(bool) {}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(f), "_", ""))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-sizes: bad size %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func inputs(c *corpus) generator.Inputs {
+	return generator.Inputs{Desired: []string{c.DesiredDir}, Live: []string{c.LiveDir}, Namespace: "default"}
+}
+
+// runStage measures one stage on corpus c, after its untimed setup.
+func runStage(stage string, c *corpus) (measurement, error) {
+	m := measurement{Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
+	var run func() (any, error)
+	switch stage {
+	case stageParse:
+		run = func() (any, error) { return parseFloor(c) }
+	case stageExplain:
+		run = func() (any, error) {
+			rep, set, err := generator.Explain(inputs(c))
+			if err == nil && len(rep.Resources) != c.Pairs {
+				err = fmt.Errorf("%d pairs classified, want %d (created %d, deleted %d)", len(rep.Resources), c.Pairs, len(set.Created), len(set.Deleted))
+			}
+			return rep, err
+		}
+	case stageSynth:
+		run = func() (any, error) {
+			g, err := generator.Synthesize(inputs(c), synth.Options{})
+			if err == nil {
+				m.Note = fmt.Sprintf("%d rules", len(g.Rules))
+			}
+			return g, err
+		}
+	case stageVerify:
+		g, err := generator.Synthesize(inputs(c), synth.Options{})
+		if err != nil {
+			return m, err
+		}
+		pairs := make([]verify.Pair, len(g.Set.Pairs))
+		for i, p := range g.Set.Pairs {
+			pairs[i] = verify.Pair{Desired: p.Desired.Unstructured, Live: p.Live.Unstructured}
+		}
+		configs := []*unstructured.Unstructured{g.Config}
+		for _, cfg := range g.Set.Configs {
+			configs = append(configs, cfg.Unstructured)
+		}
+		g = nil
+		run = func() (any, error) {
+			res, err := verify.Verify(pairs, configs)
+			if err == nil {
+				keep := 0
+				for _, r := range res {
+					if r.Op[verify.LastApplied] == verify.OpKeep && r.Op[verify.Live] == verify.OpKeep {
+						keep++
+					}
+				}
+				m.Note = fmt.Sprintf("%d/%d pairs keep", keep, len(res))
+			}
+			return res, err
+		}
+	case stageGenerate:
+		run = func() (any, error) {
+			g, err := generator.Generate(inputs(c), synth.Options{})
+			if err != nil {
+				return nil, err
+			}
+			v := g.Verification
+			m.Note = fmt.Sprintf("%d rules, kept %d/%d ghost pairs, %d mutations", len(g.Rules), v.KeptPairs, v.GhostPairs, v.MutationsRun)
+			if !v.OK() {
+				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Residual, v.Hidden))
+			}
+			return g, nil
+		}
+	}
+	res, err := measure(&m, run)
+	runtime.KeepAlive(res)
+	return m, err
+}
+
+func first(lists ...[]string) string {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l[0]
+		}
+	}
+	return ""
+}
+
+// measure runs f once and fills in its time, peak heap and allocation. The heap is sampled
+// every millisecond through runtime/metrics (no stop-the-world).
+func measure(m *measurement, f func() (any, error)) (any, error) {
+	runtime.GC()
+	runtime.GC()
+	m.Baseline = heapInUse()
+	alloc0 := allocated()
+	var peak atomic.Uint64
+	peak.Store(m.Baseline)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if h := heapInUse(); h > peak.Load() {
+					peak.Store(h)
+				}
+			}
+		}
+	}()
+	profiling(true)
+	start := time.Now()
+	res, err := f()
+	m.Time = time.Since(start)
+	profiling(false)
+	close(stop)
+	wg.Wait()
+	if h := heapInUse(); h > peak.Load() {
+		peak.Store(h)
+	}
+	m.Peak = peak.Load() - m.Baseline
+	m.Alloc = allocated() - alloc0
+	return res, err
+}
+
+var heapSamples = []metrics.Sample{
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/memory/classes/heap/unused:bytes"},
+}
+
+// heapInUse is MemStats.HeapInuse (objects plus the unused part of in-use spans).
+func heapInUse() uint64 {
+	s := make([]metrics.Sample, len(heapSamples))
+	copy(s, heapSamples)
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
+
+// parseFloor reads every corpus file and parses each document with sigs.k8s.io/yaml into an
+// unstructured object, and nothing else: the least any tool reading the YAML must do.
+func parseFloor(c *corpus) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, dir := range []string{c.DesiredDir, c.LiveDir} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			for _, doc := range docSep.Split(string(data), -1) {
+				if strings.TrimSpace(doc) == "" {
+					continue
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+					return nil, fmt.Errorf("%s: %w", f, err)
+				}
+				out = append(out, &unstructured.Unstructured{Object: m})
+			}
+		}
+	}
+	if len(out) != 2*c.Pairs {
+		return nil, fmt.Errorf("parsed %d objects, want %d", len(out), 2*c.Pairs)
+	}
+	return out, nil
+}
+
+func mb(b uint64) float64 { return float64(b) / 1e6 }
+
+func printTable(w io.Writer, ms []measurement, sizes []int) {
+	get := func(stage string, n int) *measurement {
+		for i := range ms {
+			if ms[i].Stage == stage && ms[i].Pairs == n {
+				return &ms[i]
+			}
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tpeak heap MB\tpeak/input\talloc MB\talloc/input\t")
+	for _, n := range sizes {
+		for _, s := range allStages {
+			m := get(s, n)
+			if m == nil {
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%.2fx\t%.1f\t%.1fx\t\n", n, stageLabel[s], fmtDur(m.Time),
+				mb(m.Peak), float64(m.Peak)/float64(m.Input), mb(m.Alloc), float64(m.Alloc)/float64(m.Input))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(&b)
+
+	ratio := func(a, b *measurement) string {
+		if a == nil || b == nil || b.Time == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2fx", a.Time.Seconds()/b.Time.Seconds())
+	}
+	tw = tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pairs\tinput MB\t(b)/(a)\t(c)/(a)\t(e)/(d)\t")
+	for _, n := range sizes {
+		in := 0.0
+		if m := get(stageParse, n); m != nil {
+			in = mb(uint64(m.Input))
+		} else if m := get(stageGenerate, n); m != nil {
+			in = mb(uint64(m.Input))
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t\n", n, in,
+			ratio(get(stageExplain, n), get(stageParse, n)),
+			ratio(get(stageSynth, n), get(stageParse, n)),
+			ratio(get(stageGenerate, n), get(stageVerify, n)))
+	}
+	tw.Flush()
+	fmt.Fprintln(&b)
+
+	// growth between consecutive sizes: linear scaling is the size ratio
+	for i := 1; i < len(sizes); i++ {
+		lo, hi := sizes[i-1], sizes[i]
+		var parts []string
+		for _, s := range allStages {
+			if r := ratio(get(s, hi), get(s, lo)); r != "-" {
+				parts = append(parts, s+" "+r)
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "growth %d -> %d pairs (%.0fx the pairs): %s\n", lo, hi, float64(hi)/float64(lo), strings.Join(parts, ", "))
+		}
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(100 * time.Microsecond).String()
+}
+

@@ -1,0 +1,301 @@
+// Package lint checks kapp Config documents, hand-written or generated, for rebase rules that
+// kapp reads differently from what their author meant: keys it silently ignores, matchers that
+// never match, rules that make kapp panic or do nothing, rules kapp already has, and rules broad
+// enough to hide real changes. Every finding names the file and line of the offending key.
+//
+// kapp parses Configs leniently (sigs.k8s.io/yaml into its own structs), so the checks use
+// kapp's structs and matcher code, not a copy of its schema.
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+type Severity string
+
+const (
+	Error   Severity = "error"   // kapp rejects the Config, panics, or the rule does not do what it says
+	Warning Severity = "warning" // the rule works but is redundant, stale or broader than needed
+)
+
+// Finding is one problem. Rule is the 0-based index in the Config's rebaseRules (kapp counts
+// from 0 in its own errors), -1 for a problem with the document itself.
+type Finding struct {
+	Severity   Severity `json:"severity"`
+	File       string   `json:"file"`
+	Line       int      `json:"line"`
+	Rule       int      `json:"rule"`
+	Message    string   `json:"message"`
+	Suggestion string   `json:"suggestion"`
+}
+
+// Options say what to lint and against what.
+type Options struct {
+	Rules []string // files or directories holding kapp Configs or ConfigMaps labelled kapp.k14s.io/config
+	// Inputs are the desired and live objects the rules are for (Desired, Live, Namespace,
+	// Rulesets, Stdin are used). Without them only the Configs themselves are checked.
+	Inputs generator.Inputs
+}
+
+// Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
+func Check(opts Options) ([]Finding, error) {
+	if slices.Contains(opts.Rules, "-") && (slices.Contains(opts.Inputs.Desired, "-") || slices.Contains(opts.Inputs.Live, "-")) {
+		return nil, fmt.Errorf("- (stdin) can be read only once")
+	}
+	env, err := newEnv(opts.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	docs, findings, err := readConfigs(opts.Rules, opts.Inputs.Stdin)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 && len(findings) == 0 {
+		return nil, fmt.Errorf("no kapp Config (apiVersion kapp.k14s.io/v1alpha1, kind Config) and no ConfigMap labelled kapp.k14s.io/config in %v", opts.Rules)
+	}
+	for _, d := range docs {
+		c := &checker{env: env, doc: d, rule: -1}
+		c.config()
+		findings = append(findings, c.findings...)
+	}
+	sort.SliceStable(findings, func(i, j int) bool {
+		a, b := findings[i], findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Message < b.Message
+	})
+	return findings, nil
+}
+
+// Count returns the number of errors and warnings.
+func Count(fs []Finding) (errors, warnings int) {
+	for _, f := range fs {
+		if f.Severity == Error {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
+// env is what the rules are checked against.
+type env struct {
+	clusterKinds    map[string]bool // kindNamespaceNameMatcher names a kind without its group
+	namespacedKinds map[string]bool // kinds some CRD declares namespaced: never reported as cluster-scoped
+	desired         bool            // --desired given: rules and matchers must match something
+	resources       []resource      // desired objects, namespace defaulted as kapp prepares them
+	gen             *generator.Generated
+	defaults        []ctlconf.RebaseRule
+}
+
+type resource struct {
+	id   pair.Identity
+	obj  *unstructured.Unstructured
+	kapp ctlres.Resource
+	live bool // paired with a live object, so generate has rules for it
+}
+
+func newEnv(in generator.Inputs) (*env, error) {
+	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: len(in.Desired) > 0}
+	var err error
+	if e.defaults, err = kappDefaults(); err != nil {
+		return nil, err
+	}
+	rs, err := rulesets.Load(in.Rulesets...)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rs.ClusterScoped {
+		e.clusterKinds[k.Kind] = true
+	}
+	if len(in.Desired) == 0 && len(in.Live) == 0 {
+		return e, nil
+	}
+	var set *pair.Set
+	if len(in.Live) > 0 {
+		// generate's rules are the narrower alternative shown for broad rules.
+		if e.gen, err = generator.Generate(in, synth.Options{}); err != nil {
+			return nil, err
+		}
+		set = e.gen.Set
+	} else if set, _, err = generator.Load(in); err != nil {
+		return nil, err
+	}
+	for _, crd := range set.CRDs {
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+		if scope == "Cluster" {
+			e.clusterKinds[kind] = true
+		} else {
+			e.namespacedKinds[kind] = true
+		}
+	}
+	for _, p := range set.Pairs {
+		e.resources = append(e.resources, newResource(p.ID, p.Desired.Unstructured, true))
+	}
+	for _, o := range set.Created {
+		gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
+		id := pair.Identity{Group: gv.Group, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
+		e.resources = append(e.resources, newResource(id, o.Unstructured, false))
+	}
+	return e, nil
+}
+
+func newResource(id pair.Identity, u *unstructured.Unstructured, live bool) resource {
+	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{}), live: live}
+}
+
+func (e *env) clusterScoped(kind string) bool { return e.clusterKinds[kind] && !e.namespacedKinds[kind] }
+
+// kappDefaults parses kapp's built-in Config with kapp's own parser.
+func kappDefaults() ([]ctlconf.RebaseRule, error) {
+	res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ctlconf.NewConfigFromResource(res)
+	return cfg.RebaseRules, err
+}
+
+// doc is one Config: its data as kapp reads it, and its YAML nodes for line numbers.
+type doc struct {
+	file   string
+	obj    map[string]any
+	node   *yaml.Node // the Config mapping; nil when positions are unknown
+	line0  int        // where the document (or the ConfigMap's config.yml) starts
+	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
+}
+
+const configLabel, configKey = "kapp.k14s.io/config", "config.yml" // kapp's ConfigMap convention
+
+// readConfigs reads the Configs and labelled ConfigMaps under paths; other documents are ignored.
+// A labelled ConfigMap kapp would reject is a finding, not an input error.
+func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
+	var stdinData []byte
+	if slices.Contains(paths, "-") && stdin != nil {
+		var err error
+		if stdinData, err = io.ReadAll(stdin); err != nil {
+			return nil, nil, fmt.Errorf("reading stdin: %w", err)
+		}
+	}
+	objs, err := load.Paths(paths, bytes.NewReader(stdinData))
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*doc
+	var findings []Finding
+	nodes := map[string][]*yaml.Node{}
+	for _, o := range objs {
+		isConfig := pair.IsKappConfig(o.Unstructured)
+		if _, labelled := o.GetLabels()[configLabel]; !isConfig && !labelled {
+			continue
+		}
+		file := o.Source.File
+		if _, ok := nodes[file]; !ok {
+			data := stdinData
+			if file != "-" {
+				data, _ = os.ReadFile(file) // read once already by load; positions are optional
+			}
+			nodes[file] = documentNodes(data)
+		}
+		n := find(nodes[file], o.Source)
+		if isConfig {
+			docs = append(docs, &doc{file: file, obj: o.Object, node: n, line0: o.Source.Line})
+			continue
+		}
+		d, problem := fromConfigMap(o, n)
+		if problem != "" {
+			findings = append(findings, Finding{Severity: Error, File: file, Line: o.Source.Line, Rule: -1,
+				Message: "ConfigMap labelled " + configLabel + " " + problem + ": kapp rejects it"})
+			continue
+		}
+		docs = append(docs, d)
+	}
+	return docs, findings, nil
+}
+
+// fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml".
+func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
+	if o.GetAPIVersion() != "v1" || o.GetKind() != "ConfigMap" {
+		return nil, "is not a v1 ConfigMap"
+	}
+	text, found, _ := unstructured.NestedString(o.Object, "data", configKey)
+	if !found {
+		return nil, "has no data." + configKey
+	}
+	d := &doc{file: o.Source.File, line0: o.Source.Line}
+	value := at{n: n}.field("data").field(configKey).n
+	if value != nil {
+		d.line0 = value.Line
+	}
+	inner, err := load.Bytes(o.Source.File, []byte(text))
+	if err != nil || len(inner) != 1 || !pair.IsKappConfig(inner[0].Unstructured) {
+		return nil, "does not hold exactly one kapp Config in data." + configKey
+	}
+	d.obj = inner[0].Object
+	// Only a literal block (config.yml: |) keeps the text's lines aligned with the file's.
+	if value != nil && value.Style&yaml.LiteralStyle != 0 {
+		if ns := documentNodes([]byte(text)); len(ns) > 0 {
+			d.node, d.offset = ns[0], value.Line
+		}
+	}
+	return d, ""
+}
+
+// documentNodes parses every document of a file; a document yaml.v3 cannot parse ends the list
+// (its findings then carry the document's line).
+func documentNodes(data []byte) []*yaml.Node {
+	var out []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if dec.Decode(&n) != nil {
+			return out
+		}
+		if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			out = append(out, n.Content[0])
+		}
+	}
+}
+
+// find returns the node of the object load read at src: the first document starting at or after
+// the document's separator line.
+func find(nodes []*yaml.Node, src load.Source) *yaml.Node {
+	for _, n := range nodes {
+		if n.Line < src.Line {
+			continue
+		}
+		if src.Item > 0 {
+			items := at{n: n}.field("items").n
+			if items == nil || len(items.Content) < src.Item {
+				return nil
+			}
+			return items.Content[src.Item-1]
+		}
+		return n
+	}
+	return nil
+}

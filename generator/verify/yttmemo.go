@@ -1,0 +1,104 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+)
+
+// yttMemo remembers the results of kapp's ytt rebase rules. ytt is serialised (yttMu) and each
+// evaluation compiles the overlay program and re-parses the resources as YAML, so it dominates
+// verification; kapp evaluates the same rule on the same resources several times per pair (once
+// per base, and again when it recalculates the last-applied change), and generate's mutation
+// runs repeat the live side of every pair. An overlay is a pure function of the program and the
+// resources, which kapp serialises as YAML from their JSON: the key hashes the program and the
+// JSON of the resource and of every source, so a hit is exactly what ytt would have returned.
+type yttMemo struct {
+	mu           sync.Mutex
+	m            map[[sha256.Size]byte]ctlres.Resource
+	hits, misses atomic.Int64
+}
+
+// yttMemoMax bounds the memo: entries are whole objects. Reuse happens within one pair (its bases,
+// then its mutation runs), so a small memo cleared when full keeps nearly every hit.
+const yttMemoMax = 1024
+
+var yttResults = &yttMemo{m: map[[sha256.Size]byte]ctlres.Resource{}}
+
+// key is ok=false when a resource does not encode (then ytt runs, unmemoised).
+func (*yttMemo) key(overlay string, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) ([sha256.Size]byte, bool) {
+	h := sha256.New()
+	write := func(b []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	enc := func(r ctlres.Resource) bool {
+		if r == nil {
+			write([]byte("nil"))
+			return true
+		}
+		bs, err := json.Marshal(r.UnstructuredObject())
+		write(bs)
+		return err == nil
+	}
+	write([]byte(overlay))
+	ok := enc(res)
+	names := make([]string, 0, len(srcs))
+	for s := range srcs {
+		names = append(names, string(s))
+	}
+	sort.Strings(names)
+	for _, s := range names {
+		write([]byte(s))
+		ok = enc(srcs[ctlres.FieldCopyModSource(s)]) && ok
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k, ok
+}
+
+func (y *yttMemo) get(k [sha256.Size]byte) (ctlres.Resource, bool) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	r, ok := y.m[k]
+	return r, ok
+}
+
+// put stores a private copy of the result; stored resources are never modified, only copied
+// from (DeepCopyIntoFrom), so workers may read them concurrently.
+func (y *yttMemo) put(k [sha256.Size]byte, r ctlres.Resource) {
+	c := r.DeepCopy()
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if len(y.m) >= yttMemoMax {
+		clear(y.m)
+	}
+	y.m[k] = c
+}
+
+// apply is mod.ApplyFromMultiple through the memo; run does the real evaluation (under yttMu).
+func (y *yttMemo) apply(overlay string, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource, run func() error) error {
+	k, ok := y.key(overlay, res, srcs)
+	if ok {
+		if r, hit := y.get(k); hit {
+			y.hits.Add(1)
+			res.DeepCopyIntoFrom(r)
+			return nil
+		}
+	}
+	y.misses.Add(1)
+	if err := run(); err != nil {
+		return err
+	}
+	if ok {
+		y.put(k, res)
+	}
+	return nil
+}
