@@ -51,6 +51,8 @@ type Result struct {
 
 // Run captures the app.
 func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rest.NoWarnings{} // deprecation warnings of kinds listed in passing
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -74,6 +76,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 			res.Failures = append(res.Failures, Failure{Resource: gvr.String(), Err: err})
 		}
 		for j := range items {
+			if transient(&items[j]) {
+				continue
+			}
 			res.Live = append(res.Live, redact(&items[j]))
 		}
 		if opts.Progress != nil {
@@ -154,6 +159,18 @@ func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRes
 		}
 	}
 	return nil, err
+}
+
+// transient objects are made by a controller (ReplicaSets, Pods, EndpointSlices): they carry the
+// app's labels, even kapp's original annotation (a ReplicaSet copies its Deployment's), but kapp
+// did not apply them and does not diff them.
+func transient(u *unstructured.Unstructured) bool {
+	for _, ref := range u.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
 }
 
 func key(u *unstructured.Unstructured) string {
