@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# fixtures.sh - `make fixtures`: build the tools, start ONE throwaway cluster with the
+# kube-controller-manager, capture every scenario in fixtures/ (or those named as arguments) with
+# the real kapp CLI, stop the cluster.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+t0=$EPOCHREALTIME
+hack/tools.sh
+KAPP=$ROOT/.cache/bin/kapp-$(go list -m -f '{{.Version}}' carvel.dev/kapp)
+go build -o .cache/bin/capture ./hack/capture
+FAST_STOP=1 WITH_CONTROLLER_MANAGER=1 hack/cluster/start.sh run -- .cache/bin/capture -kapp "$KAPP" -fixtures fixtures "$@"
+awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "fixtures.sh: done in %.1fs\n", b - a }' >&2

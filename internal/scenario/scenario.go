@@ -1,0 +1,326 @@
+// Package scenario loads the captured ghost-diff scenarios in fixtures/<name>/ and runs them on a
+// real cluster (hack/capture writes the fixtures with it; e2e tests replay them).
+//
+// A scenario directory holds:
+//   - desired.yaml: the manifests a package author wrote, deployed with the real kapp CLI;
+//   - scenario.yaml: a hand-written header (Scenario without Fields) followed by the `fields:`
+//     section that hack/capture rewrites: every field that differs between desired and live, with
+//     its ground-truth class;
+//   - live.yaml: the objects read back from the API server after the deploy and the steps, with
+//     managedFields, in desired.yaml's order.
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Ground-truth classes of a differing field.
+const (
+	ClassDefaulted  = "defaulted"   // set by the API server's defaulting when the object was created
+	ClassCalculated = "calculated"  // computed at creation: allocators, registry strategies, admission
+	ClassDrift      = "drift"       // a human changed it
+	ControllerClass = "controller:" // + field manager: another controller owns it
+)
+
+// Scenario is the content of scenario.yaml plus the objects of desired.yaml and live.yaml.
+type Scenario struct {
+	Name        string `json:"name"` // also the kapp app name
+	Description string `json:"description"`
+	Namespace   string `json:"namespace"` // kapp deploy -n; each scenario has its own
+	// Steps run after the kapp deploy, in order: what controllers and humans did.
+	Steps      []Step      `json:"steps,omitempty"`
+	Truth      Truth       `json:"truth,omitempty"`
+	RealChange *RealChange `json:"realChange,omitempty"`
+	// Fields is rewritten by hack/capture.
+	Fields []Field `json:"fields,omitempty"`
+
+	Dir     string   `json:"-"`
+	Objects []Object `json:"-"` // one per desired.yaml document, in order
+}
+
+// Object pairs a desired manifest with the live object captured for it.
+type Object struct {
+	// Resource is "<group>/<Kind> <namespace>/<name>" ("core" for the core group; no
+	// namespace part for cluster-scoped objects), as in Field.Resource.
+	Resource string
+	// Desired is the manifest from desired.yaml; for namespaced kinds metadata.namespace is set
+	// to the scenario namespace, as `kapp deploy -n` does.
+	Desired *unstructured.Unstructured
+	// Live is nil until captured (no live.yaml).
+	Live *unstructured.Unstructured
+}
+
+// Truth holds hints for the ground truth that cannot be observed.
+type Truth struct {
+	// Calculated lists field paths (fielddiff syntax; `*` matches any text; a path also covers
+	// the fields under it), optionally after "<group>/<Kind> " to apply to one kind only, that the
+	// server computes at creation rather than defaults: allocated clusterIP(s) and node ports,
+	// ipFamilies, Job selectors and labels, ... Fields set at creation and not listed are
+	// ClassDefaulted.
+	Calculated []string `json:"calculated,omitempty"`
+}
+
+// Field is one differing field and its ground-truth class.
+type Field struct {
+	Resource string `json:"resource"`
+	Path     string `json:"path"`  // fielddiff.Path.String()
+	Class    string `json:"class"` // defaulted | calculated | drift | controller:<manager>
+}
+
+// RealChange is a change a user makes to desired.yaml that generated rules must not hide.
+type RealChange struct {
+	Description string `json:"description"`
+	Resource    string `json:"resource"`
+	Path        string `json:"path"` // the field that must stay visible in the diff
+	// JSONPatch is an RFC 6902 patch applied to the desired object.
+	JSONPatch json.RawMessage `json:"jsonPatch"`
+}
+
+// Step is one action after the deploy; exactly one of Patch, WaitFor, Kapp is set.
+type Step struct {
+	// Class is what the step represents: controller:<manager> or drift. Fields the step changes
+	// get this class.
+	Class   string    `json:"class"`
+	Note    string    `json:"note,omitempty"`
+	Patch   *Patch    `json:"patch,omitempty"`
+	WaitFor *WaitFor  `json:"waitFor,omitempty"`
+	Kapp    *KappStep `json:"kapp,omitempty"`
+}
+
+// Patch patches a desired object as another controller (or a human) would, under its field
+// manager name, which managedFields then records exactly as for the real thing.
+type Patch struct {
+	Resource     string          `json:"resource"` // "<group>/<Kind> [<namespace>/]<name>"
+	Type         string          `json:"type"`     // merge | json | strategic | apply
+	FieldManager string          `json:"fieldManager"`
+	Subresource  string          `json:"subresource,omitempty"` // e.g. scale
+	Patch        json.RawMessage `json:"patch"`
+}
+
+// WaitFor waits until a field of a desired object has a value (e.g. the HPA scaled replicas), or
+// without Value until it is set and not empty (e.g. aggregated ClusterRole rules).
+type WaitFor struct {
+	Resource string          `json:"resource"`
+	Path     string          `json:"path"` // dot-separated map keys, e.g. spec.replicas
+	Value    json.RawMessage `json:"value,omitempty"`
+	Timeout  metav1.Duration `json:"timeout,omitempty"` // default 60s
+}
+
+// KappStep runs kapp in the scenario directory; $APP and $NS expand to the app name and namespace.
+type KappStep struct {
+	Args []string `json:"args"`
+}
+
+// LoadAll loads every scenario under dir (fixtures/), sorted by name.
+func LoadAll(dir string) ([]*Scenario, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Scenario
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "scenario.yaml")); err != nil {
+			continue
+		}
+		s, err := Load(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Load reads scenario.yaml, desired.yaml and, if present, live.yaml from dir.
+func Load(dir string) (*Scenario, error) {
+	bs, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Scenario{Dir: dir}
+	if err := yaml.UnmarshalStrict(bs, s); err != nil {
+		return nil, fmt.Errorf("%s/scenario.yaml: %w", dir, err)
+	}
+	if s.Name == "" || s.Namespace == "" {
+		return nil, fmt.Errorf("%s/scenario.yaml: name and namespace are required", dir)
+	}
+	desired, err := readObjects(filepath.Join(dir, "desired.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var live []*unstructured.Unstructured
+	if _, err := os.Stat(filepath.Join(dir, "live.yaml")); err == nil {
+		if live, err = readObjects(filepath.Join(dir, "live.yaml")); err != nil {
+			return nil, err
+		}
+		if len(live) != len(desired) {
+			return nil, fmt.Errorf("%s: %d desired objects but %d live ones", dir, len(desired), len(live))
+		}
+	}
+	for i, d := range desired {
+		o := Object{Desired: d}
+		if live != nil {
+			o.Live = live[i]
+			if !sameObject(d, o.Live) {
+				return nil, fmt.Errorf("%s: live.yaml document %d is %s, not %s", dir, i+1, ResourceID(o.Live), ResourceID(d))
+			}
+			if d.GetNamespace() == "" {
+				d.SetNamespace(o.Live.GetNamespace())
+			}
+		}
+		o.Resource = ResourceID(d)
+		s.Objects = append(s.Objects, o)
+	}
+	return s, s.validate()
+}
+
+func (s *Scenario) validate() error {
+	for i, st := range s.Steps {
+		n := 0
+		if st.Patch != nil {
+			n++
+		}
+		if st.WaitFor != nil {
+			n++
+		}
+		if st.Kapp != nil {
+			n++
+		}
+		if n != 1 || (st.Class != ClassDrift && !strings.HasPrefix(st.Class, ControllerClass)) {
+			return fmt.Errorf("%s: step %d needs exactly one of patch, waitFor, kapp and a class drift or controller:<manager>", s.Name, i+1)
+		}
+	}
+	return nil
+}
+
+// DesiredWithRealChange returns copies of the desired objects with RealChange applied.
+func (s *Scenario) DesiredWithRealChange() ([]*unstructured.Unstructured, error) {
+	if s.RealChange == nil {
+		return nil, fmt.Errorf("%s has no realChange", s.Name)
+	}
+	patch, err := jsonpatch.DecodePatch(s.RealChange.JSONPatch)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	found := false
+	for _, o := range s.Objects {
+		d := o.Desired.DeepCopy()
+		if o.Resource == s.RealChange.Resource {
+			found = true
+			bs, err := d.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			if bs, err = patch.Apply(bs); err != nil {
+				return nil, fmt.Errorf("%s realChange: %w", s.Name, err)
+			}
+			if err := d.UnmarshalJSON(bs); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, d)
+	}
+	if !found {
+		return nil, fmt.Errorf("%s realChange: no desired object %s", s.Name, s.RealChange.Resource)
+	}
+	return out, nil
+}
+
+// ResourceID formats "<group>/<Kind> <namespace>/<name>", with "core" for the core group and no
+// namespace part when the object has none.
+func ResourceID(u *unstructured.Unstructured) string {
+	gvk := u.GroupVersionKind()
+	g := gvk.Group
+	if g == "" {
+		g = "core"
+	}
+	if u.GetNamespace() == "" {
+		return g + "/" + gvk.Kind + " " + u.GetName()
+	}
+	return g + "/" + gvk.Kind + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+// parseRef splits "<group>/<Kind> [<namespace>/]<name>".
+func parseRef(ref string) (gk schema.GroupKind, ns, name string, err error) {
+	gkPart, objPart, ok := strings.Cut(strings.TrimSpace(ref), " ")
+	g, k, ok2 := strings.Cut(gkPart, "/")
+	if !ok || !ok2 {
+		return gk, "", "", fmt.Errorf("resource %q: want <group>/<Kind> [<namespace>/]<name>", ref)
+	}
+	if g == "core" {
+		g = ""
+	}
+	if ns, name, ok = strings.Cut(objPart, "/"); !ok {
+		ns, name = "", objPart
+	}
+	return schema.GroupKind{Group: g, Kind: k}, ns, name, nil
+}
+
+func sameObject(a, b *unstructured.Unstructured) bool {
+	return a.GroupVersionKind().GroupKind() == b.GroupVersionKind().GroupKind() && a.GetName() == b.GetName()
+}
+
+func readObjects(path string) ([]*unstructured.Unstructured, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+	var out []*unstructured.Unstructured
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if string(js) == "null" {
+			continue // empty document
+		}
+		// unstructured's JSON decoding keeps integers as int64, as client-go returns them
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, u)
+	}
+}
+
+// writeObjects writes objs as a multi-document YAML; sigs.k8s.io/yaml sorts map keys, so the
+// output is deterministic.
+func writeObjects(path, header string, objs []*unstructured.Unstructured) error {
+	var b bytes.Buffer
+	b.WriteString(header)
+	for _, o := range objs {
+		bs, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return err
+		}
+		b.WriteString("---\n")
+		b.Write(bs)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}

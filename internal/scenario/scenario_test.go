@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/internal/testcluster"
+)
+
+const fixtures = "../../fixtures"
+
+// TestFixturesConsistent checks the captured fixtures offline: every desired object has its live
+// object, and the fields section lists exactly the paths fielddiff reports today (when fielddiff
+// changes, run `make fixtures`).
+func TestFixturesConsistent(t *testing.T) {
+	all, err := LoadAll(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 18 {
+		t.Errorf("%d scenarios, want at least 18", len(all))
+	}
+	for _, s := range all {
+		t.Run(s.Name, func(t *testing.T) {
+			if filepath.Base(s.Dir) != s.Name {
+				t.Errorf("directory %s holds scenario %s", s.Dir, s.Name)
+			}
+			var want []string
+			for _, o := range s.Objects {
+				if o.Live == nil {
+					t.Fatal("no live.yaml: run `make fixtures`")
+				}
+				paths, err := diffPaths(o.Desired, o.Live, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range paths {
+					want = append(want, o.Resource+" "+p.String())
+				}
+			}
+			var got []string
+			for _, f := range s.Fields {
+				got = append(got, f.Resource+" "+f.Path)
+				if f.Class != ClassDefaulted && f.Class != ClassCalculated && f.Class != ClassDrift &&
+					!strings.HasPrefix(f.Class, ControllerClass) {
+					t.Errorf("%s %s: class %q", f.Resource, f.Path, f.Class)
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("fields section is stale (run `make fixtures`):\ngot  %q\nwant %q", got, want)
+			}
+			if s.RealChange != nil {
+				if _, err := s.DesiredWithRealChange(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestCaptureReproducible runs every scenario again on a fresh cluster and expects the same fields
+// and classes as the fixtures.
+func TestCaptureReproducible(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{ControllerManager: true})
+	all, err := LoadAll(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath()}
+	for _, s := range all {
+		t.Run(s.Name, func(t *testing.T) {
+			want := fieldStrings(s.Fields)
+			res, err := s.Run(context.Background(), tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Cleanup(context.Background(), tg); err != nil {
+				t.Error(err)
+			}
+			if got := fieldStrings(res.Fields); !slices.Equal(got, want) {
+				t.Errorf("fields differ from the fixture:\ngot  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func fieldStrings(fs []Field) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %s %s", f.Resource, f.Path, f.Class))
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,48 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+const fieldsComment = "# fields: written by hack/capture (make fixtures) from the live objects; keep this section last.\n"
+
+var fieldsSection = regexp.MustCompile(`(?m)^(# fields: .*\n)?fields:`)
+
+// Write stores res in the scenario directory: live.yaml, and the fields section of scenario.yaml
+// (everything from the top-level `fields:` key on is replaced; the hand-written header is kept).
+func (s *Scenario) Write(res *Result) error {
+	header := "# Captured by hack/capture (make fixtures) from kube-apiserver v1.35.0 after `kapp deploy` of\n" +
+		"# desired.yaml and the steps of scenario.yaml. Do not edit.\n"
+	if err := writeObjects(filepath.Join(s.Dir, "live.yaml"), header, res.Live); err != nil {
+		return err
+	}
+	path := filepath.Join(s.Dir, "scenario.yaml")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if loc := fieldsSection.FindIndex(old); loc != nil {
+		old = old[:loc[0]]
+	}
+	b := bytes.NewBuffer(bytes.TrimRight(old, "\n"))
+	b.WriteString("\n\n" + fieldsComment + "fields:")
+	if len(res.Fields) == 0 {
+		b.WriteString(" []")
+	}
+	b.WriteString("\n")
+	for _, f := range res.Fields {
+		// paths hold YAML-special characters ([ ] " :): single-quote them, doubling quotes
+		p := "'" + strings.ReplaceAll(f.Path, "'", "''") + "'"
+		fmt.Fprintf(b, "- resource: %s\n  path: %s\n  class: %s\n", f.Resource, p, f.Class)
+	}
+	s.Fields = res.Fields
+	for i := range s.Objects {
+		s.Objects[i].Live = res.Live[i]
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
