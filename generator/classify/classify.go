@@ -87,6 +87,7 @@ type fieldContext struct {
 	owners    []owner
 	applier   string
 	defaulted *unstructured.Unstructured
+	stored    *unstructured.Unstructured // defaulted, after the storage round trip
 	mechanism string
 	live      *unstructured.Unstructured // normalised
 }
@@ -109,6 +110,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	} else if !ok {
 		fc.defaulted = nil
 	}
+	fc.stored = c.defaults.lastStored
 	var findings []fielddiff.Delta
 	for _, d := range deltas {
 		if d.Noise != "" {
@@ -167,10 +169,17 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Evidence = "same value in the API server's canonical form (resource.Quantity / typed round trip); kapp compares text"
 		return f
 	}
-	if fc.defaulted != nil && d.Change != fielddiff.Removed {
-		if dv, ok := d.Path.Get(fc.defaulted.Object); ok && fielddiff.Equal(dv, d.Live) {
+	if fc.defaulted != nil {
+		dv, ok := d.Path.Get(fc.defaulted.Object)
+		switch {
+		case d.Change != fielddiff.Removed && ok && fielddiff.Equal(dv, d.Live):
 			f.Class = Defaulted
 			f.Evidence = fc.mechanism
+			return f
+		case d.Live == nil && empty(d.Desired) && fc.stored != nil && !has(fc.stored, d.Path):
+			// an empty value the server does not store (rules: [], annotations: {})
+			f.Class = Defaulted
+			f.Evidence = "an empty value the API server drops when it stores the object: " + fc.mechanism
 			return f
 		}
 	}
@@ -271,4 +280,22 @@ func ownerNames(os []owner) string {
 		names = append(names, o.Manager)
 	}
 	return "managers " + strings.Join(names, ", ")
+}
+
+func empty(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	}
+	return v == nil
+}
+
+// has reports whether the object holds a value at p (a nil slice converts to null: none).
+func has(u *unstructured.Unstructured, p fielddiff.Path) bool {
+	v, ok := p.Get(u.Object)
+	return ok && v != nil
 }

@@ -1,11 +1,13 @@
 package classify
 
 import (
+	"bytes"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
@@ -39,12 +41,16 @@ const KubernetesVersion = "v1.35.0"
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
 	crds crdSchemas
+	// lastStored is the last defaulted object after a storage round trip; nil for kinds stored
+	// as JSON. Only its absent empty values are trusted (protobuf drops some embedded fields).
+	lastStored *unstructured.Unstructured
 }
 
 // defaulted returns the desired object as the server would default it, and the mechanism used.
 // ok is false when no defaulting is known for the kind.
-func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Unstructured, mechanism string, ok bool, err error) {
+func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Unstructured, mechanism string, ok bool, err error) {
 	gvk := u.GroupVersionKind()
+	d.lastStored = nil
 	if s := d.crds.lookup(gvk); s != nil {
 		out, err := s.apply(u)
 		return out, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
@@ -77,5 +83,23 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Un
 		return nil, "", false, err
 	}
 	out = &unstructured.Unstructured{Object: m}
+	if stored, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
+		d.lastStored = &unstructured.Unstructured{Object: stored}
+	}
 	return out, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, KubernetesVersion), true, nil
+}
+
+// throughStorage round-trips an object through protobuf, as etcd storage does for built-in
+// kinds: empty lists and maps come back nil and are no longer written (rules: [] disappears).
+func throughStorage(scheme *runtime.Scheme, obj runtime.Object) runtime.Object {
+	pb := protobuf.NewSerializer(scheme, scheme)
+	var buf bytes.Buffer
+	if err := pb.Encode(obj, &buf); err != nil {
+		return obj // kinds without protobuf are stored as JSON
+	}
+	out, _, err := pb.Decode(buf.Bytes(), nil, nil)
+	if err != nil {
+		return obj
+	}
+	return out
 }
