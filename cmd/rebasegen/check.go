@@ -65,6 +65,14 @@ type staleJSON struct {
 	Diff string `json:"diff"`
 }
 
+// what names the field, or the resource when kapp's engine found it changed as a whole.
+func (f fieldJSON) what() string {
+	if f.Path == "" {
+		return f.Resource + " (kapp still updates it)"
+	}
+	return fmt.Sprintf("%s %s (%s)", f.Resource, f.Path, f.Class)
+}
+
 func fields(rs []generator.Residual) []fieldJSON {
 	out := []fieldJSON{}
 	for _, r := range rs {
@@ -91,7 +99,7 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 	case "github":
 		// Annotations point at the rules file: that is what the author fixes.
 		for _, f := range j.Residual {
-			fmt.Fprintf(&b, "::error file=%s,line=1::residual ghost diff: %s %s (%s)\n", rules[0], f.Resource, f.Path, ghActions(f.Class))
+			fmt.Fprintf(&b, "::error file=%s,line=1::residual ghost diff: %s\n", rules[0], ghActions(f.what()))
 		}
 		for _, s := range j.Stale {
 			fmt.Fprintf(&b, "::error file=%s,line=%d::generated rules are stale: regenerate with the command in the file's header\n", s.File, s.Line)
@@ -101,7 +109,7 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		}
 	default:
 		for _, f := range j.Residual {
-			fmt.Fprintf(&b, "residual ghost diff: %s %s (%s): %s\n", f.Resource, f.Path, f.Class, f.Evidence)
+			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", f.what(), f.Evidence)
 		}
 		for _, s := range j.Stale {
 			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
