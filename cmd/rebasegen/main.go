@@ -33,6 +33,7 @@ func run(args []string) int {
 			generateCommand(),
 			checkCommand(),
 			captureCommand(),
+			lintCommand(),
 		},
 		Writer:         os.Stdout,
 		ErrWriter:      os.Stderr,

@@ -168,7 +168,9 @@ func newResource(id pair.Identity, u *unstructured.Unstructured, live bool) reso
 	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{}), live: live}
 }
 
-func (e *env) clusterScoped(kind string) bool { return e.clusterKinds[kind] && !e.namespacedKinds[kind] }
+func (e *env) clusterScoped(kind string) bool {
+	return e.clusterKinds[kind] && !e.namespacedKinds[kind]
+}
 
 // kappDefaults parses kapp's built-in Config with kapp's own parser.
 func kappDefaults() ([]ctlconf.RebaseRule, error) {

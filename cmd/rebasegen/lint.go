@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/lint"
+)
+
+// exitLintErrors: lint found errors (warnings alone exit 0).
+const exitLintErrors = 4
+
+func lintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "check kapp Config rebase rules: keys kapp ignores, matchers that never match, rules that panic, repeat kapp's defaults or hide real changes",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Required: true, Usage: "kapp Configs or ConfigMaps labelled kapp.k14s.io/config: file, directory or - (repeatable)"},
+			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
+			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of namespaced desired objects without one"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github (GitHub Actions annotations)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return fmt.Errorf("unexpected argument %q: pass Configs with --rules", c.Args().First())
+			}
+			format := lint.Format(c.String("output"))
+			if format != lint.FormatText && format != lint.FormatJSON && format != lint.FormatGitHub {
+				return fmt.Errorf("--output: want text, json or github, got %q", format)
+			}
+			findings, err := lint.Check(lint.Options{Rules: c.StringSlice("rules"), Inputs: generator.Inputs{
+				Desired: c.StringSlice("desired"), Live: c.StringSlice("live"), Namespace: c.String("namespace"), Stdin: os.Stdin}})
+			if err != nil {
+				return err
+			}
+			if err := lint.Write(c.App.Writer, findings, format); err != nil {
+				return err
+			}
+			if format != lint.FormatText { // keep stdout machine-readable
+				fmt.Fprintln(c.App.ErrWriter, lint.Summary(findings))
+			}
+			if errs, _ := lint.Count(findings); errs > 0 {
+				return cli.Exit(fmt.Sprintf("lint: %s", lint.Summary(findings)), exitLintErrors)
+			}
+			return nil
+		},
+	}
+}

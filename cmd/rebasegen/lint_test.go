@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func lintFixture(name string) string {
+	return filepath.Join("..", "..", "fixtures", "lint", name, "rules.yml")
+}
+
+func TestLintExitCodes(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"warnings only", []string{"--rules", lintFixture("default-webhook-cabundle")}, 0},
+		{"errors", []string{"--rules", lintFixture("invalid-type")}, exitLintErrors},
+		{"errors and warnings in a directory", []string{"--rules", filepath.Join("..", "..", "fixtures", "lint")}, exitLintErrors},
+		{"no --rules", nil, exitError},
+		{"bad --output", []string{"--rules", lintFixture("invalid-type"), "--output", "xml"}, exitError},
+		{"missing file", []string{"--rules", "no-such-file.yml"}, exitError},
+		{"no Config in the file", []string{"--rules", filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml")}, exitError},
+		{"positional argument", []string{"--rules", lintFixture("invalid-type"), "rules.yml"}, exitError},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rebasegen(t, append([]string{"lint"}, c.args...)...)
+			if r.code != c.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestLintText(t *testing.T) {
+	file := lintFixture("invalid-type")
+	r := rebasegen(t, "lint", "--rules", file)
+	want := file + `:8: error: rebaseRules[0]: type "copyy" is not copy or remove: kapp panics when it applies the rule
+    suggestion: type: copy or type: remove
+1 error, 0 warnings
+`
+	if r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	if r.stderr != "rebasegen: lint: 1 error, 0 warnings\n" {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+}
+
+func TestLintGitHub(t *testing.T) {
+	file := lintFixture("invalid-type")
+	r := rebasegen(t, "lint", "--rules", file, "--output", "github")
+	want := "::error file=" + file + `,line=8::rebaseRules[0]: type "copyy" is not copy or remove: kapp panics when it applies the rule%0Asuggestion: type: copy or type: remove` + "\n"
+	if r.code != exitLintErrors || r.stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	if !strings.HasPrefix(r.stderr, "1 error, 0 warnings\n") {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+
+	r = rebasegen(t, "lint", "--rules", lintFixture("allmatcher-status"), "-o", "github")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "::warning file=") || strings.Count(r.stdout, "\n") != 2 {
+		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+}
+
+func TestLintJSON(t *testing.T) {
+	args := []string{"lint", "--rules", lintFixture("stale-apiversion"), "--output", "json",
+		"-d", filepath.Join("..", "..", "fixtures", "lint", "stale-apiversion", "desired.yaml"), "-n", "harbor"}
+	r := rebasegen(t, args...)
+	var got struct {
+		Version  int
+		Findings []map[string]any
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if r.code != 0 || got.Version != 1 || len(got.Findings) != 1 {
+		t.Fatalf("exit %d, %s", r.code, r.stdout)
+	}
+	f := got.Findings[0]
+	for k, v := range map[string]any{"severity": "warning", "file": lintFixture("stale-apiversion"), "line": 12.0, "rule": 0.0,
+		"message":    "apiVersionKindMatcher {apiVersion: apps/v1beta1, kind: Deployment} matches none of the desired objects",
+		"suggestion": "the desired Deployment objects have apiVersion apps/v1"} {
+		if f[k] != v {
+			t.Errorf("%s: %v, want %v", k, f[k], v)
+		}
+	}
+
+	r = rebasegen(t, "lint", "--rules", lintFixture("stale-apiversion"), "--output", "json") // no --desired: nothing to match
+	if r.code != 0 || r.stdout != "{\n  \"version\": 1,\n  \"findings\": []\n}\n" {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}

@@ -1,0 +1,304 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+const fixtures = "../../fixtures"
+
+// want is one expected finding: message and suggestion are substrings.
+type want struct {
+	sev        Severity
+	line       int
+	msg        string
+	suggestion string
+}
+
+func assertFindings(t *testing.T, got []Finding, file string, wants []want) {
+	t.Helper()
+	if len(got) != len(wants) {
+		t.Fatalf("got %d findings, want %d:\n%s", len(got), len(wants), dump(got))
+	}
+	for i, w := range wants {
+		g := got[i]
+		if g.Severity != w.sev || g.Line != w.line || g.File != file || !strings.Contains(g.Message, w.msg) || !strings.Contains(g.Suggestion, w.suggestion) {
+			t.Errorf("finding %d:\n got  %s\n want %s %s:%d %q (suggestion %q)", i, dump(got[i:i+1]), w.sev, file, w.line, w.msg, w.suggestion)
+		}
+	}
+}
+
+func dump(fs []Finding) string {
+	var b bytes.Buffer
+	_ = Write(&b, fs, FormatText)
+	return b.String()
+}
+
+// TestFixtures: one realistic rule file per mistake, each with the exact finding it must get.
+func TestFixtures(t *testing.T) {
+	scenario := func(name, ns string, live bool) generator.Inputs {
+		in := generator.Inputs{Desired: []string{filepath.Join(fixtures, name, "desired.yaml")}, Namespace: ns}
+		if live {
+			in.Live = []string{filepath.Join(fixtures, name, "live.yaml")}
+		}
+		return in
+	}
+	cases := []struct {
+		name string
+		in   generator.Inputs
+		want []want
+	}{
+		{"default-webhook-cabundle", generator.Inputs{}, []want{
+			{Warning, 6, "path [webhooks, {allIndexes: true}, clientConfig, caBundle] repeats kapp's built-in rebase rule", "remove it"}}},
+		{"hpa-replicas-all-deployments", scenario("lint/hpa-replicas-all-deployments", "shop", false), []want{
+			{Warning, 6, "takes the cluster's replica count for 2 resources no autoscaler among the desired objects scales (apps/Deployment shop/api, apps/Deployment shop/worker)",
+				"match only what an autoscaler scales: kindNamespaceNameMatcher: {kind: Deployment, namespace: shop, name: web}"}}},
+		{"secret-data-copy", scenario("controller-filled-data", "controller-filled-data", true), []want{
+			{Warning, 6, "path [data] rebases a whole subtree: any change made in Git under it is hidden too",
+				`rebasegen generate writes only core/Secret controller-filled-data/web-tls: data["tls.crt"], data["tls.key"]`}}},
+		{"allmatcher-status", generator.Inputs{}, []want{
+			{Warning, 5, "path [status] rebases a whole subtree: status needs no rule", "remove the path"},
+			{Warning, 9, "allMatcher: the rule applies to every resource kapp deploys", "apiVersionKindMatcher"}}},
+		{"matcher-name-key", generator.Inputs{}, []want{
+			{Error, 13, `unknown key "name" in apiVersionKindMatcher: kapp ignores it, so the rule applies to every apps/v1 Deployment, not one`,
+				"kindNamespaceNameMatcher: {kind: Deployment, namespace: NAMESPACE, name: envoy}"}}},
+		// With the package's objects: the namespace is known, and the widened rule now takes the
+		// replica count of contour, which no HPA scales, from the cluster too.
+		{"matcher-name-key", scenario("lint/matcher-name-key", "default", false), []want{
+			{Warning, 6, "takes the cluster's replica count for 1 resource no autoscaler among the desired objects scales (apps/Deployment projectcontour/contour)", ""},
+			{Error, 13, `unknown key "name" in apiVersionKindMatcher`, "kindNamespaceNameMatcher: {kind: Deployment, namespace: projectcontour, name: envoy}"}}},
+		{"namespaced-clusterrole", generator.Inputs{}, []want{
+			{Error, 12, `ClusterRole is cluster-scoped, so namespace "monitoring" never matches`,
+				`kindNamespaceNameMatcher: {kind: ClusterRole, namespace: "", name: prometheus-aggregate}`}}},
+		{"stale-apiversion", scenario("lint/stale-apiversion", "harbor", false), []want{
+			{Warning, 12, "apiVersionKindMatcher {apiVersion: apps/v1beta1, kind: Deployment} matches none of the desired objects",
+				"the desired Deployment objects have apiVersion apps/v1"}}},
+		{"invalid-type", generator.Inputs{}, []want{
+			{Error, 8, `type "copyy" is not copy or remove: kapp panics`, "type: copy or type: remove"}}},
+		{"invalid-source", generator.Inputs{}, []want{
+			{Error, 8, `source "live" is not new or existing: kapp silently skips it`, "sources: [new, existing]"}}},
+		{"path-ends-in-index", generator.Inputs{}, []want{
+			{Error, 5, "path [spec, template, spec, containers, {allIndexes: true}] ends in a list index", "ytt rule"}}},
+		// The Config inside a labelled ConfigMap's config.yml: lines are the file's lines.
+		{"configmap-config", generator.Inputs{}, []want{
+			{Error, 27, `unknown key "namespace" in apiGroupKindMatcher: kapp ignores it, so the rule applies to every StatefulSet of API group "apps"`,
+				"kindNamespaceNameMatcher: {kind: StatefulSet, namespace: kafka, name: NAME}"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name+fmt.Sprintf("/desired=%d", len(c.in.Desired)), func(t *testing.T) {
+			file := filepath.Join(fixtures, "lint", c.name, "rules.yml")
+			got, err := Check(Options{Rules: []string{file}, Inputs: c.in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertFindings(t, got, file, c.want)
+			for _, f := range got {
+				if f.Rule != 0 {
+					t.Errorf("rule index %d, want 0", f.Rule)
+				}
+			}
+		})
+	}
+}
+
+// TestMistakes covers the rest of what kapp rejects, panics on or silently ignores.
+func TestMistakes(t *testing.T) {
+	const head = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:" // rules start on line 4
+	cases := []struct {
+		name, rules string
+		want        []want
+	}{
+		{"both path and paths", `
+- path: [spec, a]
+  paths: [[spec, b]]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 5, "both path and paths: kapp rejects the Config", "move path into paths"}}},
+		{"neither path nor paths", `
+- type: remove
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 4, "neither path nor paths", ""}}},
+		{"empty matcher", `
+- path: [spec, a]
+  type: remove
+  resourceMatchers:
+  - {}`,
+			[]want{{Error, 7, "empty matcher: kapp panics", "apiVersionKindMatcher"}}},
+		{"empty matcher nested", `
+- path: [spec, a]
+  type: remove
+  resourceMatchers:
+  - notMatcher: {}`,
+			[]want{{Error, 7, "empty matcher: kapp panics", ""}}},
+		{"two matchers in one item", `
+- path: [spec, a]
+  type: remove
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: v1, kind: Service}
+    kindNamespaceNameMatcher: {kind: Service, namespace: a, name: b}`,
+			[]want{{Error, 7, "one matcher sets apiVersionKindMatcher and kindNamespaceNameMatcher", "one matcher per list item"}}},
+		{"ytt with extra keys", `
+- ytt:
+    overlayContractV1:
+      overlay.yml: ""
+  type: copy
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 7, "type next to ytt: kapp rejects the Config", ""}}},
+		{"ytt without contract", `
+- ytt: {overlayContract: {overlay.yml: ""}}
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{
+				{Error, 4, `unknown key "overlayContract" in ytt`, ""},
+				{Error, 4, "ytt rule without overlayContractV1: kapp panics", ""}}},
+		{"copy without sources", `
+- path: [spec, a]
+  type: copy
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 5, "copy without sources: the rule copies nothing", "sources: [new, existing]"}}},
+		{"unknown path part key", `
+- path: [spec, ports, {all: true}, nodePort]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{
+				{Error, 4, "path part is none of KEY", ""},
+				{Error, 4, `unknown key "all" in path part: kapp ignores it (known keys: regex, index, allIndexes)`, ""}}},
+		{"invalid regex", `
+- path: [metadata, annotations, {regex: "^(example.com/"}]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 4, "invalid regex", ""}}},
+		{"no matchers", `
+- path: [spec, a]
+  type: copy
+  sources: [new, existing]`,
+			[]want{{Warning, 4, "no resourceMatchers: the rule applies to nothing", ""}}},
+		{"not a rule", `
+- [spec, a]`,
+			[]want{{Error, 4, "kapp cannot read the rule", ""}}},
+		{"keys in any case, as kapp reads them", `
+- PATH: [spec, a]
+  Type: copy
+  Sources: [new, existing]
+  ResourceMatchers: [{APIVersionKindMatcher: {apiversion: v1, Kind: Service}}]`,
+			nil},
+		{"unknown Config key", ` []
+rebaseRule:
+- path: [spec, a]`,
+			[]want{{Error, 4, `unknown key "rebaseRule" in Config: kapp ignores it`, ""}}},
+		{"rebaseRules not a list", ` {path: [a]}`,
+			[]want{{Error, 3, "rebaseRules is not a list", ""}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "config.yml")
+			if err := os.WriteFile(file, []byte(head+c.rules+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Check(Options{Rules: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertFindings(t, got, file, c.want)
+		})
+	}
+}
+
+func TestConfigMapProblems(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cm.yml")
+	// A quoted config.yml has no line of its own for each key: findings carry the key's line.
+	data := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: quoted
+  labels: {kapp.k14s.io/config: ""}
+data:
+  config.yml: "{apiVersion: kapp.k14s.io/v1alpha1, kind: Config, rebaseRules: [{path: [a], type: cpy, sources: [new], resourceMatchers: [{allMatcher: {}}]}]}"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: empty
+  labels: {kapp.k14s.io/config: ""}
+data: {}
+`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Check(Options{Rules: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, file, []want{
+		{Warning, 7, "allMatcher", ""},
+		{Error, 7, `type "cpy" is not copy or remove`, ""},
+		{Error, 8, "ConfigMap labelled kapp.k14s.io/config has no data.config.yml: kapp rejects it", ""},
+	})
+	if got[2].Rule != -1 {
+		t.Errorf("document finding has rule %d, want -1", got[2].Rule)
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	if _, err := Check(Options{Rules: []string{filepath.Join(fixtures, "hpa-replicas", "desired.yaml")}}); err == nil || !strings.Contains(err.Error(), "no kapp Config") {
+		t.Errorf("no Config documents: got %v", err)
+	}
+	if _, err := Check(Options{Rules: []string{"does-not-exist.yml"}}); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+// TestGeneratedConfigIsClean: what rebasegen generate writes lints without a finding.
+func TestGeneratedConfigIsClean(t *testing.T) {
+	in := generator.Inputs{
+		Desired:   []string{filepath.Join(fixtures, "hpa-replicas", "desired.yaml")},
+		Live:      []string{filepath.Join(fixtures, "hpa-replicas", "live.yaml")},
+		Namespace: "hpa-replicas",
+	}
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{Version: "test", Inputs: in.Desired}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "rebase-rules.yml")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Check(Options{Rules: []string{file}, Inputs: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > 0 {
+		t.Errorf("generated Config has findings:\n%s", dump(got))
+	}
+}
+
+// TestSorted: findings of several files come sorted by file, then line, whatever the order given.
+func TestSorted(t *testing.T) {
+	dir := filepath.Join(fixtures, "lint")
+	got, err := Check(Options{Rules: []string{filepath.Join(dir, "invalid-type"), filepath.Join(dir, "allmatcher-status")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, f := range got {
+		order = append(order, fmt.Sprintf("%s:%d", filepath.Base(filepath.Dir(f.File)), f.Line))
+	}
+	if strings.Join(order, " ") != "allmatcher-status:5 allmatcher-status:9 invalid-type:8" {
+		t.Errorf("order: %v", order)
+	}
+}

@@ -1,0 +1,117 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// maxPaths keeps the narrower-rule suggestion short.
+const maxPaths = 8
+
+// narrower lists what rebasegen generate writes, below the rule's paths, for the paired resources
+// the rule matches: the narrow rule to write instead of a broad one. "" without --live.
+func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
+	if c.gen == nil {
+		return ""
+	}
+	var paired []resource
+	for _, res := range c.resources {
+		if res.live {
+			paired = append(paired, res)
+		}
+	}
+	matched := c.matching(paired, r.ResourceMatchers)
+	if len(matched) == 0 {
+		return ""
+	}
+	var prefixes [][]string
+	for _, p := range rulePaths(a, r) {
+		var keys []string
+		for _, part := range p.p {
+			if part.MapKey == nil {
+				break
+			}
+			keys = append(keys, *part.MapKey)
+		}
+		prefixes = append(prefixes, keys)
+	}
+	var parts []string
+	shown, more := 0, 0
+	for _, res := range matched {
+		var paths []string
+		for _, g := range c.gen.Rules {
+			ms, ok := generatedMatchers(g)
+			if !ok || len(c.matching([]resource{res}, ms)) == 0 {
+				continue
+			}
+			for _, p := range generatedPaths(g) {
+				if under(p, prefixes) && !slices.Contains(paths, p.String()) {
+					paths = append(paths, p.String())
+				}
+			}
+		}
+		slices.Sort(paths)
+		if n := min(len(paths), maxPaths-shown); n > 0 {
+			parts = append(parts, res.id.String()+": "+strings.Join(paths[:n], ", "))
+			shown += n
+			more += len(paths) - n
+		} else {
+			more += len(paths)
+		}
+	}
+	if shown == 0 {
+		return fmt.Sprintf("rebasegen generate finds no ghost diff there on the %d resources the rule matches: no rule needed", len(matched))
+	}
+	s := "rebasegen generate writes only " + strings.Join(parts, "; ")
+	if more > 0 {
+		s += fmt.Sprintf(" (and %d more)", more)
+	}
+	return s
+}
+
+// generatedMatchers reads a generated rule's matchers into kapp's type, to match with kapp's code.
+func generatedMatchers(g synth.Rule) ([]ctlconf.ResourceMatcher, bool) {
+	var ms []ctlconf.ResourceMatcher
+	return ms, decode(g.Matchers, &ms) == nil
+}
+
+func generatedPaths(g synth.Rule) []fielddiff.Path {
+	var out []fielddiff.Path
+	for _, p := range g.Paths {
+		out = append(out, fielddiff.FromFields(p))
+	}
+	out = append(append(out, g.Keyed...), g.Empty...)
+	for _, rw := range g.Rewrites {
+		out = append(out, rw.Path)
+	}
+	return out
+}
+
+// under reports whether p lies below one of the prefixes (map keys); a ytt rule has none: all.
+func under(p fielddiff.Path, prefixes [][]string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, q := range prefixes {
+		if len(p) < len(q) {
+			continue
+		}
+		ok := true
+		for i, k := range q {
+			if p[i].FieldName == nil || *p[i].FieldName != k {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

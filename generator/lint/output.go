@@ -1,0 +1,88 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format is an output format of lint.
+type Format string
+
+const (
+	FormatText   Format = "text"   // file:line: severity: message, a suggestion line, a summary
+	FormatJSON   Format = "json"   // {"version": 1, "findings": [...]}, see Write
+	FormatGitHub Format = "github" // GitHub Actions workflow commands: ::error file=F,line=L::msg
+)
+
+// Write prints the findings. The JSON schema, version 1, is stable:
+//
+//	{"version": 1, "findings": [{"severity": "error"|"warning", "file": "rules.yml", "line": 7,
+//	  "rule": 0, "message": "...", "suggestion": "..."}]}
+//
+// rule is the 0-based index in the Config's rebaseRules (-1: the document itself); suggestion is
+// "" when there is none; findings is [] when there are none, sorted by file, line and message.
+func Write(w io.Writer, fs []Finding, f Format) error {
+	var b strings.Builder
+	switch f {
+	case FormatText:
+		for _, x := range fs {
+			fmt.Fprintf(&b, "%s:%d: %s: %s\n", x.File, x.Line, x.Severity, x.text())
+			if x.Suggestion != "" {
+				fmt.Fprintf(&b, "    suggestion: %s\n", x.Suggestion)
+			}
+		}
+		b.WriteString(Summary(fs) + "\n")
+	case FormatJSON:
+		if fs == nil {
+			fs = []Finding{}
+		}
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Version  int       `json:"version"`
+			Findings []Finding `json:"findings"`
+		}{1, fs}); err != nil {
+			return err
+		}
+	case FormatGitHub:
+		for _, x := range fs {
+			msg := x.text()
+			if x.Suggestion != "" {
+				msg += "\nsuggestion: " + x.Suggestion
+			}
+			fmt.Fprintf(&b, "::%s file=%s,line=%d::%s\n", x.Severity, ghProperty.Replace(x.File), x.Line, ghData.Replace(msg))
+		}
+	default:
+		return fmt.Errorf("--output: want text, json or github, got %q", f)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// GitHub's escaping for workflow command data and properties.
+var (
+	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func (f Finding) text() string {
+	if f.Rule < 0 {
+		return f.Message
+	}
+	return fmt.Sprintf("rebaseRules[%d]: %s", f.Rule, f.Message)
+}
+
+// Summary is "2 errors, 1 warning".
+func Summary(fs []Finding) string {
+	e, w := Count(fs)
+	return plural(e, "error") + ", " + plural(w, "warning")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
