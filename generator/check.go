@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -118,7 +119,7 @@ func ruleConfigs(paths []string, pkg load.Package) ([]load.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("#@ ")) && !isDir(p) {
+		if data, _ := os.ReadFile(p); yttTemplate.Match(data) && !isDir(p) {
 			if objs, err = (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render(); err != nil {
 				return nil, err
 			}
@@ -155,6 +156,10 @@ func secretRules(o load.Object) ([]load.Object, error) {
 	}
 	return load.Bytes(o.Source.File+" (rebase-rules.yml)", []byte(text))
 }
+
+// yttTemplate: ytt annotations at the start of a line (inside the block of a ytt rebase rule
+// they are indented text, not annotations).
+var yttTemplate = regexp.MustCompile(`(?m)^#@`)
 
 func isDir(p string) bool {
 	st, err := os.Stat(p)

@@ -9,10 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/lint"
 )
-
-// exitLint: lint errors only (3 wins when there are also residual diffs or stale files).
-const exitLint = 4
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
@@ -33,12 +31,20 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeCheck(c.App.Writer, format, res, rules); err != nil {
+			// lint reads Config documents as they are; ytt-format files need rendering, so a file
+			// lint cannot read is skipped with a note rather than failing the gate.
+			findings, lintErr := lint.Check(lint.Options{Rules: rules, Inputs: inputs(c)})
+			if lintErr != nil {
+				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", lintErr)
+			}
+			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
 				return err
 			}
 			switch {
 			case len(res.Residual) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
 				return cli.Exit("", exitPending)
+			case lint.HasErrors(findings):
+				return cli.Exit("", exitLint)
 			}
 			return nil
 		},
@@ -46,10 +52,11 @@ func checkCommand() *cli.Command {
 }
 
 type checkJSON struct {
-	Version  int         `json:"version"`
-	Residual []fieldJSON `json:"residual"`
-	Stale    []staleJSON `json:"stale"`
-	Drift    []fieldJSON `json:"drift"`
+	Version  int            `json:"version"`
+	Residual []fieldJSON    `json:"residual"`
+	Stale    []staleJSON    `json:"stale"`
+	Drift    []fieldJSON    `json:"drift"`
+	Lint     []lint.Finding `json:"lint"`
 }
 
 type fieldJSON struct {
@@ -85,8 +92,11 @@ func fields(rs []generator.Residual) []fieldJSON {
 	return out
 }
 
-func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string) error {
-	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Stale: []staleJSON{}}
+func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, findings []lint.Finding) error {
+	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Stale: []staleJSON{}, Lint: findings}
+	if j.Lint == nil {
+		j.Lint = []lint.Finding{}
+	}
 	for _, s := range res.Stale {
 		j.Stale = append(j.Stale, staleJSON{File: s.File, Line: s.Line, Diff: s.Diff})
 	}
@@ -107,6 +117,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Drift {
 			fmt.Fprintf(&b, "::warning file=%s,line=1::drift in the live objects: %s %s\n", rules[0], f.Resource, f.Path)
 		}
+		if err := lint.Write(&b, findings, lint.FormatGitHub); err != nil {
+			return err
+		}
 	default:
 		for _, f := range j.Residual {
 			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", f.what(), f.Evidence)
@@ -116,6 +129,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		}
 		for _, f := range j.Drift {
 			fmt.Fprintf(&b, "warning: drift: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+		}
+		if err := lint.Write(&b, findings, lint.FormatText); err != nil {
+			return err
 		}
 		fmt.Fprintf(&b, "check: %d residual ghost diffs, %d stale generated files, %d drift warnings\n", len(j.Residual), len(j.Stale), len(j.Drift))
 	}

@@ -10,9 +10,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/lint"
 )
 
-// exitLintErrors: lint found errors (warnings alone exit 0).
-const exitLintErrors = 4
-
 func lintCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
@@ -45,7 +42,7 @@ func lintCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, lint.Summary(findings))
 			}
 			if errs, _ := lint.Count(findings); errs > 0 {
-				return cli.Exit(fmt.Sprintf("lint: %s", lint.Summary(findings)), exitLintErrors)
+				return cli.Exit(fmt.Sprintf("lint: %s", lint.Summary(findings)), exitLint)
 			}
 			return nil
 		},

@@ -18,8 +18,8 @@ func TestLintExitCodes(t *testing.T) {
 		code int
 	}{
 		{"warnings only", []string{"--rules", lintFixture("default-webhook-cabundle")}, 0},
-		{"errors", []string{"--rules", lintFixture("invalid-type")}, exitLintErrors},
-		{"errors and warnings in a directory", []string{"--rules", filepath.Join("..", "..", "fixtures", "lint")}, exitLintErrors},
+		{"errors", []string{"--rules", lintFixture("invalid-type")}, exitLint},
+		{"errors and warnings in a directory", []string{"--rules", filepath.Join("..", "..", "fixtures", "lint")}, exitLint},
 		{"no --rules", nil, exitError},
 		{"bad --output", []string{"--rules", lintFixture("invalid-type"), "--output", "xml"}, exitError},
 		{"missing file", []string{"--rules", "no-such-file.yml"}, exitError},
@@ -55,7 +55,7 @@ func TestLintGitHub(t *testing.T) {
 	file := lintFixture("invalid-type")
 	r := rebasegen(t, "lint", "--rules", file, "--output", "github")
 	want := "::error file=" + file + `,line=8::rebaseRules[0]: type "copyy" is not copy or remove: kapp panics when it applies the rule%0Asuggestion: type: copy or type: remove` + "\n"
-	if r.code != exitLintErrors || r.stdout != want {
+	if r.code != exitLint || r.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, want)
 	}
 	if !strings.HasPrefix(r.stderr, "1 error, 0 warnings\n") {

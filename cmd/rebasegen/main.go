@@ -17,6 +17,7 @@ var version = "dev"
 const (
 	exitError   = 1 // usage or input error
 	exitPending = 3 // ghost diffs remain or generated rules are stale, like kapp --diff-exit-status
+	exitLint    = 4 // lint errors (and nothing worse)
 )
 
 func main() {
