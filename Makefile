@@ -15,7 +15,7 @@ tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, built once i
 	bash hack/tools.sh
 
 e2e: tools ## tests against a real kube-apiserver + controller-manager and the real kapp binary
-	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 45m -run 'E2E' ./...
+	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 60m ./...
 
 fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster
 	bash hack/fixtures.sh
