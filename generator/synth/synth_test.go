@@ -1,0 +1,63 @@
+package synth
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+func resource(apiVersion, kind, name string, fs ...classify.Finding) classify.Resource {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	group := strings.Split(apiVersion, "/")[0]
+	return classify.Resource{ID: pair.Identity{Group: group, Kind: kind, Namespace: "ns", Name: name}, Desired: load.Object{Unstructured: u}, Findings: fs}
+}
+
+func field(path string, class classify.Class, owner string) classify.Finding {
+	return classify.Finding{Path: fielddiff.FromFields(strings.Split(path, ".")), Change: fielddiff.Added, Class: class, Owner: owner}
+}
+
+func TestSynthesize(t *testing.T) {
+	covered := field("metadata.annotations", classify.Controller, "kube-controller-manager")
+	covered.CoveredByKappDefault = true
+	rep := &classify.Report{Resources: []classify.Resource{
+		resource("autoscaling/v2", "HorizontalPodAutoscaler", "a", field("spec.x", classify.Defaulted, "")),
+		resource("autoscaling/v1", "HorizontalPodAutoscaler", "b", field("spec.y", classify.Defaulted, "")),
+		resource("apps/v1", "Deployment", "web", field("spec.replicas", classify.Controller, "kube-controller-manager"), covered),
+		resource("apps/v1", "Deployment", "api", field("spec.replicas", classify.Controller, "kube-controller-manager")),
+		resource("apps/v1", "Deployment", "worker", field("spec.template.spec.containers", classify.Drift, "kubectl-edit"),
+			field("spec.paused", classify.Unknown, "")),
+	}}
+	got := Synthesize(rep, Options{})
+	if len(got.Rules) != 2 {
+		t.Fatalf("want 2 rules (defaults per kind, one controller rule), got %+v", got.Rules)
+	}
+	ctrl, defaults := got.Rules[0], got.Rules[1]
+	if len(ctrl.Matchers) != 2 || ctrl.Matchers[0].KindNamespaceName.Name != "api" || ctrl.Matchers[1].KindNamespaceName.Name != "web" ||
+		strings.Join(ctrl.Sources, ",") != "existing,new" {
+		t.Errorf("the two Deployments with the same owned path share one rule naming exactly them: %+v", ctrl)
+	}
+	if defaults.Matchers[0].APIGroupKind == nil || defaults.Matchers[0].APIGroupKind.APIGroup != "autoscaling" || len(defaults.Paths) != 2 ||
+		strings.Join(defaults.Sources, ",") != "new,existing" {
+		t.Errorf("two apiVersions of one kind need apiGroupKindMatcher, paths merged, user wins: %+v", defaults)
+	}
+	if len(got.Warnings) != 0 {
+		t.Errorf("no warning expected: %v", got.Warnings)
+	}
+	withUnknown := Synthesize(rep, Options{IncludeUnknown: true})
+	if len(withUnknown.Rules) != 3 || len(withUnknown.Warnings) != 1 {
+		t.Errorf("--include-unknown rules the unknown field with a warning: %d rules, %v", len(withUnknown.Rules), withUnknown.Warnings)
+	}
+	for _, r := range withUnknown.Rules {
+		for _, p := range r.Paths {
+			if strings.Join(p, ".") == "spec.template.spec.containers" || strings.Join(p, ".") == "metadata.annotations" {
+				t.Errorf("drift and covered fields are never ruled: %v", p)
+			}
+		}
+	}
+}
