@@ -260,7 +260,8 @@ func validateConfig(bs []byte) error {
 		cfg, err = ctlconf.NewConfigFromResource(res)
 	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), configLabelKey):
 		data, _, _ := unstructured.NestedString(res.UnstructuredObject(), "data", "config.yml")
-		var inner ctlres.Resource
+		// a *ResourceImpl, compared as such: a nil one inside the Resource interface is not nil
+		var inner *ctlres.ResourceImpl
 		if inner, err = ctlres.NewResourceFromBytes([]byte(data)); err == nil && inner == nil {
 			err = errors.New(`data."config.yml" is empty`)
 		}
