@@ -3,7 +3,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 export GOFLAGS := -buildvcs=false
 
-.PHONY: build test e2e tools fixtures bench lint demo clean
+.PHONY: build test e2e tools fixtures bench fuzz lint demo clean
 
 build: ## the rebasegen binary in bin/
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rebasegen ./cmd/rebasegen
@@ -20,8 +20,18 @@ e2e: tools ## tests against a real kube-apiserver + controller-manager and the r
 fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster
 	bash hack/fixtures.sh
 
-bench: ## benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+BENCH_SIZES ?= 100,1000,10000
+bench: ## fleet-scale benchmarks (synthetic corpus from fixtures/): per stage time, peak heap, ratios to the parse floor; one table on stdout
+	$(GO) run ./generator/bench -sizes $(BENCH_SIZES)
+
+FUZZTIME ?= 60s
+FUZZ_TARGETS := ./generator/load:FuzzLoad ./generator/pair:FuzzPair ./generator/fielddiff:FuzzDiff \
+	./generator/emit:FuzzRulesRoundTrip ./generator/classify:FuzzManagedFields
+fuzz: ## run every fuzz target for FUZZTIME each (default 60s); a crasher is saved under the package's testdata/fuzz/ and replays in make test
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $${t##*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
+	done
 
 lint: ## go vet and staticcheck (pinned as a go tool)
 	$(GO) vet ./...

@@ -122,7 +122,24 @@ func allGhosts(r classify.Resource, opts synth.Options) bool {
 
 // mutations changes every declared value under each rule's paths, one at a time, and asks
 // kapp whether it still reports the change.
+//
+// Performance: the mutations are verified in rounds, one verify.Verify call per round with at most
+// one mutation per resource (kapp rejects two copies of a resource in one deploy), so they run on
+// every core and kapp's Config is built once per round rather than twice per mutation, which made
+// generate quadratic at fleet scale. A mutation whose pair could influence the others in a
+// deploy (versioned resources, kapp config ConfigMaps, a live object without kapp's app label)
+// still gets a call of its own. Results are read back in the original order.
 func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured) error {
+	type mutation struct {
+		r          classify.Resource
+		path       fielddiff.Path
+		value      any // the mutated value, set on a copy of the desired object when its round runs
+		what       string
+		controller bool
+	}
+	var all []mutation
+	var rounds, singles [][]int // indices into all
+	perResource := map[pair.Identity]int{}
 	for _, rule := range rules {
 		for _, r := range rep.Resources {
 			if !ruleMatches(rule, r) {
@@ -134,26 +151,62 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 				if !ok || !can {
 					continue
 				}
-				d := r.Desired.DeepCopy()
-				p.Set(d.Object, mutated)
-				res, err := verify.Verify([]verify.Pair{{Desired: d, Live: r.Live.Unstructured}}, configs)
-				if err != nil {
-					return err
+				all = append(all, mutation{r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
+					controller: strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ",")})
+				if !batchable(r.Desired.Unstructured, r.Live.Unstructured) {
+					singles = append(singles, []int{len(all) - 1})
+					continue
 				}
-				v.MutationsRun++
-				shown := res[0].Op[verify.LastApplied] == "update" && res[0].Op[verify.Live] == "update"
-				what := fmt.Sprintf("%s %s", r.ID, p)
-				switch {
-				case shown:
-				case strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ","):
-					v.Masked = append(v.Masked, what)
-				default:
-					v.Hidden = append(v.Hidden, what)
+				n := perResource[r.ID] // this resource's n-th mutation goes to round n
+				perResource[r.ID]++
+				if n == len(rounds) {
+					rounds = append(rounds, nil)
 				}
+				rounds[n] = append(rounds[n], len(all)-1)
 			}
 		}
 	}
+	shown := make([]bool, len(all))
+	for _, round := range append(rounds, singles...) {
+		pairs := make([]verify.Pair, len(round))
+		for i, m := range round {
+			d := all[m].r.Desired.DeepCopy()
+			all[m].path.Set(d.Object, all[m].value)
+			pairs[i] = verify.Pair{Desired: d, Live: all[m].r.Live.Unstructured}
+		}
+		res, err := verify.Verify(pairs, configs)
+		if err != nil {
+			return err
+		}
+		for i, m := range round {
+			shown[m] = res[i].Op[verify.LastApplied] == "update" && res[i].Op[verify.Live] == "update"
+		}
+	}
+	for i, m := range all {
+		v.MutationsRun++
+		switch {
+		case shown[i]:
+		case m.controller:
+			v.Masked = append(v.Masked, m.what)
+		default:
+			v.Hidden = append(v.Hidden, m.what)
+		}
+	}
 	return nil
+}
+
+// batchable reports whether a mutated pair may share a verify.Verify call with other pairs and
+// get the verdict it gets alone: kapp diffs versioned resources together, reads ConfigMaps
+// labelled kapp.k14s.io/config as config for the whole deploy, and labels a live object without
+// an app label with the app most pairs of the call have.
+func batchable(desired, live *unstructured.Unstructured) bool {
+	if _, ok := desired.GetAnnotations()["kapp.k14s.io/versioned"]; ok {
+		return false
+	}
+	if _, ok := desired.GetLabels()["kapp.k14s.io/config"]; ok {
+		return false
+	}
+	return live != nil && live.GetLabels()["kapp.k14s.io/app"] != ""
 }
 
 func rulePaths(r synth.Rule) []fielddiff.Path {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -25,7 +26,13 @@ func main() {
 }
 
 func run(args []string) int {
+	start, quiet := time.Now(), false // timing summary on stderr (timing.go), silenced by --quiet
+	defer func() { timingSummary(os.Stderr, args, start, quiet) }()
 	app := &cli.App{
+		Flags:  []cli.Flag{quietFlag()},
+		Before: func(c *cli.Context) error { quiet = c.Bool("quiet"); return nil },
+		// Paths may contain commas: every list flag is repeatable, none is comma-separated.
+		DisableSliceFlagSeparator: true,
 		Name:    "rebasegen",
 		Usage:   "explain kapp ghost diffs and generate the narrowest rebase rules that remove them",
 		Version: version,

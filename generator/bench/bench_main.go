@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -56,9 +57,10 @@ type measurement struct {
 	Pairs    int
 	Input    int64 // YAML bytes
 	Time     time.Duration
-	Peak     uint64 // heap in use, high-water mark above the heap before the stage
-	Alloc    uint64 // bytes allocated during the stage
-	Baseline uint64 // heap in use before the stage (setup the stage needs, e.g. verify's pairs)
+	CPU      time.Duration // user+system CPU time of the process during the stage
+	Peak     uint64        // heap in use, high-water mark above the heap before the stage
+	Alloc    uint64        // bytes allocated during the stage
+	Baseline uint64        // heap in use before the stage (setup the stage needs, e.g. verify's pairs)
 	Note     string
 }
 
@@ -134,8 +136,8 @@ func mainErr() int {
 				failed = true
 				continue
 			}
-			fmt.Fprintf(os.Stderr, "  %-9s %10s  peak %7.1f MB  alloc %8.1f MB %s\n", s, m.Time.Round(time.Millisecond),
-				mb(m.Peak), mb(m.Alloc), m.Note)
+			fmt.Fprintf(os.Stderr, "  %-9s %10s  cpu %10s  peak %7.1f MB  alloc %8.1f MB  %s\n", s, m.Time.Round(time.Millisecond),
+				m.CPU.Round(time.Millisecond), mb(m.Peak), mb(m.Alloc), m.Note)
 			all = append(all, m)
 		}
 	}
@@ -177,7 +179,22 @@ func inputs(c *corpus) generator.Inputs {
 // runStage measures one stage on corpus c, after its untimed setup.
 func runStage(stage string, c *corpus) (measurement, error) {
 	m := measurement{Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
-	var run func() (any, error)
+	run, err := prepare(stage, c, &m)
+	if err != nil {
+		return m, err
+	}
+	verify.ResetYTTMemo() // no stage profits from the previous one's ytt results
+	res, err := measure(&m, run)
+	runtime.KeepAlive(res)
+	if hits, misses := verify.YTTMemoStats(); hits+misses > 0 {
+		m.Note += fmt.Sprintf(" (ytt memo: %d of %d evaluations)", hits, hits+misses)
+	}
+	return m, err
+}
+
+// prepare does a stage's untimed setup and returns the work to time; the work notes what it
+// found in m.Note.
+func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), err error) {
 	switch stage {
 	case stageParse:
 		run = func() (any, error) { return parseFloor(c) }
@@ -200,7 +217,7 @@ func runStage(stage string, c *corpus) (measurement, error) {
 	case stageVerify:
 		g, err := generator.Synthesize(inputs(c), synth.Options{})
 		if err != nil {
-			return m, err
+			return nil, err
 		}
 		pairs := make([]verify.Pair, len(g.Set.Pairs))
 		for i, p := range g.Set.Pairs {
@@ -237,10 +254,10 @@ func runStage(stage string, c *corpus) (measurement, error) {
 			}
 			return g, nil
 		}
+	default:
+		return nil, fmt.Errorf("unknown stage %q", stage)
 	}
-	res, err := measure(&m, run)
-	runtime.KeepAlive(res)
-	return m, err
+	return run, nil
 }
 
 func first(lists ...[]string) string {
@@ -280,9 +297,11 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 		}
 	}()
 	profiling(true)
+	cpu0 := cpuTime()
 	start := time.Now()
 	res, err := f()
 	m.Time = time.Since(start)
+	m.CPU = cpuTime() - cpu0
 	profiling(false)
 	close(stop)
 	wg.Wait()
@@ -348,6 +367,14 @@ func parseFloor(c *corpus) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func mb(b uint64) float64 { return float64(b) / 1e6 }
 
 func printTable(w io.Writer, ms []measurement, sizes []int) {
@@ -361,14 +388,14 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tpeak heap MB\tpeak/input\talloc MB\talloc/input\t")
+	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tCPU\tpeak heap MB\tpeak/input\talloc MB\talloc/input\t")
 	for _, n := range sizes {
 		for _, s := range allStages {
 			m := get(s, n)
 			if m == nil {
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%.2fx\t%.1f\t%.1fx\t\n", n, stageLabel[s], fmtDur(m.Time),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.1f\t%.2fx\t%.1f\t%.1fx\t\n", n, stageLabel[s], fmtDur(m.Time), fmtDur(m.CPU),
 				mb(m.Peak), float64(m.Peak)/float64(m.Input), mb(m.Alloc), float64(m.Alloc)/float64(m.Input))
 		}
 	}
@@ -385,10 +412,10 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 	fmt.Fprintln(tw, "pairs\tinput MB\t(b)/(a)\t(c)/(a)\t(e)/(d)\t")
 	for _, n := range sizes {
 		in := 0.0
-		if m := get(stageParse, n); m != nil {
-			in = mb(uint64(m.Input))
-		} else if m := get(stageGenerate, n); m != nil {
-			in = mb(uint64(m.Input))
+		for _, s := range allStages {
+			if m := get(s, n); m != nil {
+				in = mb(uint64(m.Input))
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t\n", n, in,
 			ratio(get(stageExplain, n), get(stageParse, n)),
@@ -423,4 +450,3 @@ func fmtDur(d time.Duration) string {
 	}
 	return d.Round(100 * time.Microsecond).String()
 }
-

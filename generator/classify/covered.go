@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"strings"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verify"
 )
 
 // rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
@@ -20,13 +22,19 @@ type rebaser struct {
 
 // newRebaser uses kapp's built-in rules, plus configs when given (the package's own rules);
 // with onlyConfigs the built-in rules are left out.
-func newRebaser(configs []load.Object, onlyConfigs bool) (rebaser, error) {
+func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) {
+	defer func() {
+		// kapp accepts a Config with an unknown rule type or an empty matcher and panics when it
+		// builds the rules (RebaseMods)
+		if p := recover(); p != nil {
+			err = fmt.Errorf("kapp Config in %s: %v", sources(configs), p)
+		}
+	}()
 	var rs []ctlres.Resource
 	for _, c := range configs {
 		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
 	}
 	var conf ctlconf.Conf
-	var err error
 	if onlyConfigs {
 		_, conf, err = ctlconf.NewConfFromResources(rs)
 	} else {
@@ -35,7 +43,19 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (rebaser, error) {
 	if err != nil {
 		return rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
 	}
-	return rebaser{mods: conf.RebaseMods()}, nil
+	mods := conf.RebaseMods()
+	for i, m := range mods {
+		mods[i] = verify.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
+	}
+	return rebaser{mods: mods}, nil
+}
+
+func sources(objs []load.Object) string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.Source.String())
+	}
+	return strings.Join(out, "; ")
 }
 
 // covered returns the paths among ds whose live value kapp's rules already restore.

@@ -149,8 +149,9 @@ func scalar(s string) string {
 
 var control = regexp.MustCompile(`[\x00-\x1f\x7f]+`)
 
-// clean makes text safe for a one-line comment.
-func clean(s string) string { return control.ReplaceAllString(s, " ") }
+// clean makes text safe for a one-line comment. Invalid UTF-8 (a file name can hold any bytes)
+// would make the whole file unreadable as YAML: it becomes U+FFFD (found by FuzzRulesRoundTrip).
+func clean(s string) string { return control.ReplaceAllString(strings.ToValidUTF8(s, "\uFFFD"), " ") }
 
 func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	var cfg strings.Builder

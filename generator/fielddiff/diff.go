@@ -48,13 +48,18 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diffing %s %s: %w", live.GetKind(), live.GetName(), err)
 	}
-	nd, nl := Normalize(d), Normalize(l)
+	// Normalised copies are only needed for modified fields: made on first use (performance:
+	// the round trip through the Go type was a tenth of explain's time, mostly wasted).
+	var nd, nl *unstructured.Unstructured
 	var out []Delta
 	add := func(s *fieldpath.Set, c Change) {
 		for _, p := range topMost(s) {
 			dv, _ := p.Get(d.Object)
 			lv, _ := p.Get(l.Object)
 			if c == Modified {
+				if nd == nil {
+					nd, nl = Normalize(d), Normalize(l)
+				}
 				if ndv, ok := p.Get(nd.Object); ok && Equal(ndv, firstOf(p.Get(nl.Object))) {
 					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})
 					continue
@@ -71,7 +76,13 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	for _, p := range stripped {
 		out = append(out, Delta{Path: p, Change: Added, Noise: NoiseKapp})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path.String() < out[j].Path.String() })
+	// Sort by the rendered path, rendered once per delta rather than twice per comparison
+	// (performance: the comparator's Path.String calls were an eighth of explain's time).
+	keys := make([]string, len(out))
+	for i := range out {
+		keys[i] = out[i].Path.String()
+	}
+	sort.Sort(byKey{out, keys})
 	return out, nil
 }
 
@@ -265,4 +276,17 @@ func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path
 func perKeyMap(p Path) bool {
 	last := p[len(p)-1].FieldName
 	return last != nil && (*last == "labels" || *last == "annotations")
+}
+
+// byKey sorts deltas by their precomputed path strings.
+type byKey struct {
+	ds   []Delta
+	keys []string
+}
+
+func (b byKey) Len() int           { return len(b.ds) }
+func (b byKey) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
+func (b byKey) Swap(i, j int) {
+	b.ds[i], b.ds[j] = b.ds[j], b.ds[i]
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
 }

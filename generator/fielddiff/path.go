@@ -22,7 +22,7 @@ func (p Path) String() string {
 	for _, pe := range p {
 		switch {
 		case pe.FieldName != nil:
-			if plainKey.MatchString(*pe.FieldName) {
+			if isPlainKey(*pe.FieldName) {
 				if b.Len() > 0 {
 					b.WriteByte('.')
 				}
@@ -190,4 +190,19 @@ func FromFields(fields []string) Path {
 		p[i] = fieldpath.PathElement{FieldName: &fields[i]}
 	}
 	return p
+}
+
+// isPlainKey is plainKey.MatchString without the regexp engine (performance: Path.String runs
+// for every delta, several times; the regexp was most of its cost).
+func isPlainKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"carvel.dev/kapp/pkg/kapp/yttresmod"
 )
 
 // yttMemo remembers the results of kapp's ytt rebase rules. ytt is serialised (yttMu) and each
@@ -101,4 +102,29 @@ func (y *yttMemo) apply(overlay string, res ctlres.Resource, srcs map[ctlres.Fie
 		y.put(k, res)
 	}
 	return nil
+}
+
+// SerialYTT returns mod, or for kapp's ytt rebase rules (yttresmod.OverlayContractV1Mod) the
+// same rule run under the package's ytt lock and memo: ytt's package-level state makes
+// concurrent evaluations a data race, and other packages that run kapp's rebase code on several
+// goroutines (classify) must share the one lock.
+func SerialYTT(mod ctlres.ResourceModWithMultiple) ctlres.ResourceModWithMultiple {
+	if y, ok := mod.(yttresmod.OverlayContractV1Mod); ok {
+		return serialYtt{y}
+	}
+	return mod
+}
+
+// YTTMemoStats reports how many ytt rebase evaluations were answered from the memo and how
+// many ran ytt, since the last ResetYTTMemo (for benchmarks).
+func YTTMemoStats() (hits, misses int64) { return yttResults.hits.Load(), yttResults.misses.Load() }
+
+// ResetYTTMemo empties the memo and its counters, so that a benchmark's run does not profit
+// from the previous one.
+func ResetYTTMemo() {
+	yttResults.mu.Lock()
+	defer yttResults.mu.Unlock()
+	clear(yttResults.m)
+	yttResults.hits.Store(0)
+	yttResults.misses.Store(0)
 }

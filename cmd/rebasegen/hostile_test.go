@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestHostileInputs: bad input of every kind is an error (exit 1) that names the input and, for
+// generate --output FILE, writes nothing; no input hangs the tool or exhausts its memory.
+func TestHostileInputs(t *testing.T) {
+	fixture := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	desired, live, ns := fixture[1], fixture[3], fixture[5]
+
+	type input struct {
+		args []string // input flags
+		name string   // the input the error must name
+		want string   // and what it must say
+	}
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+	configMap := func(name string) string { return strings.Replace(cm, "%s", name, 1) }
+	file := func(t *testing.T, name, data string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	asDesired := func(p, want string) input { return input{[]string{"-d", p, "-l", live, "-n", ns}, p, want} }
+	asLive := func(p, want string) input { return input{[]string{"-d", desired, "-l", p, "-n", ns}, p, want} }
+
+	for _, tc := range []struct {
+		name  string
+		input func(t *testing.T) input
+	}{
+		{"invalid YAML", func(t *testing.T) input {
+			return asDesired(file(t, "bad.yaml", configMap("a")+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b\n"),
+				"document 2 (line 4): invalid YAML")
+		}},
+		{"alias bomb", func(t *testing.T) input {
+			bomb := configMap("bomb") + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+			prev := "a"
+			for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+				bomb += n + ": &" + n + " [*" + prev + strings.Repeat(", *"+prev, 8) + "]\n"
+				prev = n
+			}
+			return asLive(file(t, "bomb.yaml", bomb+"data: {x: *"+prev+"}\n"), "excessive aliasing")
+		}},
+		{"100 MB single document", func(t *testing.T) input {
+			p := filepath.Join(t.TempDir(), "big.yaml")
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := bufio.NewWriter(f)
+			w.WriteString(configMap("big") + "data:\n  x: ")
+			chunk := strings.Repeat("a", 1<<20)
+			for range 100 {
+				w.WriteString(chunk)
+			}
+			w.WriteString("\n")
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return asDesired(p, "larger than 64 MiB")
+		}},
+		{"not a Kubernetes object", func(t *testing.T) input {
+			return asDesired(file(t, "notk8s.yaml", "hello: world\nitems: [1, 2]\n"), "field apiVersion: missing: not a Kubernetes object")
+		}},
+		{"duplicate resources", func(t *testing.T) input {
+			return asDesired(file(t, "dup.yaml", configMap("same")+"---\n"+configMap("same")), "duplicate desired resource core/ConfigMap")
+		}},
+		{"binary data", func(t *testing.T) input {
+			b := make([]byte, 64<<10)
+			rand.New(rand.NewSource(1)).Read(b)
+			return asLive(file(t, "blob.yaml", string(b)), "not UTF-8 text")
+		}},
+		{"non-UTF-8 text", func(t *testing.T) input {
+			return asDesired(file(t, "latin1.yaml", configMap("a")+"---\n"+configMap("caf\xe9")), "document 2 (line 4): not UTF-8 text")
+		}},
+		{"10000 levels of nesting", func(t *testing.T) input {
+			deep := configMap("deep") + "data:\n  x: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n"
+			return asDesired(file(t, "deep.yaml", deep), "exceeded max depth")
+		}},
+		{"5000 levels of nesting", func(t *testing.T) input {
+			deep := configMap("deep") + "data:\n  x: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n"
+			return asLive(file(t, "deep5k.yaml", deep), "document 1 (line 1): nested deeper than 512 levels")
+		}},
+		{"10000 levels of nesting in JSON", func(t *testing.T) input {
+			deep := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep"}, "data": ` +
+				strings.Repeat(`{"a": `, 10000) + "1" + strings.Repeat("}", 10000) + "}"
+			return asLive(file(t, "deep.json.yaml", deep), "exceeded max depth")
+		}},
+		{"malformed managedFields fieldsV1", func(t *testing.T) input {
+			d := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: " + ns + "}\nspec: {replicas: 1}\n"
+			l := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: " + ns + "\n  managedFields:\n" +
+				"  - {manager: kapp, operation: Update, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {f:spec: not-a-set}}\n" +
+				"spec: {replicas: 2}\n"
+			dp := file(t, "web.yaml", d)
+			lp := file(t, "web-live.yaml", l)
+			return input{[]string{"-d", dp, "-l", lp}, lp, "field metadata.managedFields[0].fieldsV1: malformed"}
+		}},
+		{"ruleset with unknown keys", func(t *testing.T) input {
+			p := file(t, "rules.yaml", "calculated: []\nappliers: []\nnotAKey: {x: 1}\n")
+			return input{append([]string{"--ruleset", p}, fixture...), p, "unknown field"}
+		}},
+		{"unreadable file", func(t *testing.T) input {
+			if os.Geteuid() == 0 {
+				t.Skip("running as root: mode 000 does not stop root from reading the file")
+			}
+			p := file(t, "locked.yaml", configMap("a"))
+			if err := os.Chmod(p, 0); err != nil {
+				t.Fatal(err)
+			}
+			return asDesired(p, "permission denied")
+		}},
+		{"directory with a symlink loop", func(t *testing.T) input {
+			dir := t.TempDir()
+			for link, target := range map[string]string{"loop.yaml": ".", "self.yaml": "self.yaml", "up": ".."} {
+				if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return asDesired(dir, "no *.yaml or *.yml file")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.input(t)
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			r := rebasegen(t, append([]string{"explain"}, in.args...)...)
+			checkRejected(t, "explain", r, in.name, in.want)
+
+			out := filepath.Join(t.TempDir(), "rules.yaml")
+			r = rebasegen(t, append([]string{"generate", "--output", out}, in.args...)...)
+			checkRejected(t, "generate", r, in.name, in.want)
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("generate --output wrote %s although the input is bad (%v)", out, err)
+			}
+			if left, _ := os.ReadDir(filepath.Dir(out)); len(left) > 0 {
+				t.Errorf("generate left %d files next to the output, e.g. %s", len(left), left[0].Name())
+			}
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<30 {
+				t.Errorf("two runs allocated %d MiB", grew>>20)
+			}
+		})
+	}
+}
+
+func checkRejected(t *testing.T, cmd string, r result, name, want string) {
+	t.Helper()
+	if r.code != exitError {
+		t.Errorf("%s: exit code %d, want %d; stderr:\n%s", cmd, r.code, exitError, r.stderr)
+	}
+	if !strings.Contains(r.stderr, name) || !strings.Contains(r.stderr, want) {
+		t.Errorf("%s: the error must name %s and say %q; stderr:\n%.2000s", cmd, name, want, r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("%s: wrote to stdout:\n%.500s", cmd, r.stdout)
+	}
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// slowRun is how long a run takes before it reports its timing on stderr.
+const slowRun = 2 * time.Second
+
+// quietFlag is the global --quiet: no timing summary (and no progress) on stderr.
+func quietFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no timing summary on stderr"}
+}
+
+// timingSummary writes one line about a run that took longer than slowRun, unless --quiet:
+// "rebasegen: generate took 4m48s (CPU 8m13s, peak RSS 1.2 GB)". Only stderr, so stdout
+// (rules, explanations) stays byte-identical.
+func timingSummary(w io.Writer, args []string, start time.Time, quiet bool) {
+	elapsed := time.Since(start)
+	if quiet || elapsed < slowRun {
+		return
+	}
+	cmd := "run"
+	for _, a := range args[min(1, len(args)):] {
+		if !strings.HasPrefix(a, "-") {
+			cmd = a
+			break
+		}
+	}
+	line := fmt.Sprintf("rebasegen: %s took %s", cmd, elapsed.Round(10*time.Millisecond))
+	if cpu, rss, ok := usage(); ok {
+		line += fmt.Sprintf(" (CPU %s, peak RSS %.1f MB)", cpu.Round(10*time.Millisecond), float64(rss)/1e6)
+	}
+	fmt.Fprintln(w, line)
+}

@@ -1,0 +1,253 @@
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
+	"carvel.dev/ytt/pkg/cmd/ui"
+	"carvel.dev/ytt/pkg/files"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// FuzzRulesRoundTrip: rules synthesized from arbitrary names, paths and values are written as a
+// kapp Config that kapp's own config parser reads back as exactly those rules (and whose mods
+// it can build), and the ytt format, rendered with the ytt library, is the same document.
+func FuzzRulesRoundTrip(f *testing.F) {
+	// Seeds: the resources and paths of the captured fixtures.
+	fixtureSeeds(f)
+	f.Add("apps/v1", "Deployment", "ns", "web", "spec.replicas", "spec.template.spec.dnsPolicy", "web", uint8(2), uint8(0), "", "", "in.yaml")
+	f.Add("v1", "Service", "a: b", "#@ x", "spec.ports", "protocol", "http", uint8(0), uint8(1), "", "", "a\nb")
+	f.Add("v1", "Secret", "yes", "no", "stringData", "x", "k", uint8(1), uint8(4), "", "", "")
+	f.Add("v1", "Pod", "ns", "p", "spec.containers", "resources.limits.cpu", "c", uint8(0), uint8(3), "0.5", "500m", "")
+	f.Add("x.example.com/v1", "W", "", "w", "spec.m", "", "", uint8(1), uint8(2), "", "", "")
+	// found by fuzzing: an input file name that is not UTF-8 made the output unreadable YAML
+	f.Add("apps/v1", "Deployment", "ns", "web", "spec.replicas", "", "web", uint8(2), uint8(0), "", "", "\xf7\xfe.yaml")
+
+	f.Fuzz(func(t *testing.T, apiVersion, kind, ns, name, path1, path2, key string, class, shape uint8, from, to, input string) {
+		if kind == "" || name == "" || apiVersion == "" {
+			return // not a resource: rejected by the loader
+		}
+		for _, s := range []string{apiVersion, kind, ns, name, path1, path2, key, from, to} {
+			if !utf8.ValidString(s) {
+				return // the loader rejects documents that are not UTF-8; input (a file name) may be anything
+			}
+		}
+		rep := report(apiVersion, kind, ns, name, path1, path2, key, class, shape, from, to)
+		res := synth.Synthesize(rep, synth.Options{})
+		if len(res.Rules) == 0 {
+			return
+		}
+		var cfg bytes.Buffer
+		h := Header{Version: "fuzz", Inputs: []string{input}, Regenerate: "rebasegen generate " + input}
+		if err := WriteRules(&cfg, res.Rules, FormatConfig, h); err != nil {
+			t.Fatal(err)
+		}
+		parsed := parseConfig(t, cfg.Bytes())
+		if len(parsed.RebaseRules) != len(res.Rules) {
+			t.Fatalf("%d rules written, kapp reads %d:\n%s", len(res.Rules), len(parsed.RebaseRules), cfg.String())
+		}
+		for i, r := range res.Rules {
+			if err := sameRule(r, parsed.RebaseRules[i]); err != nil {
+				t.Fatalf("rule %d: %v\n%s", i, err, cfg.String())
+			}
+		}
+
+		var tpl bytes.Buffer
+		h.Namespaces = map[string]string{ns: "ns"}
+		if err := WriteRules(&tpl, res.Rules, FormatYTT, h); err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := renderYTT(tpl.String(), ns)
+		if err != nil {
+			t.Fatalf("ytt rejects the ytt format: %v\n%s", err, tpl.String())
+		}
+		var want, got map[string]any
+		if err := yaml.Unmarshal(cfg.Bytes(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal([]byte(rendered), &got); err != nil {
+			t.Fatalf("ytt output does not parse: %v\n%s", err, rendered)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("the ytt format renders to other rules:\n%s\nconfig format:\n%s", rendered, cfg.String())
+		}
+	})
+}
+
+// report is one or two resources of a kind with findings shaped by shape: plain map paths,
+// a path through a keyed list item, an empty map, a canonical value rewrite or a Secret's
+// stringData; of class defaulted, calculated or controller-owned.
+func report(apiVersion, kind, ns, name, path1, path2, key string, class, shape uint8, from, to string) *classify.Report {
+	fields := func(p string) fielddiff.Path { return fielddiff.FromFields(strings.Split(p, ".")) }
+	cls := []classify.Class{classify.Defaulted, classify.Calculated, classify.Controller}[int(class)%3]
+	var fs []classify.Finding
+	add := func(p fielddiff.Path, ch fielddiff.Change, d, l any) {
+		f := classify.Finding{Path: p, Change: ch, Class: cls, Desired: d, Live: l, Evidence: "fuzz " + path1}
+		if cls == classify.Controller {
+			f.Owner = "fuzz-controller"
+		}
+		fs = append(fs, f)
+	}
+	switch shape % 5 {
+	case 0:
+		add(fields(path1), fielddiff.Added, nil, "x")
+		add(fields(path2), fielddiff.Added, nil, int64(1))
+	case 1:
+		p := append(fields(path1), fieldpath.PathElement{Key: &value.FieldList{{Name: "name", Value: value.NewValueInterface(key)}}})
+		add(append(p, fields(path2)...), fielddiff.Added, nil, "x")
+	case 2:
+		add(fields(path1), fielddiff.Added, nil, map[string]any{})
+	case 3:
+		add(fields(path1), fielddiff.Canonical, from, to)
+	case 4:
+		kind, apiVersion = "Secret", "v1"
+		add(fields("stringData"), fielddiff.Removed, map[string]any{key: from}, nil)
+	}
+	group := ""
+	if i := strings.Index(apiVersion, "/"); i >= 0 {
+		group = apiVersion[:i]
+	}
+	rep := &classify.Report{}
+	for _, n := range []string{name, name + "-2"} {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+		rep.Resources = append(rep.Resources, classify.Resource{ID: pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: n},
+			Desired: load.Object{Unstructured: u}, Findings: fs})
+	}
+	return rep
+}
+
+func parseConfig(t *testing.T, data []byte) ctlconf.Config {
+	t.Helper()
+	rs, err := ctlres.NewResourcesFromBytes(data)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("kapp does not read the Config as one resource (%d): %v\n%s", len(rs), err, data)
+	}
+	_, conf, err := ctlconf.NewConfFromResources(rs)
+	if err != nil {
+		t.Fatalf("kapp's config parser rejects the Config: %v\n%s", err, data)
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("kapp panics building the rules' mods: %v\n%s", p, data)
+			}
+		}()
+		conf.RebaseMods()
+	}()
+	cfg, err := ctlconf.NewConfigFromResource(rs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func sameRule(r synth.Rule, k ctlconf.RebaseRule) error {
+	if r.YTT() {
+		if k.Ytt == nil || k.Ytt.OverlayContractV1 == nil || !strings.Contains(k.Ytt.OverlayContractV1.OverlayYAML, `load("@ytt:overlay", "overlay")`) {
+			return fmt.Errorf("ytt rule read back as %+v", k)
+		}
+	} else {
+		if k.Type != "copy" || fmt.Sprint(k.Sources) != fmt.Sprint(r.Sources) || len(k.Paths) != len(r.Paths) || k.Path != nil {
+			return fmt.Errorf("copy rule %v %v read back as %s %v %d paths", r.Sources, r.Paths, k.Type, k.Sources, len(k.Paths))
+		}
+		for i, p := range k.Paths {
+			var got []string
+			for _, part := range p {
+				if part.MapKey == nil {
+					return fmt.Errorf("path %v read back with a non-key part", r.Paths[i])
+				}
+				got = append(got, *part.MapKey)
+			}
+			if !reflect.DeepEqual(got, r.Paths[i]) {
+				return fmt.Errorf("path %q read back as %q", r.Paths[i], got)
+			}
+		}
+	}
+	if len(k.ResourceMatchers) != len(r.Matchers) {
+		return fmt.Errorf("%d matchers read back as %d", len(r.Matchers), len(k.ResourceMatchers))
+	}
+	for i, m := range r.Matchers {
+		km := k.ResourceMatchers[i]
+		var got, want [3]string
+		switch {
+		case m.APIVersionKind != nil && km.APIVersionKindMatcher != nil:
+			want = [3]string{m.APIVersionKind.APIVersion, m.APIVersionKind.Kind}
+			got = [3]string{km.APIVersionKindMatcher.APIVersion, km.APIVersionKindMatcher.Kind}
+		case m.APIGroupKind != nil && km.APIGroupKindMatcher != nil:
+			want = [3]string{m.APIGroupKind.APIGroup, m.APIGroupKind.Kind}
+			got = [3]string{km.APIGroupKindMatcher.APIGroup, km.APIGroupKindMatcher.Kind}
+		case m.KindNamespaceName != nil && km.KindNamespaceNameMatcher != nil:
+			want = [3]string{m.KindNamespaceName.Kind, m.KindNamespaceName.Namespace, m.KindNamespaceName.Name}
+			got = [3]string{km.KindNamespaceNameMatcher.Kind, km.KindNamespaceNameMatcher.Namespace, km.KindNamespaceNameMatcher.Name}
+		default:
+			return fmt.Errorf("matcher %d read back as another kind of matcher: %+v", i, km)
+		}
+		if got != want {
+			return fmt.Errorf("matcher %q read back as %q", want, got)
+		}
+	}
+	return nil
+}
+
+// renderYTT runs ytt in-process on the ytt format with the data value ns, as a package's ytt
+// step would.
+func renderYTT(tpl, ns string) (string, error) {
+	opts := cmdtpl.NewOptions()
+	opts.DataValuesFlags.KVsFromStrings = []string{"ns=" + ns}
+	f, err := files.NewFileFromSource(files.NewBytesSource("rebase-rules.yml", []byte(tpl)))
+	if err != nil {
+		return "", err
+	}
+	out := opts.RunWithFiles(cmdtpl.Input{Files: []*files.File{f}}, ui.NewTTY(false))
+	if out.Err != nil {
+		return "", out.Err
+	}
+	if len(out.Files) != 1 {
+		return "", fmt.Errorf("ytt wrote %d files, want 1", len(out.Files))
+	}
+	return string(out.Files[0].Bytes()), nil
+}
+
+var fixtureField = regexp.MustCompile(`(?m)^- resource: (\S+)/(\S+) (?:(\S+)/)?(\S+)\n  path: '?([^'\n]+)`)
+
+// fixtureSeeds adds the resources and field paths the captured scenarios list.
+func fixtureSeeds(f *testing.F) {
+	paths, err := filepath.Glob("../../fixtures/*/scenario.yaml")
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no fixtures (%v)", err)
+	}
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for j, m := range fixtureField.FindAllStringSubmatch(string(data), 4) {
+			group, kind, ns, name, path := m[1], m[2], m[3], m[4], m[5]
+			apiVersion := group + "/v1"
+			if group == "core" {
+				apiVersion = "v1"
+			}
+			first, rest, _ := strings.Cut(strings.NewReplacer("[", ".", "]", "").Replace(path), ".")
+			f.Add(apiVersion, kind, ns, name, first, rest, name, uint8(i+j), uint8(j), "", "", filepath.Dir(p))
+		}
+	}
+}
