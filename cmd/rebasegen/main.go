@@ -33,9 +33,9 @@ func run(args []string) int {
 		Before: func(c *cli.Context) error { quiet = c.Bool("quiet"); return nil },
 		// Paths may contain commas: every list flag is repeatable, none is comma-separated.
 		DisableSliceFlagSeparator: true,
-		Name:    "rebasegen",
-		Usage:   "explain kapp ghost diffs and generate the narrowest rebase rules that remove them",
-		Version: version,
+		Name:                      "rebasegen",
+		Usage:                     "explain kapp ghost diffs and generate the narrowest rebase rules that remove them",
+		Version:                   version,
 		Commands: []*cli.Command{
 			explainCommand(),
 			generateCommand(),
