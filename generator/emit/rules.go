@@ -144,10 +144,16 @@ func scalar(s string) string {
 		return s
 	}
 	q, _ := json.Marshal(s)
-	return string(q)
+	// JSON leaves DEL and the C1 controls raw, which YAML rejects ("control characters are not
+	// allowed") or reads as a line break (NEL): escape them (found by FuzzRulesRoundTrip).
+	return yamlUnprintable.ReplaceAllStringFunc(string(q), func(c string) string { return fmt.Sprintf(`\u%04x`, []rune(c)[0]) })
 }
 
-var control = regexp.MustCompile(`[\x00-\x1f\x7f]+`)
+var yamlUnprintable = regexp.MustCompile(`[\x7f\x{80}-\x{9f}\x{fffe}\x{ffff}]`)
+
+// control is what a one-line comment must not hold: control characters, and what YAML reads as
+// a line break (NEL, LS, PS) or rejects (U+FFFE, U+FFFF).
+var control = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{2028}\x{2029}\x{fffe}\x{ffff}]+`)
 
 // clean makes text safe for a one-line comment. Invalid UTF-8 (a file name can hold any bytes)
 // would make the whole file unreadable as YAML: it becomes U+FFFD (found by FuzzRulesRoundTrip).

@@ -41,6 +41,11 @@ func FuzzPair(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"),
 		[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-ver-1, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-ver-2, namespace: x}\n"), "x")
+	// a plain NAME next to a versioned NAME-ver-N, and two names for one version
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, annotations: {kapp.k14s.io/versioned: \"\"}}\n"),
+		[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-ver-1, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: x}\n"), "x")
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"),
+		[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-ver-1, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-ver-01, namespace: x}\n"), "x")
 	f.Add([]byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.example.com}\nspec: {group: example.com, scope: Cluster, names: {kind: W}}\n---\napiVersion: example.com/v1\nkind: W\nmetadata: {name: a}\n"),
 		[]byte("apiVersion: example.com/v1\nkind: W\nmetadata: {name: a}\n"), "")
 

@@ -72,20 +72,32 @@ func Build(desired, live []load.Object, opts Options) (*Set, error) {
 
 	liveByID := map[Identity]load.Object{}
 	liveVersion := map[Identity]int{}
+	// The result must not depend on the order of the live objects (found by FuzzPair): plain
+	// names are collected apart, a NAME-ver-N stands for a plain NAME next to it, and equal
+	// versions (NAME-ver-1, NAME-ver-01) are decided by name.
+	plain := map[Identity]load.Object{}
 	for _, l := range live {
 		id := scope.identity(l, "")
 		base, ver := baseName(id.Name)
-		if ver >= 0 {
-			// Keep the newest NAME-ver-N as the live copy of NAME.
-			id.Name = base
-			if prev, ok := liveVersion[id]; ok && prev > ver {
-				continue
+		if ver < 0 {
+			if prev, dup := plain[id]; dup {
+				return nil, fmt.Errorf("%s: duplicate live resource %s (also at %s)", l.Source, id, prev.Source)
 			}
-			liveVersion[id] = ver
-		} else if prev, dup := liveByID[id]; dup {
-			return nil, fmt.Errorf("%s: duplicate live resource %s (also at %s)", l.Source, id, prev.Source)
+			plain[id] = l
+			continue
 		}
+		// Keep the newest NAME-ver-N as the live copy of NAME.
+		id.Name = base
+		if prev, ok := liveVersion[id]; ok && (prev > ver || prev == ver && liveByID[id].GetName() < l.GetName()) {
+			continue
+		}
+		liveVersion[id] = ver
 		liveByID[id] = l
+	}
+	for id, l := range plain {
+		if _, versioned := liveVersion[id]; !versioned {
+			liveByID[id] = l
+		}
 	}
 
 	seen := map[Identity]load.Object{}
