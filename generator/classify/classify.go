@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -256,10 +257,8 @@ func hpaTargets(set *pair.Set) map[pair.Identity]string {
 		apiVersion, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "apiVersion")
 		kind, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "kind")
 		name, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "name")
-		group := strings.Split(apiVersion, "/")[0]
-		if !strings.Contains(apiVersion, "/") {
-			group = ""
-		}
+		gv, _ := schema.ParseGroupVersion(apiVersion) // "v1" is the core group
+		group := gv.Group
 		ns := o.GetNamespace()
 		if ns == "" {
 			ns = "default"

@@ -60,7 +60,9 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 				if nd == nil {
 					nd, nl = Normalize(d), Normalize(l)
 				}
-				if ndv, ok := p.Get(nd.Object); ok && Equal(ndv, firstOf(p.Get(nl.Object))) {
+				ndv, ok := p.Get(nd.Object)
+				nlv, _ := p.Get(nl.Object)
+				if ok && Equal(ndv, nlv) {
 					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})
 					continue
 				}
@@ -85,8 +87,6 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	sort.Sort(byKey{out, keys})
 	return out, nil
 }
-
-func firstOf(v any, _ bool) any { return v }
 
 // expand splits a modified atomic value (a list the schema does not key, a custom resource's
 // list) into the leaves that differ, so defaults inside list items get their own paths: maps by

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"testing"
 
@@ -93,3 +94,6 @@ func TestIsPlainKeyIsTheRegexp(t *testing.T) {
 		}
 	}
 }
+
+// plainKey is the specification isPlainKey implements without a regexp.
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

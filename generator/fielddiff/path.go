@@ -1,7 +1,6 @@
 package fielddiff
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,8 +11,6 @@ import (
 // Path is a structured-merge-diff field path: list items of associative lists are selected by
 // their merge keys, other list items by index.
 type Path fieldpath.Path
-
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // String renders the path dotted, with list items as containers[name=web] or [i], and map keys
 // that are not plain words quoted: metadata.annotations["deployment.kubernetes.io/revision"].
@@ -192,7 +189,7 @@ func FromFields(fields []string) Path {
 	return p
 }
 
-// isPlainKey is plainKey.MatchString without the regexp engine (performance: Path.String runs
+// isPlainKey reports a key of [A-Za-z0-9_-]+, written bare in paths; no regexp (performance: Path.String runs
 // for every delta, several times; the regexp was most of its cost).
 func isPlainKey(s string) bool {
 	if s == "" {
