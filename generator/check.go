@@ -51,13 +51,12 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	set.Configs = append(set.Configs, configs...)
-	rep, err := classify.Classify(set, classify.Options{Rules: rs})
+	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
 	if err != nil {
 		return nil, err
 	}
 	c := &Checked{}
-	var pairs []verify.Pair
-	var ids []pair.Identity
+	var ghosts []pair.Pair
 	for _, r := range rep.Resources {
 		ghostsOnly := true
 		for _, f := range r.Findings {
@@ -72,20 +71,21 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 			}
 		}
 		if ghostsOnly {
-			pairs = append(pairs, verify.Pair{Desired: r.Desired.Unstructured, Live: r.Live.Unstructured})
-			ids = append(ids, r.ID)
+			ghosts = append(ghosts, r.Pair)
 		}
 	}
 	// kapp's engine has the last word: a resource it still updates is residual even when each
 	// field looked covered.
-	results, err := verify.Verify(pairs, unstructuredOf(set.Configs))
+	results, err := verify.VerifyEach(len(ghosts), func(i int) (verify.Pair, error) {
+		return verifyPair(ghosts[i], nil, nil)
+	}, unstructuredOf(set.Configs), in.Progress.stage("verify", len(ghosts)))
 	if err != nil {
 		return nil, err
 	}
 	for i, res := range results {
 		for _, b := range verify.Bases {
-			if res.Op[b] != verify.OpKeep && !hasResidual(c.Residual, ids[i]) {
-				c.Residual = append(c.Residual, Residual{ids[i], classify.Finding{Evidence: fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])}})
+			if res.Op[b] != verify.OpKeep && !hasResidual(c.Residual, ghosts[i].ID) {
+				c.Residual = append(c.Residual, Residual{ghosts[i].ID, classify.Finding{Evidence: fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])}})
 				break
 			}
 		}
@@ -120,13 +120,17 @@ func ruleConfigs(paths []string, pkg load.Package) ([]load.Object, error) {
 			return nil, err
 		}
 		if data, _ := os.ReadFile(p); yttTemplate.Match(data) && !isDir(p) {
-			if objs, err = (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render(); err != nil {
+			docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render()
+			if err == nil {
+				objs, err = load.Objects(docs)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
 		for _, o := range objs {
 			switch {
-			case pair.IsKappConfig(o.Unstructured) || isKappConfigMap(o):
+			case load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || isKappConfigMap(o):
 				out = append(out, o)
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
 				embedded, err := secretRules(o)

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,7 +56,7 @@ func Generate(in Inputs, opts synth.Options) (*Generated, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts)
+	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, in.Progress)
 	return g, err
 }
 
@@ -82,21 +83,21 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 
 // check verifies the rules: pairs whose differences are all ghosts must be kept under both
 // bases, and a change to any field a rule touches must still be shown unless a controller owns it.
-func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options) (Verification, error) {
+func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress) (Verification, error) {
 	var v Verification
 	configs := append(unstructuredOf(set.Configs), cfg)
-	var pairs []verify.Pair
 	var ghostRes []classify.Resource
 	for _, r := range rep.Resources {
 		if !allGhosts(r, opts) {
 			continue
 		}
 		v.GhostFields += len(r.Findings)
-		pairs = append(pairs, verify.Pair{Desired: r.Desired.Unstructured, Live: r.Live.Unstructured})
 		ghostRes = append(ghostRes, r)
 	}
-	v.GhostPairs = len(pairs)
-	results, err := verify.Verify(pairs, configs)
+	v.GhostPairs = len(ghostRes)
+	results, err := verify.VerifyEach(len(ghostRes), func(i int) (verify.Pair, error) {
+		return verifyPair(ghostRes[i].Pair, nil, nil)
+	}, configs, progress.stage("verify", len(ghostRes)))
 	if err != nil {
 		return v, err
 	}
@@ -108,7 +109,7 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 		v.Residual = append(v.Residual, fmt.Sprintf("%s: last-applied base %s, live base %s\n%s", ghostRes[i].ID,
 			res.Op[verify.LastApplied], res.Op[verify.Live], res.Diff[verify.Live]))
 	}
-	return v, mutations(&v, rep, rules, configs)
+	return v, mutations(&v, rep, rules, configs, progress)
 }
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {
@@ -123,58 +124,71 @@ func allGhosts(r classify.Resource, opts synth.Options) bool {
 // mutations changes every declared value under each rule's paths, one at a time, and asks
 // kapp whether it still reports the change.
 //
-// Performance: the mutations are verified in rounds, one verify.Verify call per round with at most
+// Performance: the mutations are verified in rounds, one verify call per round with at most
 // one mutation per resource (kapp rejects two copies of a resource in one deploy), so they run on
 // every core and kapp's Config is built once per round rather than twice per mutation, which made
 // generate quadratic at fleet scale. A mutation whose pair could influence the others in a
 // deploy (versioned resources, kapp config ConfigMaps, a live object without kapp's app label)
-// still gets a call of its own. Results are read back in the original order.
-func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured) error {
+// still gets a call of its own. Each resource is decoded once to find its mutations and again
+// only while its round is encoded for kapp. Results are reported in rule order, then resource order.
+func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured, progress Progress) error {
 	type mutation struct {
+		rule       int
 		r          classify.Resource
 		path       fielddiff.Path
-		value      any // the mutated value, set on a copy of the desired object when its round runs
+		value      any // the mutated value, set on a freshly decoded desired object when its round runs
 		what       string
 		controller bool
+		single     bool
 	}
 	var all []mutation
-	var rounds, singles [][]int // indices into all
-	perResource := map[pair.Identity]int{}
-	for _, rule := range rules {
-		for _, r := range rep.Resources {
+	for _, r := range rep.Resources {
+		var desired, live load.Object
+		for ri, rule := range rules {
 			if !ruleMatches(rule, r) {
 				continue
 			}
+			if desired.Unstructured == nil {
+				var err error
+				if desired, live, err = r.Objects(); err != nil {
+					return err
+				}
+			}
 			for _, p := range rulePaths(rule) {
-				val, ok := p.Get(r.Desired.Object)
+				val, ok := p.Get(desired.Object)
 				mutated, can := mutate(val)
 				if !ok || !can {
 					continue
 				}
-				all = append(all, mutation{r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
-					controller: strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ",")})
-				if !batchable(r.Desired.Unstructured, r.Live.Unstructured) {
-					singles = append(singles, []int{len(all) - 1})
-					continue
-				}
-				n := perResource[r.ID] // this resource's n-th mutation goes to round n
-				perResource[r.ID]++
-				if n == len(rounds) {
-					rounds = append(rounds, nil)
-				}
-				rounds[n] = append(rounds[n], len(all)-1)
+				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
+					controller: strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ","),
+					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
 		}
 	}
-	shown := make([]bool, len(all))
-	for _, round := range append(rounds, singles...) {
-		pairs := make([]verify.Pair, len(round))
-		for i, m := range round {
-			d := all[m].r.Desired.DeepCopy()
-			all[m].path.Set(d.Object, all[m].value)
-			pairs[i] = verify.Pair{Desired: d, Live: all[m].r.Live.Unstructured}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rule < all[j].rule })
+
+	var rounds, singles [][]int // indices into all
+	perResource := map[pair.Identity]int{}
+	for i, m := range all {
+		if m.single {
+			singles = append(singles, []int{i})
+			continue
 		}
-		res, err := verify.Verify(pairs, configs)
+		n := perResource[m.r.ID] // this resource's n-th mutation goes to round n
+		perResource[m.r.ID]++
+		if n == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[n] = append(rounds[n], i)
+	}
+	shown := make([]bool, len(all))
+	done := progress.stage("mutation checks", len(all))
+	for _, round := range append(rounds, singles...) {
+		res, err := verify.VerifyEach(len(round), func(i int) (verify.Pair, error) {
+			m := all[round[i]]
+			return verifyPair(m.r.Pair, m.path, m.value)
+		}, configs, done)
 		if err != nil {
 			return err
 		}
@@ -193,6 +207,19 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 		}
 	}
 	return nil
+}
+
+// verifyPair decodes a pair for kapp's engine, with value set at path in the desired object
+// when path is not nil.
+func verifyPair(p pair.Pair, path fielddiff.Path, value any) (verify.Pair, error) {
+	desired, live, err := p.Objects()
+	if err != nil {
+		return verify.Pair{}, err
+	}
+	if path != nil {
+		path.Set(desired.Object, value)
+	}
+	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
 }
 
 // batchable reports whether a mutated pair may share a verify.Verify call with other pairs and
@@ -221,7 +248,7 @@ func ruleMatches(rule synth.Rule, r classify.Resource) bool {
 	for _, m := range rule.Matchers {
 		switch {
 		case m.APIVersionKind != nil:
-			if m.APIVersionKind.APIVersion == r.Desired.GetAPIVersion() && m.APIVersionKind.Kind == r.ID.Kind {
+			if m.APIVersionKind.APIVersion == r.Desired.APIVersion && m.APIVersionKind.Kind == r.ID.Kind {
 				return true
 			}
 		case m.APIGroupKind != nil:

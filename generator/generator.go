@@ -4,6 +4,7 @@ package generator
 
 import (
 	"io"
+	"sync/atomic"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -20,6 +21,21 @@ type Inputs struct {
 	Namespace string       // for namespaced desired objects without one
 	Package   load.Package // a ytt package rendered into desired objects
 	Stdin     io.Reader
+	Progress  Progress // nil: nobody listens
+}
+
+// Progress hears how far a run is, item by item: stage is "classify" (pairs), "verify" (pairs
+// whose differences are all ghosts) or "mutation checks"; done counts up to total. It is called
+// from several goroutines.
+type Progress func(stage string, done, total int)
+
+// stage returns the callback for one stage, counting calls; nil when nobody listens.
+func (p Progress) stage(name string, total int) func() {
+	if p == nil {
+		return nil
+	}
+	var done atomic.Int64
+	return func() { p(name, int(done.Add(1)), total) }
 }
 
 // Load reads and pairs the inputs.
@@ -28,7 +44,7 @@ func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	desired, err := load.Paths(in.Desired, in.Stdin)
+	desired, err := load.Docs(in.Desired, in.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,7 +53,7 @@ func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 		return nil, nil, err
 	}
 	desired = append(desired, rendered...)
-	live, err := load.Paths(in.Live, in.Stdin)
+	live, err := load.Docs(in.Live, in.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,6 +75,6 @@ func Explain(in Inputs) (*classify.Report, *pair.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := classify.Classify(set, classify.Options{Rules: rs})
+	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
 	return rep, set, err
 }

@@ -33,6 +33,7 @@ func inputs(c *cli.Context) generator.Inputs {
 		Namespace: c.String("namespace"),
 		Package: load.Package{Dirs: c.StringSlice("package"), ValuesFiles: c.StringSlice("values"),
 			Values: c.StringSlice("value"), CR: c.String("package-cr")},
-		Stdin: os.Stdin,
+		Stdin:    os.Stdin,
+		Progress: progressFor(c),
 	}
 }

@@ -14,7 +14,7 @@ const slowRun = 2 * time.Second
 
 // quietFlag is the global --quiet: no timing summary (and no progress) on stderr.
 func quietFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no timing summary on stderr"}
+	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no timing summary and no progress bar on stderr"}
 }
 
 // timingSummary writes one line about a run that took longer than slowRun, unless --quiet:

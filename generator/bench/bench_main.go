@@ -59,6 +59,7 @@ type measurement struct {
 	Time     time.Duration
 	CPU      time.Duration // user+system CPU time of the process during the stage
 	Peak     uint64        // heap in use, high-water mark above the heap before the stage
+	PeakLive uint64        // live heap (marked by a GC), high-water mark above the heap before the stage
 	Alloc    uint64        // bytes allocated during the stage
 	Baseline uint64        // heap in use before the stage (setup the stage needs, e.g. verify's pairs)
 	Note     string
@@ -219,17 +220,17 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 		if err != nil {
 			return nil, err
 		}
-		pairs := make([]verify.Pair, len(g.Set.Pairs))
-		for i, p := range g.Set.Pairs {
-			pairs[i] = verify.Pair{Desired: p.Desired.Unstructured, Live: p.Live.Unstructured}
-		}
+		pairs := g.Set.Pairs // held as the pipeline holds them: compact, decoded while kapp reads them
 		configs := []*unstructured.Unstructured{g.Config}
 		for _, cfg := range g.Set.Configs {
 			configs = append(configs, cfg.Unstructured)
 		}
 		g = nil
 		run = func() (any, error) {
-			res, err := verify.Verify(pairs, configs)
+			res, err := verify.VerifyEach(len(pairs), func(i int) (verify.Pair, error) {
+				d, l, err := pairs[i].Objects()
+				return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
+			}, configs, nil)
 			if err == nil {
 				keep := 0
 				for _, r := range res {
@@ -276,8 +277,9 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 	runtime.GC()
 	m.Baseline = heapInUse()
 	alloc0 := allocated()
-	var peak atomic.Uint64
+	var peak, peakLive atomic.Uint64
 	peak.Store(m.Baseline)
+	peakLive.Store(m.Baseline)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -292,6 +294,9 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 			case <-t.C:
 				if h := heapInUse(); h > peak.Load() {
 					peak.Store(h)
+				}
+				if h := liveHeap(); h > peakLive.Load() {
+					peakLive.Store(h)
 				}
 			}
 		}
@@ -308,7 +313,12 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 	if h := heapInUse(); h > peak.Load() {
 		peak.Store(h)
 	}
+	runtime.GC() // what the stage returns is live at its end
+	if h := liveHeap(); h > peakLive.Load() {
+		peakLive.Store(h)
+	}
 	m.Peak = peak.Load() - m.Baseline
+	m.PeakLive = peakLive.Load() - m.Baseline
 	m.Alloc = allocated() - alloc0
 	return res, err
 }
@@ -324,6 +334,14 @@ func heapInUse() uint64 {
 	copy(s, heapSamples)
 	metrics.Read(s)
 	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
+// liveHeap is the heap the last GC found live: the memory the program holds, without the garbage
+// the collector lets accumulate between cycles (GOGC=100 lets the heap reach about twice it).
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 func allocated() uint64 {
@@ -388,15 +406,16 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tCPU\tpeak heap MB\tpeak/input\talloc MB\talloc/input\t")
+	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tCPU\tCPU/time\tpeak heap MB\tpeak/input\tpeak live MB\tlive/input\talloc MB\t")
 	for _, n := range sizes {
 		for _, s := range allStages {
 			m := get(s, n)
 			if m == nil {
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.1f\t%.2fx\t%.1f\t%.1fx\t\n", n, stageLabel[s], fmtDur(m.Time), fmtDur(m.CPU),
-				mb(m.Peak), float64(m.Peak)/float64(m.Input), mb(m.Alloc), float64(m.Alloc)/float64(m.Input))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.2f\t%.1f\t%.2fx\t%.1f\t%.2fx\t%.1f\t\n", n, stageLabel[s], fmtDur(m.Time), fmtDur(m.CPU),
+				m.CPU.Seconds()/m.Time.Seconds(), mb(m.Peak), float64(m.Peak)/float64(m.Input),
+				mb(m.PeakLive), float64(m.PeakLive)/float64(m.Input), mb(m.Alloc))
 		}
 	}
 	tw.Flush()
@@ -436,6 +455,20 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 		}
 		if len(parts) > 0 {
 			fmt.Fprintf(&b, "growth %d -> %d pairs (%.0fx the pairs): %s\n", lo, hi, float64(hi)/float64(lo), strings.Join(parts, ", "))
+		}
+		// Memory per input byte: the slope between two sizes, so the constant (schemes, kapp's and
+		// ytt's state) drops out; the target is peak memory under 4x the input plus a constant.
+		parts = nil
+		for _, s := range allStages {
+			l, h := get(s, lo), get(s, hi)
+			if l == nil || h == nil || h.Input == l.Input {
+				continue
+			}
+			in := float64(h.Input - l.Input)
+			parts = append(parts, fmt.Sprintf("%s %.2fx (live %.2fx)", s, (float64(h.Peak)-float64(l.Peak))/in, (float64(h.PeakLive)-float64(l.PeakLive))/in))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "peak heap per input byte %d -> %d pairs: %s\n", lo, hi, strings.Join(parts, ", "))
 		}
 	}
 	_, _ = w.Write(b.Bytes())

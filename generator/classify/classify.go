@@ -19,7 +19,8 @@ import (
 
 // Options configure classification.
 type Options struct {
-	Rules *rulesets.Ruleset
+	Rules    *rulesets.Ruleset
+	Progress func() // called as each pair is classified, from several goroutines; nil: not called
 }
 
 // classifier holds what is shared by all pairs.
@@ -65,6 +66,9 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(set.Pairs); i = int(next.Add(1) - 1) {
 				res[i], errs[i] = w.resource(set.Pairs[i])
+				if opts.Progress != nil {
+					opts.Progress()
+				}
 			}
 		}(*c)
 	}
@@ -85,7 +89,10 @@ func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, hpaTargets: hpaTargets(set)}
+	c := &classifier{rules: rs, defaults: defaulter{crds: crds}}
+	if c.hpaTargets, err = hpaTargets(set); err != nil {
+		return nil, err
+	}
 	if c.kappDefaults, err = newRebaser(nil, false); err != nil {
 		return nil, err
 	}
@@ -107,7 +114,7 @@ func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
 
 // fieldContext is what the classification of one pair's fields needs.
 type fieldContext struct {
-	p         pair.Pair
+	id        pair.Identity
 	owners    []owner
 	applier   string
 	defaulted *unstructured.Unstructured
@@ -116,20 +123,24 @@ type fieldContext struct {
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
-	res := Resource{ID: p.ID, Desired: p.Desired, Live: p.Live, Noise: map[string]int{}}
-	deltas, err := fielddiff.Diff(p.Desired.Unstructured, p.Live.Unstructured)
+	res := Resource{Pair: p, Noise: map[string]int{}}
+	desired, live, err := p.Objects()
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", p.Live.Source, err)
+		return res, err
 	}
-	fc := fieldContext{p: p} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
-	if fc.owners, err = owners(p.Live); err != nil {
+	deltas, err := fielddiff.Diff(desired.Unstructured, live.Unstructured)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", live.Source, err)
+	}
+	fc := fieldContext{id: p.ID} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
+	if fc.owners, err = owners(live); err != nil {
 		return res, err
 	}
 	fc.applier = applier(fc.owners, c.rules)
 	res.Applier = fc.applier
 	var ok bool
-	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(p.Desired.Unstructured); err != nil {
-		return res, fmt.Errorf("%s: %w", p.Desired.Source, err)
+	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
+		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	} else if !ok {
 		fc.defaulted = nil
 	}
@@ -142,16 +153,16 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 		findings = append(findings, d)
 	}
-	byKapp, err := c.kappDefaults.covered(p.Desired.Unstructured, p.Live.Unstructured, findings)
+	byKapp, err := c.kappDefaults.covered(desired.Unstructured, live.Unstructured, findings)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", p.ID, err)
 	}
-	byPkg, err := c.pkgRules.covered(p.Desired.Unstructured, p.Live.Unstructured, findings)
+	byPkg, err := c.pkgRules.covered(desired.Unstructured, live.Unstructured, findings)
 	if err != nil {
 		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 	}
 	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved} {
-		if f, ok := artifact(p.Desired.Unstructured, p.Live.Unstructured); ok {
+		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			res.Findings = append(res.Findings, f)
 		}
 	}
@@ -209,16 +220,16 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	path := d.Path.String()
 	if d.Change != fielddiff.Removed {
 		for _, cf := range c.calculated {
-			if cf.Group == fc.p.ID.Group && cf.Kind == fc.p.ID.Kind && cf.re.MatchString(path) {
+			if cf.Group == fc.id.Group && cf.Kind == fc.id.Kind && cf.re.MatchString(path) {
 				f.Class = Calculated
 				f.Evidence = "set by the API server: " + cf.Source
 				return f
 			}
 		}
 	}
-	if hpa, ok := c.hpaTargets[fc.p.ID]; ok && path == "spec.replicas" {
+	if hpa, ok := c.hpaTargets[fc.id]; ok && path == "spec.replicas" {
 		f.Class, f.Owner = Controller, "horizontal-pod-autoscaler"
-		f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, fc.p.ID.Kind)
+		f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, fc.id.Kind)
 		if declared {
 			f.Warning = "the manifest declares spec.replicas but the HorizontalPodAutoscaler rewrites it: remove it from the manifest"
 		}
@@ -243,16 +254,20 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	return f
 }
 
-func hpaTargets(set *pair.Set) map[pair.Identity]string {
+func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 	out := map[pair.Identity]string{}
-	var objs []load.Object
+	var docs []load.Doc
 	for _, p := range set.Pairs {
-		objs = append(objs, p.Desired, p.Live)
+		docs = append(docs, p.Desired, p.Live)
 	}
-	objs = append(append(objs, set.Created...), set.Deleted...)
-	for _, o := range objs {
-		if o.GetKind() != "HorizontalPodAutoscaler" {
+	docs = append(append(docs, set.Created...), set.Deleted...)
+	for _, d := range docs {
+		if d.Kind != "HorizontalPodAutoscaler" {
 			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
 		}
 		apiVersion, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "apiVersion")
 		kind, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "kind")
@@ -265,7 +280,7 @@ func hpaTargets(set *pair.Set) map[pair.Identity]string {
 		}
 		out[pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: name}] = ns + "/" + o.GetName()
 	}
-	return out
+	return out, nil
 }
 
 func isSecretData(id pair.Identity, p fielddiff.Path) bool {

@@ -59,9 +59,7 @@ func (f Finding) Covered() bool { return f.CoveredByKappDefault || f.CoveredByPa
 
 // Resource is the classification of one pair.
 type Resource struct {
-	ID       pair.Identity
-	Desired  load.Object
-	Live     load.Object
+	pair.Pair
 	Applier  string // the manager recognised as applying the desired state, "" if none
 	Findings []Finding
 	Noise    map[string]int // differences that are not findings, by reason
@@ -70,8 +68,8 @@ type Resource struct {
 // Report is the classification of all pairs.
 type Report struct {
 	Resources []Resource
-	Created   []load.Object // desired only
-	Deleted   []load.Object // live only
+	Created   []load.Doc // desired only
+	Deleted   []load.Doc // live only
 }
 
 // Counts tallies findings by class.

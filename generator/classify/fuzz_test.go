@@ -22,14 +22,14 @@ func fixtureSet(tb testing.TB, name, ns string) (*pair.Set, *rulesets.Ruleset) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var sides [2][]load.Object
+	var sides [2][]load.Doc
 	for i, f := range []string{"desired.yaml", "live.yaml"} {
 		path := filepath.Join("..", "..", "fixtures", name, f)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if sides[i], err = load.Bytes(path, data); err != nil {
+		if sides[i], err = load.ParseDocs(path, data); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -97,11 +97,16 @@ func FuzzManagedFields(f *testing.F) {
 		s := *set
 		s.Pairs = append([]pair.Pair{}, set.Pairs...)
 		p := &s.Pairs[0]
-		live := p.Live.DeepCopy()
+		live, err := p.Live.Object()
+		if err != nil {
+			t.Fatal(err)
+		}
 		meta := live.Object["metadata"].(map[string]any)
 		mf, _ := meta["managedFields"].([]any)
 		meta["managedFields"] = append(append([]any{}, mf...), item)
-		p.Live = load.Object{Unstructured: live, Source: p.Live.Source}
+		if p.Live, err = load.NewDoc(live); err != nil {
+			t.Fatal(err)
+		}
 
 		rep, err := Classify(&s, Options{Rules: rs})
 		if err != nil {

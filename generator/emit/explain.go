@@ -61,7 +61,7 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 	}
 	for _, r := range rep.Resources {
 		rj := ResourceJSON{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
-			APIVersion: r.Live.GetAPIVersion(), Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
+			APIVersion: r.Live.APIVersion, Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
 		for _, f := range r.Findings {
 			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
 				Change: string(f.Change), Desired: f.Desired, Live: f.Live, Evidence: f.Evidence,
@@ -72,11 +72,10 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 	return out
 }
 
-func ids(objs []load.Object) []string {
+func ids(docs []load.Doc) []string {
 	out := []string{}
-	for _, o := range objs {
-		g := o.GroupVersionKind().Group
-		out = append(out, pair.Identity{Group: g, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}.String())
+	for _, d := range docs {
+		out = append(out, pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}.String())
 	}
 	return out
 }
@@ -111,7 +110,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette) error {
 		if applier == "" {
 			applier = "no known applier"
 		}
-		fmt.Fprintf(b, "%s (%s, applied by %s)\n", r.ID, r.Live.GetAPIVersion(), applier)
+		fmt.Fprintf(b, "%s (%s, applied by %s)\n", r.ID, r.Live.APIVersion, applier)
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}

@@ -16,7 +16,6 @@ import (
 	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
 	"carvel.dev/ytt/pkg/files"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 	"sigs.k8s.io/yaml"
@@ -134,9 +133,8 @@ func report(apiVersion, kind, ns, name, path1, path2, key string, class, shape u
 	}
 	rep := &classify.Report{}
 	for _, n := range []string{name, name + "-2"} {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
-		rep.Resources = append(rep.Resources, classify.Resource{ID: pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: n},
-			Desired: load.Object{Unstructured: u}, Findings: fs})
+		rep.Resources = append(rep.Resources, classify.Resource{Pair: pair.Pair{ID: pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: n},
+			Desired: load.Doc{APIVersion: apiVersion, Kind: kind}}, Findings: fs})
 	}
 	return rep
 }

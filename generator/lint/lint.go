@@ -17,7 +17,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -153,13 +152,23 @@ func newEnv(in generator.Inputs) (*env, error) {
 			e.namespacedKinds[kind] = true
 		}
 	}
-	for _, p := range set.Pairs {
-		e.resources = append(e.resources, newResource(p.ID, p.Desired.Unstructured, true))
+	add := func(id pair.Identity, d load.Doc, live bool) error {
+		o, err := d.Object()
+		if err == nil {
+			e.resources = append(e.resources, newResource(id, o.Unstructured, live))
+		}
+		return err
 	}
-	for _, o := range set.Created {
-		gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
-		id := pair.Identity{Group: gv.Group, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
-		e.resources = append(e.resources, newResource(id, o.Unstructured, false))
+	for _, p := range set.Pairs {
+		if err := add(p.ID, p.Desired, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range set.Created {
+		id := pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
+		if err := add(id, d, false); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -211,7 +220,7 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 	var findings []Finding
 	nodes := map[string][]*yaml.Node{}
 	for _, o := range objs {
-		isConfig := pair.IsKappConfig(o.Unstructured)
+		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
 		if _, labelled := o.GetLabels()[configLabel]; !isConfig && !labelled {
 			continue
 		}
@@ -254,7 +263,7 @@ func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 		d.line0 = value.Line
 	}
 	inner, err := load.Bytes(o.Source.File, []byte(text))
-	if err != nil || len(inner) != 1 || !pair.IsKappConfig(inner[0].Unstructured) {
+	if err != nil || len(inner) != 1 || !load.IsKappConfig(inner[0].GetAPIVersion(), inner[0].GetKind()) {
 		return nil, "does not hold exactly one kapp Config in data." + configKey
 	}
 	d.obj = inner[0].Object

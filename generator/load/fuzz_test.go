@@ -31,7 +31,8 @@ func fixtureFiles(f *testing.F) [][]byte {
 }
 
 // FuzzLoad: any bytes either load or fail with an error naming the input, never panic or hang,
-// and what loads is Kubernetes objects that say where they came from.
+// and what loads is Kubernetes objects that say where they came from, and whose compact form
+// (Doc) decodes again to an object with the identity the Doc holds.
 func FuzzLoad(f *testing.F) {
 	for _, data := range fixtureFiles(f) {
 		f.Add(data)
@@ -49,7 +50,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
-		objs, err := Bytes("fuzz.yaml", data)
+		docs, err := ParseDocs("fuzz.yaml", data)
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("loading %d bytes took %s", len(data), d)
 		}
@@ -64,7 +65,15 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		lastDoc := 0
-		for _, o := range objs {
+		for _, d := range docs {
+			o, err := d.Object()
+			if err != nil {
+				t.Fatalf("%s: parsed, but does not decode again: %v", d.Source, err)
+			}
+			if o.Source != d.Source || o.GetAPIVersion() != d.APIVersion || o.GetKind() != d.Kind || o.GetName() != d.Name || o.GetNamespace() != d.Namespace {
+				t.Fatalf("%s: the doc says %s %s %s/%s, its object %s %s %s/%s", d.Source, d.APIVersion, d.Kind, d.Namespace, d.Name,
+					o.GetAPIVersion(), o.GetKind(), o.GetNamespace(), o.GetName())
+			}
 			if o.Source.File != "fuzz.yaml" || o.Source.Doc < lastDoc || o.Source.Line < 1 {
 				t.Fatalf("bad source %+v after document %d", o.Source, lastDoc)
 			}

@@ -26,7 +26,7 @@ type Package struct {
 func (p Package) empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
 // Render renders the package with the ytt library and reads the result like any input.
-func (p Package) Render() ([]Object, error) {
+func (p Package) Render() ([]Doc, error) {
 	if p.empty() {
 		return nil, nil
 	}
@@ -58,7 +58,7 @@ func (p Package) Render() ([]Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering package %s: %w", name, err)
 	}
-	return Bytes("ytt("+name+")", rendered)
+	return ParseDocs("ytt("+name+")", rendered)
 }
 
 // packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads.

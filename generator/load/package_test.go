@@ -21,7 +21,11 @@ func TestPackageRendersLikeTheDeployedManifests(t *testing.T) {
 		"directory":  {Dirs: []string{pkgDir + "/config"}, ValuesFiles: []string{pkgDir + "/values.yml"}},
 		"package-cr": {CR: pkgDir + "/package.yml", Values: []string{"image=nginx:1.25"}},
 	} {
-		got, err := p.Render()
+		docs, err := p.Render()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := Objects(docs)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

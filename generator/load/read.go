@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,7 +17,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
@@ -50,18 +50,27 @@ func tooDeep(v any, left int) bool {
 	return false
 }
 
-// Paths reads every object from the given paths: files, directories (all *.yml/*.yaml inside,
+// Paths reads and decodes every object from the given paths (see Docs): for small inputs.
+func Paths(paths []string, stdin io.Reader) ([]Object, error) {
+	docs, err := Docs(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return Objects(docs)
+}
+
+// Docs reads every object from the given paths: files, directories (all *.yml/*.yaml inside,
 // recursively, in sorted order) or "-" for stdin.
 //
 // Files are read and parsed on every core (performance: loading was the largest serial part of
 // explain at fleet scale); the objects and the error returned are those of reading the files one
 // by one in order: objects in file order, else the first failing path's or file's error.
-func Paths(paths []string, stdin io.Reader) ([]Object, error) {
+func Docs(paths []string, stdin io.Reader) ([]Doc, error) {
 	type file struct {
 		name  string
 		stdin bool
 		data  []byte
-		objs  []Object
+		docs  []Doc
 		err   error
 	}
 	var files []*file
@@ -96,18 +105,18 @@ func Paths(paths []string, stdin io.Reader) ([]Object, error) {
 						continue
 					}
 				}
-				f.objs, f.err = Bytes(f.name, f.data)
+				f.docs, f.err = ParseDocs(f.name, f.data)
 				f.data = nil
 			}
 		}()
 	}
 	wg.Wait()
-	var all []Object
+	var all []Doc
 	for _, f := range files {
 		if f.err != nil {
 			return nil, f.err
 		}
-		all = append(all, f.objs...)
+		all = append(all, f.docs...)
 	}
 	return all, nil
 }
@@ -177,9 +186,18 @@ func readFile(name string, stdin io.Reader) ([]byte, error) {
 
 var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
 
-// Bytes parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
+// Bytes parses and decodes multi-document YAML (or JSON) named name (see ParseDocs).
 func Bytes(name string, data []byte) ([]Object, error) {
-	var objs []Object
+	docs, err := ParseDocs(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return Objects(docs)
+}
+
+// ParseDocs parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
+func ParseDocs(name string, data []byte) ([]Doc, error) {
+	var docs []Doc
 	starts := docSeparator.FindAllIndex(data, -1)
 	begin, doc := 0, 0
 	line, counted := 1, 0 // line of data[counted]: counted incrementally, not from the start per document (quadratic in big files)
@@ -206,9 +224,9 @@ func Bytes(name string, data []byte) ([]Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs = append(objs, parsed...)
+		docs = append(docs, parsed...)
 	}
-	return objs, nil
+	return docs, nil
 }
 
 func stripComments(b []byte) []byte {
@@ -223,7 +241,7 @@ func stripComments(b []byte) []byte {
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-func parseDoc(chunk []byte, src Source) ([]Object, error) {
+func parseDoc(chunk []byte, src Source) ([]Doc, error) {
 	js, err := yaml.YAMLToJSON(chunk)
 	if err != nil {
 		// Report the line in the file, not in the document.
@@ -248,21 +266,32 @@ func parseDoc(chunk []byte, src Source) ([]Object, error) {
 		return nil, &Error{Source: src, Msg: fmt.Sprintf("not a Kubernetes object: the document is a %T, not a mapping", v)}
 	}
 	if items, isList := m["items"]; isList && strings.HasSuffix(str(m["kind"]), "List") {
-		return listItems(items, src)
+		return listItems(js, items, src)
 	}
-	obj, err := object(m, src)
-	if err != nil {
+	if err := checkObject(m, src); err != nil {
 		return nil, err
 	}
-	return []Object{obj}, nil
+	return []Doc{newDoc(js, m, src)}, nil
 }
 
-func listItems(items any, src Source) ([]Object, error) {
+// listItems expands a List whose JSON is js: each item's Doc keeps exactly its own bytes.
+func listItems(js []byte, items any, src Source) ([]Doc, error) {
 	list, ok := items.([]any)
 	if !ok && items != nil {
 		return nil, &Error{Source: src, Field: "items", Msg: "expected a list"}
 	}
-	var objs []Object
+	var raw struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if len(list) > 0 {
+		// (a map, not the struct, would be needed to tell "items" from "Items"; the decoded list
+		// was found under "items", and the lengths must agree)
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(js, &top); err != nil || json.Unmarshal(top["items"], &raw.Items) != nil || len(raw.Items) != len(list) {
+			return nil, &Error{Source: src, Field: "items", Msg: "cannot split the list into items"}
+		}
+	}
+	var docs []Doc
 	for i, it := range list {
 		s := src
 		s.Item = i + 1
@@ -270,27 +299,25 @@ func listItems(items any, src Source) ([]Object, error) {
 		if !ok {
 			return nil, &Error{Source: s, Msg: "not a Kubernetes object: the item is not a mapping"}
 		}
-		obj, err := object(m, s)
-		if err != nil {
+		if err := checkObject(m, s); err != nil {
 			return nil, err
 		}
-		objs = append(objs, obj)
+		docs = append(docs, newDoc(raw.Items[i], m, s))
 	}
-	return objs, nil
+	return docs, nil
 }
 
-func object(m map[string]any, src Source) (Object, error) {
+func checkObject(m map[string]any, src Source) error {
 	for _, f := range []string{"apiVersion", "kind"} {
 		if str(m[f]) == "" {
-			return Object{}, &Error{Source: src, Field: f, Msg: "missing: not a Kubernetes object"}
+			return &Error{Source: src, Field: f, Msg: "missing: not a Kubernetes object"}
 		}
 	}
 	meta, _ := m["metadata"].(map[string]any)
-	isKappConfig := m["apiVersion"] == "kapp.k14s.io/v1alpha1" && m["kind"] == "Config" // kapp Configs need no name
-	if str(meta["name"]) == "" && !isKappConfig {
-		return Object{}, &Error{Source: src, Field: "metadata.name", Msg: "missing"}
+	if str(meta["name"]) == "" && !IsKappConfig(str(m["apiVersion"]), str(m["kind"])) { // kapp Configs need no name
+		return &Error{Source: src, Field: "metadata.name", Msg: "missing"}
 	}
-	return Object{Unstructured: &unstructured.Unstructured{Object: m}, Source: src}, nil
+	return nil
 }
 
 func str(v any) string {

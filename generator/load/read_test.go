@@ -3,9 +3,13 @@ package load
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
 )
 
 const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
@@ -220,4 +224,45 @@ func TestAliasBomb(t *testing.T) {
 	if want := path + ": document 2 (line 5): invalid YAML: yaml: document contains excessive aliasing"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
+}
+
+// A Doc decodes to exactly the object parsing produced, List items included (their bytes are
+// cut from the list's JSON, not re-encoded: 1.0 stays a float), and gets the namespace pairing
+// sets on a Doc whose object has none.
+func TestDocDecodesToWhatWasParsed(t *testing.T) {
+	data := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: example.com/v1, kind: W, metadata: {name: a}, spec: {r: 1.0, n: 2, s: \"x\"}}\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: b, namespace: ns}}\n"
+	docs, err := ParseDocs("list.yaml", []byte(data))
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("%d docs: %v", len(docs), err)
+	}
+	var whole map[string]any
+	if err := utiljson.Unmarshal(mustJSON(t, data), &whole); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range docs {
+		o, err := d.Object()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := whole["items"].([]any)[i]; !reflect.DeepEqual(o.Object, want) {
+			t.Errorf("item %d decodes to %#v, parsed %#v", i+1, o.Object, want)
+		}
+		if d.Source.Item != i+1 {
+			t.Errorf("item %d: source %+v", i+1, d.Source)
+		}
+	}
+	docs[0].Namespace = "default"
+	if o, _ := docs[0].Object(); o.GetNamespace() != "default" {
+		t.Errorf("namespace not set: %q", o.GetNamespace())
+	}
+}
+
+func mustJSON(t *testing.T, y string) []byte {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

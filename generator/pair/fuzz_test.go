@@ -54,11 +54,11 @@ func FuzzPair(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, desired, live []byte, ns string) {
-		d, err := load.Bytes("desired.yaml", desired)
+		d, err := load.ParseDocs("desired.yaml", desired)
 		if err != nil {
 			return
 		}
-		l, err := load.Bytes("live.yaml", live)
+		l, err := load.ParseDocs("live.yaml", live)
 		if err != nil {
 			return
 		}
@@ -78,7 +78,7 @@ func FuzzPair(f *testing.F) {
 		}
 		resources := 0
 		for _, o := range d {
-			if !IsKappConfig(o.Unstructured) {
+			if !load.IsKappConfig(o.APIVersion, o.Kind) {
 				resources++
 			}
 		}
@@ -92,18 +92,25 @@ func FuzzPair(f *testing.F) {
 			if i > 0 && !set.Pairs[i-1].ID.Less(p.ID) {
 				t.Fatalf("pairs not sorted or not unique: %s then %s", set.Pairs[i-1].ID, p.ID)
 			}
-			if groupOf(p.Desired.GetAPIVersion()) != p.ID.Group || p.Desired.GetKind() != p.ID.Kind || p.Desired.GetName() != p.ID.Name {
-				t.Fatalf("pair %s holds desired %s %s", p.ID, p.Desired.GetAPIVersion(), p.Desired.GetName())
+			d, l, err := p.Objects()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if base, _ := baseName(p.Live.GetName()); groupOf(p.Live.GetAPIVersion()) != p.ID.Group || p.Live.GetKind() != p.ID.Kind ||
-				(p.Live.GetName() != p.ID.Name && base != p.ID.Name) {
-				t.Fatalf("pair %s holds live %s %s", p.ID, p.Live.GetAPIVersion(), p.Live.GetName())
+			if groupOf(d.GetAPIVersion()) != p.ID.Group || d.GetKind() != p.ID.Kind || d.GetName() != p.ID.Name {
+				t.Fatalf("pair %s holds desired %s %s", p.ID, d.GetAPIVersion(), d.GetName())
+			}
+			if d.GetNamespace() != p.Desired.Namespace || d.GetNamespace() != p.ID.Namespace && p.ID.Namespace != "" {
+				t.Fatalf("pair %s holds desired in namespace %q (doc: %q)", p.ID, d.GetNamespace(), p.Desired.Namespace)
+			}
+			if base, _ := baseName(l.GetName()); groupOf(l.GetAPIVersion()) != p.ID.Group || l.GetKind() != p.ID.Kind ||
+				(l.GetName() != p.ID.Name && base != p.ID.Name) {
+				t.Fatalf("pair %s holds live %s %s", p.ID, l.GetAPIVersion(), l.GetName())
 			}
 		}
 	})
 }
 
-func reversed(objs []load.Object) []load.Object {
+func reversed(objs []load.Doc) []load.Doc {
 	out := slices.Clone(objs)
 	slices.Reverse(out)
 	return out

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -15,18 +14,27 @@ const (
 	kappVersioned = "kapp.k14s.io/versioned"
 )
 
-// Pair is one resource present on both sides.
+// Pair is one resource present on both sides, held compactly: stages decode its objects (Objects)
+// while they work on it.
 type Pair struct {
 	ID      Identity
-	Desired load.Object
-	Live    load.Object
+	Desired load.Doc // its Namespace set when the object has none and its kind is namespaced
+	Live    load.Doc
+}
+
+// Objects decodes the pair's objects.
+func (p Pair) Objects() (desired, live load.Object, err error) {
+	if desired, err = p.Desired.Object(); err == nil {
+		live, err = p.Live.Object()
+	}
+	return desired, live, err
 }
 
 // Set is the result of pairing.
 type Set struct {
 	Pairs   []Pair
-	Created []load.Object // desired only: kapp would create them
-	Deleted []load.Object // live only: kapp would delete them (or they belong elsewhere)
+	Created []load.Doc    // desired only: kapp would create them
+	Deleted []load.Doc    // live only: kapp would delete them (or they belong elsewhere)
 	Configs []load.Object // kapp Config documents among the desired inputs: the package's own rules
 	CRDs    []load.Object // CustomResourceDefinitions among all inputs, for schema defaulting
 }
@@ -37,14 +45,9 @@ type Options struct {
 	Rules     *rulesets.Ruleset
 }
 
-// IsKappConfig reports whether an object is a kapp Config document rather than a resource.
-func IsKappConfig(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "kapp.k14s.io/v1alpha1" && u.GetKind() == "Config"
-}
-
 // Build pairs desired with live objects. Without desired objects, each live object's desired
 // state is recovered from the kapp.k14s.io/original annotation kapp stores on it.
-func Build(desired, live []load.Object, opts Options) (*Set, error) {
+func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
@@ -55,27 +58,33 @@ func Build(desired, live []load.Object, opts Options) (*Set, error) {
 		}
 	}
 	set := &Set{}
-	var resources []load.Object
+	var resources, configs, crds []load.Doc
 	for _, d := range desired {
-		if IsKappConfig(d.Unstructured) {
-			set.Configs = append(set.Configs, d)
+		if load.IsKappConfig(d.APIVersion, d.Kind) {
+			configs = append(configs, d)
 			continue
 		}
 		resources = append(resources, d)
 	}
-	scope := newScope(opts.Rules, append(append([]load.Object{}, resources...), live...))
-	for _, o := range append(append([]load.Object{}, resources...), live...) {
-		if o.GroupVersionKind().GroupKind() == crdGK {
-			set.CRDs = append(set.CRDs, o)
+	for _, d := range append(append([]load.Doc{}, resources...), live...) {
+		if d.GroupKind() == crdGK {
+			crds = append(crds, d)
 		}
 	}
+	if set.Configs, err = load.Objects(configs); err != nil {
+		return nil, err
+	}
+	if set.CRDs, err = load.Objects(crds); err != nil {
+		return nil, err
+	}
+	scope := newScope(opts.Rules, set.CRDs)
 
-	liveByID := map[Identity]load.Object{}
+	liveByID := map[Identity]load.Doc{}
 	liveVersion := map[Identity]int{}
 	// The result must not depend on the order of the live objects (found by FuzzPair): plain
 	// names are collected apart, a NAME-ver-N stands for a plain NAME next to it, and equal
 	// versions (NAME-ver-1, NAME-ver-01) are decided by name.
-	plain := map[Identity]load.Object{}
+	plain := map[Identity]load.Doc{}
 	for _, l := range live {
 		id := scope.identity(l, "")
 		base, ver := baseName(id.Name)
@@ -88,7 +97,7 @@ func Build(desired, live []load.Object, opts Options) (*Set, error) {
 		}
 		// Keep the newest NAME-ver-N as the live copy of NAME.
 		id.Name = base
-		if prev, ok := liveVersion[id]; ok && (prev > ver || prev == ver && liveByID[id].GetName() < l.GetName()) {
+		if prev, ok := liveVersion[id]; ok && (prev > ver || prev == ver && liveByID[id].Name < l.Name) {
 			continue
 		}
 		liveVersion[id] = ver
@@ -100,15 +109,15 @@ func Build(desired, live []load.Object, opts Options) (*Set, error) {
 		}
 	}
 
-	seen := map[Identity]load.Object{}
+	seen := map[Identity]load.Doc{}
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
 		if prev, dup := seen[id]; dup {
 			return nil, fmt.Errorf("%s: duplicate desired resource %s (also at %s)", d.Source, id, prev.Source)
 		}
 		seen[id] = d
-		if scope.namespaced(id.Group, id.Kind) && d.GetNamespace() == "" {
-			d = withNamespace(d, id.Namespace)
+		if scope.namespaced(id.Group, id.Kind) && d.Namespace == "" {
+			d.Namespace = id.Namespace
 		}
 		l, ok := liveByID[id]
 		if !ok {
@@ -127,30 +136,28 @@ func Build(desired, live []load.Object, opts Options) (*Set, error) {
 	return set, nil
 }
 
-func withNamespace(o load.Object, ns string) load.Object {
-	u := o.DeepCopy()
-	u.SetNamespace(ns)
-	return load.Object{Unstructured: u, Source: o.Source}
-}
-
-func sortObjects(objs []load.Object, s scope) {
+func sortObjects(objs []load.Doc, s scope) {
 	sort.Slice(objs, func(i, j int) bool { return s.identity(objs[i], "").Less(s.identity(objs[j], "")) })
 }
 
 // fromOriginals recovers desired objects from kapp's kapp.k14s.io/original annotation.
-func fromOriginals(live []load.Object) ([]load.Object, error) {
-	var out []load.Object
-	for _, l := range live {
+func fromOriginals(live []load.Doc) ([]load.Doc, error) {
+	var out []load.Doc
+	for _, d := range live {
+		l, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
 		orig, ok := l.GetAnnotations()[kappOriginal]
 		if !ok {
 			continue
 		}
-		objs, err := load.Bytes(l.Source.File, []byte(orig))
-		if err != nil || len(objs) != 1 {
+		docs, err := load.ParseDocs(l.Source.File, []byte(orig))
+		if err != nil || len(docs) != 1 {
 			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + kappOriginal, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
 		}
-		objs[0].Source = l.Source
-		out = append(out, objs[0])
+		docs[0].Source = l.Source
+		out = append(out, docs[0])
 	}
 	if len(out) == 0 && len(live) > 0 {
 		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", kappOriginal)

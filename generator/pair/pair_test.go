@@ -8,9 +8,9 @@ import (
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
-func objs(t *testing.T, name, s string) []load.Object {
+func objs(t *testing.T, name, s string) []load.Doc {
 	t.Helper()
-	o, err := load.Bytes(name, []byte(s))
+	o, err := load.ParseDocs(name, []byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +84,13 @@ metadata: {name: gone, namespace: default}
 	if got := ids(set.Pairs); got != want {
 		t.Errorf("pairs:\n got %s\nwant %s", got, want)
 	}
-	if set.Pairs[1].Live.GetName() != "cfg-ver-2" {
-		t.Errorf("versioned resource should pair with the newest version, got %s", set.Pairs[1].Live.GetName())
+	if set.Pairs[1].Live.Name != "cfg-ver-2" {
+		t.Errorf("versioned resource should pair with the newest version, got %s", set.Pairs[1].Live.Name)
 	}
-	if set.Pairs[2].Desired.GetNamespace() != "default" {
-		t.Errorf("namespace not defaulted on desired HPA")
+	if hpa, err := set.Pairs[2].Desired.Object(); err != nil || hpa.GetNamespace() != "default" {
+		t.Errorf("namespace not defaulted on desired HPA (%v)", err)
 	}
-	if len(set.Created) != 1 || set.Created[0].GetName() != "new-one" || len(set.Deleted) != 1 || set.Deleted[0].GetName() != "gone" {
+	if len(set.Created) != 1 || set.Created[0].Name != "new-one" || len(set.Deleted) != 1 || set.Deleted[0].Name != "gone" {
 		t.Errorf("created %v deleted %v", set.Created, set.Deleted)
 	}
 	if len(set.Configs) != 1 {
@@ -119,7 +119,10 @@ data: {a: "2"}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Pairs) != 1 || set.Pairs[0].Desired.Object["data"].(map[string]any)["a"] != "1" {
+	if len(set.Pairs) != 1 {
+		t.Fatalf("got %+v", set.Pairs)
+	}
+	if d, err := set.Pairs[0].Desired.Object(); err != nil || d.Object["data"].(map[string]any)["a"] != "1" {
 		t.Fatalf("got %+v", set.Pairs)
 	}
 	if _, err := build(t, "", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default, annotations: {kapp.k14s.io/original: '[1'}}\n"); err == nil || !strings.Contains(err.Error(), "kapp.k14s.io/original") {

@@ -14,21 +14,18 @@ var crdGK = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourc
 // CRDs among the inputs, and any kind a live object shows without a namespace.
 type scope map[schema.GroupKind]bool // true: cluster-scoped
 
-func newScope(rs *rulesets.Ruleset, objs []load.Object) scope {
+func newScope(rs *rulesets.Ruleset, crds []load.Object) scope {
 	s := scope{}
 	if rs != nil {
 		for _, k := range rs.ClusterScoped {
 			s[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
 		}
 	}
-	for _, o := range objs {
-		gk := o.GroupVersionKind().GroupKind()
-		if gk == crdGK {
-			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
-			sc, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
-			s[schema.GroupKind{Group: group, Kind: kind}] = sc == "Cluster"
-		}
+	for _, o := range crds {
+		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+		sc, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+		s[schema.GroupKind{Group: group, Kind: kind}] = sc == "Cluster"
 	}
 	return s
 }
@@ -37,8 +34,8 @@ func (s scope) namespaced(group, kind string) bool {
 	return !s[schema.GroupKind{Group: group, Kind: kind}]
 }
 
-func (s scope) identity(o load.Object, defaultNS string) Identity {
-	id := Identity{Group: groupOf(o.GetAPIVersion()), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
+func (s scope) identity(d load.Doc, defaultNS string) Identity {
+	id := Identity{Group: groupOf(d.APIVersion), Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
 	if !s.namespaced(id.Group, id.Kind) {
 		id.Namespace = ""
 	} else if id.Namespace == "" {

@@ -184,7 +184,7 @@ func apiVersionsByKind(rep *classify.Report) map[string][]string {
 		if seen[key] == nil {
 			seen[key] = map[string]bool{}
 		}
-		seen[key][r.Desired.GetAPIVersion()] = true
+		seen[key][r.Desired.APIVersion] = true
 	}
 	out := map[string][]string{}
 	for k, v := range seen {

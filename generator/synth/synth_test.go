@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -13,9 +12,9 @@ import (
 )
 
 func resource(apiVersion, kind, name string, fs ...classify.Finding) classify.Resource {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
 	group := strings.Split(apiVersion, "/")[0]
-	return classify.Resource{ID: pair.Identity{Group: group, Kind: kind, Namespace: "ns", Name: name}, Desired: load.Object{Unstructured: u}, Findings: fs}
+	return classify.Resource{Pair: pair.Pair{ID: pair.Identity{Group: group, Kind: kind, Namespace: "ns", Name: name},
+		Desired: load.Doc{APIVersion: apiVersion, Kind: kind}}, Findings: fs}
 }
 
 func field(path string, class classify.Class, owner string) classify.Finding {

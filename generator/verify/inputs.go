@@ -23,30 +23,36 @@ const (
 	fallbackAppLabel = "rebasegen"
 )
 
-// inputs is everything the workers read. It holds bytes, not objects, so that every computation
-// parses its own private kapp resources: kapp mutates resources in place (labels, versioned names,
-// references), and nothing mutable is shared between goroutines.
+// inputs is everything the workers read. Every computation encodes the pairs it needs afresh
+// (encoded) and parses its own private kapp resources: kapp mutates resources in place (labels,
+// versioned names, references), and nothing mutable is shared between goroutines. Pairs are not
+// kept encoded: at fleet scale that was a second copy of every object (peak memory).
 type inputs struct {
-	pairs       []Pair
+	n           int // pairs
+	pairAt      func(int) (Pair, error)
 	desc        []string // for error messages
-	desiredJSON [][]byte
-	liveJSON    [][]byte // nil: no live object
 	key         []string // kapp's unique key of the desired resource (namespace/group/kind/name)
 	appLabel    []string // kapp.k14s.io/app value the new resources are labelled with
 	versioned   []bool   // the pair is the NAME-ver-N change of a versioned resource
+	versionedAn []bool   // the desired object has kapp's versioned annotation
+	liveApp     []string // the live object's kapp.k14s.io/app label
 	context     [][]int  // other versioned pairs of the same app, see assignVersionedContext
 	configJSON  [][]byte // config sources after kapp's defaults, in order
 }
 
-func newInputs(pairs []Pair, configs []*unstructured.Unstructured) (*inputs, error) {
-	n := len(pairs)
+func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Unstructured) (*inputs, error) {
 	in := &inputs{
-		pairs: pairs, desc: make([]string, n), desiredJSON: make([][]byte, n), liveJSON: make([][]byte, n),
+		n: n, pairAt: pairAt, desc: make([]string, n),
 		key: make([]string, n), appLabel: make([]string, n), versioned: make([]bool, n), context: make([][]int, n),
+		versionedAn: make([]bool, n), liveApp: make([]string, n),
 	}
 
 	var errs []error
-	for i, p := range pairs {
+	for i := range n {
+		p, err := pairAt(i)
+		if err != nil {
+			return nil, err
+		}
 		in.desc[i] = describe(p.Desired)
 		if err := catch(func() error { return in.addPair(i, p) }); err != nil {
 			errs = append(errs, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], err))
@@ -106,11 +112,11 @@ func (in *inputs) addPair(i int, p Pair) error {
 		return errors.New("desired object needs apiVersion, kind and metadata.name")
 	}
 
-	var err error
-	if in.desiredJSON[i], err = json.Marshal(p.Desired.Object); err != nil {
-		return fmt.Errorf("encoding desired: %w", err)
+	desiredJSON, liveJSON, err := encode(p)
+	if err != nil {
+		return err
 	}
-	desired, err := desiredResource(in.desiredJSON[i])
+	desired, err := desiredResource(desiredJSON)
 	if err != nil {
 		return err
 	}
@@ -118,22 +124,20 @@ func (in *inputs) addPair(i int, p Pair) error {
 
 	if _, ok := desired.Labels()[configLabelKey]; ok {
 		// kapp reads such a ConfigMap as config AND applies it: keep it as a pair too.
-		if err := validateConfig(in.desiredJSON[i]); err != nil {
+		if err := validateConfig(desiredJSON); err != nil {
 			return err
 		}
-		in.configJSON = append(in.configJSON, in.desiredJSON[i])
+		in.configJSON = append(in.configJSON, desiredJSON)
 	}
 
 	_, isVersioned := desired.Annotations()[versionedAnnKey]
-	in.versioned[i] = isVersioned
+	in.versioned[i], in.versionedAn[i] = isVersioned, isVersioned
 	if p.Live == nil {
 		return nil
 	}
+	in.liveApp[i] = p.Live.GetLabels()[appLabelKey]
 
-	if in.liveJSON[i], err = json.Marshal(p.Live.Object); err != nil {
-		return fmt.Errorf("encoding live: %w", err)
-	}
-	live, err := liveResource(in.liveJSON[i])
+	live, err := liveResource(liveJSON)
 	if err != nil {
 		return err
 	}
@@ -156,15 +160,35 @@ func (in *inputs) addPair(i int, p Pair) error {
 	return nil
 }
 
+// encode returns a pair as kapp reads it: JSON (live nil when there is no live object).
+func encode(p Pair) (desired, live []byte, err error) {
+	if desired, err = json.Marshal(p.Desired.Object); err != nil {
+		return nil, nil, fmt.Errorf("encoding desired: %w", err)
+	}
+	if p.Live != nil {
+		if live, err = json.Marshal(p.Live.Object); err != nil {
+			return nil, nil, fmt.Errorf("encoding live: %w", err)
+		}
+	}
+	return desired, live, nil
+}
+
+// encoded is pair i, taken from pairAt again and encoded.
+func (in *inputs) encoded(i int) (desired, live []byte, err error) {
+	p, err := in.pairAt(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	return encode(p)
+}
+
 // assignAppLabels picks the kapp.k14s.io/app value kapp would label new resources with: the live
 // object's own value, else the app's (the most common value among the live objects).
 func (in *inputs) assignAppLabels() {
 	counts := map[string]int{}
-	for _, p := range in.pairs {
-		if p.Live != nil {
-			if v := p.Live.GetLabels()[appLabelKey]; v != "" {
-				counts[v]++
-			}
+	for _, v := range in.liveApp {
+		if v != "" {
+			counts[v]++
 		}
 	}
 	common, best := fallbackAppLabel, 0
@@ -173,12 +197,10 @@ func (in *inputs) assignAppLabels() {
 			common, best = v, c
 		}
 	}
-	for i, p := range in.pairs {
+	for i, v := range in.liveApp {
 		in.appLabel[i] = common
-		if p.Live != nil {
-			if v := p.Live.GetLabels()[appLabelKey]; v != "" {
-				in.appLabel[i] = v
-			}
+		if v != "" {
+			in.appLabel[i] = v
 		}
 	}
 }
@@ -189,12 +211,12 @@ func (in *inputs) assignAppLabels() {
 // its app. Plain pairs never affect each other, which is what makes per-pair work possible.
 func (in *inputs) assignVersionedContext() {
 	byApp := map[string][]int{}
-	for i, p := range in.pairs {
-		if _, ok := p.Desired.GetAnnotations()[versionedAnnKey]; ok {
+	for i, ok := range in.versionedAn {
+		if ok {
 			byApp[in.appLabel[i]] = append(byApp[in.appLabel[i]], i)
 		}
 	}
-	for i := range in.pairs {
+	for i := range in.n {
 		for _, j := range byApp[in.appLabel[i]] {
 			if j != i {
 				in.context[i] = append(in.context[i], j)

@@ -32,12 +32,20 @@ var maskMu sync.Mutex
 var diffViewOpts = ctldiff.TextDiffViewOpts{Context: 2, LineNumbers: true, Mask: true}
 
 func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
-	r := Result{Desired: in.pairs[i].Desired, Live: in.pairs[i].Live, Op: map[Base]string{}, Diff: map[Base]string{}}
+	r := Result{Op: map[Base]string{}, Diff: map[Base]string{}}
+	var sides [][2][]byte // desired and live JSON of pair i, then of its context
+	for _, j := range append([]int{i}, in.context[i]...) {
+		d, l, err := in.encoded(j)
+		if err != nil {
+			return Result{}, err
+		}
+		sides = append(sides, [2][]byte{d, l})
+	}
 	for _, base := range Bases {
 		var op, diff string
 		err := catch(func() error {
 			var err error
-			op, diff, err = in.kappDiff(conf, i, base)
+			op, diff, err = in.kappDiff(conf, i, sides, base)
 			return err
 		})
 		if err != nil {
@@ -49,17 +57,17 @@ func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
 }
 
 // kappDiff replays the part of `kapp deploy` (cmd/app/deploy.go) between reading the files and
-// printing the changes, for pair i plus the versioned pairs it may reference.
-func (in *inputs) kappDiff(conf ctlconf.Conf, i int, base Base) (string, string, error) {
+// printing the changes, for pair i plus the versioned pairs it may reference (sides, encoded).
+func (in *inputs) kappDiff(conf ctlconf.Conf, i int, sides [][2][]byte, base Base) (string, string, error) {
 	var newRs, existingRs []ctlres.Resource
-	for _, j := range append([]int{i}, in.context[i]...) {
-		res, err := desiredResource(in.desiredJSON[j])
+	for _, side := range sides {
+		res, err := desiredResource(side[0])
 		if err != nil {
 			return "", "", err
 		}
 		newRs = append(newRs, res)
-		if in.liveJSON[j] != nil {
-			live, err := liveResource(in.liveJSON[j])
+		if side[1] != nil {
+			live, err := liveResource(side[1])
 			if err != nil {
 				return "", "", err
 			}

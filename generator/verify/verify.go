@@ -61,8 +61,7 @@ const (
 
 // Result is kapp's verdict for one Pair.
 type Result struct {
-	Desired, Live *unstructured.Unstructured // as given
-	Op            map[Base]string
+	Op map[Base]string
 	// Diff is kapp's text diff as `kapp deploy --diff-changes` prints it (context 2, line numbers,
 	// diffMaskRules applied so Secret values are masked); "" when Op is keep.
 	Diff map[Base]string
@@ -74,15 +73,23 @@ type Result struct {
 // reads as config too). Results are in input order. On error the results are nil and the error
 // names every failing pair (or config rule).
 func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error) {
-	in, err := newInputs(pairs, configs)
+	return VerifyEach(len(pairs), func(i int) (Pair, error) { return pairs[i], nil }, configs, nil)
+}
+
+// VerifyEach is Verify for n pairs that pairAt returns, each time it is asked, as a new copy: a
+// caller holding many pairs compactly decodes one only while kapp reads it (peak memory at fleet
+// scale). pairAt is called from several goroutines, more than once per pair, and its errors are
+// returned. progress, unless nil, is called as each pair's verdict is in, from several goroutines.
+func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, error) {
+	in, err := newInputs(n, pairAt, configs)
 	if err != nil {
 		return nil, err
 	}
 
-	results := make([]Result, len(pairs))
-	errs := make([]error, len(pairs))
+	results := make([]Result, n)
+	errs := make([]error, n)
 
-	workers := min(runtime.NumCPU(), len(pairs))
+	workers := min(runtime.NumCPU(), n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -99,10 +106,13 @@ func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error
 					continue
 				}
 				results[i], errs[i] = in.verifyPair(conf, i)
+				if progress != nil {
+					progress()
+				}
 			}
 		}()
 	}
-	for i := range pairs {
+	for i := range n {
 		jobs <- i
 	}
 	close(jobs)
