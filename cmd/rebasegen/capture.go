@@ -43,7 +43,7 @@ func captureCommand() *cli.Command {
 				return err
 			}
 			opts := capture.Options{App: app, Namespace: c.String("namespace"), Retries: c.Int("retries")}
-			if isTTY(os.Stderr) {
+			if !c.Bool("quiet") && isTTY(os.Stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(c.App.ErrWriter, "\rcapturing: %d/%d kinds", done, total) }
 			}
 			res, err := capture.Run(context.Background(), cfg, opts)
@@ -79,9 +79,4 @@ func multiDoc(objs []*unstructured.Unstructured) []byte {
 		b.Write(bs)
 	}
 	return b.Bytes()
-}
-
-func isTTY(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

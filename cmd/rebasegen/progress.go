@@ -19,7 +19,7 @@ const progressMinPairs = 1000
 // progressFor returns the progress bar of a run on stderr, or nil when stderr is not a terminal
 // or --quiet is set: a bar is only for a person watching, never in files or CI logs.
 func progressFor(c *cli.Context) generator.Progress {
-	if c.Bool("quiet") || !term.IsTerminal(int(os.Stderr.Fd())) {
+	if c.Bool("quiet") || !isTTY(os.Stderr) {
 		return nil
 	}
 	return newProgress(os.Stderr, progressMinPairs)
@@ -57,3 +57,6 @@ func newProgress(w io.Writer, minPairs int) generator.Progress {
 		}
 	}
 }
+
+// isTTY reports whether f is a terminal (not merely a character device such as /dev/null).
+func isTTY(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
