@@ -76,9 +76,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	}
 	// kapp's engine has the last word: a resource it still updates is residual even when each
 	// field looked covered.
-	results, err := verify.VerifyEach(len(ghosts), func(i int) (verify.Pair, error) {
-		return verifyPair(ghosts[i], nil, nil)
-	}, unstructuredOf(set.Configs), in.Progress.stage("verify", len(ghosts)))
+	results, err := verifyPairs(ghosts, unstructuredOf(set.Configs), in.Progress)
 	if err != nil {
 		return nil, err
 	}

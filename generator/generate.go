@@ -86,18 +86,16 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress) (Verification, error) {
 	var v Verification
 	configs := append(unstructuredOf(set.Configs), cfg)
-	var ghostRes []classify.Resource
+	var ghosts []pair.Pair
 	for _, r := range rep.Resources {
 		if !allGhosts(r, opts) {
 			continue
 		}
 		v.GhostFields += len(r.Findings)
-		ghostRes = append(ghostRes, r)
+		ghosts = append(ghosts, r.Pair)
 	}
-	v.GhostPairs = len(ghostRes)
-	results, err := verify.VerifyEach(len(ghostRes), func(i int) (verify.Pair, error) {
-		return verifyPair(ghostRes[i].Pair, nil, nil)
-	}, configs, progress.stage("verify", len(ghostRes)))
+	v.GhostPairs = len(ghosts)
+	results, err := verifyPairs(ghosts, configs, progress)
 	if err != nil {
 		return v, err
 	}
@@ -106,7 +104,7 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 			v.KeptPairs++
 			continue
 		}
-		v.Residual = append(v.Residual, fmt.Sprintf("%s: last-applied base %s, live base %s\n%s", ghostRes[i].ID,
+		v.Residual = append(v.Residual, fmt.Sprintf("%s: last-applied base %s, live base %s\n%s", ghosts[i].ID,
 			res.Op[verify.LastApplied], res.Op[verify.Live], res.Diff[verify.Live]))
 	}
 	return v, mutations(&v, rep, rules, configs, progress)
@@ -207,6 +205,13 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 		}
 	}
 	return nil
+}
+
+// verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.
+func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress Progress) ([]verify.Result, error) {
+	return verify.VerifyEach(len(pairs), func(i int) (verify.Pair, error) {
+		return verifyPair(pairs[i], nil, nil)
+	}, configs, progress.stage("verify", len(pairs)))
 }
 
 // verifyPair decodes a pair for kapp's engine, with value set at path in the desired object

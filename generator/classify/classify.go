@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -161,6 +162,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 	}
+	res.Findings = make([]Finding, 0, len(findings)+2) // exactly: a fleet's findings are a large part of what a run keeps
 	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved} {
 		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			res.Findings = append(res.Findings, f)
@@ -173,6 +175,8 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		if isSecretData(p.ID, d.Path) {
 			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
 		}
+		// The same evidence recurs across a fleet's resources: keep one copy of each text.
+		f.Evidence, f.Warning = unique.Make(f.Evidence).Value(), unique.Make(f.Warning).Value()
 		res.Findings = append(res.Findings, f)
 	}
 	return res, nil
