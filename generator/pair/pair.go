@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
