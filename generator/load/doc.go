@@ -15,9 +15,9 @@ import (
 // identity pairing needs. Stages decode a Doc (Object) only while they work on it.
 //
 // Performance: decoded into maps, a fleet's objects take about 9 times the size of their YAML;
-// their JSON takes about as much as the YAML, and compressed (s2, which decompresses at GB/s) a
-// tenth of it. Holding every input decoded made peak memory ~22x the input at 10,000 pairs;
-// holding Docs keeps it to the compressed JSON plus what the workers decode.
+// their JSON about as much as the YAML, and compressed with s2 (which decompresses at GB/s) half
+// that. Holding every input decoded made peak memory ~22x the input at 10,000 pairs; holding Docs
+// leaves the compressed JSON plus what the workers decode at a time.
 type Doc struct {
 	Source     Source
 	APIVersion string
@@ -34,16 +34,16 @@ func newDoc(js []byte, m map[string]any, src Source) Doc {
 	return Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), json: compress(js)}
 }
 
-// IsKappConfig reports whether apiVersion and kind are those of a kapp Config document, which
-// configures kapp rather than being a resource.
-func IsKappConfig(apiVersion, kind string) bool {
-	return apiVersion == "kapp.k14s.io/v1alpha1" && kind == "Config"
-}
-
 // compress returns js compressed, in a slice of its own size (s2.Encode returns part of a buffer
 // of the worst-case size, which would keep all of it alive).
 func compress(js []byte) []byte {
 	return bytes.Clone(s2.Encode(nil, js))
+}
+
+// IsKappConfig reports whether apiVersion and kind are those of a kapp Config document, which
+// configures kapp rather than being a resource.
+func IsKappConfig(apiVersion, kind string) bool {
+	return apiVersion == "kapp.k14s.io/v1alpha1" && kind == "Config"
 }
 
 // GroupKind is the Doc's API group and kind.
