@@ -34,6 +34,11 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	versions := apiVersionsByKind(rep)
 	byKind := map[string]*group{}
 	byResource := map[pair.Identity]*group{}
+	warned := map[string][]pair.Identity{} // "path: warning" -> resources, reported once for all
+	warn := func(id pair.Identity, f classify.Finding, msg string) {
+		key := f.Path.String() + ": " + msg
+		warned[key] = append(warned[key], id)
+	}
 	for _, r := range rep.Resources {
 		for _, f := range r.Findings {
 			if f.Covered() {
@@ -43,12 +48,12 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			case f.Class == classify.Defaulted || f.Class == classify.Calculated:
 			case f.Class == classify.Controller:
 			case f.Class == classify.Unknown && opts.IncludeUnknown:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s: unknown field ruled because of --include-unknown", r.ID, f.Path))
+				warn(r.ID, f, "unknown field ruled because of --include-unknown")
 			default:
 				continue
 			}
 			if f.Warning != "" {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s: %s", r.ID, f.Path, f.Warning))
+				warn(r.ID, f, f.Warning)
 			}
 			var g *group
 			if f.Class == classify.Controller {
@@ -87,8 +92,26 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 		res.Rules = append(res.Rules, g.rules()...)
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
+	for msg, ids := range warned {
+		res.Warnings = append(res.Warnings, resourceList(ids)+" "+msg)
+	}
 	sort.Strings(res.Warnings)
 	return res
+}
+
+// resourceList names resources for a warning, the first three and how many more: at fleet scale
+// one line per resource would bury everything else on stderr.
+func resourceList(ids []pair.Identity) string {
+	const shown = 3
+	var names []string
+	for _, id := range ids[:min(shown, len(ids))] {
+		names = append(names, id.String())
+	}
+	s := strings.Join(names, ", ")
+	if len(ids) > shown {
+		s += fmt.Sprintf(" and %d more", len(ids)-shown)
+	}
+	return s
 }
 
 func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {

@@ -59,3 +59,24 @@ func TestSynthesize(t *testing.T) {
 		}
 	}
 }
+
+// One warning line per field and text, naming the first resources: at fleet scale a line per
+// resource would bury the rest of stderr.
+func TestWarningsAreGroupedAcrossResources(t *testing.T) {
+	warned := func(name string) classify.Resource {
+		f := field("spec.replicas", classify.Controller, "kube-controller-manager")
+		f.Change, f.Warning = fielddiff.Modified, "remove it from the manifest"
+		return resource("apps/v1", "Deployment", name, f)
+	}
+	rep := &classify.Report{Resources: []classify.Resource{warned("a")}}
+	if got := Synthesize(rep, Options{}).Warnings; strings.Join(got, "\n") != "apps/Deployment ns/a spec.replicas: remove it from the manifest" {
+		t.Errorf("one resource: %q", got)
+	}
+	for _, n := range []string{"b", "c", "d", "e"} {
+		rep.Resources = append(rep.Resources, warned(n))
+	}
+	want := "apps/Deployment ns/a, apps/Deployment ns/b, apps/Deployment ns/c and 2 more spec.replicas: remove it from the manifest"
+	if got := Synthesize(rep, Options{}).Warnings; strings.Join(got, "\n") != want {
+		t.Errorf("five resources:\n got %q\nwant %q", got, want)
+	}
+}
