@@ -43,7 +43,7 @@ func captureCommand() *cli.Command {
 				return err
 			}
 			opts := capture.Options{App: app, Namespace: c.String("namespace"), Retries: c.Int("retries")}
-			if !c.Bool("quiet") && isTTY(os.Stderr) {
+			if !isQuiet(c) && isTTY(os.Stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(c.App.ErrWriter, "\rcapturing: %d/%d kinds", done, total) }
 			}
 			res, err := capture.Run(context.Background(), cfg, opts)

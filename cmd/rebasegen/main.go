@@ -47,6 +47,11 @@ func run(args []string) int {
 		ErrWriter:      os.Stderr,
 		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and maps errors itself
 	}
+	// --quiet also after the command name, where people put it.
+	for _, cmd := range app.Commands {
+		cmd.Flags = append(cmd.Flags, quietFlag())
+		cmd.Before = func(c *cli.Context) error { quiet = isQuiet(c); return nil }
+	}
 	err := app.Run(args)
 	if err == nil {
 		return 0

@@ -19,7 +19,7 @@ const progressMinPairs = 1000
 // progressFor returns the progress bar of a run on stderr, or nil when stderr is not a terminal
 // or --quiet is set: a bar is only for a person watching, never in files or CI logs.
 func progressFor(c *cli.Context) generator.Progress {
-	if c.Bool("quiet") || !isTTY(os.Stderr) {
+	if isQuiet(c) || !isTTY(os.Stderr) {
 		return nil
 	}
 	return newProgress(os.Stderr, progressMinPairs)

@@ -17,6 +17,16 @@ func quietFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no timing summary and no progress bar on stderr"}
 }
 
+// isQuiet reports whether --quiet was given before or after the command name.
+func isQuiet(c *cli.Context) bool {
+	for _, x := range c.Lineage() {
+		if x.Bool("quiet") {
+			return true
+		}
+	}
+	return false
+}
+
 // timingSummary writes one line about a run that took longer than slowRun, unless --quiet:
 // "rebasegen: generate took 4m48s (CPU 8m13s, peak RSS 1.2 GB)". Only stderr, so stdout
 // (rules, explanations) stays byte-identical.

@@ -23,7 +23,8 @@ func TestTimingSummary(t *testing.T) {
 	}
 }
 
-// --quiet is global, and file names may contain commas (no list flag splits on them).
+// --quiet goes before or after the command, and file names may contain commas (no list flag
+// splits on them).
 func TestQuietAndCommaPaths(t *testing.T) {
 	in := scenario(t, "hpa-replicas")
 	dir := t.TempDir()
@@ -39,8 +40,10 @@ func TestQuietAndCommaPaths(t *testing.T) {
 		in[flag] = p
 	}
 	plain := rebasegen(t, append([]string{"explain", "--color", "never"}, scenario(t, "hpa-replicas")...)...)
-	r := rebasegen(t, append([]string{"--quiet", "explain", "--color", "never"}, in...)...)
-	if r.code != 0 || r.stdout != plain.stdout || strings.Contains(r.stderr, " took ") {
-		t.Errorf("--quiet explain with commas in paths: exit %d, same output %v, stderr:\n%s", r.code, r.stdout == plain.stdout, r.stderr)
+	for _, args := range [][]string{{"--quiet", "explain"}, {"explain", "--quiet"}, {"-q", "explain"}, {"explain", "-q"}} {
+		r := rebasegen(t, append(append(args, "--color", "never"), in...)...)
+		if r.code != 0 || r.stdout != plain.stdout || strings.Contains(r.stderr, " took ") {
+			t.Errorf("%v with commas in paths: exit %d, same output %v, stderr:\n%s", args, r.code, r.stdout == plain.stdout, r.stderr)
+		}
 	}
 }
