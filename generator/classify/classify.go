@@ -79,10 +79,28 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	sharePaths(res)
 	if len(res) > 0 {
 		rep.Resources = res
 	}
 	return rep, nil
+}
+
+// sharePaths makes findings of the same path share one copy of it. Performance: a fleet repeats a
+// few hundred paths across thousands of resources, and the report stays live while kapp's engine
+// verifies the rules, which allocates heavily: every garbage collection then scans every copy.
+func sharePaths(res []Resource) {
+	paths := map[string]fielddiff.Path{}
+	for i := range res {
+		for j := range res[i].Findings {
+			f := &res[i].Findings[j]
+			if p, ok := paths[f.Path.String()]; ok {
+				f.Path = p
+			} else {
+				paths[f.Path.String()] = f.Path
+			}
+		}
+	}
 }
 
 func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
