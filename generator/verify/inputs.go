@@ -28,23 +28,23 @@ const (
 // versioned names, references), and nothing mutable is shared between goroutines. Pairs are not
 // kept encoded: at fleet scale that was a second copy of every object (peak memory).
 type inputs struct {
-	n           int // pairs
-	pairAt      func(int) (Pair, error)
-	desc        []string // for error messages
-	key         []string // kapp's unique key of the desired resource (namespace/group/kind/name)
-	appLabel    []string // kapp.k14s.io/app value the new resources are labelled with
-	versioned   []bool   // the pair is the NAME-ver-N change of a versioned resource
-	versionedAn []bool   // the desired object has kapp's versioned annotation
-	liveApp     []string // the live object's kapp.k14s.io/app label
-	context     [][]int  // other versioned pairs of the same app, see assignVersionedContext
-	configJSON  [][]byte // config sources after kapp's defaults, in order
+	n               int // pairs
+	pairAt          func(int) (Pair, error)
+	desc            []string // for error messages
+	key             []string // kapp's unique key of the desired resource (namespace/group/kind/name)
+	appLabel        []string // kapp.k14s.io/app value the new resources are labelled with
+	versioned       []bool   // the pair is the NAME-ver-N change of a versioned resource
+	hasVersionedAnn []bool   // the desired object has kapp's versioned annotation
+	liveApp         []string // the live object's kapp.k14s.io/app label
+	context         [][]int  // other versioned pairs of the same app, see assignVersionedContext
+	configJSON      [][]byte // config sources after kapp's defaults, in order
 }
 
 func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Unstructured) (*inputs, error) {
 	in := &inputs{
 		n: n, pairAt: pairAt, desc: make([]string, n),
 		key: make([]string, n), appLabel: make([]string, n), versioned: make([]bool, n), context: make([][]int, n),
-		versionedAn: make([]bool, n), liveApp: make([]string, n),
+		hasVersionedAnn: make([]bool, n), liveApp: make([]string, n),
 	}
 
 	var errs []error
@@ -131,7 +131,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 	}
 
 	_, isVersioned := desired.Annotations()[versionedAnnKey]
-	in.versioned[i], in.versionedAn[i] = isVersioned, isVersioned
+	in.versioned[i], in.hasVersionedAnn[i] = isVersioned, isVersioned
 	if p.Live == nil {
 		return nil
 	}
@@ -211,7 +211,7 @@ func (in *inputs) assignAppLabels() {
 // its app. Plain pairs never affect each other, which is what makes per-pair work possible.
 func (in *inputs) assignVersionedContext() {
 	byApp := map[string][]int{}
-	for i, ok := range in.versionedAn {
+	for i, ok := range in.hasVersionedAnn {
 		if ok {
 			byApp[in.appLabel[i]] = append(byApp[in.appLabel[i]], i)
 		}
