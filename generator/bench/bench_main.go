@@ -59,7 +59,7 @@ type measurement struct {
 	Time     time.Duration
 	CPU      time.Duration // user+system CPU time of the process during the stage
 	Peak     uint64        // heap in use, high-water mark above the heap before the stage
-	PeakLive uint64        // live heap (marked by a GC), high-water mark above the heap before the stage
+	PeakLive uint64        // live heap (marked by a GC), high-water mark above the live heap before the stage
 	Alloc    uint64        // bytes allocated during the stage
 	Baseline uint64        // heap in use before the stage (setup the stage needs, e.g. verify's pairs)
 	Note     string
@@ -276,10 +276,11 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 	runtime.GC()
 	runtime.GC()
 	m.Baseline = heapInUse()
+	liveBaseline := liveHeap() // after a GC: the heap objects the stage starts with
 	alloc0 := allocated()
 	var peak, peakLive atomic.Uint64
 	peak.Store(m.Baseline)
-	peakLive.Store(m.Baseline)
+	peakLive.Store(liveBaseline)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -318,7 +319,7 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 		peakLive.Store(h)
 	}
 	m.Peak = peak.Load() - m.Baseline
-	m.PeakLive = peakLive.Load() - m.Baseline
+	m.PeakLive = peakLive.Load() - liveBaseline
 	m.Alloc = allocated() - alloc0
 	return res, err
 }
