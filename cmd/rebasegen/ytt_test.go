@@ -1,36 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
-	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
-	"carvel.dev/ytt/pkg/cmd/ui"
-	"carvel.dev/ytt/pkg/files"
 	"github.com/pmezard/go-difflib/difflib"
 	"sigs.k8s.io/yaml"
-)
 
-// renderYTT runs ytt in-process on one template file with the data value ns, the way kapp-controller's
-// ytt template step does (ignoreUnknownComments is an opt-in of that step).
-func renderYTT(tpl, ns string, ignoreUnknownComments bool) (string, error) {
-	opts := cmdtpl.NewOptions()
-	opts.IgnoreUnknownComments = ignoreUnknownComments
-	opts.DataValuesFlags.KVsFromStrings = []string{"ns=" + ns}
-	f, err := files.NewFileFromSource(files.NewBytesSource("rebase-rules.yml", []byte(tpl)))
-	if err != nil {
-		return "", err
-	}
-	out := opts.RunWithFiles(cmdtpl.Input{Files: []*files.File{f}}, ui.NewTTY(false))
-	if out.Err != nil {
-		return "", out.Err
-	}
-	if len(out.Files) != 1 {
-		return "", fmt.Errorf("ytt wrote %d files, want 1", len(out.Files))
-	}
-	return string(out.Files[0].Bytes()), nil
-}
+	"github.com/rebasegen/rebasegen/internal/ytttest"
+)
 
 func parse(t *testing.T, what, doc string) map[string]any {
 	t.Helper()
@@ -67,10 +45,10 @@ func TestYTTRendersToConfig(t *testing.T) {
 		{"secret format", secret.StringData["rebase-rules.yml"]},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := renderYTT(c.tpl, ns, false)
+			out, err := ytttest.Render(c.tpl, ns, false)
 			if err != nil {
 				t.Errorf("ytt rejects the output with its default options: %v", err)
-				if out, err = renderYTT(c.tpl, ns, true); err != nil {
+				if out, err = ytttest.Render(c.tpl, ns, true); err != nil {
 					t.Fatalf("ytt --ignore-unknown-comments: %v", err)
 				}
 			}

@@ -13,9 +13,6 @@ import (
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
-	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
-	"carvel.dev/ytt/pkg/cmd/ui"
-	"carvel.dev/ytt/pkg/files"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 	"sigs.k8s.io/yaml"
@@ -25,6 +22,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
 // FuzzRulesRoundTrip: rules synthesized from arbitrary names, paths and values are written as a
@@ -81,7 +79,7 @@ func FuzzRulesRoundTrip(f *testing.F) {
 		if err := WriteRules(&tpl, res.Rules, FormatYTT, h); err != nil {
 			t.Fatal(err)
 		}
-		rendered, err := renderYTT(tpl.String(), ns)
+		rendered, err := ytttest.Render(tpl.String(), ns, false)
 		if err != nil {
 			t.Fatalf("ytt rejects the ytt format: %v\n%s", err, tpl.String())
 		}
@@ -210,25 +208,6 @@ func sameRule(r synth.Rule, k ctlconf.RebaseRule) error {
 		}
 	}
 	return nil
-}
-
-// renderYTT runs ytt in-process on the ytt format with the data value ns, as a package's ytt
-// step would.
-func renderYTT(tpl, ns string) (string, error) {
-	opts := cmdtpl.NewOptions()
-	opts.DataValuesFlags.KVsFromStrings = []string{"ns=" + ns}
-	f, err := files.NewFileFromSource(files.NewBytesSource("rebase-rules.yml", []byte(tpl)))
-	if err != nil {
-		return "", err
-	}
-	out := opts.RunWithFiles(cmdtpl.Input{Files: []*files.File{f}}, ui.NewTTY(false))
-	if out.Err != nil {
-		return "", out.Err
-	}
-	if len(out.Files) != 1 {
-		return "", fmt.Errorf("ytt wrote %d files, want 1", len(out.Files))
-	}
-	return string(out.Files[0].Bytes()), nil
 }
 
 var fixtureField = regexp.MustCompile(`(?m)^- resource: (\S+)/(\S+) (?:(\S+)/)?(\S+)\n  path: '?([^'\n]+)`)
