@@ -324,32 +324,23 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 	return res, err
 }
 
-var heapSamples = []metrics.Sample{
-	{Name: "/memory/classes/heap/objects:bytes"},
-	{Name: "/memory/classes/heap/unused:bytes"},
+// metric reads one runtime/metrics value in bytes.
+func metric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // heapInUse is MemStats.HeapInuse (objects plus the unused part of in-use spans).
 func heapInUse() uint64 {
-	s := make([]metrics.Sample, len(heapSamples))
-	copy(s, heapSamples)
-	metrics.Read(s)
-	return s[0].Value.Uint64() + s[1].Value.Uint64()
+	return metric("/memory/classes/heap/objects:bytes") + metric("/memory/classes/heap/unused:bytes")
 }
 
 // liveHeap is the heap the last GC found live: the memory the program holds, without the garbage
 // the collector lets accumulate between cycles (GOGC=100 lets the heap reach about twice it).
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
+func liveHeap() uint64 { return metric("/gc/heap/live:bytes") }
 
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
+func allocated() uint64 { return metric("/gc/heap/allocs:bytes") }
 
 var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
 

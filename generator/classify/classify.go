@@ -94,10 +94,11 @@ func sharePaths(res []Resource) {
 	for i := range res {
 		for j := range res[i].Findings {
 			f := &res[i].Findings[j]
-			if p, ok := paths[f.Path.String()]; ok {
+			k := f.Path.String()
+			if p, ok := paths[k]; ok {
 				f.Path = p
 			} else {
-				paths[f.Path.String()] = f.Path
+				paths[k] = f.Path
 			}
 		}
 	}

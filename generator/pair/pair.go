@@ -65,9 +65,11 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 		resources = append(resources, d)
 	}
-	for _, d := range append(append([]load.Doc{}, resources...), live...) {
-		if d.GroupKind() == crdGK {
-			crds = append(crds, d)
+	for _, side := range [][]load.Doc{resources, live} {
+		for _, d := range side {
+			if d.GroupKind() == crdGK {
+				crds = append(crds, d)
+			}
 		}
 	}
 	if set.Configs, err = load.Objects(configs); err != nil {
