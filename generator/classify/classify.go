@@ -207,13 +207,16 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
 	declared := d.Change != fielddiff.Added
 	if others := otherOwners(fc.owners, fc.applier, d.Path); len(others) > 0 && d.Change != fielddiff.Removed {
+		// A person's change is never ruled away, whichever entry comes first or is newest.
+		for _, o := range others {
+			if h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager); isHuman {
+				f.Class, f.Owner = Drift, o.Manager
+				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
+				return f
+			}
+		}
 		o := others[0]
 		f.Owner = o.Manager
-		if h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager); isHuman {
-			f.Class = Drift
-			f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
-			return f
-		}
 		f.Class = Controller
 		f.Evidence = "managedFields: " + o.String()
 		if declared {

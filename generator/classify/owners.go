@@ -67,13 +67,17 @@ func (o owner) owns(p fielddiff.Path) bool {
 	if o.fields.Has(fieldpath.Path(p)) {
 		return true
 	}
-	s := o.fields
+	return !under(o.fields, fieldpath.Path(p)).Empty()
+}
+
+// under is the part of s below p.
+func under(s *fieldpath.Set, p fieldpath.Path) *fieldpath.Set {
 	for _, pe := range p {
 		if s = s.WithPrefix(pe); s.Empty() {
-			return false
+			break
 		}
 	}
-	return true
+	return s
 }
 
 // applier recognises which manager applied the desired state: the known applier owning the
@@ -91,14 +95,50 @@ func applier(os []owner, rs *rulesets.Ruleset) string {
 	return best
 }
 
-// otherOwners are the managers other than the applier owning p, newest first.
+// wholeValue returns the nearest proper ancestor of p that managedFields hold as one value: some
+// entry owns it and no entry records a field below it. structured-merge-diff records nothing
+// inside an atomic list (a CRD list without list-type markers, x-kubernetes-list-type: atomic),
+// an atomic map or a scalar, so its owner owns every item below it; a granular list or map always
+// has its items' owners recorded below it. ok is false when no such ancestor exists.
+func wholeValue(os []owner, p fielddiff.Path) (fielddiff.Path, bool) {
+	for n := len(p) - 1; n > 0; n-- {
+		q := fieldpath.Path(p[:n])
+		owned, below := false, false
+		for _, o := range os {
+			owned = owned || o.fields.Has(q)
+			below = below || !under(o.fields, q).Empty()
+		}
+		if below {
+			return nil, false // granular here, and so at every ancestor above
+		}
+		if owned {
+			return fielddiff.Path(q), true
+		}
+	}
+	return nil, false
+}
+
+// otherOwners are the managers other than the applier owning p, newest first; entries of the
+// same time by manager name, so that the order of managedFields never changes a verdict (two
+// Apply entries often share a second).
 func otherOwners(os []owner, applierName string, p fielddiff.Path) []owner {
+	if q, ok := wholeValue(os, p); ok {
+		p = q
+	}
 	var out []owner
 	for _, o := range os {
 		if o.Manager != applierName && o.owns(p) {
 			out = append(out, o)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time > out[j].Time })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Time != out[j].Time {
+			return out[i].Time > out[j].Time
+		}
+		if out[i].Manager != out[j].Manager {
+			return out[i].Manager < out[j].Manager
+		}
+		return out[i].Operation+out[i].Subresource < out[j].Operation+out[j].Subresource
+	})
 	return out
 }
