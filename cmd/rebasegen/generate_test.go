@@ -131,6 +131,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 		livePassword = "MARKER-l1ve-VALUE"       // live data, differs from the desired value
 		liveToken    = "MARKER-l1ve-t0ken-VALUE" // live data, differs from the desired value
 		liveCtrl     = "MARKER-c0ntr0ller-VALUE" // live data written by a controller
+		lastApplied  = "MARKER-l4st-4pplied-VALUE" // only in live's kubectl last-applied-configuration
 	)
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	dir := t.TempDir()
@@ -143,6 +144,11 @@ stringData:
   password: %s
 data:
   token: %s
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data: {k: YQ==}
 `, desiredPlain, b64(desiredData))
 	original := fmt.Sprintf(`{"apiVersion":"v1","data":{"token":"%s"},"kind":"Secret","metadata":{"labels":{"kapp.k14s.io/app":"1795322180123296908","kapp.k14s.io/association":"v1.0f8e6b6c1c0f7fa1e0a3c4e5d9b2a7f1"},"name":"creds","namespace":"sec"},"stringData":{"password":"%s"},"type":"Opaque"}`,
 		b64(desiredData), desiredPlain)
@@ -196,7 +202,18 @@ data:
   password: %s
   token: %s
   ca.crt: %s
-`, original, b64(livePassword), b64(liveToken), b64(liveCtrl))
+---
+# issue 12: kapp's engine reports an update (the annotation is not desired) and prints its diff
+apiVersion: v1
+kind: Secret
+metadata:
+  name: s
+  namespace: sec
+  labels: {kapp.k14s.io/app: "1", kapp.k14s.io/association: v1.ffdbdb1ef950ae9e50734711b2d8c81b}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"stringData":{"password":"%s"}}'
+data: {k: YQ==}
+`, original, b64(livePassword), b64(liveToken), b64(liveCtrl), lastApplied)
 	dPath, lPath := filepath.Join(dir, "desired.yaml"), filepath.Join(dir, "live.yaml")
 	for p, data := range map[string]string{dPath: desired, lPath: live} {
 		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
@@ -220,8 +237,15 @@ data:
 			runs = append(runs, append(append([]string{"generate", "--force", "--include-unknown", "-o", out, "--format"}, f...), in...))
 		}
 	}
+	rules := filepath.Join(dir, "rules.yml")
+	if err := os.WriteFile(rules, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"text", "json", "github"} {
+		runs = append(runs, append([]string{"check", "--rules", rules, "-o", f}, in...))
+	}
 	var markers []string
-	for _, m := range []string{desiredPlain, desiredData, livePassword, liveToken, liveCtrl} {
+	for _, m := range []string{desiredPlain, desiredData, livePassword, liveToken, liveCtrl, lastApplied} {
 		markers = append(markers, leaks(m)...)
 	}
 	check := func(what, text string) {

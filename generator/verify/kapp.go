@@ -101,7 +101,7 @@ func (in *inputs) kappDiff(conf ctlconf.Conf, i int, sides [][2][]byte, base Bas
 	if op == OpKeep {
 		return op, "", nil
 	}
-	diff, err := textDiff(ch, conf.DiffMaskRules())
+	diff, err := textDiff(ch, maskRules(conf))
 	return op, diff, err
 }
 
@@ -211,6 +211,22 @@ func opName(op ctldiff.ChangeOp) string {
 		return OpDelete
 	}
 	return string(op)
+}
+
+// secretAnnotations masks a Secret's annotations in kapp's diff text, beside the data and
+// stringData kapp's default diffMaskRules mask: kubectl's last-applied-configuration (and any
+// other copy of the applied manifest: kapp.k14s.io/original and its debug diffs) holds the
+// Secret's values. kapp masks whole maps (diff.MaskedResource), so every annotation value of a
+// Secret is hidden; the keys still show what changed.
+var secretAnnotations = ctlconf.DiffMaskRule{
+	Path:             ctlres.NewPathFromStrings([]string{"metadata", "annotations"}),
+	ResourceMatchers: []ctlconf.ResourceMatcher{{APIVersionKindMatcher: &ctlconf.APIVersionKindMatcher{APIVersion: "v1", Kind: "Secret"}}},
+}
+
+// maskRules are the diff mask rules for every kapp diff text rebasegen prints: the Configs' own
+// (kapp's defaults mask Secret data and stringData) plus secretAnnotations.
+func maskRules(conf ctlconf.Conf) []ctlconf.DiffMaskRule {
+	return append(conf.DiffMaskRules(), secretAnnotations)
 }
 
 var maskRe = regexp.MustCompile(`(<-- (?:unknown )?value not shown \(#)(\d+)\)`)
