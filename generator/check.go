@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -24,6 +27,10 @@ type Checked struct {
 	Residual []Residual // ghost diffs the rules leave
 	Stale    []Stale    // generated rule files that would change
 	Drift    []Residual // human changes found in the live objects
+	Lint     []lint.Finding
+	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
+	// the gate does not fail on it.
+	LintSkipped error
 }
 
 // Residual is one field kapp would still report.
@@ -39,25 +46,38 @@ type Stale struct {
 	Diff string // unified diff, committed -> regenerated
 }
 
-// Check runs kapp's engine with the package's own rules plus the rule files, and regenerates
-// every rule file rebasegen generated to see whether it is stale.
+// Check runs kapp's engine with the package's own rules plus the rule files, regenerates every
+// rule file rebasegen generated to see whether it is stale, and lints the rule files.
 func Check(in Inputs, ruleFiles []string) (*Checked, error) {
-	set, rs, err := Load(in)
+	if err := stdinOnce(in, ruleFiles); err != nil {
+		return nil, err
+	}
+	a, err := Analyze(in)
 	if err != nil {
 		return nil, err
 	}
-	configs, err := ruleConfigs(ruleFiles, in.Package)
+	return a.Check(ruleFiles)
+}
+
+// Check judges the rule files against the analysis: each pair is classified once (by Analyze)
+// and verified once, with the package's rules plus the rule files.
+func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
+	stdin, err := stdinBytes(a.Inputs, ruleFiles)
 	if err != nil {
 		return nil, err
 	}
-	set.Configs = append(set.Configs, configs...)
-	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
+	userConfigs, err := ruleConfigs(ruleFiles, a.Inputs.Package, stdin)
+	if err != nil {
+		return nil, err
+	}
+	configs := append(append([]load.Object{}, a.Set.Configs...), userConfigs...)
+	covered, err := classify.CoveredBy(a.Report, configs)
 	if err != nil {
 		return nil, err
 	}
 	c := &Checked{}
 	var ghosts []pair.Pair
-	for _, r := range rep.Resources {
+	for i, r := range a.Report.Resources {
 		ghostsOnly := true
 		for _, f := range r.Findings {
 			switch {
@@ -66,7 +86,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 				ghostsOnly = false
 			case !f.Class.Ghost():
 				ghostsOnly = false
-			case !f.Covered() && !f.KappView: // kapp-view fields are judged by kapp's engine below
+			case !f.CoveredByKappDefault && !covered[i][f.Path.String()] && !f.KappView: // kapp-view fields are judged by kapp's engine below
 				c.Residual = append(c.Residual, Residual{r.ID, f})
 			}
 		}
@@ -76,7 +96,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	}
 	// kapp's engine has the last word: a resource it still updates is residual even when each
 	// field looked covered.
-	results, err := verifyPairs(ghosts, unstructuredOf(set.Configs), in.Progress)
+	results, err := verifyPairs(ghosts, unstructuredOf(configs), a.Inputs.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +109,34 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 		}
 	}
 	for _, f := range ruleFiles {
-		st, err := stale(in, f)
+		st, err := a.stale(f)
 		if err != nil {
 			return nil, err
 		}
 		c.Stale = append(c.Stale, st...)
 	}
+	// lint reads Config documents as they are; ytt-format files need rendering, so a file lint
+	// cannot read is skipped with a note rather than failing the gate.
+	withStdin := *a
+	withStdin.Inputs.Stdin = bytes.NewReader(stdin)
+	c.Lint, c.LintSkipped = withStdin.Lint(ruleFiles)
 	return c, nil
+}
+
+// stdinBytes reads stdin once when a rule file is "-": the rule files are read twice (for
+// kapp's engine and for lint).
+func stdinBytes(in Inputs, ruleFiles []string) ([]byte, error) {
+	if !slices.Contains(ruleFiles, "-") {
+		return nil, nil
+	}
+	if in.Stdin == nil {
+		return nil, fmt.Errorf("--rules -: no stdin to read")
+	}
+	data, err := io.ReadAll(in.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	return data, nil
 }
 
 func hasResidual(rs []Residual, id pair.Identity) bool {
@@ -110,14 +151,14 @@ func hasResidual(rs []Residual, id pair.Identity) bool {
 // ruleConfigs reads kapp Config documents from rule files and directories: plain Configs,
 // ConfigMaps labelled kapp.k14s.io/config, ytt templates (rendered with the package's data
 // values, as the package would be) and rebasegen's Secret format (its rebase-rules.yml).
-func ruleConfigs(paths []string, pkg load.Package) ([]load.Object, error) {
+func ruleConfigs(paths []string, pkg load.Package, stdin []byte) ([]load.Object, error) {
 	var out []load.Object
 	for _, p := range paths {
-		objs, err := load.Paths([]string{p}, nil)
+		objs, err := load.Paths([]string{p}, bytes.NewReader(stdin))
 		if err != nil {
 			return nil, err
 		}
-		if data, _ := os.ReadFile(p); yttTemplate.Match(data) && !isDir(p) {
+		if data, _ := os.ReadFile(p); p != "-" && yttTemplate.Match(data) && !isDir(p) {
 			docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render()
 			if err == nil {
 				objs, err = load.Objects(docs)
@@ -175,7 +216,10 @@ func isKappConfigMap(o load.Object) bool {
 
 // stale regenerates a file rebasegen generated (recognised by its header) with the options its
 // header records, and diffs everything below the header.
-func stale(in Inputs, file string) ([]Stale, error) {
+func (a *Analysis) stale(file string) ([]Stale, error) {
+	if file == "-" {
+		return nil, nil // stdin: nothing to regenerate into
+	}
 	info, err := os.Stat(file)
 	if err != nil || info.IsDir() {
 		return nil, err // directories hold package rules, not generated files
@@ -188,7 +232,8 @@ func stale(in Inputs, file string) ([]Stale, error) {
 	if !ok {
 		return nil, nil
 	}
-	g, err := Generate(in, synth.Options{IncludeUnknown: h.includeUnknown})
+	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them.
+	g, err := a.Synthesize(synth.Options{IncludeUnknown: h.includeUnknown})
 	if err != nil {
 		return nil, err
 	}
@@ -196,13 +241,13 @@ func stale(in Inputs, file string) ([]Stale, error) {
 	if err := emit.WriteRules(&buf, g.Rules, h.format, emit.Header{Namespaces: h.namespaces(g), PackageInst: h.packageInstall, SecretNS: h.namespace}); err != nil {
 		return nil, err
 	}
-	a, b := body(string(committed)), body(buf.String())
-	if a == b {
+	was, now := body(string(committed)), body(buf.String())
+	if was == now {
 		return nil, nil
 	}
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(a), B: difflib.SplitLines(b),
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(was), B: difflib.SplitLines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: firstDifference(a, b) + headerLines(string(committed)), Diff: diff}}, nil
+	return []Stale{{File: file, Line: firstDifference(was, now) + headerLines(string(committed)), Diff: diff}}, nil
 }
 
 func firstDifference(a, b string) int {

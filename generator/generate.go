@@ -52,23 +52,41 @@ func (v Verification) Summary() string {
 
 // Generate classifies, synthesizes rules and verifies them with kapp's engine.
 func Generate(in Inputs, opts synth.Options) (*Generated, error) {
-	g, err := Synthesize(in, opts)
+	a, err := Analyze(in)
 	if err != nil {
 		return nil, err
 	}
-	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, in.Progress)
-	return g, err
+	return a.Generate(opts)
 }
 
-// Synthesize classifies and synthesizes the rules (g.Config included) without asking kapp's
-// engine about them: g.Verification is zero. Generate is Synthesize plus verification; the
-// benchmarks (generator/bench) time the two apart.
+// Synthesize is Generate without asking kapp's engine about the rules: g.Verification is zero.
+// The benchmarks (generator/bench) time the two apart.
 func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
-	rep, set, err := Explain(in)
+	a, err := Analyze(in)
 	if err != nil {
 		return nil, err
 	}
-	g := &Generated{Report: rep, Set: set, Result: synth.Synthesize(rep, opts)}
+	return a.Synthesize(opts)
+}
+
+// Generate synthesizes the rules and verifies them with kapp's engine.
+func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
+	s, err := a.Synthesize(opts)
+	if err != nil {
+		return nil, err
+	}
+	g := *s
+	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, a.Inputs.Progress)
+	return &g, err
+}
+
+// Synthesize builds the rules (g.Config included) without verifying them; each option set is
+// synthesized once per Analysis.
+func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
+	if g, ok := a.synthesized[opts]; ok {
+		return g, nil
+	}
+	g := &Generated{Report: a.Report, Set: a.Set, Result: synth.Synthesize(a.Report, opts)}
 	var buf bytes.Buffer
 	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{}); err != nil {
 		return nil, err
@@ -78,6 +96,10 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 		return nil, fmt.Errorf("generated Config does not parse (a bug): %w", err)
 	}
 	g.Config = objs[0].Unstructured
+	if a.synthesized == nil {
+		a.synthesized = map[synth.Options]*Generated{}
+	}
+	a.synthesized[opts] = g
 	return g, nil
 }
 

@@ -1,5 +1,10 @@
 // Package generator wires the stages together: load -> pair -> fielddiff -> classify -> synth
-// -> emit, with verify reading the result. Each stage is a package of its own.
+// -> emit, with verify reading the result. Each stage is a package of its own; this package is
+// the only one that imports them all, and no stage imports it.
+//
+// An Analysis holds the inputs loaded, paired and classified once; Explain, Generate, Check and
+// Lint are views over it, so a command that needs several of them (check: residual ghost diffs,
+// stale generated files and lint) pays for loading and classification once.
 package generator
 
 import (
@@ -9,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -38,8 +44,31 @@ func (p Progress) stage(name string, total int) func() {
 	return func() { p(name, int(done.Add(1)), total) }
 }
 
-// Load reads and pairs the inputs.
-func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
+// Analysis is the inputs loaded, paired and classified, once.
+type Analysis struct {
+	Inputs  Inputs
+	Set     *pair.Set         // pairs, created and deleted objects, CRDs, the package's own Configs
+	Ruleset *rulesets.Ruleset // built-in rulesets plus the user's
+	Report  *classify.Report  // every differing field of every pair, classified
+
+	synthesized map[synth.Options]*Generated // rules per option set, without verification
+}
+
+// Analyze loads, pairs and classifies the inputs.
+func Analyze(in Inputs) (*Analysis, error) {
+	set, rs, err := loadSet(in)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
+	if err != nil {
+		return nil, err
+	}
+	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep}, nil
+}
+
+// loadSet reads and pairs the inputs.
+func loadSet(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 	rs, err := rulesets.Load(in.Rulesets...)
 	if err != nil {
 		return nil, nil, err
@@ -71,10 +100,9 @@ func Load(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 
 // Explain classifies every differing field of every pair.
 func Explain(in Inputs) (*classify.Report, *pair.Set, error) {
-	set, rs, err := Load(in)
+	a, err := Analyze(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
-	return rep, set, err
+	return a.Report, a.Set, nil
 }

@@ -31,12 +31,10 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			// lint reads Config documents as they are; ytt-format files need rendering, so a file
-			// lint cannot read is skipped with a note rather than failing the gate.
-			findings, lintErr := lint.Check(lint.Options{Rules: rules, Inputs: inputs(c)})
-			if lintErr != nil {
-				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", lintErr)
+			if res.LintSkipped != nil {
+				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
 			}
+			findings := res.Lint
 			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
 				return err
 			}

@@ -30,8 +30,8 @@ func lintCommand() *cli.Command {
 			if format != lint.FormatText && format != lint.FormatJSON && format != lint.FormatGitHub {
 				return fmt.Errorf("--output: want text, json or github, got %q", format)
 			}
-			findings, err := lint.Check(lint.Options{Rules: c.StringSlice("rules"), Inputs: generator.Inputs{
-				Desired: c.StringSlice("desired"), Live: c.StringSlice("live"), Namespace: c.String("namespace"), Stdin: os.Stdin}})
+			findings, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
+				Namespace: c.String("namespace"), Stdin: os.Stdin}, c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}

@@ -109,7 +109,8 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := rebasegen(t, c.args...)
+			// --quiet: runs over 2 seconds (any run under -race) add a timing line to stderr.
+			r := rebasegen(t, append(c.args, "--quiet")...)
 			if r.code != 0 {
 				t.Errorf("exit code %d, want 0; stderr:\n%s", r.code, r.stderr)
 			}
@@ -162,4 +163,28 @@ func dropHeader(t *testing.T, out string) string {
 		t.Fatalf("no header in:\n%.300s", out)
 	}
 	return lines[2]
+}
+
+// Regression: `check --rules -` crashed (the rule files were read with no stdin).
+func TestCheckRulesFromStdin(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if err := os.WriteFile(rules, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = stdin }()
+	r := rebasegen(t, append([]string{"check", "--quiet", "--rules", "-"}, scenario(t, "hpa-replicas")...)...)
+	if r.code != exitPending || !strings.Contains(r.stdout, "residual ghost diff: apps/Deployment hpa-replicas/web spec.progressDeadlineSeconds (defaulted)") {
+		t.Errorf("want exit 3 with the residual ghost diffs of an empty Config, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, "check", "--quiet", "--rules", "-", "-d", "-", "-l", scenario(t, "hpa-replicas")[3])
+	if r.code != exitError || !strings.Contains(r.stderr, "- (stdin) can be read only once") {
+		t.Errorf("--rules - with -d -: want exit 1 naming stdin, got %d: %s", r.code, r.stderr)
+	}
 }

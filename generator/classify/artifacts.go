@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // emptyAnnotations finds the empty annotations map kapp leaves behind: when the live object's
@@ -34,7 +35,7 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 		Live:     map[string]any{},
 		KappView: true,
 		Evidence: "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
-			"shown as removed whenever kapp diffs against the live object (kapp v0.66.0)",
+			"shown as removed whenever kapp diffs against the live object (kapp v" + kappconv.Kapp + ")",
 	}, true
 }
 

@@ -3,10 +3,7 @@ package classify
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +12,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/parallel"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -59,21 +57,15 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 	// rest is read-only, and kapp's ytt rebase rules run serialised (verify.SerialYTT).
 	res := make([]Resource, len(set.Pairs))
 	errs := make([]error, len(set.Pairs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(set.Pairs)) {
-		wg.Add(1)
-		go func(w classifier) {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(set.Pairs); i = int(next.Add(1) - 1) {
-				res[i], errs[i] = w.resource(set.Pairs[i])
-				if opts.Progress != nil {
-					opts.Progress()
-				}
+	parallel.Each(len(set.Pairs), func() func(int) {
+		w := *c
+		return func(i int) {
+			res[i], errs[i] = w.resource(set.Pairs[i])
+			if opts.Progress != nil {
+				opts.Progress()
 			}
-		}(*c)
-	}
-	wg.Wait()
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -173,11 +165,15 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 		findings = append(findings, d)
 	}
-	byKapp, err := c.kappDefaults.covered(desired.Unstructured, live.Unstructured, findings)
+	paths := make([]fielddiff.Path, len(findings))
+	for i, d := range findings {
+		paths[i] = d.Path
+	}
+	byKapp, err := c.kappDefaults.covered(desired.Unstructured, live.Unstructured, paths)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", p.ID, err)
 	}
-	byPkg, err := c.pkgRules.covered(desired.Unstructured, live.Unstructured, findings)
+	byPkg, err := c.pkgRules.covered(desired.Unstructured, live.Unstructured, paths)
 	if err != nil {
 		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
 // rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
@@ -30,6 +32,7 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 			err = fmt.Errorf("kapp Config in %s: %v", sources(configs), p)
 		}
 	}()
+	kappconv.Prepare()
 	var rs []ctlres.Resource
 	for _, c := range configs {
 		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
@@ -58,8 +61,8 @@ func sources(objs []load.Object) string {
 	return strings.Join(out, "; ")
 }
 
-// covered returns the paths among ds whose live value kapp's rules already restore.
-func (r rebaser) covered(desired, live *unstructured.Unstructured, ds []fielddiff.Delta) (map[string]bool, error) {
+// covered returns the paths among ps whose live value kapp's rules already restore.
+func (r rebaser) covered(desired, live *unstructured.Unstructured, ps []fielddiff.Path) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(r.mods) == 0 {
 		return out, nil
@@ -68,12 +71,12 @@ func (r rebaser) covered(desired, live *unstructured.Unstructured, ds []fielddif
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range ds {
+	for _, p := range ps {
 		// raw values, as kapp's text diff compares them
-		rv, rok := d.Path.Get(rebased.Object)
-		lv, lok := d.Path.Get(live.Object)
+		rv, rok := p.Get(rebased.Object)
+		lv, lok := p.Get(live.Object)
 		if rok == lok && fielddiff.Equal(rv, lv) {
-			out[d.Path.String()] = true
+			out[p.String()] = true
 		}
 	}
 	return out, nil
@@ -92,4 +95,44 @@ func (r rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstruct
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: rebased.UnstructuredObject()}, nil
+}
+
+// CoveredBy returns, for each resource of rep, the paths of its uncovered ghost findings that the
+// rules of configs (without kapp's built-in rules) restore, decided by kapp's rebase code as
+// CoveredByPackageRules is. check asks it about the package's rules plus the user's, without
+// classifying again.
+func CoveredBy(rep *Report, configs []load.Object) ([]map[string]bool, error) {
+	r, err := newRebaser(configs, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]bool, len(rep.Resources))
+	errs := make([]error, len(rep.Resources))
+	parallel.Each(len(rep.Resources), func() func(int) {
+		return func(i int) {
+			res := rep.Resources[i]
+			var ps []fielddiff.Path
+			for _, f := range res.Findings {
+				if f.Class.Ghost() && !f.Covered() && !f.KappView {
+					ps = append(ps, f.Path)
+				}
+			}
+			if len(ps) == 0 {
+				return
+			}
+			desired, live, err := res.Objects()
+			if err == nil {
+				out[i], err = r.covered(desired.Unstructured, live.Unstructured, ps)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", res.ID, err)
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The API server's own defaulting functions for every built-in group.
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
@@ -35,9 +36,6 @@ var aggregatorScheme = func() *runtime.Scheme {
 	return s
 }()
 
-// KubernetesVersion is the version whose defaulting code is linked in.
-const KubernetesVersion = "v1.35.0"
-
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
 	crds crdSchemas
@@ -53,7 +51,7 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 	d.lastStored = nil
 	if s := d.crds.lookup(gvk); s != nil {
 		out, err := s.apply(u)
-		return out, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, KubernetesVersion), err == nil, err
+		return out, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes), err == nil, err
 	}
 	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
 	scheme := legacyscheme.Scheme
@@ -86,7 +84,7 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 	if stored, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
 		d.lastStored = &unstructured.Unstructured{Object: stored}
 	}
-	return out, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, KubernetesVersion), true, nil
+	return out, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, kappconv.Kubernetes), true, nil
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in

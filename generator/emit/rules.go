@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/synth"
-	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Format is an output format of generate.
@@ -22,7 +22,7 @@ const (
 
 // MinimumKappVersion is the kapp version the generated rules were verified with and need:
 // `paths` and ytt rebase rules are read by it as rebasegen writes them.
-const MinimumKappVersion = verify.KappVersion
+const MinimumKappVersion = kappconv.Kapp
 
 // Header says where the rules came from; it never holds input contents.
 type Header struct {

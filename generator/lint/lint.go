@@ -21,10 +21,10 @@ import (
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
-	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -46,24 +46,29 @@ type Finding struct {
 	Suggestion string   `json:"suggestion"`
 }
 
-// Options say what to lint and against what.
+// Options say what to lint and against what. Without Set only the Configs themselves are checked.
 type Options struct {
-	Rules []string // files or directories holding kapp Configs or ConfigMaps labelled kapp.k14s.io/config
-	// Inputs are the desired and live objects the rules are for (Desired, Live, Namespace,
-	// Rulesets, Stdin are used). Without them only the Configs themselves are checked.
-	Inputs generator.Inputs
+	Rules []string  // files or directories holding kapp Configs or ConfigMaps labelled kapp.k14s.io/config
+	Stdin io.Reader // read when Rules holds "-"
+	// Set holds the objects the rules are for: desired objects (paired or to be created), CRDs.
+	Set *pair.Set
+	// Desired: desired objects were given, so every rule and matcher must match one.
+	Desired bool
+	// Ruleset names the cluster-scoped kinds; nil: the built-in rulesets.
+	Ruleset *rulesets.Ruleset
+	// Generated is what rebasegen generate writes for the pairs (nil without live objects): the
+	// narrower paths suggested for a broad rule.
+	Generated *synth.Result
 }
 
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
 func Check(opts Options) ([]Finding, error) {
-	if slices.Contains(opts.Rules, "-") && (slices.Contains(opts.Inputs.Desired, "-") || slices.Contains(opts.Inputs.Live, "-")) {
-		return nil, fmt.Errorf("- (stdin) can be read only once")
-	}
-	env, err := newEnv(opts.Inputs)
+	kappconv.Prepare() // kapp's parser checks minimumRequiredVersion against its own version
+	env, err := newEnv(opts)
 	if err != nil {
 		return nil, err
 	}
-	docs, findings, err := readConfigs(opts.Rules, opts.Inputs.Stdin)
+	docs, findings, err := readConfigs(opts.Rules, opts.Stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +111,7 @@ type env struct {
 	namespacedKinds map[string]bool // kinds some CRD declares namespaced: never reported as cluster-scoped
 	desired         bool            // --desired given: rules and matchers must match something
 	resources       []resource      // desired objects, namespace defaulted as kapp prepares them
-	gen             *generator.Generated
+	gen             *synth.Result
 	defaults        []ctlconf.RebaseRule
 }
 
@@ -117,31 +122,24 @@ type resource struct {
 	live bool // paired with a live object, so generate has rules for it
 }
 
-func newEnv(in generator.Inputs) (*env, error) {
-	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: len(in.Desired) > 0}
+func newEnv(opts Options) (*env, error) {
+	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: opts.Desired, gen: opts.Generated}
 	var err error
 	if e.defaults, err = kappDefaults(); err != nil {
 		return nil, err
 	}
-	rs, err := rulesets.Load(in.Rulesets...)
-	if err != nil {
-		return nil, err
+	rs := opts.Ruleset
+	if rs == nil {
+		if rs, err = rulesets.Load(); err != nil {
+			return nil, err
+		}
 	}
 	for _, k := range rs.ClusterScoped {
 		e.clusterKinds[k.Kind] = true
 	}
-	if len(in.Desired) == 0 && len(in.Live) == 0 {
+	set := opts.Set
+	if set == nil {
 		return e, nil
-	}
-	var set *pair.Set
-	if len(in.Live) > 0 {
-		// generate's rules are the narrower alternative shown for broad rules.
-		if e.gen, err = generator.Generate(in, synth.Options{}); err != nil {
-			return nil, err
-		}
-		set = e.gen.Set
-	} else if set, _, err = generator.Load(in); err != nil {
-		return nil, err
 	}
 	for _, crd := range set.CRDs {
 		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 const fixtures = "../../fixtures"
@@ -44,19 +46,19 @@ func dump(fs []Finding) string {
 
 // TestFixtures: one realistic rule file per mistake, each with the exact finding it must get.
 func TestFixtures(t *testing.T) {
-	scenario := func(name, ns string, live bool) generator.Inputs {
-		in := generator.Inputs{Desired: []string{filepath.Join(fixtures, name, "desired.yaml")}, Namespace: ns}
+	scenario := func(name, ns string, live bool) inputs {
+		in := inputs{desired: []string{filepath.Join(fixtures, name, "desired.yaml")}, namespace: ns}
 		if live {
-			in.Live = []string{filepath.Join(fixtures, name, "live.yaml")}
+			in.live = []string{filepath.Join(fixtures, name, "live.yaml")}
 		}
 		return in
 	}
 	cases := []struct {
 		name string
-		in   generator.Inputs
+		in   inputs
 		want []want
 	}{
-		{"default-webhook-cabundle", generator.Inputs{}, []want{
+		{"default-webhook-cabundle", inputs{}, []want{
 			{Warning, 6, "path [webhooks, {allIndexes: true}, clientConfig, caBundle] repeats kapp's built-in rebase rule", "remove it"}}},
 		{"hpa-replicas-all-deployments", scenario("lint/hpa-replicas-all-deployments", "shop", false), []want{
 			{Warning, 6, "takes the cluster's replica count for 2 resources no autoscaler among the desired objects scales (apps/Deployment shop/api, apps/Deployment shop/worker)",
@@ -64,10 +66,10 @@ func TestFixtures(t *testing.T) {
 		{"secret-data-copy", scenario("controller-filled-data", "controller-filled-data", true), []want{
 			{Warning, 6, "path [data] rebases a whole subtree: any change made in Git under it is hidden too",
 				`rebasegen generate writes only core/Secret controller-filled-data/web-tls: data["tls.crt"], data["tls.key"]`}}},
-		{"allmatcher-status", generator.Inputs{}, []want{
+		{"allmatcher-status", inputs{}, []want{
 			{Warning, 5, "path [status] rebases a whole subtree: status needs no rule", "remove the path"},
 			{Warning, 9, "allMatcher: the rule applies to every resource kapp deploys", "apiVersionKindMatcher"}}},
-		{"matcher-name-key", generator.Inputs{}, []want{
+		{"matcher-name-key", inputs{}, []want{
 			{Error, 13, `unknown key "name" in apiVersionKindMatcher: kapp ignores it, so the rule applies to every apps/v1 Deployment, not one`,
 				"kindNamespaceNameMatcher: {kind: Deployment, namespace: NAMESPACE, name: envoy}"}}},
 		// With the package's objects: the namespace is known, and the widened rule now takes the
@@ -75,27 +77,27 @@ func TestFixtures(t *testing.T) {
 		{"matcher-name-key", scenario("lint/matcher-name-key", "default", false), []want{
 			{Warning, 6, "takes the cluster's replica count for 1 resource no autoscaler among the desired objects scales (apps/Deployment projectcontour/contour)", ""},
 			{Error, 13, `unknown key "name" in apiVersionKindMatcher`, "kindNamespaceNameMatcher: {kind: Deployment, namespace: projectcontour, name: envoy}"}}},
-		{"namespaced-clusterrole", generator.Inputs{}, []want{
+		{"namespaced-clusterrole", inputs{}, []want{
 			{Error, 12, `ClusterRole is cluster-scoped, so namespace "monitoring" never matches`,
 				`kindNamespaceNameMatcher: {kind: ClusterRole, namespace: "", name: prometheus-aggregate}`}}},
 		{"stale-apiversion", scenario("lint/stale-apiversion", "harbor", false), []want{
 			{Warning, 12, "apiVersionKindMatcher {apiVersion: apps/v1beta1, kind: Deployment} matches none of the desired objects",
 				"the desired Deployment objects have apiVersion apps/v1"}}},
-		{"invalid-type", generator.Inputs{}, []want{
+		{"invalid-type", inputs{}, []want{
 			{Error, 8, `type "copyy" is not copy or remove: kapp panics`, "type: copy or type: remove"}}},
-		{"invalid-source", generator.Inputs{}, []want{
+		{"invalid-source", inputs{}, []want{
 			{Error, 8, `source "live" is not new or existing: kapp silently skips it`, "sources: [new, existing]"}}},
-		{"path-ends-in-index", generator.Inputs{}, []want{
+		{"path-ends-in-index", inputs{}, []want{
 			{Error, 5, "path [spec, template, spec, containers, {allIndexes: true}] ends in a list index", "ytt rule"}}},
 		// The Config inside a labelled ConfigMap's config.yml: lines are the file's lines.
-		{"configmap-config", generator.Inputs{}, []want{
+		{"configmap-config", inputs{}, []want{
 			{Error, 27, `unknown key "namespace" in apiGroupKindMatcher: kapp ignores it, so the rule applies to every StatefulSet of API group "apps"`,
 				"kindNamespaceNameMatcher: {kind: StatefulSet, namespace: kafka, name: NAME}"}}},
 	}
 	for _, c := range cases {
-		t.Run(c.name+fmt.Sprintf("/desired=%d", len(c.in.Desired)), func(t *testing.T) {
+		t.Run(c.name+fmt.Sprintf("/desired=%d", len(c.in.desired)), func(t *testing.T) {
 			file := filepath.Join(fixtures, "lint", c.name, "rules.yml")
-			got, err := Check(Options{Rules: []string{file}, Inputs: c.in})
+			got, err := Check(optionsFor(t, []string{file}, c.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,34 +261,6 @@ func TestInputErrors(t *testing.T) {
 	}
 }
 
-// TestGeneratedConfigIsClean: what rebasegen generate writes lints without a finding.
-func TestGeneratedConfigIsClean(t *testing.T) {
-	in := generator.Inputs{
-		Desired:   []string{filepath.Join(fixtures, "hpa-replicas", "desired.yaml")},
-		Live:      []string{filepath.Join(fixtures, "hpa-replicas", "live.yaml")},
-		Namespace: "hpa-replicas",
-	}
-	g, err := generator.Generate(in, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{Version: "test", Inputs: in.Desired}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "rebase-rules.yml")
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Check(Options{Rules: []string{file}, Inputs: in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) > 0 {
-		t.Errorf("generated Config has findings:\n%s", dump(got))
-	}
-}
-
 // TestSorted: findings of several files come sorted by file, then line, whatever the order given.
 func TestSorted(t *testing.T) {
 	dir := filepath.Join(fixtures, "lint")
@@ -301,4 +275,77 @@ func TestSorted(t *testing.T) {
 	if strings.Join(order, " ") != "allmatcher-status:5 allmatcher-status:9 invalid-type:8" {
 		t.Errorf("order: %v", order)
 	}
+}
+
+// inputs are the objects a test lints rules against.
+type inputs struct {
+	desired, live []string
+	namespace     string
+}
+
+// optionsFor builds what the orchestrator hands lint: the paired objects and, with live objects,
+// the rules generate synthesizes for them.
+func optionsFor(t *testing.T, rules []string, in inputs) Options {
+	t.Helper()
+	opts := Options{Rules: rules}
+	if len(in.desired) == 0 && len(in.live) == 0 {
+		return opts
+	}
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, err := load.Docs(in.desired, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := load.Docs(in.live, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := pair.Build(desired, live, pair.Options{Namespace: in.namespace, Rules: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Set, opts.Desired, opts.Ruleset = set, len(in.desired) > 0, rs
+	if len(in.live) > 0 {
+		rep, err := classify.Classify(set, classify.Options{Rules: rs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := synth.Synthesize(rep, synth.Options{})
+		opts.Generated = &res
+	}
+	return opts
+}
+
+// Regression: a desired HPA without spec next to a rule taking spec.replicas from the cluster
+// crashed lint (a type assertion on the missing spec).
+func TestHPAWithoutSpecDoesNotCrash(t *testing.T) {
+	dir := t.TempDir()
+	desired := filepath.Join(dir, "desired.yaml")
+	os.WriteFile(desired, []byte(`apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: app}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: app}
+spec: {replicas: 1}
+`), 0o644)
+	rules := filepath.Join(dir, "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, replicas]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644)
+	got, err := Check(optionsFor(t, []string{rules}, inputs{desired: []string{desired}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, rules, []want{{Warning, 4, "no autoscaler among the desired objects scales (apps/Deployment app/web)", ""}})
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -424,7 +425,7 @@ func (c *checker) scaleTargets() map[string]bool {
 		if res.id.Kind != "HorizontalPodAutoscaler" && res.id.Kind != "ScaledObject" {
 			continue
 		}
-		ref, _ := res.obj.Object["spec"].(map[string]any)["scaleTargetRef"].(map[string]any)
+		ref, _, _ := unstructured.NestedMap(res.obj.Object, "spec", "scaleTargetRef") // no spec: no target
 		kind, _ := ref["kind"].(string)
 		name, _ := ref["name"].(string)
 		if kind == "" {

@@ -9,25 +9,24 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
 // MaxFileSize bounds one input file; larger inputs are rejected before parsing.
-var MaxFileSize int64 = 64 << 20
+const MaxFileSize int64 = 64 << 20
 
 // MaxDepth bounds how deeply maps and lists nest in one document. Hardening: the YAML and JSON
 // parsers stop at 10,000 levels, but every later stage walks objects recursively (9,000 levels
 // took seconds); no Kubernetes object comes near this.
-var MaxDepth = 512
+const MaxDepth = 512
 
 func tooDeep(v any, left int) bool {
 	if left < 0 {
@@ -89,28 +88,21 @@ func Docs(paths []string, stdin io.Reader) ([]Doc, error) {
 			files = append(files, f)
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				f := files[i]
-				if f.err != nil {
-					continue
-				}
-				if !f.stdin {
-					if f.data, f.err = readFile(f.name, stdin); f.err != nil {
-						continue
-					}
-				}
-				f.docs, f.err = ParseDocs(f.name, f.data)
-				f.data = nil
+	parallel.Each(len(files), func() func(int) {
+		return func(i int) {
+			f := files[i]
+			if f.err != nil {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			if !f.stdin {
+				if f.data, f.err = readFile(f.name, stdin); f.err != nil {
+					return
+				}
+			}
+			f.docs, f.err = ParseDocs(f.name, f.data)
+			f.data = nil
+		}
+	})
 	var all []Doc
 	for _, f := range files {
 		if f.err != nil {

@@ -5,26 +5,12 @@ package verify
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
-	kappversion "carvel.dev/kapp/pkg/kapp/version"
-	"github.com/cppforlife/color"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/parallel"
 )
-
-// KappVersion is the carvel.dev/kapp version go.mod pins and this package links.
-const KappVersion = "0.66.0"
-
-func init() {
-	// kapp's TextDiffView colours lines with this package; rebasegen's diffs must be plain text.
-	color.NoColor = true
-	// kapp finds its version in the binary's build info, which test binaries lack; Config
-	// minimumRequiredVersion checks need a real one.
-	if kappversion.Version == "develop" {
-		kappversion.Version = KappVersion
-	}
-}
 
 // Pair is one resource: what the user deploys and what the cluster holds.
 type Pair struct {
@@ -81,6 +67,7 @@ func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error
 // scale). pairAt is called from several goroutines, more than once per pair, and its errors are
 // returned. progress, unless nil, is called as each pair's verdict is in, from several goroutines.
 func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, error) {
+	kappconv.Prepare()
 	in, err := newInputs(n, pairAt, configs)
 	if err != nil {
 		return nil, err
@@ -89,34 +76,22 @@ func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured
 	results := make([]Result, n)
 	errs := make([]error, n)
 
-	workers := min(runtime.NumCPU(), n)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// One kapp Conf per worker: Conf and its mods look read-only, but a private copy costs a
-			// few ms and removes the question. The shared state that does exist (kapp's diff masking,
-			// ytt) is serialised in kapp.go; go test -race covers both.
-			conf, confErr := in.conf()
-			for i := range jobs {
-				if confErr != nil {
-					errs[i] = confErr
-					continue
-				}
-				results[i], errs[i] = in.verifyPair(conf, i)
-				if progress != nil {
-					progress()
-				}
+	parallel.Each(n, func() func(int) {
+		// One kapp Conf per worker: Conf and its mods look read-only, but a private copy costs a
+		// few ms and removes the question. The shared state that does exist (kapp's diff masking,
+		// ytt) is serialised in kapp.go; go test -race covers both.
+		conf, confErr := in.conf()
+		return func(i int) {
+			if confErr != nil {
+				errs[i] = confErr
+				return
 			}
-		}()
-	}
-	for i := range n {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+			results[i], errs[i] = in.verifyPair(conf, i)
+			if progress != nil {
+				progress()
+			}
+		}
+	})
 
 	var failed []error
 	for i, e := range errs {

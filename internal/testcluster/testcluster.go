@@ -16,15 +16,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Versions of the binaries in .cache/bin; keep in sync with go.mod and hack/cluster/build.sh.
 const (
-	KappVersion       = "v0.66.0"
-	YttVersion        = "v0.53.0"
-	KubernetesVersion = "v1.35.0"
+	KappVersion       = "v" + kappconv.Kapp
+	YttVersion        = "v" + kappconv.YTT
+	KubernetesVersion = kappconv.Kubernetes
 	EtcdVersion       = "v3.6.6"
 )
 

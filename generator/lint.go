@@ -1,0 +1,46 @@
+package generator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// Lint lints the kapp Configs under rules against the inputs when any are given: desired
+// objects for matchers that match nothing, live objects for the narrower rules generate writes.
+func Lint(in Inputs, rules []string) ([]lint.Finding, error) {
+	if err := stdinOnce(in, rules); err != nil {
+		return nil, err
+	}
+	if len(in.Desired) == 0 && len(in.Live) == 0 {
+		return lint.Check(lint.Options{Rules: rules, Stdin: in.Stdin})
+	}
+	a, err := Analyze(in)
+	if err != nil {
+		return nil, err
+	}
+	return a.Lint(rules)
+}
+
+// Lint lints the kapp Configs under rules against the analysed objects.
+func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
+	opts := lint.Options{Rules: rules, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0, Ruleset: a.Ruleset}
+	if len(a.Inputs.Live) > 0 {
+		g, err := a.Synthesize(synth.Options{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Generated = &g.Result
+	}
+	return lint.Check(opts)
+}
+
+// stdinOnce refuses "-" among the rule files when an input already reads stdin.
+func stdinOnce(in Inputs, rules []string) error {
+	if slices.Contains(rules, "-") && (slices.Contains(in.Desired, "-") || slices.Contains(in.Live, "-") || slices.Contains(in.CRDs, "-")) {
+		return fmt.Errorf("- (stdin) can be read only once")
+	}
+	return nil
+}
