@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -115,11 +116,24 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		}
 		c.Stale = append(c.Stale, st...)
 	}
-	// lint reads Config documents as they are; ytt-format files need rendering, so a file lint
-	// cannot read is skipped with a note rather than failing the gate.
-	withStdin := *a
-	withStdin.Inputs.Stdin = bytes.NewReader(stdin)
-	c.Lint, c.LintSkipped = withStdin.Lint(ruleFiles)
+	// lint reads Config documents as written (its findings name their lines): ytt templates,
+	// which need rendering, and a file lint cannot read are skipped with a note rather than
+	// failing the gate.
+	var plain []string
+	for _, f := range ruleFiles {
+		if IsYTT(f) {
+			c.LintSkipped = errors.Join(c.LintSkipped, fmt.Errorf("%s: ytt templates", f))
+		} else {
+			plain = append(plain, f)
+		}
+	}
+	if len(plain) > 0 {
+		withStdin := *a
+		withStdin.Inputs.Stdin = bytes.NewReader(stdin)
+		var err error
+		c.Lint, err = withStdin.Lint(plain)
+		c.LintSkipped = errors.Join(c.LintSkipped, err)
+	}
 	return c, nil
 }
 
@@ -149,23 +163,15 @@ func hasResidual(rs []Residual, id pair.Identity) bool {
 }
 
 // ruleConfigs reads kapp Config documents from rule files and directories: plain Configs,
-// ConfigMaps labelled kapp.k14s.io/config, ytt templates (rendered with the package's data
-// values, as the package would be) and rebasegen's Secret format (its rebase-rules.yml).
+// ConfigMaps labelled kapp.k14s.io/config, ytt templates and package directories (rendered with
+// the package's data values, as the package would be) and rebasegen's Secret format (its
+// rebase-rules.yml).
 func ruleConfigs(paths []string, pkg load.Package, stdin []byte) ([]load.Object, error) {
 	var out []load.Object
 	for _, p := range paths {
-		objs, err := load.Paths([]string{p}, bytes.NewReader(stdin))
+		objs, err := ruleObjects(p, pkg, stdin)
 		if err != nil {
 			return nil, err
-		}
-		if data, _ := os.ReadFile(p); p != "-" && yttTemplate.Match(data) && !isDir(p) {
-			docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values}).Render()
-			if err == nil {
-				objs, err = load.Objects(docs)
-			}
-			if err != nil {
-				return nil, err
-			}
 		}
 		for _, o := range objs {
 			switch {
@@ -181,6 +187,30 @@ func ruleConfigs(paths []string, pkg load.Package, stdin []byte) ([]load.Object,
 		}
 	}
 	return out, nil
+}
+
+// ruleObjects reads one --rules path; a file or directory holding ytt templates is rendered.
+func ruleObjects(p string, pkg load.Package, stdin []byte) ([]load.Object, error) {
+	if !IsYTT(p) {
+		return load.Paths([]string{p}, bytes.NewReader(stdin))
+	}
+	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML}).Render()
+	if err != nil {
+		return nil, err
+	}
+	return load.Objects(docs)
+}
+
+// IsYTT says whether a file, or any file of a directory, holds ytt annotations: it is rendered
+// with ytt, not read as plain YAML.
+func IsYTT(p string) bool {
+	files, _ := load.Files(p)
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); yttTemplate.Match(data) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretRules reads the Config a rebase-rules Secret carries.
@@ -204,26 +234,33 @@ func secretRules(o load.Object) ([]load.Object, error) {
 // they are indented text, not annotations).
 var yttTemplate = regexp.MustCompile(`(?m)^#@`)
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 func isKappConfigMap(o load.Object) bool {
 	_, labelled := o.GetLabels()["kapp.k14s.io/config"]
 	return o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && labelled
 }
 
-// stale regenerates a file rebasegen generated (recognised by its header) with the options its
-// header records, and diffs everything below the header.
-func (a *Analysis) stale(file string) ([]Stale, error) {
-	if file == "-" {
+// stale regenerates every file rebasegen generated (recognised by its header) under path with
+// the options its header records, and diffs everything below the header.
+func (a *Analysis) stale(path string) ([]Stale, error) {
+	if path == "-" {
 		return nil, nil // stdin: nothing to regenerate into
 	}
-	info, err := os.Stat(file)
-	if err != nil || info.IsDir() {
-		return nil, err // directories hold package rules, not generated files
+	files, err := load.Files(path)
+	if err != nil {
+		return nil, err
 	}
+	var out []Stale
+	for _, f := range files {
+		st, err := a.staleFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st...)
+	}
+	return out, nil
+}
+
+func (a *Analysis) staleFile(file string) ([]Stale, error) {
 	committed, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err

@@ -33,8 +33,11 @@ func parseHeader(text string) (generatedHeader, bool) {
 				next = args[i+1]
 			}
 			switch args[i] {
-			case "--format":
-				h.format, i = emit.Format(next), i+1
+			case "--output", "-o", "--format": // a path in headers written before --output-file: not a format
+				if f := emit.Format(next); f == emit.FormatConfig || f == emit.FormatYTT || f == emit.FormatSecret {
+					h.format = f
+				}
+				i++
 			case "--namespace":
 				h.namespace, i = next, i+1
 			case "--package-install":

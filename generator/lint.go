@@ -14,7 +14,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, error) {
 	if err := stdinOnce(in, rules); err != nil {
 		return nil, err
 	}
-	if len(in.Desired) == 0 && len(in.Live) == 0 {
+	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
 		return lint.Check(lint.Options{Rules: rules, Stdin: in.Stdin})
 	}
 	a, err := Analyze(in)
@@ -26,7 +26,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, error) {
 
 // Lint lints the kapp Configs under rules against the analysed objects.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: rules, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0, Ruleset: a.Ruleset}
+	opts := lint.Options{Rules: rules, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {

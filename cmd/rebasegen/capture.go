@@ -25,7 +25,8 @@ func captureCommand() *cli.Command {
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of the app (its ConfigMap)"},
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "directory to write live.yaml and desired.yaml into"},
+			// kubectl cluster-info dump's name: -o is a format in every command
+			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml and desired.yaml into"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries per kind on transient errors"},
 		},
 		Action: func(c *cli.Context) error {
@@ -40,7 +41,7 @@ func captureCommand() *cli.Command {
 			rules.ExplicitPath = c.String("kubeconfig")
 			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
 			if err != nil {
-				return err
+				return fmt.Errorf("--kubeconfig %s: %w", orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)"), err)
 			}
 			opts := capture.Options{App: app, Namespace: c.String("namespace"), Retries: c.Int("retries")}
 			if !isQuiet(c) && isTTY(os.Stderr) {
@@ -53,7 +54,7 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			dir := c.String("output")
+			dir := c.String("output-directory")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
@@ -69,6 +70,13 @@ func captureCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func multiDoc(objs []*unstructured.Unstructured) []byte {

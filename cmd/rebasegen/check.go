@@ -17,7 +17,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
 		Flags: append(inputFlags(),
-			&cli.StringSliceFlag{Name: "rules", Usage: "rule files or package directories holding kapp Config documents (repeatable)", Required: true},
+			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 		),

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -21,17 +24,25 @@ func generateCommand() *cli.Command {
 		Name:  "generate",
 		Usage: "write the narrowest kapp rebase rules that remove the ghost diffs, verified with kapp's diff engine",
 		Flags: append(inputFlags(),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "file to write, or - for stdout"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "config", Usage: "config, ytt or secret"},
+			// -o is a format in every command (kubectl's habit); --format is what headers written
+			// before that say, so committed files' Regenerate: lines keep working.
+			&cli.StringFlag{Name: "output", Aliases: []string{"o", "format"}, Value: "config", Usage: "config, ytt or secret"},
+			&cli.StringFlag{Name: "output-file", Value: "-", Usage: "file to write, or - for stdout"},
 			&cli.BoolFlag{Name: "include-unknown", Usage: "also rule fields nothing explains (warns for each)"},
 			&cli.BoolFlag{Name: "force", Usage: "write the rules even when verification fails (still exits 3)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
 			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for"},
 		),
 		Action: func(c *cli.Context) error {
-			format := emit.Format(c.String("format"))
+			format, err := generateFormat(c.String("output"), c.String("output-file"))
+			if err != nil {
+				return err
+			}
 			if format == emit.FormatSecret && c.String("package-install") == "" {
-				return fmt.Errorf("--format secret needs --package-install NAME")
+				return fmt.Errorf("--output secret needs --package-install NAME")
+			}
+			if err := checkNamespaceValues(c.StringSlice("namespace-value"), packageOf(c)); err != nil {
+				return err
 			}
 			g, err := generator.Generate(inputs(c), synth.Options{IncludeUnknown: c.Bool("include-unknown")})
 			if err != nil {
@@ -58,7 +69,7 @@ func generateCommand() *cli.Command {
 					return cli.Exit("verification failed: nothing written (use --force to write anyway)", exitPending)
 				}
 			}
-			if err := writeOutput(c.String("output"), out.Bytes(), c.App.Writer); err != nil {
+			if err := writeOutput(c.String("output-file"), out.Bytes(), c.App.Writer); err != nil {
 				return err
 			}
 			if !g.Verification.OK() {
@@ -67,6 +78,51 @@ func generateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// formats are every command's --output values: a file named like one is a mistaken flag.
+var formats = []string{"config", "ytt", "secret", "text", "json", "yaml", "github"}
+
+// generateFormat reads --output, and refuses the two mix-ups of a format flag and a file flag.
+func generateFormat(output, file string) (emit.Format, error) {
+	switch f := emit.Format(output); f {
+	case emit.FormatConfig, emit.FormatYTT, emit.FormatSecret:
+		if slices.Contains(formats, file) {
+			return "", fmt.Errorf("--output-file %s: a format, not a file name: --output takes the format (config, ytt or secret); --output-file ./%s writes a file of that name", file, file)
+		}
+		return f, nil
+	}
+	hint := ""
+	if strings.ContainsAny(output, "./") || output == "-" {
+		hint = " (to write a file, use --output-file " + output + ")"
+	}
+	return "", fmt.Errorf("--output: want config, ytt or secret, got %q%s", output, hint)
+}
+
+// checkNamespaceValues fails when a --namespace-value key is not among the package's data values:
+// the rules would otherwise fail only when rendered ("struct has no .KEY field").
+func checkNamespaceValues(flags []string, pkg load.Package) error {
+	if len(flags) == 0 || pkg.Empty() {
+		return nil // without the package its data values are not known here
+	}
+	values, err := pkg.DataValues()
+	if err != nil {
+		return err
+	}
+	for _, f := range flags {
+		key := f[strings.Index(f, "=")+1:]
+		var node any = values
+		for _, part := range strings.Split(key, ".") {
+			m, _ := node.(map[string]any)
+			v, ok := m[part]
+			if !ok {
+				have := slices.Sorted(maps.Keys(m))
+				return fmt.Errorf("--namespace-value %s: the package's data values have no %s (at this level: %s); add it to the package's data values schema or pick one of those", f, key, strings.Join(have, ", "))
+			}
+			node = v
+		}
+	}
+	return nil
 }
 
 // writeOutput writes to a temp file and renames it, so an existing file is never half-written.
@@ -113,7 +169,7 @@ func regenerateCommand(c *cli.Context) string {
 			parts = append(parts, "--"+f+" "+v)
 		}
 	}
-	for _, f := range []string{"namespace", "format", "package-install", "output"} {
+	for _, f := range []string{"namespace", "output", "package-install", "output-file"} {
 		if c.IsSet(f) {
 			parts = append(parts, "--"+f+" "+c.String(f))
 		}

@@ -234,7 +234,7 @@ data: {k: YQ==}
 	}
 	for _, f := range [][]string{{"config"}, {"ytt", "--namespace-value", "ns"}, {"secret", "--package-install", "shop"}} {
 		for _, out := range []string{"-", filepath.Join(outDir, f[0]+".yml")} {
-			runs = append(runs, append(append([]string{"generate", "--force", "--include-unknown", "-o", out, "--format"}, f...), in...))
+			runs = append(runs, append(append([]string{"generate", "--force", "--include-unknown", "--output-file", out, "--output"}, f...), in...))
 		}
 	}
 	rules := filepath.Join(dir, "rules.yml")
@@ -341,7 +341,7 @@ rebaseRules:
 			if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := rebasegen(t, append([]string{"generate", "-o", out}, c.args...)...)
+			r := rebasegen(t, append([]string{"generate", "--output-file", out}, c.args...)...)
 			if r.code != c.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
 			}
@@ -364,7 +364,7 @@ rebaseRules:
 			if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := rebasegen(t, append([]string{"generate", "-o", out}, c.args...)...)
+			r := rebasegen(t, append([]string{"generate", "--output-file", out}, c.args...)...)
 			if r.code != c.code || r.stdout != "" {
 				t.Errorf("exit code %d, want %d; stdout %q; stderr:\n%s", r.code, c.code, r.stdout, r.stderr)
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestHostileInputs: bad input of every kind is an error (exit 1) that names the input and, for
-// generate --output FILE, writes nothing; no input hangs the tool or exhausts its memory.
+// generate --output-file FILE, writes nothing; no input hangs the tool or exhausts its memory.
 func TestHostileInputs(t *testing.T) {
 	fixture := scenario(t, "hpa-replicas") // -d desired -l live -n ns
 	desired, live, ns := fixture[1], fixture[3], fixture[5]
@@ -139,10 +139,10 @@ func TestHostileInputs(t *testing.T) {
 			checkRejected(t, "explain", r, in.name, in.want)
 
 			out := filepath.Join(t.TempDir(), "rules.yaml")
-			r = rebasegen(t, append([]string{"generate", "--output", out}, in.args...)...)
+			r = rebasegen(t, append([]string{"generate", "--output-file", out}, in.args...)...)
 			checkRejected(t, "generate", r, in.name, in.want)
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("generate --output wrote %s although the input is bad (%v)", out, err)
+				t.Errorf("generate --output-file wrote %s although the input is bad (%v)", out, err)
 			}
 			if left, _ := os.ReadDir(filepath.Dir(out)); len(left) > 0 {
 				t.Errorf("generate left %d files next to the output, e.g. %s", len(left), left[0].Name())

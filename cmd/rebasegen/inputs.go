@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,15 +15,22 @@ import (
 
 // inputFlags are shared by every command that reads desired and live objects.
 func inputFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects: file, directory or - (repeatable); omitted: recovered from kapp.k14s.io/original"},
 		&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects read from the cluster, with managedFields: file, directory or - (repeatable)", Required: true},
 		&cli.StringSliceFlag{Name: "crd", Usage: "CustomResourceDefinitions for schema defaulting (repeatable)"},
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of namespaced desired objects without one"},
+	}, packageFlags()...)
+}
+
+// packageFlags render a ytt package into desired objects, named as ytt names them.
+func packageFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "package", Usage: "ytt package config directory (or file) rendered into desired objects with the ytt library (repeatable)"},
-		&cli.StringSliceFlag{Name: "values", Usage: "data values file for --package/--package-cr (repeatable)"},
-		&cli.StringSliceFlag{Name: "value", Usage: "data value KEY=VAL for --package/--package-cr (repeatable)"},
+		&cli.StringSliceFlag{Name: "values", Usage: "data values file for --package/--package-cr, like ytt --data-values-file (repeatable)"},
+		&cli.StringSliceFlag{Name: "value", Usage: "data value KEY=VAL, a string, like ytt -v (repeatable)"},
+		&cli.StringSliceFlag{Name: "value-yaml", Usage: "data value KEY=VAL parsed as YAML (replicas=3, enabled=true), like ytt --data-value-yaml (repeatable)"},
 		&cli.StringFlag{Name: "package-cr", Usage: "kapp-controller Package (data.packaging.carvel.dev/v1alpha1) with an inline fetch, rendered like its ytt step"},
 	}
 }
@@ -31,9 +42,47 @@ func inputs(c *cli.Context) generator.Inputs {
 		CRDs:      c.StringSlice("crd"),
 		Rulesets:  c.StringSlice("ruleset"),
 		Namespace: c.String("namespace"),
-		Package: load.Package{Dirs: c.StringSlice("package"), ValuesFiles: c.StringSlice("values"),
-			Values: c.StringSlice("value"), CR: c.String("package-cr")},
-		Stdin:    os.Stdin,
-		Progress: progressFor(c),
+		Package:   packageOf(c),
+		Stdin:     os.Stdin,
+		Progress:  progressFor(c),
 	}
+}
+
+func packageOf(c *cli.Context) load.Package {
+	return load.Package{Dirs: c.StringSlice("package"), ValuesFiles: c.StringSlice("values"),
+		Values: c.StringSlice("value"), ValuesYAML: c.StringSlice("value-yaml"), CR: c.String("package-cr")}
+}
+
+// pathFlags are the flags naming files or directories to read.
+var pathFlags = []string{"desired", "live", "crd", "ruleset", "package", "values", "package-cr", "rules", "kubeconfig"}
+
+// checkPaths fails on the first path flag whose file cannot be found, naming the flag: the
+// error a reader would give later names only the file.
+func checkPaths(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if !slices.Contains(pathFlags, name) {
+			continue
+		}
+		var vals []string
+		switch f.(type) {
+		case *cli.StringSliceFlag:
+			vals = c.StringSlice(name)
+		case *cli.StringFlag:
+			vals = []string{c.String(name)}
+		}
+		for _, v := range vals {
+			if v == "-" || v == "" {
+				continue
+			}
+			if _, err := os.Stat(v); err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return fmt.Errorf("--%s %s: %w", name, v, err)
+			}
+		}
+	}
+	return nil
 }

@@ -15,13 +15,13 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check kapp Config rebase rules: keys kapp ignores, matchers that never match, rules that panic, repeat kapp's defaults or hide real changes",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Required: true, Usage: "kapp Configs or ConfigMaps labelled kapp.k14s.io/config: file, directory or - (repeatable)"},
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
 			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of namespaced desired objects without one"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github (GitHub Actions annotations)"},
-		},
+		}, packageFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return fmt.Errorf("unexpected argument %q: pass Configs with --rules", c.Args().First())
@@ -31,7 +31,7 @@ func lintCommand() *cli.Command {
 				return fmt.Errorf("--output: want text, json or github, got %q", format)
 			}
 			findings, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
-				Namespace: c.String("namespace"), Stdin: os.Stdin}, c.StringSlice("rules"))
+				Namespace: c.String("namespace"), Package: packageOf(c), Stdin: os.Stdin}, c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ func run(args []string) int {
 	// --quiet also after the command name, where people put it.
 	for _, cmd := range app.Commands {
 		cmd.Flags = append(cmd.Flags, quietFlag())
-		cmd.Before = func(c *cli.Context) error { quiet = isQuiet(c); return nil }
+		cmd.Before = func(c *cli.Context) error { quiet = isQuiet(c); return checkPaths(c) }
 	}
 	err := app.Run(args)
 	if err == nil {

@@ -104,7 +104,7 @@ func TestGolden(t *testing.T) {
 			tc{"explain-" + s + ".json", append([]string{"explain", "--output", "json"}, scenario(t, s)...)})
 	}
 	for _, f := range [][]string{{"config"}, {"ytt", "--namespace-value", "ns"}, {"secret", "--package-install", "shop"}} {
-		args := append(append([]string{"generate", "--format"}, f...), scenario(t, "package-app")...)
+		args := append(append([]string{"generate", "--output"}, f...), scenario(t, "package-app")...)
 		cases = append(cases, tc{"generate-package-app." + f[0], args})
 	}
 	for _, c := range cases {
@@ -138,13 +138,21 @@ func TestExitCodes(t *testing.T) {
 		{"explain: bad desired", []string{"explain", "-d", bad, "-l", live}, 1, badErr},
 		{"explain: bad live", []string{"explain", "-l", bad}, 1, badErr},
 		{"explain: missing file", []string{"explain", "-d", missing, "-l", live}, 1,
-			"rebasegen: reading " + missing + ": stat " + missing + ": no such file or directory\n"},
+			"rebasegen: --desired " + missing + ": no such file or directory\n"},
+		{"check: missing rules", []string{"check", "-l", live, "--rules", missing}, 1, "rebasegen: --rules " + missing + ": no such file or directory\n"},
+		{"lint: missing values", []string{"lint", "--rules", live, "--package", dir, "--values", missing}, 1, "rebasegen: --values " + missing + ": no such file or directory\n"},
+		{"capture: missing kubeconfig", []string{"capture", "--app", "a", "--kubeconfig", missing, "--output-directory", dir}, 1,
+			"rebasegen: --kubeconfig " + missing + ": no such file or directory\n"},
+		{"generate: a path given as --output", []string{"generate", "-o", "config/rebase-rules.yml", "-l", live}, 1,
+			"rebasegen: --output: want config, ytt or secret, got \"config/rebase-rules.yml\" (to write a file, use --output-file config/rebase-rules.yml)\n"},
+		{"generate: a format given as --output-file", []string{"generate", "--output-file", "json", "-l", live}, 1,
+			"rebasegen: --output-file json: a format, not a file name: --output takes the format (config, ytt or secret); --output-file ./json writes a file of that name\n"},
 		{"explain: bad --output", []string{"explain", "-o", "yaml", "-l", live}, 1, "rebasegen: --output: want text or json, got \"yaml\"\n"},
 		{"generate: bad desired", []string{"generate", "-d", bad, "-l", live}, 1, badErr},
-		{"generate: secret without --package-install", []string{"generate", "--format", "secret", "-l", live}, 1,
-			"rebasegen: --format secret needs --package-install NAME\n"},
-		{"generate: bad --format", []string{"generate", "--format", "yml", "-l", live}, 1,
-			"rebasegen: --format: want config, ytt or secret, got \"yml\"\n"},
+		{"generate: secret without --package-install", []string{"generate", "--output", "secret", "-l", live}, 1,
+			"rebasegen: --output secret needs --package-install NAME\n"},
+		{"generate: bad --output", []string{"generate", "--output", "yml", "-l", live}, 1,
+			"rebasegen: --output: want config, ytt or secret, got \"yml\"\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rebasegen(t, c.args...)

@@ -30,7 +30,7 @@ func TestOutputToPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	res := rebasegen(t, append([]string{"generate", "-o", fifo}, fix...)...)
+	res := rebasegen(t, append([]string{"generate", "--output-file", fifo}, fix...)...)
 	if res.code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", res.code, res.stderr)
 	}

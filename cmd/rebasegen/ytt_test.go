@@ -1,7 +1,9 @@
 package main
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -27,9 +29,9 @@ func TestYTTRendersToConfig(t *testing.T) {
 	in := scenario(t, "package-app")
 	ns := in[len(in)-1]
 	gen := func(format ...string) string {
-		r := rebasegen(t, append(append([]string{"generate", "--force", "--format"}, format...), in...)...)
+		r := rebasegen(t, append(append([]string{"generate", "--force", "--output"}, format...), in...)...)
 		if r.stdout == "" {
-			t.Fatalf("generate --format %s: exit code %d, no output; stderr:\n%s", format[0], r.code, r.stderr)
+			t.Fatalf("generate --output %s: exit code %d, no output; stderr:\n%s", format[0], r.code, r.stderr)
 		}
 		return r.stdout
 	}
@@ -60,5 +62,38 @@ func TestYTTRendersToConfig(t *testing.T) {
 				t.Errorf("ytt renders other rules than the config format:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPackageFlags: --value-yaml types a value as ytt --data-value-yaml does (a string "3"
+// fails the package's integer schema), --namespace-value keys are checked against the package's
+// data values when the rules are generated, and lint and check read a package like the others.
+func TestPackageFlags(t *testing.T) {
+	pkg := filepath.Join("..", "..", "fixtures", "packages", "hpa-web")
+	in := []string{"--package", filepath.Join(pkg, "config"), "--values", filepath.Join(pkg, "values.yml"),
+		"-l", filepath.Join("..", "..", "fixtures", "hpa-replicas", "live.yaml"), "-n", "hpa-replicas"}
+	if r := rebasegen(t, append([]string{"explain", "--value", "replicas=3"}, in...)...); r.code != exitError || !strings.Contains(r.stderr, "expected: integer") {
+		t.Errorf("--value replicas=3: exit %d, want 1 with ytt's type error; stderr:\n%s", r.code, r.stderr)
+	}
+	if r := rebasegen(t, append([]string{"explain", "--value-yaml", "replicas=3"}, in...)...); r.code != 0 || !strings.Contains(r.stdout, "spec.replicas") {
+		t.Errorf("--value-yaml replicas=3: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, key := range []string{"namespace", "hpa-replicas=autoscaling.namespace"} {
+		r := rebasegen(t, append([]string{"generate", "-o", "ytt", "--namespace-value", key}, in...)...)
+		if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "--namespace-value "+key+": the package's data values have no") {
+			t.Errorf("--namespace-value %s: exit %d, stdout %q, stderr:\n%s", key, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := rebasegen(t, append([]string{"generate", "-o", "ytt", "--namespace-value", "name"}, in...)...); r.code != 0 || !strings.Contains(r.stdout, "data.values.name") {
+		t.Errorf("--namespace-value name (in the schema): exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	// lint --package: the matcher of a rule for a Deployment the package does not render is stale.
+	rules := filepath.Join("..", "..", "fixtures", "lint", "stale-apiversion", "rules.yml")
+	if r := rebasegen(t, "lint", "--rules", rules, "--package", filepath.Join(pkg, "config"), "--values", filepath.Join(pkg, "values.yml")); !strings.Contains(r.stdout, "matches none") {
+		t.Errorf("lint --package: exit %d, no unmatched-matcher warning; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	// check --rules DIR renders a package directory: its templates are not read as plain YAML.
+	if r := rebasegen(t, append([]string{"check", "--rules", filepath.Join(pkg, "config")}, in...)...); r.code != exitPending || !strings.Contains(r.stdout, "residual ghost diff") {
+		t.Errorf("check --rules PACKAGE_DIR: exit %d, want 3 with residual ghost diffs; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -50,7 +50,7 @@ func WriteRules(w io.Writer, rules []synth.Rule, f Format, h Header) error {
 	case FormatSecret:
 		writeSecret(&b, rules, h)
 	default:
-		return fmt.Errorf("--format: want config, ytt or secret, got %q", f)
+		return fmt.Errorf("--output: want config, ytt or secret, got %q", f)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -20,28 +20,53 @@ type Package struct {
 	Dirs        []string // ytt -f: directories or files
 	ValuesFiles []string // ytt --data-values-file
 	Values      []string // ytt -v KEY=VAL
+	ValuesYAML  []string // ytt --data-value-yaml KEY=VAL
 	CR          string   // a kapp-controller Package whose template is fetched inline
 }
 
-func (p Package) empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
+// Empty says no package was given.
+func (p Package) Empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
 // Render renders the package with the ytt library and reads the result like any input.
 func (p Package) Render() ([]Doc, error) {
-	if p.empty() {
+	if p.Empty() {
 		return nil, nil
 	}
+	name, rendered, err := p.run(false)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDocs("ytt("+name+")", rendered)
+}
+
+// DataValues are the package's final data values (ytt --data-values-inspect): its schema's
+// defaults with the values files and flags applied.
+func (p Package) DataValues() (map[string]any, error) {
+	_, rendered, err := p.run(true)
+	if err != nil {
+		return nil, err
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(rendered, &values); err != nil {
+		return nil, fmt.Errorf("reading the data values of package %s: %w", strings.Join(p.Dirs, ","), err)
+	}
+	return values, nil
+}
+
+// run renders the package, or only its data values when inspect is set, to YAML.
+func (p Package) run(inspect bool) (string, []byte, error) {
 	var fs []*files.File
 	name := strings.Join(p.Dirs, ",")
 	if len(p.Dirs) > 0 {
 		var err error
 		if fs, err = files.NewSortedFilesFromPaths(p.Dirs, files.SymlinkAllowOpts{}); err != nil {
-			return nil, fmt.Errorf("reading package %s: %w", name, err)
+			return "", nil, fmt.Errorf("reading package %s: %w", name, err)
 		}
 	}
 	if p.CR != "" {
 		crFiles, err := packageCRFiles(p.CR)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		fs = append(fs, crFiles...)
 		name = p.CR
@@ -49,16 +74,18 @@ func (p Package) Render() ([]Doc, error) {
 	opts := template.NewOptions()
 	opts.DataValuesFlags.FromFiles = p.ValuesFiles
 	opts.DataValuesFlags.KVsFromStrings = p.Values
+	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
+	opts.DataValuesFlags.Inspect = inspect
 	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
-		return nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
+		return "", nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
 	}
 	rendered, err := out.DocSet.AsBytes()
 	if err != nil {
-		return nil, fmt.Errorf("rendering package %s: %w", name, err)
+		return "", nil, fmt.Errorf("rendering package %s: %w", name, err)
 	}
-	return ParseDocs("ytt("+name+")", rendered)
+	return name, rendered, nil
 }
 
 // packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads.

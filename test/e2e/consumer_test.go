@@ -67,10 +67,10 @@ func TestE2EPackageConsumer(t *testing.T) {
 		t.Fatalf("before rules: want the HPA ghost diff (exit 3), got %d", got)
 	}
 
-	run(t, bin, "capture", "--app", app, "-n", ns, "--kubeconfig", c.Kubeconfig, "-o", filepath.Join(dir, "captured"))
+	run(t, bin, "capture", "--app", app, "-n", ns, "--kubeconfig", c.Kubeconfig, "--output-directory", filepath.Join(dir, "captured"))
 	secret := filepath.Join(dir, "secret.yml")
 	run(t, bin, "generate", "-d", filepath.Join(dir, "captured", "desired.yaml"), "-l", filepath.Join(dir, "captured", "live.yaml"),
-		"-n", ns, "--format", "secret", "--package-install", app, "-o", secret)
+		"-n", ns, "--output", "secret", "--package-install", app, "--output-file", secret)
 	// kapp-controller writes each data key of the Secret as a file into the first ytt step.
 	rulesFile := writeFile(t, filepath.Join(dir, "rebase-rules.yml"), secretFile(t, secret, "rebase-rules.yml"))
 
