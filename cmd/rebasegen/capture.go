@@ -19,6 +19,8 @@ func captureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
 		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted",
+		Description: helpText("rebasegen capture --app my-app -n my-namespace --output-directory captured/",
+			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "app", Aliases: []string{"a"}, Usage: "kapp app name"},
 			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App: captures its kapp app NAME-ctrl"},

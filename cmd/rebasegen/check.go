@@ -16,6 +16,9 @@ func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
+		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml",
+			"0 clean", "1 usage or input error", "3 ghost diffs remain, generated rules are stale, or drift with --fail-on-drift",
+			"4 lint errors only"),
 		Flags: append(inputFlags(),
 			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},

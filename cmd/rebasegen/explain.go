@@ -14,6 +14,8 @@ func explainCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "explain",
 		Usage: "classify every field that differs between desired and live objects, with evidence",
+		Description: helpText("rebasegen explain -d desired.yaml -l live.yaml -n my-namespace",
+			"0 report written, whatever it found", "1 usage or input error"),
 		Flags: append(inputFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
@@ -29,7 +31,7 @@ func explainCommand() *cli.Command {
 			}
 			switch c.String("output") {
 			case "text":
-				return emit.WriteExplainText(c.App.Writer, rep, pal)
+				return emit.WriteExplainText(c.App.Writer, rep, pal, outputWidth(c.App.Writer))
 			case "json":
 				return emit.WriteExplainJSON(c.App.Writer, rep)
 			}

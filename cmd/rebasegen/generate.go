@@ -23,6 +23,9 @@ func generateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "generate",
 		Usage: "write the narrowest kapp rebase rules that remove the ghost diffs, verified with kapp's diff engine",
+		Description: helpText("rebasegen generate -d desired.yaml -l live.yaml -n my-namespace --output-file rebase-rules.yml",
+			"0 rules written and verified", "1 usage or input error",
+			"3 verification failed: kapp would still apply changes (as kapp --diff-exit-status)"),
 		Flags: append(inputFlags(),
 			// -o is a format in every command (kubectl's habit); --format is what headers written
 			// before that say, so committed files' Regenerate: lines keep working.

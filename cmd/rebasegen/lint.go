@@ -15,6 +15,8 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check kapp Config rebase rules: keys kapp ignores, matchers that never match, rules that panic, repeat kapp's defaults or hide real changes",
 		ArgsUsage: " ",
+		Description: helpText("rebasegen lint -r rebase-rules.yml -d desired.yaml",
+			"0 no errors (warnings allowed)", "1 usage or input error", "4 lint errors"),
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Required: true, Usage: "kapp Configs or ConfigMaps labelled kapp.k14s.io/config: file, directory or - (repeatable)"},
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},

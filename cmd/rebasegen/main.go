@@ -42,11 +42,16 @@ func run(args []string) int {
 			checkCommand(),
 			captureCommand(),
 			lintCommand(),
+			versionCommand(),
+			completionCommand(),
 		},
-		Writer:         os.Stdout,
-		ErrWriter:      os.Stderr,
-		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and maps errors itself
+		EnableBashCompletion: true, // the hidden --generate-bash-completion the completion scripts call
+		Writer:               os.Stdout,
+		ErrWriter:            os.Stderr,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run() prints and maps errors itself
 	}
+	cli.VersionPrinter = func(c *cli.Context) { _ = writeVersion(c.App.Writer) }
+	cli.HelpPrinter = printHelp
 	// --quiet also after the command name, where people put it.
 	for _, cmd := range app.Commands {
 		cmd.Flags = append(cmd.Flags, quietFlag())

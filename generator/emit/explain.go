@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/textwrap"
 )
 
 // ExplainSchemaVersion is the version of the JSON explain schema; it changes only with an
@@ -102,8 +105,10 @@ func (p Palette) class(f classify.Finding) string {
 	return classColour[f.Class] + f.Label() + "\x1b[0m"
 }
 
-// WriteExplainText writes a compact table per resource, then a summary line per class.
-func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette) error {
+// WriteExplainText writes a compact table per resource, then a summary line per class. With width
+// > 0 (a terminal's), a resource whose rows would be wider moves each row's evidence to an indented
+// line of its own, wrapped to the width, as kubectl describe does; width 0 keeps full lines.
+func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int) error {
 	b := &strings.Builder{}
 	for _, r := range rep.Resources {
 		applier := r.Applier
@@ -114,24 +119,23 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette) error {
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}
-		tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
-		for _, f := range r.Findings {
-			covered := ""
-			if f.CoveredByKappDefault {
-				covered = " [covered-by-kapp-default]"
-			} else if f.CoveredByPackageRules {
-				covered = " [covered-by-package-rules]"
+		table := findingsTable(r.Findings, pal)
+		if width > 0 && widest(table) > width {
+			// aligned columns are what makes rows wide (one long path widens them all)
+			table = ""
+			for _, f := range r.Findings {
+				table += textwrap.Line("  "+f.Path.String()+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
+					textwrap.Line("      "+f.Evidence, width) + "\n"
 			}
-			fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", f.Path, pal.class(f), covered, short(f.Desired), short(f.Live), f.Evidence)
 		}
-		tw.Flush()
+		b.WriteString(table)
 		for _, f := range r.Findings {
 			if f.Warning != "" {
-				fmt.Fprintf(b, "  ! %s: %s\n", f.Path, f.Warning)
+				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", f.Path, f.Warning), width))
 			}
 		}
 		if n := noiseLine(r.Noise); n != "" {
-			fmt.Fprintf(b, "  (%s)\n", n)
+			fmt.Fprintln(b, textwrap.Line("  ("+n+")", width))
 		}
 		b.WriteByte('\n')
 	}
@@ -150,6 +154,38 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// findingsTable is one aligned row per finding: path, class, desired -> live, evidence.
+func findingsTable(findings []classify.Finding, pal Palette) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, f := range findings {
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", f.Path, pal.class(f), covered(f), short(f.Desired), short(f.Live), f.Evidence)
+	}
+	tw.Flush()
+	return b.String()
+}
+
+func covered(f classify.Finding) string {
+	switch {
+	case f.CoveredByKappDefault:
+		return " [covered-by-kapp-default]"
+	case f.CoveredByPackageRules:
+		return " [covered-by-package-rules]"
+	}
+	return ""
+}
+
+// widest is the widest line of s in terminal columns (colour escapes take none).
+func widest(s string) int {
+	n := 0
+	for _, l := range strings.Split(ansi.ReplaceAllString(s, ""), "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func noiseLine(n map[string]int) string {
 	if len(n) == 0 {

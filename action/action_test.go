@@ -1,0 +1,151 @@
+// Package action holds the GitHub Action's script (../action.yml runs check.sh); its test runs the
+// script as the Action does, on a fixture package.
+package action
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+type actionYAML struct {
+	Inputs map[string]struct {
+		Required bool   `json:"required"`
+		Default  string `json:"default"`
+	} `json:"inputs"`
+	Runs struct {
+		Using string `json:"using"`
+		Steps []struct {
+			Run string            `json:"run"`
+			Env map[string]string `json:"env"`
+		} `json:"steps"`
+	} `json:"runs"`
+}
+
+// Every input of action.yml reaches check.sh as INPUT_<NAME>, and the script reads each one.
+func TestActionInputsReachTheScript(t *testing.T) {
+	data, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionYAML
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	if a.Runs.Using != "composite" {
+		t.Fatalf("runs.using %q, want composite", a.Runs.Using)
+	}
+	script, err := os.ReadFile("check.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]string
+	for _, s := range a.Runs.Steps {
+		if strings.Contains(s.Run, "action/check.sh") {
+			env = s.Env
+		}
+	}
+	if env == nil {
+		t.Fatal("no step of action.yml runs action/check.sh")
+	}
+	for name := range a.Inputs {
+		v := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if env[v] != "${{ inputs."+name+" }}" {
+			t.Errorf("input %s: step env %s = %q, want ${{ inputs.%s }}", name, v, env[v], name)
+		}
+		if !strings.Contains(string(script), v) {
+			t.Errorf("input %s: check.sh never reads %s", name, v)
+		}
+	}
+}
+
+// The arguments the script passes: lists one flag per line, --namespace only when given.
+func TestScriptArguments(t *testing.T) {
+	dir := t.TempDir()
+	echo := filepath.Join(dir, "echo-args")
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		want []string
+	}{
+		{[]string{"INPUT_PACKAGE=pkg", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml"},
+			[]string{"check", "--output", "github", "--package", "pkg", "--live", "live.yaml", "--rules", "r.yml"}},
+		{[]string{"INPUT_PACKAGE=pkg", "INPUT_VALUES=a.yml\n b.yml \n", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml\nconfig/",
+			"INPUT_NAMESPACE=ns", "INPUT_FAIL_ON_DRIFT=true"},
+			[]string{"check", "--output", "github", "--package", "pkg", "--values", "a.yml", "--values", "b.yml", "--live", "live.yaml",
+				"--rules", "r.yml", "--rules", "config/", "--namespace", "ns", "--fail-on-drift"}},
+	} {
+		cmd := exec.Command("bash", "check.sh")
+		cmd.Env = append(os.Environ(), append(tc.env, "REBASEGEN="+echo)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, tc.want) {
+			t.Errorf("%v:\n got %q\nwant %q", tc.env, got, tc.want)
+		}
+	}
+	cmd := exec.Command("bash", "check.sh")
+	cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "INPUT_FAIL_ON_DRIFT=yes", "REBASEGEN="+echo)
+	if out, err := cmd.Output(); exitCode(t, err) != 1 || !strings.Contains(string(out), "::error::fail-on-drift") {
+		t.Errorf("fail-on-drift=yes: exit %d, %q; want 1 and an error annotation", exitCode(t, err), out)
+	}
+}
+
+// The Action on the hpa-web fixture package against the live objects captured for it: clean with
+// rules rebasegen generated, failing with annotations on the rules file without them.
+func TestActionOnFixturePackage(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rebasegen")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rebasegen").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	pkg, live, ns := "../fixtures/packages/hpa-web/config", "../fixtures/hpa-replicas/live.yaml", "hpa-replicas"
+	values := "../fixtures/packages/hpa-web/values.yml"
+	rules := filepath.Join(dir, "rebase-rules.yml")
+	if out, err := exec.Command(bin, "generate", "-q", "--package", pkg, "--values", values, "-l", live, "-n", ns, "--output-file", rules).CombinedOutput(); err != nil {
+		t.Fatalf("rebasegen generate: %v\n%s", err, out)
+	}
+	none := filepath.Join(dir, "none.yml")
+	if err := os.WriteFile(none, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	action := func(rules string) (string, int) {
+		cmd := exec.Command("bash", "check.sh")
+		cmd.Env = append(os.Environ(), "REBASEGEN="+bin, "INPUT_PACKAGE="+pkg, "INPUT_VALUES="+values,
+			"INPUT_LIVE="+live, "INPUT_RULES="+rules, "INPUT_NAMESPACE="+ns, "INPUT_FAIL_ON_DRIFT=false")
+		out, err := cmd.CombinedOutput()
+		return string(out), exitCode(t, err)
+	}
+	if out, code := action(rules); code != 0 {
+		t.Errorf("with generated rules: exit %d, want 0\n%s", code, out)
+	}
+	out, code := action(none)
+	if code != 3 {
+		t.Errorf("without rules: exit %d, want 3\n%s", code, out)
+	}
+	annotation := regexp.MustCompile(`(?m)^::error file=` + regexp.QuoteMeta(none) + `,line=\d+::residual ghost diff: apps/Deployment hpa-replicas/web spec\.replicas`)
+	if !annotation.MatchString(out) {
+		t.Errorf("without rules: no error annotation for spec.replicas on %s\n%s", none, out)
+	}
+}
+
+func exitCode(t *testing.T, err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# check.sh - the GitHub Action's step (action.yml): rebasegen check on a package, with the inputs
+# in INPUT_* variables as action.yml passes them; list inputs hold one path per line. Prints
+# GitHub annotations (--output github); exits as rebasegen check does: 0 clean, 1 usage or input
+# error, 3 ghost diffs remain or generated rules are stale (or drift with fail-on-drift), 4 lint
+# errors only. REBASEGEN is the binary (default: rebasegen on PATH).
+set -euo pipefail
+args=(check --output github --package "${INPUT_PACKAGE:?the package input is required}")
+add_list() { # FLAG LINES: one flag per non-empty line
+  local line
+  while read -r line; do
+    [[ -n ${line//[[:space:]]/} ]] && args+=("$1" "$line")
+  done <<<"$2"
+  return 0
+}
+add_list --values "${INPUT_VALUES:-}"
+add_list --live "${INPUT_LIVE:?the live input is required}"
+add_list --rules "${INPUT_RULES:?the rules input is required}"
+# only when given: rebasegen's own default applies otherwise
+if [[ -n ${INPUT_NAMESPACE:-} ]]; then args+=(--namespace "$INPUT_NAMESPACE"); fi
+case ${INPUT_FAIL_ON_DRIFT:-false} in
+true) args+=(--fail-on-drift) ;;
+false | "") ;;
+*) echo "::error::fail-on-drift: want true or false, got '$INPUT_FAIL_ON_DRIFT'"; exit 1 ;;
+esac
+exec "${REBASEGEN:-rebasegen}" "${args[@]}"
