@@ -1,10 +1,14 @@
 package generator_test
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -175,4 +179,72 @@ func TestControllerRulesNameOnlyTheResourcesWithEvidence(t *testing.T) {
 		return
 	}
 	t.Fatal("package-app scenario missing")
+}
+
+// List items are copied by index ({allIndexes: true}: no ytt for kapp to run) on the resources
+// whose items line up in desired and live; a Deployment with a sidecar injected before its
+// declared container keeps the ytt rule selecting items by key, named by a rule of its own and
+// excluded from the plain one. Both verified by kapp's engine under both bases.
+func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
+	dir := t.TempDir()
+	var desired, live strings.Builder
+	for _, s := range scenarios(t) {
+		if s.Name != "hpa-replicas" && s.Name != "sidecar-injection" {
+			continue
+		}
+		for _, o := range s.Objects {
+			for _, x := range []struct {
+				b *strings.Builder
+				u *unstructured.Unstructured
+			}{{&desired, o.Desired}, {&live, o.Live}} {
+				bs, err := yaml.Marshal(x.u.Object)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x.b.WriteString("---\n" + string(bs))
+			}
+		}
+	}
+	in := generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{filepath.Join(dir, "live.yaml")}}
+	for i, b := range []*strings.Builder{&desired, &live} {
+		if err := os.WriteFile([]string{in.Desired[0], in.Live[0]}[i], []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Verification; !v.OK() || v.KeptPairs != v.GhostPairs || v.GhostPairs != 3 {
+		t.Fatalf("verification failed:\n%s\nresidual: %s\nhidden: %v", v.Summary(), strings.Join(v.Residual, "\n"), v.Hidden)
+	}
+	var byIndex, byKey []synth.Rule
+	for _, r := range g.Rules {
+		if !strings.HasPrefix(strings.Join(r.Classes, ","), "defaulted") {
+			continue
+		}
+		if len(r.Indexed) > 0 {
+			byIndex = append(byIndex, r)
+		}
+		if len(r.Keyed) > 0 {
+			byKey = append(byKey, r)
+		}
+	}
+	if len(byIndex) != 1 || len(byKey) != 1 {
+		t.Fatalf("want one plain rule by index and one ytt rule by key, got %d and %d", len(byIndex), len(byKey))
+	}
+	m := byIndex[0].Matchers
+	if len(m) != 1 || m[0].And == nil || len(m[0].And.Matchers) != 2 || m[0].And.Matchers[0].APIVersionKind == nil ||
+		m[0].And.Matchers[1].Not == nil || m[0].And.Matchers[1].Not.Matcher.Any == nil {
+		t.Fatalf("the plain rule matches Deployments except the named ones: %+v", m)
+	}
+	excluded := m[0].And.Matchers[1].Not.Matcher.Any.Matchers
+	named := byKey[0].Matchers
+	if len(excluded) != 1 || len(named) != 1 || *excluded[0].KindNamespaceName != *named[0].KindNamespaceName ||
+		named[0].KindNamespaceName.Name != "reviews" {
+		t.Errorf("the sidecar Deployment, and only it, moves from the plain rule to the ytt rule: excluded %+v, named %+v", excluded, named)
+	}
+	if !strings.Contains(byKey[0].ByKey, "item 0 of spec.template.spec.containers is name=istio-proxy live, name=reviews desired") {
+		t.Errorf("the ytt rule says why: %q", byKey[0].ByKey)
+	}
 }

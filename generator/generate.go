@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -264,7 +265,7 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 }
 
 func rulePaths(r synth.Rule) []fielddiff.Path {
-	out := append([]fielddiff.Path{}, r.Keyed...) // empty-map paths hold no declared value
+	out := append(append([]fielddiff.Path{}, r.Keyed...), r.Indexed...) // empty-map paths hold no declared value
 	for _, p := range r.Paths {
 		out = append(out, fielddiff.FromFields(p))
 	}
@@ -272,22 +273,28 @@ func rulePaths(r synth.Rule) []fielddiff.Path {
 }
 
 func ruleMatches(rule synth.Rule, r classify.Resource) bool {
-	for _, m := range rule.Matchers {
-		switch {
-		case m.APIVersionKind != nil:
-			if m.APIVersionKind.APIVersion == r.Desired.APIVersion && m.APIVersionKind.Kind == r.ID.Kind {
-				return true
-			}
-		case m.APIGroupKind != nil:
-			if m.APIGroupKind.APIGroup == r.ID.Group && m.APIGroupKind.Kind == r.ID.Kind {
-				return true
-			}
-		case m.KindNamespaceName != nil:
-			k := m.KindNamespaceName
-			if k.Kind == r.ID.Kind && k.Namespace == r.ID.Namespace && k.Name == r.ID.Name {
-				return true
-			}
-		}
+	return slices.ContainsFunc(rule.Matchers, func(m synth.Matcher) bool { return matches(m, r) })
+}
+
+// matches is kapp's matcher semantics over pair identities.
+
+func matches(m synth.Matcher, r classify.Resource) bool {
+	switch {
+	case m.And != nil:
+		return !slices.ContainsFunc(m.And.Matchers, func(m synth.Matcher) bool { return !matches(m, r) })
+	case m.Any != nil:
+		return slices.ContainsFunc(m.Any.Matchers, func(m synth.Matcher) bool { return matches(m, r) })
+	case m.Not != nil:
+		return !matches(m.Not.Matcher, r)
+	case m.EmptyField != nil:
+		return true // decided on the object being rebased: a resource may match, and its mutations are checked
+	case m.APIVersionKind != nil:
+		return m.APIVersionKind.APIVersion == r.Desired.APIVersion && m.APIVersionKind.Kind == r.ID.Kind
+	case m.APIGroupKind != nil:
+		return m.APIGroupKind.APIGroup == r.ID.Group && m.APIGroupKind.Kind == r.ID.Kind
+	case m.KindNamespaceName != nil:
+		k := m.KindNamespaceName
+		return k.Kind == r.ID.Kind && k.Namespace == r.ID.Namespace && k.Name == r.ID.Name
 	}
 	return false
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -81,22 +82,94 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		}
 		if r.YTT() {
 			fmt.Fprintf(b, "%s  ytt rule (list items selected by key, empty maps): %s\n", comment, clean(pathList(r)))
+			if r.ByKey != "" {
+				fmt.Fprintf(b, "%s  not plain copies by index: %s\n", comment, clean(r.ByKey))
+			}
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
 			writeIndented(b, overlay(r), "        ")
 		} else {
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", strings.Join(r.Sources, ", "))
 			for _, p := range r.Paths {
-				parts := make([]string, len(p))
-				for i, s := range p {
-					parts[i] = scalar(s)
+				writePath(b, p)
+			}
+			seen := map[string]bool{}
+			for _, p := range r.Indexed {
+				if s := indexedPath(p); !seen[s] {
+					seen[s] = true
+					fmt.Fprintf(b, "  - [%s]\n", s)
 				}
-				fmt.Fprintf(b, "  - [%s]\n", strings.Join(parts, ", "))
 			}
 		}
-		b.WriteString("  resourceMatchers:\n")
-		for _, m := range r.Matchers {
-			b.WriteString("  - " + matcher(m, nsValues) + "\n")
+		writeMatchers(b, r.Matchers, nsValues)
+		if len(r.Remove) > 0 {
+			fmt.Fprintf(b, "%s  kapp's history annotations, which the copy above takes from the live object, removed as kapp removes them before diffing\n", comment)
+			b.WriteString("- type: remove\n  paths:\n")
+			for _, p := range r.Remove {
+				writePath(b, p)
+			}
+			writeMatchers(b, r.RemoveMatchers, nsValues)
 		}
+	}
+}
+
+func writePath(b *strings.Builder, p []string) {
+	parts := make([]string, len(p))
+	for i, s := range p {
+		parts[i] = scalar(s)
+	}
+	fmt.Fprintf(b, "  - [%s]\n", strings.Join(parts, ", "))
+}
+
+func writeMatchers(b *strings.Builder, ms []synth.Matcher, nsValues map[string]string) {
+	b.WriteString("  resourceMatchers:\n")
+	for _, m := range ms {
+		writeMatcher(b, m, nsValues, "  ")
+	}
+}
+
+// indexedPath writes a path through list items as kapp's copy reads it: keyed items by index.
+func indexedPath(p fielddiff.Path) string {
+	parts := make([]string, len(p))
+	for i, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			parts[i] = scalar(*pe.FieldName)
+		case pe.Index != nil:
+			parts[i] = fmt.Sprintf("{index: %d}", *pe.Index)
+		default:
+			parts[i] = "{allIndexes: true}"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeMatcher writes one list item of matchers at indent; and/any/not nest in block style.
+func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]string, indent string) {
+	list := func(name string, ms []synth.Matcher) {
+		fmt.Fprintf(b, "%s- %s:\n%s    matchers:\n", indent, name, indent)
+		for _, c := range ms {
+			writeMatcher(b, c, nsValues, indent+"    ")
+		}
+	}
+	switch {
+	case m.And != nil:
+		list("andMatcher", m.And.Matchers)
+	case m.Any != nil:
+		list("anyMatcher", m.Any.Matchers)
+	case m.EmptyField != nil:
+		parts := make([]string, len(m.EmptyField.Path))
+		for i, s := range m.EmptyField.Path {
+			parts[i] = scalar(s)
+		}
+		fmt.Fprintf(b, "%s- emptyFieldMatcher: {path: [%s]}\n", indent, strings.Join(parts, ", "))
+	case m.Not != nil:
+		fmt.Fprintf(b, "%s- notMatcher:\n%s    matcher:\n", indent, indent)
+		var inner strings.Builder
+		writeMatcher(&inner, m.Not.Matcher, nsValues, indent+"      ")
+		// one matcher, not a list: the item's "- " becomes indentation
+		b.WriteString(strings.Replace(inner.String(), indent+"      - ", indent+"        ", 1))
+	default:
+		b.WriteString(indent + "- " + strings.ReplaceAll(matcher(m, nsValues), "\n      ", "\n"+indent+"    ") + "\n")
 	}
 }
 
@@ -192,9 +265,11 @@ func NamespaceValues(flags []string, rules []synth.Rule) map[string]string {
 		}
 		for _, r := range rules {
 			for _, m := range r.Matchers {
-				if m.KindNamespaceName != nil && m.KindNamespaceName.Namespace != "" {
-					out[m.KindNamespaceName.Namespace] = v
-				}
+				m.Walk(func(m synth.Matcher) {
+					if m.KindNamespaceName != nil && m.KindNamespaceName.Namespace != "" {
+						out[m.KindNamespaceName.Namespace] = v
+					}
+				})
 			}
 		}
 	}

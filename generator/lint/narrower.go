@@ -86,7 +86,7 @@ func generatedPaths(g synth.Rule) []fielddiff.Path {
 	for _, p := range g.Paths {
 		out = append(out, fielddiff.FromFields(p))
 	}
-	out = append(append(out, g.Keyed...), g.Empty...)
+	out = append(append(append(out, g.Indexed...), g.Keyed...), g.Empty...)
 	for _, rw := range g.Rewrites {
 		out = append(out, rw.Path)
 	}

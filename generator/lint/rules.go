@@ -362,7 +362,7 @@ func (c *checker) broad(a at, r ctlconf.RebaseRule) {
 	}
 	for _, p := range rulePaths(a, r) {
 		key := keyPath(p.p)
-		if why, ok := subtrees[key]; ok {
+		if why, ok := subtrees[key]; ok && !onlyWhereEmpty(r, key) {
 			fallback := "rule only the fields the cluster sets (lint with --live lists what rebasegen generate would write)"
 			if key == "status" {
 				fallback = "remove the path"
@@ -376,6 +376,23 @@ func (c *checker) broad(a at, r ctlconf.RebaseRule) {
 				suggest("match only the kinds (apiVersionKindMatcher) or resources (kindNamespaceNameMatcher) that need the rule"))
 		}
 	}
+}
+
+// onlyWhereEmpty reports a copy from [new, ...] whose every matcher requires the path to be empty
+// (andMatcher with an emptyFieldMatcher on it): it applies only where Git declares nothing there,
+// so it cannot hide a value changed in Git.
+func onlyWhereEmpty(r ctlconf.RebaseRule, key string) bool {
+	if r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceNew || len(r.ResourceMatchers) == 0 {
+		return false
+	}
+	for _, m := range r.ResourceMatchers {
+		if m.AndMatcher == nil || !slices.ContainsFunc(m.AndMatcher.Matchers, func(m ctlconf.ResourceMatcher) bool {
+			return m.EmptyFieldMatcher != nil && keyPath(m.EmptyFieldMatcher.Path) == key
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // scaledKinds have a spec.replicas an autoscaler may own.

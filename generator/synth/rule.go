@@ -16,6 +16,39 @@ type Matcher struct {
 	APIVersionKind    *APIVersionKind    `json:"apiVersionKindMatcher,omitempty"`
 	APIGroupKind      *APIGroupKind      `json:"apiGroupKindMatcher,omitempty"`
 	KindNamespaceName *KindNamespaceName `json:"kindNamespaceNameMatcher,omitempty"`
+	// And and Not exclude resources from a kind: those whose list items do not line up by index.
+	And *Matchers `json:"andMatcher,omitempty"`
+	Any *Matchers `json:"anyMatcher,omitempty"`
+	Not *Not      `json:"notMatcher,omitempty"`
+	// EmptyField matches while the object being rebased lacks the path (or holds an empty value).
+	EmptyField *EmptyField `json:"emptyFieldMatcher,omitempty"`
+}
+
+type EmptyField struct {
+	Path []string `json:"path"`
+}
+
+type Matchers struct {
+	Matchers []Matcher `json:"matchers"`
+}
+
+type Not struct {
+	Matcher Matcher `json:"matcher"`
+}
+
+// Walk calls f for m and every matcher nested in it.
+func (m Matcher) Walk(f func(Matcher)) {
+	f(m)
+	for _, l := range []*Matchers{m.And, m.Any} {
+		if l != nil {
+			for _, c := range l.Matchers {
+				c.Walk(f)
+			}
+		}
+	}
+	if m.Not != nil {
+		m.Not.Matcher.Walk(f)
+	}
 }
 
 type APIVersionKind struct {
@@ -42,10 +75,20 @@ type Rule struct {
 	Resources []string // identities the evidence came from
 	Evidence  []string
 	Sources   []string
-	Paths     [][]string       // plain kapp paths
-	Keyed     []fielddiff.Path // paths through keyed list items
-	Empty     []fielddiff.Path // empty maps to add where the live object has them
-	Rewrites  []Rewrite        // values the server stores in another form
+	Paths     [][]string // plain kapp paths
+	// Indexed are paths through keyed list items that a plain copy writes by index, each key step
+	// as {allIndexes: true}: the items line up by index in desired and live on every pair it matches.
+	Indexed []fielddiff.Path
+	Keyed   []fielddiff.Path // paths through keyed list items, selected by key (ytt)
+	// Remove are map paths a remove rule matching RemoveMatchers deletes right after the copy:
+	// kapp's history annotations, which a copy of metadata.annotations from the live object
+	// brings back although kapp removes them from both sides before diffing.
+	Remove         [][]string
+	RemoveMatchers []Matcher
+	// ByKey says why Keyed paths are not Indexed.
+	ByKey    string
+	Empty    []fielddiff.Path // empty maps to add where the live object has them
+	Rewrites []Rewrite        // values the server stores in another form
 	// FoldStringData moves Secret stringData into data where the live data holds the same values.
 	FoldStringData bool
 	Matchers       []Matcher

@@ -8,6 +8,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verify"
 )
 
 // Options control synthesis.
@@ -83,12 +84,16 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			}
 		}
 	}
-	var groups []*group
-	for _, g := range byKind {
-		groups = append(groups, g)
+	ofKind := map[string][]classify.Resource{} // what each kind rule matches
+	for _, r := range rep.Resources {
+		if key := r.ID.Group + "/" + r.ID.Kind; byKind[key] != nil {
+			ofKind[key] = append(ofKind[key], r)
+		}
 	}
-	groups = append(groups, mergeSamePaths(byResource)...)
-	for _, g := range groups {
+	for key, g := range byKind {
+		res.Rules = append(res.Rules, g.kindRules(ofKind[key])...)
+	}
+	for _, g := range mergeSamePaths(byResource) {
 		res.Rules = append(res.Rules, g.rules()...)
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
@@ -164,8 +169,7 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 
 // rules turns a group into one plain rule and, if needed, one keyed (ytt) rule.
 func (g *group) rules() []Rule {
-	plain, keyed := g.rule, g.rule
-	plain.Paths, keyed.Keyed = nil, nil
+	plain, keyed := g.rule, g.yttRule()
 	for _, k := range sortedKeys(g.paths) {
 		p := g.paths[k]
 		if g.empty[k] {
@@ -174,15 +178,187 @@ func (g *group) rules() []Rule {
 			plain.Paths = append(plain.Paths, fields)
 		} else {
 			keyed.Keyed = append(keyed.Keyed, p)
+			keyed.ByKey = "a whole list item is no kapp copy path"
+			if byIndex(p) {
+				keyed.ByKey = "a copy by index would spread the controller's value to the other items"
+			}
 		}
 	}
-	for _, k := range sortedKeys(g.rewrites) {
-		keyed.Rewrites = append(keyed.Rewrites, g.rewrites[k])
+	return g.finish(plain, keyed)
+}
+
+// kindRules turns a kind's group into rules for the resources it matches (every resource of the
+// kind): plain copies wherever they are right, list items by index included; a ytt rule
+// selecting items by key only for what a plain copy cannot express, and for the resources on
+// which a plain copy would be wrong (then named by a rule of their own, excluded from the plain
+// one). Empty maps and list items are decided apart: an injected sidecar should not cost the
+// plain copy of securityContext.
+func (g *group) kindRules(matched []classify.Resource) []Rule {
+	plain, keyed := g.rule, g.yttRule()
+	var maps, items []fielddiff.Path // candidates: empty maps outside lists, paths through list items
+	annotations := false             // an empty annotations map: a rule of its own
+	for _, k := range sortedKeys(g.paths) {
+		p := g.paths[k]
+		fields, isFields := p.Fields()
+		switch {
+		case !isFields && !byIndex(p):
+			keyed.Keyed = append(keyed.Keyed, p)
+			keyed.ByKey = "a whole list item is no kapp copy path"
+		case !isFields:
+			items = append(items, p)
+		case g.empty[k] && p.String() == "metadata.annotations":
+			annotations = true
+		case g.empty[k]:
+			maps = append(maps, p)
+		default:
+			plain.Paths = append(plain.Paths, fields)
+		}
 	}
-	keyed.FoldStringData = g.fold
+	var extra []Rule
+	for _, set := range [][]fielddiff.Path{maps, items} {
+		if len(set) == 0 {
+			continue
+		}
+		misfits := fitPlain(matched, uniqueByIndex(set), g.isEmpty)
+		switch {
+		case len(misfits) == 0:
+			g.addPlain(&plain, set)
+		case len(misfits) == len(matched):
+			g.addKeyed(&keyed, set, misfits)
+		default:
+			// The resources a plain copy would be wrong on keep a ytt rule of their own.
+			var names []Matcher
+			for _, m := range misfits {
+				names = append(names, Matcher{KindNamespaceName: &KindNamespaceName{Kind: m.id.Kind, Namespace: m.id.Namespace, Name: m.id.Name}})
+			}
+			others, exceptions := g.rule, g.rule
+			others.Matchers = []Matcher{{And: &Matchers{Matchers: []Matcher{g.rule.Matchers[0], {Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: names}}}}}}}}
+			exceptions.Matchers = names
+			g.addPlain(&others, set)
+			g.addKeyed(&exceptions, set, misfits)
+			extra = append(extra, others, exceptions)
+		}
+	}
+	if annotations {
+		a := g.rule
+		if misfits := fitPlain(matched, []fielddiff.Path{annotationsPath}, g.isEmpty); len(misfits) == 0 {
+			a.Paths, a.Remove, a.RemoveMatchers = [][]string{{"metadata", "annotations"}}, historyAnnotations(), a.Matchers
+			// only while the manifest declares no annotations: then it cannot hide one changed in Git
+			a.Matchers = []Matcher{{And: &Matchers{Matchers: []Matcher{a.Matchers[0], {EmptyField: &EmptyField{Path: []string{"metadata", "annotations"}}}}}}}
+			extra = append(extra, a)
+		} else {
+			g.addKeyed(&keyed, []fielddiff.Path{annotationsPath}, misfits)
+		}
+	}
+	return g.finish(append([]Rule{plain, keyed}, extra...)...)
+}
+
+var annotationsPath = fielddiff.FromFields([]string{"metadata", "annotations"})
+
+func (g *group) isEmpty(p fielddiff.Path) bool { return g.empty[p.String()] }
+
+// addPlain adds paths to a plain copy rule.
+func (g *group) addPlain(r *Rule, paths []fielddiff.Path) {
+	for _, p := range paths {
+		if fields, ok := p.Fields(); ok {
+			r.Paths = append(r.Paths, fields)
+		} else {
+			r.Indexed = append(r.Indexed, p)
+		}
+	}
+}
+
+// addKeyed adds paths to a ytt rule, saying why they are not plain copies.
+func (g *group) addKeyed(r *Rule, paths []fielddiff.Path, misfits []misfit) {
+	for _, p := range paths {
+		if g.isEmpty(p) {
+			r.Empty = append(r.Empty, p)
+		} else {
+			r.Keyed = append(r.Keyed, p)
+		}
+	}
+	why := byKeyWhy(misfits)
+	if r.ByKey != "" {
+		why = r.ByKey + "; " + why
+	}
+	r.ByKey = why
+}
+
+// yttRule is the group's rule with what only ytt can do: values rewritten to their stored form,
+// Secret stringData folded into data.
+func (g *group) yttRule() Rule {
+	r := g.rule
+	for _, k := range sortedKeys(g.rewrites) {
+		r.Rewrites = append(r.Rewrites, g.rewrites[k])
+	}
+	r.FoldStringData = g.fold
+	return r
+}
+
+// byIndex reports whether a plain copy can write p by index: map keys and keyed list items
+// (each written {allIndexes: true}), ending in a map key.
+func byIndex(p fielddiff.Path) bool {
+	if len(p) == 0 || p[len(p)-1].FieldName == nil {
+		return false
+	}
+	for _, pe := range p {
+		if pe.FieldName == nil && pe.Key == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// uniqueByIndex drops paths a plain copy writes the same way as an earlier one.
+func uniqueByIndex(ps []fielddiff.Path) []fielddiff.Path {
+	seen := map[string]bool{}
+	var out []fielddiff.Path
+	for _, p := range ps {
+		if k := indexKey(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// historyAnnotations are the paths of kapp's history annotations, which kapp removes from both
+// sides before diffing but which a copy of metadata.annotations from the live object brings back.
+func historyAnnotations() [][]string {
+	var out [][]string
+	for _, k := range verify.HistoryAnnotations {
+		out = append(out, []string{"metadata", "annotations", k})
+	}
+	return out
+}
+
+// indexKey is p as a plain copy writes it: keyed paths of different items are one indexed path.
+func indexKey(p fielddiff.Path) string {
+	s := ""
+	for _, pe := range p {
+		if pe.FieldName != nil {
+			s += "." + *pe.FieldName
+		} else {
+			s += "[*]"
+		}
+	}
+	return s
+}
+
+func byKeyWhy(misfits []misfit) string {
+	m := misfits[0]
+	s := fmt.Sprintf("a copy by index would be wrong (%s: %s", m.id, m.why)
+	if len(misfits) > 1 {
+		s += fmt.Sprintf("; %d more resources", len(misfits)-1)
+	}
+	return s + ")"
+}
+
+// finish completes a group's rules with the group's evidence, dropping empty ones.
+func (g *group) finish(rules ...Rule) []Rule {
 	var out []Rule
-	for _, r := range []Rule{plain, keyed} {
-		if len(r.Paths) == 0 && !r.YTT() {
+	for _, r := range rules {
+		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() {
 			continue
 		}
 		r.Resources, r.Evidence, r.Classes = sortedKeys(g.res), sortedKeys(g.evid), sortedKeys(g.class)
@@ -226,6 +402,9 @@ func evidenceSummary(f classify.Finding) string {
 
 func ruleKey(r Rule) string {
 	m := r.Matchers[0]
+	if m.And != nil {
+		m = m.And.Matchers[0]
+	}
 	var kind, rest string
 	switch {
 	case m.APIVersionKind != nil:
@@ -238,6 +417,8 @@ func ruleKey(r Rule) string {
 	first := ""
 	if len(r.Paths) > 0 {
 		first = strings.Join(r.Paths[0], ".")
+	} else if len(r.Indexed) > 0 {
+		first = indexKey(r.Indexed[0])[1:]
 	} else {
 		first = "~" + ytyKey(r)
 	}

@@ -19,9 +19,16 @@ import (
 )
 
 const (
-	identityAnnKey     = "kapp.k14s.io/identity"
+	identityAnnKey     = IdentityAnnotation
 	keepOriginalAnnKey = "kapp.k14s.io/versioned-keep-original"
 )
+
+// IdentityAnnotation is removed by kapp from every object it lists (resources/identified_resources_list.go).
+const IdentityAnnotation = "kapp.k14s.io/identity"
+
+// HistoryAnnotations are removed by kapp from both sides before it diffs them
+// (diff/resource_with_history.go removeAppliedResAnnKeysMods).
+var HistoryAnnotations = []string{"kapp.k14s.io/original", "kapp.k14s.io/original-diff", "kapp.k14s.io/original-diff-md5", "kapp.k14s.io/original-diff-full"}
 
 // maskMu serialises kapp's diff masking: diff.MaskedResource numbers masked values in two
 // package-level variables (a map and a counter) without a lock, so concurrent masking is a data
