@@ -26,7 +26,7 @@ bench: ## fleet-scale benchmarks (synthetic corpus from fixtures/): per stage ti
 
 FUZZTIME ?= 60s
 FUZZ_TARGETS := ./generator/load:FuzzLoad ./generator/pair:FuzzPair ./generator/fielddiff:FuzzDiff \
-	./generator/emit:FuzzRulesRoundTrip ./generator/classify:FuzzManagedFields
+	./generator/emit:FuzzRulesRoundTrip ./generator/classify:FuzzManagedFields ./generator/load:FuzzExpansion
 fuzz: ## run every fuzz target for FUZZTIME each (default 60s); a crasher is saved under the package's testdata/fuzz/ and replays in make test
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t##*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -51,6 +50,9 @@ type Stale struct {
 // rule file rebasegen generated to see whether it is stale, and lints the rule files.
 func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err := stdinOnce(in, ruleFiles); err != nil {
+		return nil, err
+	}
+	if err := load.TotalSize(append(in.paths(), ruleFiles...)...); err != nil {
 		return nil, err
 	}
 	a, err := Analyze(in)
@@ -146,11 +148,7 @@ func stdinBytes(in Inputs, ruleFiles []string) ([]byte, error) {
 	if in.Stdin == nil {
 		return nil, fmt.Errorf("--rules -: no stdin to read")
 	}
-	data, err := io.ReadAll(in.Stdin)
-	if err != nil {
-		return nil, fmt.Errorf("reading stdin: %w", err)
-	}
-	return data, nil
+	return load.ReadFile("-", in.Stdin)
 }
 
 func hasResidual(rs []Residual, id pair.Identity) bool {

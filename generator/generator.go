@@ -9,6 +9,7 @@ package generator
 
 import (
 	"io"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -28,6 +29,15 @@ type Inputs struct {
 	Package   load.Package // a ytt package rendered into desired objects
 	Stdin     io.Reader
 	Progress  Progress // nil: nobody listens
+}
+
+// paths are every file and directory the inputs name.
+func (in Inputs) paths() []string {
+	out := slices.Concat(in.Desired, in.Live, in.CRDs, in.Rulesets, in.Package.Dirs, in.Package.ValuesFiles)
+	if in.Package.CR != "" {
+		out = append(out, in.Package.CR)
+	}
+	return out
 }
 
 // Progress hears how far a run is, item by item: stage is "classify" (pairs), "verify" (pairs
@@ -69,6 +79,9 @@ func Analyze(in Inputs) (*Analysis, error) {
 
 // loadSet reads and pairs the inputs.
 func loadSet(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
+	if err := load.TotalSize(in.paths()...); err != nil {
+		return nil, nil, err
+	}
 	rs, err := rulesets.Load(in.Rulesets...)
 	if err != nil {
 		return nil, nil, err

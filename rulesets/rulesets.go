@@ -6,13 +6,14 @@ package rulesets
 import (
 	"embed"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 //go:embed *.yaml
@@ -72,9 +73,12 @@ func Load(extra ...string) (*Ruleset, error) {
 		}
 	}
 	for _, f := range extra {
-		data, err := os.ReadFile(f)
+		data, err := load.ReadFile(f, nil)
 		if err != nil {
 			return nil, fmt.Errorf("reading ruleset: %w", err)
+		}
+		if data, err = load.ToJSON(f, data); err != nil {
+			return nil, fmt.Errorf("ruleset %w", err)
 		}
 		if err := rs.add(f, data); err != nil {
 			return nil, err

@@ -126,11 +126,11 @@ func leaks(s string) []string {
 // stderr or a written file, whatever the command and format.
 func TestSecretsDoNotLeak(t *testing.T) {
 	const (
-		desiredPlain = "MARKER-s3cr3t-VALUE"     // desired stringData
-		desiredData  = "MARKER-d4t4-VALUE"       // desired data, base64 in the manifest
-		livePassword = "MARKER-l1ve-VALUE"       // live data, differs from the desired value
-		liveToken    = "MARKER-l1ve-t0ken-VALUE" // live data, differs from the desired value
-		liveCtrl     = "MARKER-c0ntr0ller-VALUE" // live data written by a controller
+		desiredPlain = "MARKER-s3cr3t-VALUE"       // desired stringData
+		desiredData  = "MARKER-d4t4-VALUE"         // desired data, base64 in the manifest
+		livePassword = "MARKER-l1ve-VALUE"         // live data, differs from the desired value
+		liveToken    = "MARKER-l1ve-t0ken-VALUE"   // live data, differs from the desired value
+		liveCtrl     = "MARKER-c0ntr0ller-VALUE"   // live data written by a controller
 		lastApplied  = "MARKER-l4st-4pplied-VALUE" // only in live's kubectl last-applied-configuration
 	)
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,7 +50,22 @@ func TestHostileInputs(t *testing.T) {
 				bomb += n + ": &" + n + " [*" + prev + strings.Repeat(", *"+prev, 8) + "]\n"
 				prev = n
 			}
-			return asLive(file(t, "bomb.yaml", bomb+"data: {x: *"+prev+"}\n"), "excessive aliasing")
+			return asLive(file(t, "bomb.yaml", bomb+"data: {x: *"+prev+"}\n"), "aliases expand the document beyond the size limit")
+		}},
+		{"alias fan-out", func(t *testing.T) input {
+			return asDesired(file(t, "fan.yaml", fanOut(configMap("fan"))), "aliases expand the document beyond the size limit")
+		}},
+		{"duplicate key", func(t *testing.T) input {
+			return asDesired(file(t, "dupkey.yaml", configMap("a")+"data: {}\nkind: Secret\n"),
+				`document 1 (line 1): field kind: duplicate key "kind" at line 5, first defined at line 2`)
+		}},
+		{"YAML error at its line", func(t *testing.T) input {
+			return asLive(file(t, "line.yaml", configMap("a")+"---\n"+configMap("b")+"data:\n  a: b\n  c: [d, e\n  f: g\n"),
+				"document 2 (line 4): invalid YAML: yaml: line 10: did not find expected ',' or ']'")
+		}},
+		{"flow document on the separator line", func(t *testing.T) input {
+			return asDesired(file(t, "flow.yaml", configMap("a")+"--- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n"),
+				"document 2 (line 4): invalid document separator")
 		}},
 		{"100 MB single document", func(t *testing.T) input {
 			p := filepath.Join(t.TempDir(), "big.yaml")
@@ -153,6 +170,49 @@ func TestHostileInputs(t *testing.T) {
 				t.Errorf("two runs allocated %d MiB", grew>>20)
 			}
 		})
+	}
+}
+
+// fanOut is doc with one 1 MB scalar aliased 1,000 times: 1 GB after alias expansion.
+func fanOut(doc string) string {
+	var b strings.Builder
+	b.WriteString(doc + "s: &s " + strings.Repeat("y", 1<<20) + "\nfan:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "  k%d: *s\n", i)
+	}
+	return b.String()
+}
+
+// TestAliasFanOutEveryReader: every YAML reader refuses a document whose aliases expand beyond
+// the size limit, quickly and naming the file (issue 12: each of these took 3.2 GB).
+func TestAliasFanOutEveryReader(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	fan := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(fanOut(doc)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	config := fan("config.yaml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n")
+	ruleset := fan("ruleset.yaml", "calculated: []\n")
+	cr := fan("package.yaml", "apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata: {name: p}\n")
+	for _, args := range [][]string{
+		append([]string{"explain", "--ruleset", ruleset}, fix...),
+		{"explain", "--package-cr", cr, "-l", fix[3], "-n", fix[5]},
+		append([]string{"check", "--rules", config}, fix...),
+		{"lint", "--rules", config},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := rebasegen(t, args...)
+		runtime.ReadMemStats(&after)
+		name := args[slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, dir) })]
+		checkRejected(t, strings.Join(args[:2], " "), r, name, "aliases expand the document beyond the size limit")
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 512<<20 {
+			t.Errorf("%v allocated %d MiB", args[:2], grew>>20)
+		}
 	}
 }
 

@@ -206,8 +206,8 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 	var stdinData []byte
 	if slices.Contains(paths, "-") && stdin != nil {
 		var err error
-		if stdinData, err = io.ReadAll(stdin); err != nil {
-			return nil, nil, fmt.Errorf("reading stdin: %w", err)
+		if stdinData, err = load.ReadFile("-", stdin); err != nil {
+			return nil, nil, err
 		}
 	}
 	objs, err := load.Paths(paths, bytes.NewReader(stdinData))

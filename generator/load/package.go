@@ -3,7 +3,6 @@ package load
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -109,12 +108,16 @@ type packageCR struct {
 // packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
 // Other fetch kinds need the network and are out of scope.
 func packageCRFiles(file string) ([]*files.File, error) {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file, nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err
+	}
+	js, err := ToJSON(file, data)
+	if err != nil {
+		return nil, err
 	}
 	var cr packageCR
-	if err := yaml.Unmarshal(data, &cr); err != nil {
+	if err := yaml.Unmarshal(js, &cr); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {

@@ -1,0 +1,160 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml3 "gopkg.in/yaml.v3"
+	"sigs.k8s.io/yaml"
+)
+
+// toJSON converts one YAML document to JSON as kapp reads it (sigs.k8s.io/yaml, whose decoder
+// keeps the last of two equal keys), within budget bytes after alias expansion. The document
+// starts at line first of its file; errors name the file's line.
+//
+// Hardening: the YAML decoder expands every alias, and its alias guard counts aliases, not
+// bytes: one 1 MB scalar aliased 1,000 times took 3.2 GB to decode. A document with an anchor
+// and an alias is first measured without expanding anything (yaml.v3 nodes, sizes memoised per
+// anchor) and refused when it would exceed the budget.
+//
+// Duplicate keys: kapp and `kubectl apply -f` keep the last value silently; kustomize (`kubectl
+// apply -k`) and the API server's strict field validation (kubectl's default since 1.27) refuse
+// them. A duplicate key is an error naming both lines, as kustomize reports it: a reader of the
+// file cannot tell which value was meant.
+func toJSON(chunk []byte, first int, budget int64) ([]byte, error) {
+	if bytes.IndexByte(chunk, '&') >= 0 && bytes.IndexByte(chunk, '*') >= 0 {
+		var n yaml3.Node
+		if err := yaml3.Unmarshal(chunk, &n); err == nil {
+			if size := expandedSize(&n, budget, map[*yaml3.Node]int64{}); size > budget {
+				return nil, errExpansion()
+			}
+		}
+	}
+	js, err := yaml.YAMLToJSONStrict(chunk)
+	if err == nil {
+		return js, nil
+	}
+	if dup := duplicateKey(chunk, first); dup != "" {
+		return nil, fmt.Errorf("%s", dup)
+	}
+	if lenient, lerr := yaml.YAMLToJSON(chunk); lerr == nil {
+		// strict decoding also refuses a key that overrides one a merge key (<<) brought in
+		return lenient, nil
+	}
+	return nil, fmt.Errorf("invalid YAML: %s", atLine(chunk, first, err))
+}
+
+func errExpansion() error {
+	return fmt.Errorf("aliases expand the document beyond the size limit (a file may take %d MiB after alias expansion, all inputs %d MiB)", MaxFileSize>>20, MaxTotalSize>>20)
+}
+
+// expandedSize is about the bytes of n's JSON with every alias expanded, counted without
+// expanding anything; it stops counting past limit.
+func expandedSize(n *yaml3.Node, limit int64, memo map[*yaml3.Node]int64) int64 {
+	if s, ok := memo[n]; ok {
+		return s
+	}
+	memo[n] = limit + 1 // an alias cycle counts as too large
+	var size int64
+	switch n.Kind {
+	case yaml3.AliasNode:
+		size = expandedSize(n.Alias, limit, memo)
+	case yaml3.ScalarNode:
+		size = int64(len(n.Value)) + 3
+	default:
+		size = 2
+		for _, c := range n.Content {
+			if size += expandedSize(c, limit, memo) + 1; size > limit {
+				size = limit + 1
+				break
+			}
+		}
+	}
+	memo[n] = size
+	return size
+}
+
+// duplicateKey finds the first mapping key defined twice in one mapping and names both lines
+// (in the file), or returns "".
+func duplicateKey(chunk []byte, first int) string {
+	var doc yaml3.Node
+	if yaml3.Unmarshal(chunk, &doc) != nil {
+		return ""
+	}
+	var walk func(n *yaml3.Node, path string) string
+	walk = func(n *yaml3.Node, path string) string {
+		switch n.Kind {
+		case yaml3.DocumentNode, yaml3.SequenceNode:
+			for i, c := range n.Content {
+				p := path
+				if n.Kind == yaml3.SequenceNode {
+					p = fmt.Sprintf("%s[%d]", path, i)
+				}
+				if d := walk(c, p); d != "" {
+					return d
+				}
+			}
+		case yaml3.MappingNode:
+			seen := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yaml3.ScalarNode || k.Value == "<<" {
+					continue
+				}
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if line, ok := seen[k.Value]; ok {
+					return fmt.Sprintf("field %s: duplicate key %q at line %d, first defined at line %d", p, k.Value, k.Line+first-1, line+first-1)
+				}
+				seen[k.Value] = k.Line
+				if d := walk(n.Content[i+1], p); d != "" {
+					return d
+				}
+			}
+		}
+		return ""
+	}
+	return walk(&doc, "")
+}
+
+var (
+	yamlLine = regexp.MustCompile(`line (\d+)`)
+	// unclosed: errors about a construct never closed, best located where it opens
+	unclosed = regexp.MustCompile(`found unexpected end of stream|did not find expected ',' or`)
+	// parserError: libyaml's parser (not scanner) errors, whose reported line is 0-based
+	parserError = regexp.MustCompile(`did not find expected ('-' indicator|<document start>|<stream-start>|key|node content)|found (duplicate %|incompatible YAML|undefined tag)`)
+)
+
+// atLine rewrites the YAML error of chunk to name the exact line in the file. libyaml knows two
+// places: where the construct at fault opens (context) and the token it choked on (problem).
+// sigs.k8s.io/yaml's decoder (yaml.v2) reports the problem, yaml.v3 the context, each 0-based for
+// parser errors and 1-based for scanner errors, so both were one or two lines off. An unclosed
+// quote or bracket is located where it opens (yaml.v3's line), anything else at the token.
+func atLine(chunk []byte, first int, err error) string {
+	msg := err.Error()
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	exact, _ := strconv.Atoi(m[1])
+	switch {
+	case unclosed.MatchString(msg):
+		var node yaml3.Node
+		if err3 := yaml3.Unmarshal(chunk, &node); err3 != nil {
+			if m3 := yamlLine.FindStringSubmatch(err3.Error()); m3 != nil {
+				exact, _ = strconv.Atoi(m3[1])
+				if !strings.Contains(msg, "end of stream") { // a parser error
+					exact++
+				}
+			}
+		}
+	case parserError.MatchString(msg):
+		exact++
+	}
+	return strings.Replace(msg, m[0], fmt.Sprintf("line %d", exact+first-1), 1)
+}
