@@ -1,6 +1,7 @@
 // Package rulesets holds rebasegen's hand-written knowledge as data: field managers that apply
-// or edit by hand, fields the API server calculates, webhook injections and cluster-scoped
-// kinds. Every entry names its source. Users add files of the same shape with --ruleset.
+// or edit by hand, fields the API server calculates, webhook injections, fields admission plugins
+// add and cluster-scoped kinds. Every entry names its source. Users add files of the same shape
+// with --ruleset.
 package rulesets
 
 import (
@@ -25,6 +26,7 @@ type Ruleset struct {
 	Humans        []Manager   `json:"humans,omitempty"`
 	Calculated    []Field     `json:"calculated,omitempty"`
 	Injected      []Injection `json:"injected,omitempty"`
+	Admission     []Plugin    `json:"admission,omitempty"`
 	ClusterScoped []Kind      `json:"clusterScoped,omitempty"`
 }
 
@@ -46,6 +48,15 @@ type Injection struct {
 	Controller string `json:"controller"`
 	Path       string `json:"path"`
 	Source     string `json:"source"`
+}
+
+// Plugin is a field a built-in admission plugin adds to objects of one kind during their create.
+type Plugin struct {
+	Plugin string `json:"plugin"`
+	Group  string `json:"group"`
+	Kind   string `json:"kind"`
+	Path   string `json:"path"`
+	Source string `json:"source"`
 }
 
 type Kind struct {
@@ -92,7 +103,11 @@ func (rs *Ruleset) add(name string, data []byte) error {
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return fmt.Errorf("ruleset %s: %w", name, err)
 	}
-	for _, p := range append(pathsOf(f.Calculated), injectedPaths(f.Injected)...) {
+	paths := append(pathsOf(f.Calculated), injectedPaths(f.Injected)...)
+	for _, a := range f.Admission {
+		paths = append(paths, a.Path)
+	}
+	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
 		}
@@ -101,6 +116,7 @@ func (rs *Ruleset) add(name string, data []byte) error {
 	rs.Humans = append(rs.Humans, f.Humans...)
 	rs.Calculated = append(rs.Calculated, f.Calculated...)
 	rs.Injected = append(rs.Injected, f.Injected...)
+	rs.Admission = append(rs.Admission, f.Admission...)
 	rs.ClusterScoped = append(rs.ClusterScoped, f.ClusterScoped...)
 	return nil
 }

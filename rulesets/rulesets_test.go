@@ -12,12 +12,17 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs.Appliers) == 0 || len(rs.Humans) == 0 || len(rs.Calculated) == 0 || len(rs.Injected) == 0 || len(rs.ClusterScoped) == 0 {
+	if len(rs.Appliers) == 0 || len(rs.Humans) == 0 || len(rs.Calculated) == 0 || len(rs.Injected) == 0 || len(rs.Admission) == 0 || len(rs.ClusterScoped) == 0 {
 		t.Fatalf("a section is empty: %+v", rs)
 	}
 	for _, f := range rs.Calculated {
 		if f.Source == "" || f.Kind == "" {
 			t.Errorf("calculated entry without kind or source: %+v", f)
+		}
+	}
+	for _, a := range rs.Admission {
+		if a.Plugin == "" || a.Kind == "" || !strings.HasPrefix(a.Source, "plugin/pkg/admission/") {
+			t.Errorf("admission entry without plugin, kind or a source path in k8s.io/kubernetes: %+v", a)
 		}
 	}
 	for _, m := range append(rs.Appliers, rs.Humans...) {

@@ -31,6 +31,8 @@ type classifier struct {
 	hpaTargets   map[pair.Identity]string
 	calculated   []compiledField
 	injected     []compiledInjection
+	// admissionPlugins: fields built-in admission plugins add (rulesets/admission.yaml)
+	admissionPlugins []compiledPlugin
 }
 
 type compiledField struct {
@@ -121,6 +123,10 @@ func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
 		re, _ := rulesets.PathPattern(i.Path)
 		c.injected = append(c.injected, compiledInjection{i, re})
 	}
+	for _, a := range rs.Admission {
+		re, _ := rulesets.PathPattern(a.Path)
+		c.admissionPlugins = append(c.admissionPlugins, compiledPlugin{a, re})
+	}
 	return c, nil
 }
 
@@ -132,6 +138,7 @@ type fieldContext struct {
 	defaulted *unstructured.Unstructured
 	stored    *unstructured.Unstructured // defaulted, after the storage round trip
 	mechanism string
+	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -150,6 +157,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	fc.applier = applier(fc.owners, c.rules)
 	res.Applier = fc.applier
+	fc.sent = sentManifest(live)
 	var ok bool
 	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
@@ -202,7 +210,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
 	declared := d.Change != fielddiff.Added
-	if others := otherOwners(fc.owners, fc.applier, d.Path); len(others) > 0 && d.Change != fielddiff.Removed {
+	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
+	if q, ok := wholeValue(fc.owners, d.Path); ok {
+		owned, whole = q, true
+	}
+	if others := otherOwners(fc.owners, fc.applier, owned); len(others) > 0 && d.Change != fielddiff.Removed {
 		// A person's change is never ruled away, whichever entry comes first or is newest.
 		for _, o := range others {
 			if h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager); isHuman {
@@ -215,6 +227,10 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Owner = o.Manager
 		f.Class = Controller
 		f.Evidence = "managedFields: " + o.String()
+		if whole {
+			f.Whole = owned
+			f.Evidence += " (of the whole value " + owned.String() + ")"
+		}
 		if declared {
 			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
 		}
@@ -232,10 +248,14 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			f.Class = Defaulted
 			f.Evidence = fc.mechanism
 			return f
-		case d.Live == nil && empty(d.Desired) && fc.stored != nil && !has(fc.stored, d.Path):
-			// an empty value the server does not store (rules: [], annotations: {})
+		case (d.Change == fielddiff.Removed || d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.stored, d.Path):
+			// a declared value the server does not store: an empty one (rules: [], annotations:
+			// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
 			f.Class = Defaulted
 			f.Evidence = "an empty value the API server drops when it stores the object: " + fc.mechanism
+			if !empty(d.Desired) {
+				f.Evidence = "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism
+			}
 			return f
 		}
 	}
@@ -265,6 +285,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 				return f
 			}
 		}
+	}
+	if a, ok := c.admission(fc, d, path); ok {
+		return a
 	}
 	if declared {
 		f.Class = Drift

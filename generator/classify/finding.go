@@ -14,21 +14,27 @@ type Class string
 
 const (
 	Defaulted  Class = "defaulted"  // the API server's defaulting produced the live value
-	Calculated Class = "calculated" // the server set it outside defaulting (allocators, strategies, admission)
+	Calculated Class = "calculated" // the server set it outside defaulting (allocators, strategies)
+	Admission  Class = "admission"  // added during admission of the applier's own write (webhook or plugin)
 	Controller Class = "controller" // another manager owns it (Owner names it)
 	Drift      Class = "drift"      // a human change: reported, never ruled
 	Unknown    Class = "unknown"    // nothing explains it
 )
 
 // Classes in report order.
-var Classes = []Class{Defaulted, Calculated, Controller, Drift, Unknown}
+var Classes = []Class{Defaulted, Calculated, Admission, Controller, Drift, Unknown}
 
 // Ghost reports whether the class is a ghost diff that a rebase rule should remove.
-func (c Class) Ghost() bool { return c == Defaulted || c == Calculated || c == Controller }
+func (c Class) Ghost() bool {
+	return c == Defaulted || c == Calculated || c == Admission || c == Controller
+}
 
 // Finding is one differing field with its class and evidence.
 type Finding struct {
-	Path     fielddiff.Path
+	Path fielddiff.Path
+	// Whole, for a controller's field inside an atomic list or another value its owner holds as
+	// a whole: that value's path, which a rule copies whole (kapp cannot copy one item of it).
+	Whole    fielddiff.Path
 	Change   fielddiff.Change
 	Class    Class
 	Owner    string // manager or controller, for Controller and Drift

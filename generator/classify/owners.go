@@ -122,9 +122,6 @@ func wholeValue(os []owner, p fielddiff.Path) (fielddiff.Path, bool) {
 // same time by manager name, so that the order of managedFields never changes a verdict (two
 // Apply entries often share a second).
 func otherOwners(os []owner, applierName string, p fielddiff.Path) []owner {
-	if q, ok := wholeValue(os, p); ok {
-		p = q
-	}
 	var out []owner
 	for _, o := range os {
 		if o.Manager != applierName && o.owns(p) {

@@ -129,7 +129,9 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@   end
 #@   last = steps[-1]
 #@   if "f" in last:
-#@     if type(node) == "dict":
+#@     if type(node) == "dict" and v == None:
+#@       node.pop(last["f"], None)
+#@     elif type(node) == "dict":
 #@       node[last["f"]] = v
 #@     end
 #@     return

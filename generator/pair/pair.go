@@ -9,7 +9,8 @@ import (
 )
 
 const (
-	kappOriginal  = "kapp.k14s.io/original"
+	// KappOriginal holds the manifest kapp last sent, as kapp sent it.
+	KappOriginal  = "kapp.k14s.io/original"
 	kappVersioned = "kapp.k14s.io/versioned"
 )
 
@@ -149,19 +150,19 @@ func fromOriginals(live []load.Doc) ([]load.Doc, error) {
 		if err != nil {
 			return nil, err
 		}
-		orig, ok := l.GetAnnotations()[kappOriginal]
+		orig, ok := l.GetAnnotations()[KappOriginal]
 		if !ok {
 			continue
 		}
 		docs, err := load.ParseDocs(l.Source.File, []byte(orig))
 		if err != nil || len(docs) != 1 {
-			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + kappOriginal, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
+			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + KappOriginal, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
 		}
 		docs[0].Source = l.Source
 		out = append(out, docs[0])
 	}
 	if len(out) == 0 && len(live) > 0 {
-		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", kappOriginal)
+		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", KappOriginal)
 	}
 	return out, nil
 }

@@ -95,7 +95,8 @@ type Rule struct {
 }
 
 // Rewrite replaces From at Path with To when the live object holds To: the same value written
-// the way the server stores it. Exact values keep the rule from hiding a real change.
+// the way the server stores it; a nil To drops a value the server does not store where the live
+// object lacks the field. Exact values keep the rule from hiding a real change.
 type Rewrite struct {
 	Path     fielddiff.Path
 	From, To any

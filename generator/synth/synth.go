@@ -46,7 +46,9 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				continue
 			}
 			switch {
-			case f.Class == classify.Defaulted || f.Class == classify.Calculated:
+			case f.Class == classify.Defaulted || f.Class == classify.Calculated || f.Class == classify.Admission:
+				// per kind, the manifest's value wins: an admission plugin or webhook mutates
+				// every object of the kinds it matches, and adds only what the manifest lacks
 			case f.Class == classify.Controller:
 			case f.Class == classify.Unknown && opts.IncludeUnknown:
 				warn(r.ID, f, "unknown field ruled because of --include-unknown")
@@ -74,8 +76,17 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
 				continue
+			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && f.Desired != classify.Masked:
+				// a declared zero value the server does not store: dropped from the manifest
+				// only where it is exactly that value and the live object lacks the field
+				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired}
+				continue
 			case r.ID.Kind == "Secret" && f.Path.String() == "stringData":
 				g.fold = true
+				continue
+			}
+			if f.Whole != nil { // an item of an atomic list: kapp copies the list whole
+				g.paths[f.Whole.String()] = f.Whole
 				continue
 			}
 			g.paths[f.Path.String()] = f.Path
@@ -396,6 +407,8 @@ func evidenceSummary(f classify.Finding) string {
 	switch f.Class {
 	case classify.Controller:
 		return "owned by " + f.Owner
+	case classify.Admission:
+		return "added during admission by " + f.Owner + " (see rebasegen explain)"
 	}
 	return f.Evidence
 }

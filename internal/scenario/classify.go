@@ -42,7 +42,18 @@ func (r *runner) classify(desired *unstructured.Unstructured, hist []*unstructur
 }
 
 func (r *runner) creationClass(resource, path string) string {
-	for _, pat := range r.s.Truth.Calculated {
+	if matchTruth(r.s.Truth.Admission, resource, path) {
+		return ClassAdmission
+	}
+	if matchTruth(r.s.Truth.Calculated, resource, path) {
+		return ClassCalculated
+	}
+	return ClassDefaulted
+}
+
+// matchTruth reports whether one of the Truth patterns covers the path of resource.
+func matchTruth(patterns []string, resource, path string) bool {
+	for _, pat := range patterns {
 		if kind, p, ok := strings.Cut(pat, " "); ok {
 			if !strings.HasPrefix(resource, kind+" ") {
 				continue
@@ -51,10 +62,10 @@ func (r *runner) creationClass(resource, path string) string {
 		}
 		re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pat), `\*`, ".*") + `($|[.\[])`
 		if regexp.MustCompile(re).MatchString(path) {
-			return ClassCalculated
+			return true
 		}
 	}
-	return ClassDefaulted
+	return false
 }
 
 // writeClass attributes the write that turned revision prev into cur. creation is true when it was

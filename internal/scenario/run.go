@@ -60,6 +60,9 @@ func (s *Scenario) Cleanup(ctx context.Context, tg Target) error {
 	if err != nil {
 		return err
 	}
+	if err := r.stopWebhook(ctx); err != nil {
+		return err
+	}
 	if err := r.resolve(); err != nil {
 		return err
 	}
@@ -123,6 +126,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace}}
 	if _, err := r.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("%s: creating namespace: %w", s.Name, err)
+	}
+	if err := r.admissionReady(ctx); err != nil {
+		return nil, err
 	}
 	start, err := r.clusterRV(ctx)
 	if err != nil {
@@ -218,6 +224,35 @@ func (r *runner) resolve() error {
 		r.s.Objects[i].Desired = d
 		r.s.Objects[i].Resource = ResourceID(d)
 		r.objs = append(r.objs, resolved{gvr: schema.FromAPIVersionAndKind(gv, d.GetKind()).GroupVersion().WithResource(res.Name), desired: d})
+	}
+	return nil
+}
+
+// admissionReady prepares what admission needs before the deploy: the scenario's webhook, and
+// for Pods the namespace's default ServiceAccount, which the ServiceAccount admission plugin
+// requires and kube-controller-manager creates shortly after the namespace.
+func (r *runner) admissionReady(ctx context.Context) error {
+	if r.s.Webhook != nil {
+		if err := r.startWebhook(ctx); err != nil {
+			return err
+		}
+	}
+	for _, o := range r.s.Objects {
+		if o.Desired.GetKind() != "Pod" {
+			continue
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			_, err := r.kube.CoreV1().ServiceAccounts(r.s.Namespace).Get(ctx, "default", metav1.GetOptions{})
+			if err == nil {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s: no default ServiceAccount (is kube-controller-manager running?): %w", r.s.Name, err)
+			}
+			if err := sleep(ctx, 200*time.Millisecond); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -33,7 +33,8 @@ import (
 // Ground-truth classes of a differing field.
 const (
 	ClassDefaulted  = "defaulted"   // set by the API server's defaulting when the object was created
-	ClassCalculated = "calculated"  // computed at creation: allocators, registry strategies, admission
+	ClassCalculated = "calculated"  // computed at creation: allocators, registry strategies
+	ClassAdmission  = "admission"   // added at creation by an admission plugin or webhook (Truth.Admission)
 	ClassDrift      = "drift"       // a human changed it
 	ControllerClass = "controller:" // + field manager: another controller owns it
 )
@@ -44,14 +45,18 @@ type Scenario struct {
 	Description string `json:"description"`
 	Namespace   string `json:"namespace"` // kapp deploy -n; each scenario has its own
 	// Steps run after the kapp deploy, in order: what controllers and humans did.
-	Steps      []Step      `json:"steps,omitempty"`
-	Truth      Truth       `json:"truth,omitempty"`
+	Steps []Step `json:"steps,omitempty"`
+	Truth Truth  `json:"truth,omitempty"`
+	// Webhook, when set, is served and registered before the deploy and removed by Cleanup.
+	Webhook    *Webhook    `json:"webhook,omitempty"`
 	RealChange *RealChange `json:"realChange,omitempty"`
 	// Fields is rewritten by hack/capture.
 	Fields []Field `json:"fields,omitempty"`
 
 	Dir     string   `json:"-"`
 	Objects []Object `json:"-"` // one per desired.yaml document, in order
+
+	webhook *webhookServer // while Run's webhook serves, until Cleanup
 }
 
 // Object pairs a desired manifest with the live object captured for it.
@@ -74,6 +79,9 @@ type Truth struct {
 	// ipFamilies, Job selectors and labels, ... Fields set at creation and not listed are
 	// ClassDefaulted.
 	Calculated []string `json:"calculated,omitempty"`
+	// Admission lists, in the same syntax, the fields an admission plugin or the scenario's
+	// Webhook added during kapp's create: ClassAdmission.
+	Admission []string `json:"admission,omitempty"`
 }
 
 // Field is one differing field and its ground-truth class.
