@@ -263,17 +263,18 @@ func (a *Analysis) staleFile(file string) ([]Stale, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, ok := parseHeader(string(committed))
-	if !ok {
-		return nil, nil
+	opts, ok, err := recordedOptions(file, string(committed))
+	if err != nil || !ok {
+		return nil, err
 	}
-	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them.
-	g, err := a.Synthesize(synth.Options{IncludeUnknown: h.includeUnknown})
+	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
+	// rules come from check's inputs, the file's shape from the options its header records.
+	g, err := a.Synthesize(synth.Options{IncludeUnknown: opts.IncludeUnknown})
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, h.format, emit.Header{Namespaces: h.namespaces(g), PackageInst: h.packageInstall, SecretNS: h.namespace}); err != nil {
+	if err := emit.WriteRules(&buf, g.Rules, emit.Header{Options: opts}); err != nil {
 		return nil, err
 	}
 	was, now := body(string(committed)), body(buf.String())

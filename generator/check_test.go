@@ -26,9 +26,8 @@ func rulesFile(t *testing.T, format emit.Format, edit func(string) string) strin
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	h := emit.Header{Version: "test", Regenerate: "rebasegen generate --output " + string(format) + " --namespace-value ns --package-install web --namespace hpa-replicas",
-		Namespaces: emit.NamespaceValues([]string{"ns"}, g.Rules), PackageInst: "web", SecretNS: "hpa-replicas"}
-	if err := emit.WriteRules(&b, g.Rules, format, h); err != nil {
+	h := emit.Header{Version: "test", Options: emit.Options{Format: format, NamespaceValues: []string{"ns"}, PackageInstall: "web", Namespace: "hpa-replicas"}}
+	if err := emit.WriteRules(&b, g.Rules, h); err != nil {
 		t.Fatal(err)
 	}
 	f := filepath.Join(t.TempDir(), "rules.yml")

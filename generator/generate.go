@@ -89,7 +89,7 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	}
 	g := &Generated{Report: a.Report, Set: a.Set, Result: synth.Synthesize(a.Report, opts)}
 	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{}); err != nil {
+	if err := emit.WriteRules(&buf, g.Rules, emit.Header{}); err != nil {
 		return nil, err
 	}
 	objs, err := load.Bytes("generated", buf.Bytes())

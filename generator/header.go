@@ -1,68 +1,27 @@
 package generator
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
 )
 
-// generatedHeader is what check reads back from a generated file's "Regenerate:" line.
-type generatedHeader struct {
-	format         emit.Format
-	namespace      string
-	packageInstall string
-	nsValues       []string
-	includeUnknown bool
-}
-
-// parseHeader recognises a file rebasegen generated and recovers the emit options from its
-// header. The header's input names and version are not compared: they are not the rules.
-func parseHeader(text string) (generatedHeader, bool) {
-	h := generatedHeader{format: emit.FormatConfig, namespace: "default"}
-	found := false
-	for _, line := range strings.SplitN(text, "\n", 16) { // the Secret format nests its header
-		rest, ok := cutAny(strings.TrimLeft(line, " "), "#! Regenerate: ")
+// recordedOptions recognises a file rebasegen generated and reads the options its header's
+// "Regenerate:" line records (the Secret format nests its header).
+func recordedOptions(file, text string) (emit.Options, bool, error) {
+	for _, line := range strings.SplitN(text, "\n", 16) {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(line, " "), "#! Regenerate: ")
 		if !ok {
 			continue
 		}
-		found = true
-		args := strings.Fields(rest)
-		for i := 0; i < len(args); i++ {
-			next := ""
-			if i+1 < len(args) {
-				next = args[i+1]
-			}
-			switch args[i] {
-			case "--output", "-o", "--format": // a path in headers written before --output-file: not a format
-				if f := emit.Format(next); f == emit.FormatConfig || f == emit.FormatYTT || f == emit.FormatSecret {
-					h.format = f
-				}
-				i++
-			case "--namespace":
-				h.namespace, i = next, i+1
-			case "--package-install":
-				h.packageInstall, i = next, i+1
-			case "--namespace-value":
-				h.nsValues, i = append(h.nsValues, next), i+1
-			case "--include-unknown":
-				h.includeUnknown = true
-			}
+		o, err := emit.ParseCommand(rest)
+		if err != nil {
+			return o, false, fmt.Errorf("%s: header: %w", file, err)
 		}
+		return o, true, nil
 	}
-	return h, found
-}
-
-func (h generatedHeader) namespaces(g *Generated) map[string]string {
-	return emit.NamespaceValues(h.nsValues, g.Rules)
-}
-
-func cutAny(s string, prefixes ...string) (string, bool) {
-	for _, p := range prefixes {
-		if rest, ok := strings.CutPrefix(s, p); ok {
-			return rest, true
-		}
-	}
-	return "", false
+	return emit.Options{}, false, nil
 }
 
 // body drops the header comment lines, which name inputs and versions.

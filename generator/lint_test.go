@@ -23,7 +23,7 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, emit.FormatConfig, emit.Header{Version: "test", Inputs: in.Desired}); err != nil {
+	if err := emit.WriteRules(&buf, g.Rules, emit.Header{Version: "test", Options: emit.Options{Desired: in.Desired}}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "rebase-rules.yml")

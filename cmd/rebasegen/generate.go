@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -41,20 +40,19 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if format == emit.FormatSecret && c.String("package-install") == "" {
-				return fmt.Errorf("--output secret needs --package-install NAME")
+			opts := generateOptions(c, format)
+			if err := emit.WriteRules(io.Discard, nil, emit.Header{Options: opts}); err != nil {
+				return err // a bad --output or --package-install, before the analysis
 			}
 			if err := checkNamespaceValues(c.StringSlice("namespace-value"), packageOf(c)); err != nil {
 				return err
 			}
-			g, err := generator.Generate(inputs(c), synth.Options{IncludeUnknown: c.Bool("include-unknown")})
+			g, err := generator.Generate(inputs(c), synth.Options{IncludeUnknown: opts.IncludeUnknown})
 			if err != nil {
 				return err
 			}
-			h := emit.Header{Version: version, Inputs: inputNames(c), Regenerate: regenerateCommand(c),
-				Namespaces: emit.NamespaceValues(c.StringSlice("namespace-value"), g.Rules), PackageInst: c.String("package-install"), SecretNS: c.String("namespace")}
 			var out bytes.Buffer
-			if err := emit.WriteRules(&out, g.Rules, format, h); err != nil {
+			if err := emit.WriteRules(&out, g.Rules, emit.Header{Version: version, Options: opts}); err != nil {
 				return err
 			}
 			for _, w := range g.Warnings {
@@ -153,32 +151,21 @@ func writeOutput(path string, data []byte, stdout io.Writer) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// inputNames are the input file names, sorted: the header does not depend on flag order.
-func inputNames(c *cli.Context) []string {
-	var names []string
-	for _, f := range []string{"desired", "live", "crd", "ruleset"} {
-		names = append(names, c.StringSlice(f)...)
+// generateOptions are the flags that change what generate writes, as its header records them.
+func generateOptions(c *cli.Context, format emit.Format) emit.Options {
+	o := emit.Options{
+		Desired: c.StringSlice("desired"), Live: c.StringSlice("live"), CRDs: c.StringSlice("crd"), Rulesets: c.StringSlice("ruleset"),
+		Packages: c.StringSlice("package"), Values: c.StringSlice("values"), ValueArgs: c.StringSlice("value"),
+		ValueYAMLArgs: c.StringSlice("value-yaml"), PackageCR: c.String("package-cr"),
+		NamespaceValues: c.StringSlice("namespace-value"), PackageInstall: c.String("package-install"), IncludeUnknown: c.Bool("include-unknown"),
 	}
-	sort.Strings(names)
-	return names
-}
-
-func regenerateCommand(c *cli.Context) string {
-	parts := []string{"rebasegen generate"}
-	for _, f := range []string{"desired", "live", "crd", "ruleset", "namespace-value"} {
-		vals := append([]string{}, c.StringSlice(f)...)
-		sort.Strings(vals)
-		for _, v := range vals {
-			parts = append(parts, "--"+f+" "+v)
+	if c.IsSet("output") {
+		o.Format = format
+	}
+	for name, v := range map[string]*string{"namespace": &o.Namespace, "output-file": &o.OutputFile} {
+		if c.IsSet(name) {
+			*v = c.String(name)
 		}
 	}
-	for _, f := range []string{"namespace", "output", "package-install", "output-file"} {
-		if c.IsSet(f) {
-			parts = append(parts, "--"+f+" "+c.String(f))
-		}
-	}
-	if c.Bool("include-unknown") {
-		parts = append(parts, "--include-unknown")
-	}
-	return strings.Join(parts, " ")
+	return o
 }

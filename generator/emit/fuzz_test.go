@@ -61,8 +61,8 @@ func FuzzRulesRoundTrip(f *testing.F) {
 			return
 		}
 		var cfg bytes.Buffer
-		h := Header{Version: "fuzz", Inputs: []string{input}, Regenerate: "rebasegen generate " + input}
-		if err := WriteRules(&cfg, res.Rules, FormatConfig, h); err != nil {
+		h := Header{Version: "fuzz", Options: Options{Desired: []string{input}}}
+		if err := WriteRules(&cfg, res.Rules, h); err != nil {
 			t.Fatal(err)
 		}
 		parsed := parseConfig(t, cfg.Bytes())
@@ -76,8 +76,8 @@ func FuzzRulesRoundTrip(f *testing.F) {
 		}
 
 		var tpl bytes.Buffer
-		h.Namespaces = map[string]string{ns: "ns"}
-		if err := WriteRules(&tpl, res.Rules, FormatYTT, h); err != nil {
+		h.Options.Format, h.Options.NamespaceValues = FormatYTT, []string{"ns"} // the report's one namespace
+		if err := WriteRules(&tpl, res.Rules, h); err != nil {
 			t.Fatal(err)
 		}
 		rendered, err := ytttest.Render(tpl.String(), ns, false)

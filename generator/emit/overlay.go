@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"sigs.k8s.io/structured-merge-diff/v6/value"
-
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
@@ -213,7 +211,7 @@ func steps(paths []fielddiff.Path) [][]map[string]any {
 				}
 				ss = append(ss, map[string]any{"k": k})
 			case pe.Value != nil:
-				ss = append(ss, map[string]any{"v": value.ToString(*pe.Value)})
+				ss = append(ss, map[string]any{"v": (*pe.Value).Unstructured()}) // the item itself, not its YAML text
 			}
 		}
 		out = append(out, ss)

@@ -95,7 +95,7 @@ func TestE2EKappAgreesAndGeneratedRulesSilenceIt(t *testing.T) {
 				t.Fatalf("verification failed: %s %v", g.Verification.Summary(), g.Verification.Residual)
 			}
 			var rules bytes.Buffer
-			if err := emit.WriteRules(&rules, g.Rules, emit.FormatConfig, emit.Header{Version: "e2e"}); err != nil {
+			if err := emit.WriteRules(&rules, g.Rules, emit.Header{Version: "e2e"}); err != nil {
 				t.Fatal(err)
 			}
 			rulesFile := writeFile(t, filepath.Join(dir, "rules.yml"), rules.String())

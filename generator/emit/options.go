@@ -1,0 +1,190 @@
+package emit
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Options is everything that changes what generate writes: the inputs and every output flag. The
+// header of a generated file records it as the command that regenerates the file, and check reads
+// it back with ParseCommand to test whether the file is stale. Both directions live here, driven
+// by one flag table, so a flag cannot be written without being read.
+//
+// The command is the record's serialised form: ParseCommand rejects a flag it does not know (a
+// header from a newer rebasegen) instead of regenerating something else.
+type Options struct {
+	Desired, Live, CRDs, Rulesets []string // sorted when written: their order never changes the output
+	Packages, Values              []string // ytt -f, --data-values-file: order matters to ytt
+	ValueArgs, ValueYAMLArgs      []string // ytt -v, --data-value-yaml
+	PackageCR                     string
+	Namespace                     string // "" when not given
+	Format                        Format // --output; "" is FormatConfig
+	NamespaceValues               []string
+	PackageInstall                string
+	IncludeUnknown                bool
+	OutputFile                    string // "" or "-": stdout
+}
+
+// optionFlag is one flag of the record; list flags repeat.
+type optionFlag struct {
+	name   string
+	sorted bool
+	list   func(o *Options) *[]string
+	one    func(o *Options) *string
+}
+
+// optionFlags in the order the command writes them.
+var optionFlags = []optionFlag{
+	{name: "desired", sorted: true, list: func(o *Options) *[]string { return &o.Desired }},
+	{name: "live", sorted: true, list: func(o *Options) *[]string { return &o.Live }},
+	{name: "crd", sorted: true, list: func(o *Options) *[]string { return &o.CRDs }},
+	{name: "ruleset", sorted: true, list: func(o *Options) *[]string { return &o.Rulesets }},
+	{name: "package", list: func(o *Options) *[]string { return &o.Packages }},
+	{name: "values", list: func(o *Options) *[]string { return &o.Values }},
+	{name: "value", list: func(o *Options) *[]string { return &o.ValueArgs }},
+	{name: "value-yaml", list: func(o *Options) *[]string { return &o.ValueYAMLArgs }},
+	{name: "package-cr", one: func(o *Options) *string { return &o.PackageCR }},
+	{name: "namespace-value", sorted: true, list: func(o *Options) *[]string { return &o.NamespaceValues }},
+	{name: "namespace", one: func(o *Options) *string { return &o.Namespace }},
+	{name: "output", one: func(o *Options) *string { return (*string)(&o.Format) }},
+	{name: "package-install", one: func(o *Options) *string { return &o.PackageInstall }},
+	{name: "output-file", one: func(o *Options) *string { return &o.OutputFile }},
+}
+
+// Args are the arguments after "rebasegen generate" that reproduce the output.
+func (o Options) Args() []string {
+	var args []string
+	for _, f := range optionFlags {
+		if f.list != nil {
+			vals := slices.Clone(*f.list(&o))
+			if f.sorted {
+				slices.Sort(vals)
+			}
+			for _, v := range vals {
+				args = append(args, "--"+f.name, v)
+			}
+		} else if v := *f.one(&o); v != "" {
+			args = append(args, "--"+f.name, v)
+		}
+	}
+	if o.IncludeUnknown {
+		args = append(args, "--include-unknown")
+	}
+	return args
+}
+
+// Command is the shell command that regenerates the output, each argument quoted for a POSIX
+// shell when it needs it.
+func (o Options) Command() string {
+	parts := []string{"rebasegen", "generate"}
+	for _, a := range o.Args() {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// InputNames are the input files, sorted, for the header's first line.
+func (o Options) InputNames() []string {
+	names := slices.Concat(o.Desired, o.Live, o.CRDs, o.Rulesets, o.Packages, o.Values)
+	if o.PackageCR != "" {
+		names = append(names, o.PackageCR)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ParseCommand reads back what Command wrote.
+func ParseCommand(cmd string) (Options, error) {
+	words, err := shellSplit(cmd)
+	if err != nil {
+		return Options{}, err
+	}
+	if len(words) < 2 || words[0] != "rebasegen" || words[1] != "generate" {
+		return Options{}, fmt.Errorf("not a rebasegen generate command: %q", cmd)
+	}
+	var o Options
+	for i := 2; i < len(words); i++ {
+		name, ok := strings.CutPrefix(words[i], "--")
+		if words[i] == "-o" {
+			name, ok = "o", true
+		}
+		if !ok {
+			return Options{}, fmt.Errorf("unexpected argument %q", words[i])
+		}
+		if name == "include-unknown" {
+			o.IncludeUnknown = true
+			continue
+		}
+		if name == "format" || name == "o" { // headers written before -o became the format
+			name = "output"
+		}
+		j := slices.IndexFunc(optionFlags, func(f optionFlag) bool { return f.name == name })
+		if j < 0 {
+			return Options{}, fmt.Errorf("unknown option --%s (written by a newer rebasegen?)", name)
+		}
+		if i+1 >= len(words) {
+			return Options{}, fmt.Errorf("--%s without a value", name)
+		}
+		i++
+		switch f := optionFlags[j]; {
+		case f.list != nil:
+			*f.list(&o) = append(*f.list(&o), words[i])
+		case name == "output" && !slices.Contains([]Format{FormatConfig, FormatYTT, FormatSecret}, Format(words[i])):
+			o.OutputFile = words[i] // --output PATH in headers written before --output-file
+		default:
+			*f.one(&o) = words[i]
+		}
+	}
+	return o, nil
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// shellQuote quotes s for a POSIX shell: single quotes, a single quote written '\”.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSplit splits what shellQuote joined: words separated by spaces, single-quoted parts
+// taken literally, a backslash outside quotes escaping the next character.
+func shellSplit(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
