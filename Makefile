@@ -21,7 +21,7 @@ fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real c
 	bash hack/fixtures.sh
 
 BENCH_SIZES ?= 100,1000,10000
-bench: ## fleet-scale benchmarks (synthetic corpus from fixtures/): per stage time, peak heap, ratios to the parse floor; one table on stdout
+bench: ## fleet-scale benchmarks (fixture mix and Deployment+HPA fleet): per stage time and peak heap, kapp engine with and without the rules, ratios against their targets
 	$(GO) run ./generator/bench -sizes $(BENCH_SIZES)
 
 FUZZTIME ?= 60s

@@ -99,7 +99,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	}
 	// kapp's engine has the last word: a resource it still updates is residual even when each
 	// field looked covered.
-	results, err := verifyPairs(ghosts, unstructuredOf(configs), a.Inputs.Progress)
+	results, _, err := verifyPairs(ghosts, unstructuredOf(configs), a.Inputs.Progress)
 	if err != nil {
 		return nil, err
 	}

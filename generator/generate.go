@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -36,6 +37,52 @@ type Verification struct {
 	Masked       []string // declared fields whose change kapp no longer shows (controller-owned)
 	Hidden       []string // declared fields whose change a rule hides although it should not
 	MutationsRun int
+	// Cost is what verifying the ghost pairs cost kapp's engine, and the part the rules took.
+	Cost verify.Cost
+	// Sampled pairs were diffed by kapp without the generated rules too (Inputs.Cost): With and
+	// Without are kapp's diff times of those pairs, both bases.
+	Sampled       int
+	With, Without time.Duration
+}
+
+// costSample is how many verified pairs generate --cost diffs again without the rules: spread
+// evenly over the input, a few percent of the verification at fleet scale.
+const costSample = 64
+
+// CostSummary is the rules' price to kapp on every deploy: its diff time over the sampled pairs
+// with the rules against without them, and the share of its time spent inside the rules.
+func (v Verification) CostSummary() string {
+	over := "-"
+	if v.Without > 0 {
+		over = fmt.Sprintf("%.2fx", v.With.Seconds()/v.Without.Seconds())
+	}
+	share := 0.0
+	if v.Cost.Diff > 0 {
+		share = 100 * v.Cost.Rules.Seconds() / v.Cost.Diff.Seconds()
+	}
+	return fmt.Sprintf("rules overhead: kapp's diff with the rules takes %s its time without them (%d pairs timed both ways, both bases); %.0f%% of its time over the %d pairs verified is spent in the rules",
+		over, v.Sampled, share, v.GhostPairs)
+}
+
+// timeWithoutRules diffs an even sample of the verified pairs again with kapp's own rules and
+// the package's only, for CostSummary.
+func timeWithoutRules(v *Verification, ghosts []pair.Pair, results []verify.Result, configs []*unstructured.Unstructured) error {
+	var sample []int
+	for i := range min(costSample, len(ghosts)) {
+		sample = append(sample, i*len(ghosts)/min(costSample, len(ghosts)))
+	}
+	without, err := verify.VerifyEach(len(sample), func(i int) (verify.Pair, error) {
+		return verifyPair(ghosts[sample[i]], nil, nil)
+	}, configs, nil)
+	if err != nil {
+		return err
+	}
+	v.Sampled = len(sample)
+	for i, j := range sample {
+		v.With += results[j].Time
+		v.Without += without[i].Time
+	}
+	return nil
 }
 
 // OK reports whether every ghost diff is gone and no real change is hidden.
@@ -77,7 +124,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 		return nil, err
 	}
 	g := *s
-	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, a.Inputs.Progress)
+	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, a.Inputs.Progress, a.Inputs.Cost)
 	return &g, err
 }
 
@@ -106,7 +153,7 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 
 // check verifies the rules: pairs whose differences are all ghosts must be kept under both
 // bases, and a change to any field a rule touches must still be shown unless a controller owns it.
-func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress) (Verification, error) {
+func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress, measureCost bool) (Verification, error) {
 	var v Verification
 	configs := append(unstructuredOf(set.Configs), cfg)
 	var ghosts []pair.Pair
@@ -118,9 +165,15 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 		ghosts = append(ghosts, r.Pair)
 	}
 	v.GhostPairs = len(ghosts)
-	results, err := verifyPairs(ghosts, configs, progress)
+	results, cost, err := verifyPairs(ghosts, configs, progress)
 	if err != nil {
 		return v, err
+	}
+	v.Cost = cost
+	if measureCost {
+		if err := timeWithoutRules(&v, ghosts, results, configs[:len(configs)-1]); err != nil {
+			return v, err
+		}
 	}
 	for i, res := range results {
 		if res.Op[verify.LastApplied] == "keep" && res.Op[verify.Live] == "keep" {
@@ -231,8 +284,8 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 }
 
 // verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.
-func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress Progress) ([]verify.Result, error) {
-	return verify.VerifyEach(len(pairs), func(i int) (verify.Pair, error) {
+func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress Progress) ([]verify.Result, verify.Cost, error) {
+	return verify.VerifyCost(len(pairs), func(i int) (verify.Pair, error) {
 		return verifyPair(pairs[i], nil, nil)
 	}, configs, progress.stage("verify", len(pairs)))
 }

@@ -29,6 +29,9 @@ type Inputs struct {
 	Package   load.Package // a ytt package rendered into desired objects
 	Stdin     io.Reader
 	Progress  Progress // nil: nobody listens
+	// Cost: generate also times kapp's diff of a sample of the verified pairs without the rules,
+	// for Verification.CostSummary (a timing: it varies from run to run).
+	Cost bool
 }
 
 // paths are every file and directory the inputs name.

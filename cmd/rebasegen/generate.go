@@ -32,6 +32,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "output-file", Value: "-", Usage: "file to write, or - for stdout"},
 			&cli.BoolFlag{Name: "include-unknown", Usage: "also rule fields nothing explains (warns for each)"},
 			&cli.BoolFlag{Name: "force", Usage: "write the rules even when verification fails (still exits 3)"},
+			&cli.BoolFlag{Name: "cost", Usage: "also report what the rules cost kapp's diff on every deploy (timed, so it varies from run to run)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
 			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for"},
 		),
@@ -59,6 +60,9 @@ func generateCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 			}
 			fmt.Fprintf(c.App.ErrWriter, "%d rules; %s\n", len(g.Rules), g.Verification.Summary())
+			if c.Bool("cost") {
+				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
+			}
 			if !g.Verification.OK() {
 				for _, r := range g.Verification.Residual {
 					fmt.Fprintln(c.App.ErrWriter, "residual diff:", r)

@@ -377,3 +377,21 @@ rebaseRules:
 		})
 	}
 }
+
+// --cost reports the rules' price to kapp: a timing, so only its shape is checked, and only when
+// asked (the default output stays deterministic).
+func TestCostIsReportedOnlyWhenAsked(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	plain := rebasegen(t, append([]string{"generate"}, fix...)...)
+	withCost := rebasegen(t, append([]string{"generate", "--cost"}, fix...)...)
+	if plain.code != 0 || withCost.code != 0 {
+		t.Fatalf("exit codes %d and %d:\n%s\n%s", plain.code, withCost.code, plain.stderr, withCost.stderr)
+	}
+	re := regexp.MustCompile(`(?m)^rules overhead: kapp's diff with the rules takes \d+\.\d\dx its time without them \(2 pairs timed both ways, both bases\); \d+% of its time over the 2 pairs verified is spent in the rules$`)
+	if !re.MatchString(withCost.stderr) {
+		t.Errorf("--cost: no overhead line in\n%s", withCost.stderr)
+	}
+	if strings.Contains(plain.stderr, "overhead") || plain.stdout != withCost.stdout {
+		t.Errorf("without --cost: no timing, and the same rules either way:\n%s", plain.stderr)
+	}
+}

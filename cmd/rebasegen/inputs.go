@@ -45,6 +45,7 @@ func inputs(c *cli.Context) generator.Inputs {
 		Package:   packageOf(c),
 		Stdin:     os.Stdin,
 		Progress:  progressFor(c),
+		Cost:      c.Bool("cost"),
 	}
 }
 

@@ -31,15 +31,19 @@ const (
 	kappAssociation = "kapp.k14s.io/association"
 )
 
-// fixturePairs loads every captured scenario's desired/live pairs, desired namespaces filled in
-// as `kapp deploy -n` does (scenario.yaml's namespace).
-func fixturePairs(fixtures string) ([]scenario.Object, error) {
+// fixturePairs loads the captured scenarios' desired/live pairs (only the scenario named only,
+// unless only is ""), desired namespaces filled in as `kapp deploy -n` does (scenario.yaml's
+// namespace).
+func fixturePairs(fixtures, only string) ([]scenario.Object, error) {
 	all, err := scenario.LoadAll(fixtures)
 	if err != nil {
 		return nil, err
 	}
 	var out []scenario.Object
 	for _, s := range all {
+		if only != "" && s.Name != only {
+			continue
+		}
 		for _, o := range s.Objects {
 			if o.Live == nil {
 				return nil, fmt.Errorf("%s: %s has no live object", s.Dir, o.Resource)

@@ -33,6 +33,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/scenario"
 )
 
 // Stages, in the order they run and are printed.
@@ -40,19 +41,26 @@ const (
 	stageParse    = "parse"    // (a) floor: sigs.k8s.io/yaml into unstructured objects
 	stageExplain  = "explain"  // (b) generator.Explain
 	stageSynth    = "synth"    // (c) generator.Synthesize: generate without verification
-	stageVerify   = "verify"   // (d) verify.Verify over all pairs with the generated Config
-	stageGenerate = "generate" // (e) generator.Generate: with verification
+	stageKapp     = "kapp"     // (d) kapp's engine over every pair, both bases, kapp's own rules only
+	stageRules    = "rules"    // (e) the same with the generated Config
+	stageGenerate = "generate" // (f) generator.Generate: with verification and mutation checks
 )
 
-var allStages = []string{stageParse, stageExplain, stageSynth, stageVerify, stageGenerate}
+var allStages = []string{stageParse, stageExplain, stageSynth, stageKapp, stageRules, stageGenerate}
 
 var stageLabel = map[string]string{
 	stageParse: "(a) parse floor", stageExplain: "(b) explain", stageSynth: "(c) generate, no verify",
-	stageVerify: "(d) verify alone", stageGenerate: "(e) generate + verify",
+	stageKapp: "(d) kapp engine, no rules", stageRules: "(e) kapp engine, generated rules", stageGenerate: "(f) generate + verify",
 }
+
+// Corpora: the fixture mix (every captured scenario, renamed copies) and a fleet of Deployment +
+// HPA pairs (the hpa-replicas scenario: replicas scaled by the HPA, one container with ports,
+// defaults as a v1.35 server stores them), the shape of a package installed many times.
+var corpora = map[string]string{"fixtures": "", "fleet": "hpa-replicas"}
 
 // measurement is one stage at one size.
 type measurement struct {
+	Corpus   string
 	Stage    string
 	Pairs    int
 	Input    int64 // YAML bytes
@@ -73,6 +81,7 @@ func mainErr() int {
 	sizesFlag := flag.String("sizes", "100,1000,10000", "corpus sizes in resource pairs")
 	stagesFlag := flag.String("stages", strings.Join(allStages, ","), "stages to run")
 	fixtures := flag.String("fixtures", "fixtures", "captured fixtures directory")
+	corporaFlag := flag.String("corpora", "fixtures,fleet", "corpora: fixtures (every captured scenario) and fleet (Deployment + HPA pairs)")
 	work := flag.String("workdir", "", "directory for the corpora (default: a temp dir, removed)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured stages")
 	memprofile := flag.String("memprofile", "", "write an allocation profile after the run")
@@ -98,10 +107,18 @@ func mainErr() int {
 		}
 		defer os.RemoveAll(dir)
 	}
-	objs, err := fixturePairs(*fixtures)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
+	names := strings.Split(*corporaFlag, ",")
+	objs := map[string][]scenario.Object{}
+	for _, name := range names {
+		only, ok := corpora[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "bench: unknown corpus %q (want fixtures,fleet)\n", name)
+			return 2
+		}
+		if objs[name], err = fixturePairs(*fixtures, only); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -119,27 +136,30 @@ func mainErr() int {
 		}
 	}
 
-	fmt.Printf("rebasegen bench: %d CPUs, GOMAXPROCS %d, %s, corpus from %d captured pairs in %s\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), len(objs), *fixtures)
+	fmt.Printf("rebasegen bench: %d CPUs, GOMAXPROCS %d, %s, corpora from the captured pairs in %s: fixtures (%d pairs), fleet (%d pairs)\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *fixtures, len(objs["fixtures"]), len(objs["fleet"]))
 	var all []measurement
 	failed := false
-	for _, n := range sizes {
-		c, err := buildCorpus(objs, n, filepath.Join(dir, strconv.Itoa(n)))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
-			return 1
-		}
-		fmt.Fprintf(os.Stderr, "corpus %d pairs: %.1f MB of YAML in %s\n", n, float64(c.Bytes)/1e6, c.Dir)
-		for _, s := range stages {
-			m, err := runStage(s, c)
+	for _, name := range names {
+		for _, n := range sizes {
+			c, err := buildCorpus(objs[name], n, filepath.Join(dir, name, strconv.Itoa(n)))
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "bench: %s at %d pairs: %v\n", s, n, err)
-				failed = true
-				continue
+				fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
+				return 1
 			}
-			fmt.Fprintf(os.Stderr, "  %-9s %10s  cpu %10s  peak %7.1f MB  alloc %8.1f MB  %s\n", s, m.Time.Round(time.Millisecond),
-				m.CPU.Round(time.Millisecond), mb(m.Peak), mb(m.Alloc), m.Note)
-			all = append(all, m)
+			fmt.Fprintf(os.Stderr, "%s corpus, %d pairs: %.1f MB of YAML in %s\n", name, n, float64(c.Bytes)/1e6, c.Dir)
+			for _, s := range stages {
+				m, err := runStage(s, c)
+				m.Corpus = name
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %s at %d pairs: %v\n", s, n, err)
+					failed = true
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "  %-9s %10s  cpu %10s  peak %7.1f MB  alloc %8.1f MB  %s\n", s, m.Time.Round(time.Millisecond),
+					m.CPU.Round(time.Millisecond), mb(m.Peak), mb(m.Alloc), m.Note)
+				all = append(all, m)
+			}
 		}
 	}
 	if *memprofile != "" {
@@ -152,7 +172,9 @@ func mainErr() int {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 		}
 	}
-	printTable(os.Stdout, all, sizes)
+	for _, name := range names {
+		printTable(os.Stdout, name, all, sizes)
+	}
 	if failed {
 		return 1
 	}
@@ -215,15 +237,18 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 			}
 			return g, err
 		}
-	case stageVerify:
+	case stageKapp, stageRules:
 		g, err := generator.Synthesize(inputs(c), synth.Options{})
 		if err != nil {
 			return nil, err
 		}
 		pairs := g.Set.Pairs // held as the pipeline holds them: compact, decoded while kapp reads them
-		configs := []*unstructured.Unstructured{g.Config}
+		var configs []*unstructured.Unstructured
 		for _, cfg := range g.Set.Configs {
 			configs = append(configs, cfg.Unstructured)
+		}
+		if stage == stageRules {
+			configs = append(configs, g.Config)
 		}
 		g = nil
 		run = func() (any, error) {
@@ -249,7 +274,8 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 				return nil, err
 			}
 			v := g.Verification
-			m.Note = fmt.Sprintf("%d rules, kept %d/%d ghost pairs, %d mutations", len(g.Rules), v.KeptPairs, v.GhostPairs, v.MutationsRun)
+			m.Note = fmt.Sprintf("%d rules (%d ytt), kept %d/%d ghost pairs, %d mutations, %.0f%% of kapp's verify time in the rules", len(g.Rules), ytt(g.Rules),
+				v.KeptPairs, v.GhostPairs, v.MutationsRun, 100*v.Cost.Rules.Seconds()/max(v.Cost.Diff.Seconds(), 1e-9))
 			if !v.OK() {
 				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Residual, v.Hidden))
 			}
@@ -259,6 +285,16 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 		return nil, fmt.Errorf("unknown stage %q", stage)
 	}
 	return run, nil
+}
+
+func ytt(rules []synth.Rule) int {
+	n := 0
+	for _, r := range rules {
+		if r.YTT() {
+			n++
+		}
+	}
+	return n
 }
 
 func first(lists ...[]string) string {
@@ -387,16 +423,27 @@ func cpuTime() time.Duration {
 
 func mb(b uint64) float64 { return float64(b) / 1e6 }
 
-func printTable(w io.Writer, ms []measurement, sizes []int) {
+// Targets (issue 13), checked on every table line that states one.
+const (
+	maxExplainOverParse = 2.0  // explain <= 2x the parse floor
+	maxGenerateOverKapp = 1.5  // generate (verification and mutation checks included) <= 1.5x kapp's engine without rules
+	maxRulesOverKapp    = 1.2  // kapp's engine with the generated rules <= 1.2x without
+	maxGrowth10x        = 11.0 // 10x the pairs: at most 11x the time
+	memPerInput         = 4.0  // peak heap < 4x the input bytes + memSlack
+	memSlack            = 100 << 20
+)
+
+func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 	get := func(stage string, n int) *measurement {
 		for i := range ms {
-			if ms[i].Stage == stage && ms[i].Pairs == n {
+			if ms[i].Corpus == corpus && ms[i].Stage == stage && ms[i].Pairs == n {
 				return &ms[i]
 			}
 		}
 		return nil
 	}
 	var b bytes.Buffer
+	fmt.Fprintf(&b, "\n== %s corpus\n", corpus)
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tCPU\tCPU/time\tpeak heap MB\tpeak/input\tpeak live MB\tlive/input\talloc MB\t")
 	for _, n := range sizes {
@@ -413,14 +460,30 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 	tw.Flush()
 	fmt.Fprintln(&b)
 
-	ratio := func(a, b *measurement) string {
-		if a == nil || b == nil || b.Time == 0 {
+	// ratio of two stages' times against a target: "1.03x ok" or "5.40x OVER (max 1.2x)"
+	ratio := func(a, c *measurement, max float64) string {
+		if a == nil || c == nil || c.Time == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2fx", a.Time.Seconds()/b.Time.Seconds())
+		r := a.Time.Seconds() / c.Time.Seconds()
+		if r > max {
+			return fmt.Sprintf("%.2fx OVER (max %.1fx)", r, max)
+		}
+		return fmt.Sprintf("%.2fx ok", r)
+	}
+	// peak heap of a command against 4x its input + 100 MiB
+	mem := func(m *measurement) string {
+		if m == nil {
+			return "-"
+		}
+		limit := memPerInput*float64(m.Input) + memSlack
+		if float64(m.Peak) >= limit {
+			return fmt.Sprintf("%.0f MB OVER (max %.0f)", mb(m.Peak), limit/1e6)
+		}
+		return fmt.Sprintf("%.0f MB ok", mb(m.Peak))
 	}
 	tw = tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pairs\tinput MB\t(b)/(a)\t(c)/(a)\t(e)/(d)\t")
+	fmt.Fprintln(tw, "pairs\tinput MB\texplain/parse (b)/(a)\tgenerate/kapp (f)/(d)\trules overhead (e)/(d)\texplain peak\tgenerate peak\t")
 	for _, n := range sizes {
 		in := 0.0
 		for _, s := range allStages {
@@ -428,20 +491,21 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 				in = mb(uint64(m.Input))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t\n", n, in,
-			ratio(get(stageExplain, n), get(stageParse, n)),
-			ratio(get(stageSynth, n), get(stageParse, n)),
-			ratio(get(stageGenerate, n), get(stageVerify, n)))
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n", n, in,
+			ratio(get(stageExplain, n), get(stageParse, n), maxExplainOverParse),
+			ratio(get(stageGenerate, n), get(stageKapp, n), maxGenerateOverKapp),
+			ratio(get(stageRules, n), get(stageKapp, n), maxRulesOverKapp),
+			mem(get(stageExplain, n)), mem(get(stageGenerate, n)))
 	}
 	tw.Flush()
-	fmt.Fprintln(&b)
 
 	// growth between consecutive sizes: linear scaling is the size ratio
 	for i := 1; i < len(sizes); i++ {
 		lo, hi := sizes[i-1], sizes[i]
+		max := float64(hi) / float64(lo) * maxGrowth10x / 10
 		var parts []string
 		for _, s := range allStages {
-			if r := ratio(get(s, hi), get(s, lo)); r != "-" {
+			if r := ratio(get(s, hi), get(s, lo), max); r != "-" {
 				parts = append(parts, s+" "+r)
 			}
 		}
@@ -449,7 +513,7 @@ func printTable(w io.Writer, ms []measurement, sizes []int) {
 			fmt.Fprintf(&b, "growth %d -> %d pairs (%.0fx the pairs): %s\n", lo, hi, float64(hi)/float64(lo), strings.Join(parts, ", "))
 		}
 		// Memory per input byte: the slope between two sizes, so the constant (schemes, kapp's and
-		// ytt's state) drops out; the target is peak memory under 4x the input plus a constant.
+		// ytt's state) drops out.
 		parts = nil
 		for _, s := range allStages {
 			l, h := get(s, lo), get(s, hi)

@@ -18,7 +18,7 @@ const fixturesDir = "../../fixtures"
 // The synthetic corpus is valid: renamed copies still pair one to one, nothing is created or
 // deleted, and generate verifies with kapp's engine exactly as on the fixtures themselves.
 func TestCorpusPairsAndVerifies(t *testing.T) {
-	objs, err := fixturePairs(fixturesDir)
+	objs, err := fixturePairs(fixturesDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCorpusPairsAndVerifies(t *testing.T) {
 }
 
 func TestParseFloorAndTable(t *testing.T) {
-	objs, err := fixturePairs(fixturesDir)
+	objs, err := fixturePairs(fixturesDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +77,43 @@ func TestParseFloorAndTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.Corpus = "fixtures"
 	var b strings.Builder
-	printTable(&b, []measurement{m}, []int{10})
+	printTable(&b, "fixtures", []measurement{m}, []int{10})
 	if !strings.Contains(b.String(), "(a) parse floor") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// The fleet corpus is Deployment + HPA pairs only, and generate's rules for it are plain copies:
+// no ytt rule for kapp to run on every deploy of such a fleet.
+func TestFleetCorpusGetsPlainRules(t *testing.T) {
+	objs, err := fixturePairs(fixturesDir, corpora["fleet"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.Desired.GetKind()]++
+	}
+	if len(objs) != 2 || kinds["Deployment"] != 1 || kinds["HorizontalPodAutoscaler"] != 1 {
+		t.Fatalf("want one Deployment and one HPA pair, got %v", kinds)
+	}
+	c, err := buildCorpus(objs, 20, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := generator.Generate(inputs(c), synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Verification; !v.OK() || v.KeptPairs != 20 {
+		t.Fatalf("verification: kept %d of 20, residual %q, hidden %q", v.KeptPairs, v.Residual, v.Hidden)
+	}
+	for _, r := range g.Rules {
+		if r.YTT() {
+			t.Errorf("a ytt rule for the fleet: %+v", r)
+		}
 	}
 }
 
@@ -89,7 +122,7 @@ func TestParseFloorAndTable(t *testing.T) {
 //
 //	go test ./generator/bench -run '^$' -bench 'Stages/1000/explain' -benchtime 1x -cpuprofile cpu.out
 func BenchmarkStages(b *testing.B) {
-	objs, err := fixturePairs(fixturesDir)
+	objs, err := fixturePairs(fixturesDir, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,14 +2,13 @@ package synth
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/parallel"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
@@ -32,22 +31,9 @@ type misfit struct {
 // on every core; one that does not decode (a bug) is a misfit, so it keeps the ytt rule.
 func fitPlain(rs []classify.Resource, paths []fielddiff.Path, isEmpty func(fielddiff.Path) bool) []misfit {
 	out := make([]misfit, len(rs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.NumCPU(), len(rs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = misfit{id: rs[i].ID, why: fits(rs[i], paths, isEmpty)}
-			}
-		}()
-	}
-	for i := range rs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(rs), func() func(int) {
+		return func(i int) { out[i] = misfit{id: rs[i].ID, why: fits(rs[i], paths, isEmpty)} }
+	})
 	var bad []misfit
 	for _, m := range out {
 		if m.why != "" {

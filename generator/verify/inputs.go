@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -38,6 +39,9 @@ type inputs struct {
 	liveApp         []string // the live object's kapp.k14s.io/app label
 	context         [][]int  // other versioned pairs of the same app, see assignVersionedContext
 	configJSON      [][]byte // config sources after kapp's defaults, in order
+	lastConfigMods  int      // rebase mods the last config source makes (its rules, timed)
+	diffTime        atomic.Int64
+	ruleTime        atomic.Int64
 }
 
 func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Unstructured) (*inputs, error) {
@@ -90,6 +94,9 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 		return nil, err
 	}
 
+	if len(configs) > 0 && len(errs) == 0 {
+		in.lastConfigMods = rebaseMods(in.configJSON[len(in.configJSON)-1])
+	}
 	in.assignAppLabels()
 	in.assignVersionedContext()
 
@@ -245,6 +252,23 @@ func (in *inputs) conf() (ctlconf.Conf, error) {
 		return ctlconf.Conf{}, fmt.Errorf("kapp config: %w", err)
 	}
 	return conf, nil
+}
+
+// rebaseMods is the number of rebase mods kapp makes of a validated kapp Config.
+func rebaseMods(bs []byte) int {
+	res, err := desiredResource(bs)
+	if err != nil || res.APIVersion() != kappConfigAPI {
+		return 0 // a labelled ConfigMap: its rules are not timed
+	}
+	cfg, err := ctlconf.NewConfigFromResource(res)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range cfg.RebaseRules {
+		n += len(r.AsMods())
+	}
+	return n
 }
 
 // desiredResource parses a desired object the way kapp reads -f files (sigs.k8s.io/yaml, so numbers

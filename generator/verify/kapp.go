@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	ctlapp "carvel.dev/kapp/pkg/kapp/app"
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -48,6 +50,7 @@ func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
 		}
 		sides = append(sides, [2][]byte{d, l})
 	}
+	start := time.Now()
 	for _, base := range Bases {
 		var op, diff string
 		err := catch(func() error {
@@ -60,6 +63,8 @@ func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
 		}
 		r.Op[base], r.Diff[base] = op, diff
 	}
+	r.Time = time.Since(start)
+	in.diffTime.Add(int64(r.Time))
 	return r, nil
 }
 
@@ -90,7 +95,7 @@ func (in *inputs) kappDiff(conf ctlconf.Conf, i int, sides [][2][]byte, base Bas
 		return "", "", err
 	}
 	// calculateAndPresentChanges()
-	cf := changeFactory(conf)
+	cf := changeFactory(conf, in.lastConfigMods, &in.ruleTime)
 	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
 		return "", "", err
 	}
@@ -129,16 +134,39 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 	return rs, err
 }
 
-func changeFactory(conf ctlconf.Conf) ctldiff.ChangeFactory {
+// changeFactory is kapp's, with ytt rules serialised and the last timed rebase mods (the last
+// config's rules) adding the time kapp spends in them to spent (nil: none timed).
+func changeFactory(conf ctlconf.Conf, timed int, spent *atomic.Int64) ctldiff.ChangeFactory {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
 		if y, ok := m.(yttresmod.OverlayContractV1Mod); ok {
 			mods[i] = serialYtt{y}
 		}
+		if spent != nil && i >= len(mods)-timed {
+			mods[i] = timedMod{mods[i], spent}
+		}
 	}
 	return ctldiff.NewChangeFactory(mods, conf.DiffAgainstLastAppliedFieldExclusionMods(),
 		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
 }
+
+// timedMod is a kapp rebase mod, unchanged, adding the time kapp spends in it to spent.
+type timedMod struct {
+	mod   ctlres.ResourceModWithMultiple
+	spent *atomic.Int64
+}
+
+func (t timedMod) IsResourceMatching(res ctlres.Resource) bool {
+	defer t.since(time.Now())
+	return t.mod.IsResourceMatching(res)
+}
+
+func (t timedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	defer t.since(time.Now())
+	return t.mod.ApplyFromMultiple(res, srcs)
+}
+
+func (t timedMod) since(start time.Time) { t.spent.Add(int64(time.Since(start))) }
 
 // yttMu serialises ytt rebase rules: ytt keeps package-level state (a template id counter and
 // starlark resolve flags) that it writes on every evaluation, so concurrent runs race. kapp itself

@@ -5,6 +5,7 @@ package verify
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -51,6 +52,8 @@ type Result struct {
 	// Diff is kapp's text diff as `kapp deploy --diff-changes` prints it (context 2, line numbers,
 	// diffMaskRules applied so Secret values are masked); "" when Op is keep.
 	Diff map[Base]string
+	// Time is what kapp's diff of the pair took, both bases.
+	Time time.Duration
 }
 
 // Verify runs kapp's diff for every pair under both bases. configs are kapp Config documents
@@ -67,10 +70,24 @@ func Verify(pairs []Pair, configs []*unstructured.Unstructured) ([]Result, error
 // scale). pairAt is called from several goroutines, more than once per pair, and its errors are
 // returned. progress, unless nil, is called as each pair's verdict is in, from several goroutines.
 func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, error) {
+	res, _, err := VerifyCost(n, pairAt, configs, progress)
+	return res, err
+}
+
+// Cost is what a verification cost kapp's engine, summed over pairs and both bases (workers run
+// at once: more than the wall time).
+type Cost struct {
+	Diff  time.Duration // kapp's diff of every pair, its rules included
+	Rules time.Duration // the part of Diff spent in the rebase rules of the last config
+}
+
+// VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
+// last config's rebase rules took (the rules a caller generated: their price on every deploy).
+func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
 	kappconv.Prepare()
 	in, err := newInputs(n, pairAt, configs)
 	if err != nil {
-		return nil, err
+		return nil, Cost{}, err
 	}
 
 	results := make([]Result, n)
@@ -100,7 +117,7 @@ func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured
 		}
 	}
 	if err := joinErrors(failed); err != nil {
-		return nil, err
+		return nil, Cost{}, err
 	}
-	return results, nil
+	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load())}, nil
 }

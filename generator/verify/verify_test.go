@@ -232,7 +232,7 @@ func kappDeploy(t *testing.T, configs []*unstructured.Unstructured, desired ...*
 	if newRs, err = prepareNew(conf, newRs, appLabel); err != nil {
 		t.Fatal(err)
 	}
-	cf := changeFactory(conf)
+	cf := changeFactory(conf, 0, nil)
 	changes, err := ctldiff.NewChangeSetWithVersionedRs(nil, newRs, conf.TemplateRules(),
 		ctldiff.ChangeSetOpts{AgainstLastApplied: true}, cf).Calculate()
 	if err != nil {
