@@ -89,16 +89,19 @@ func loadSet(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	desired, err := load.Docs(in.Desired, in.Stdin)
+	if err := stdinOnce(in, nil); err != nil {
+		return nil, nil, err
+	}
+	desired, err := load.Inputs("--desired", in.Desired, in.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}
-	rendered, err := in.Package.Render()
+	rendered, err := in.Package.RenderInput()
 	if err != nil {
 		return nil, nil, err
 	}
 	desired = append(desired, rendered...)
-	live, err := load.Docs(in.Live, in.Stdin)
+	live, err := load.Inputs("--live", in.Live, in.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}

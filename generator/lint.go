@@ -2,7 +2,7 @@ package generator
 
 import (
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -37,10 +37,22 @@ func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 	return lint.Check(opts)
 }
 
-// stdinOnce refuses "-" among the rule files when an input already reads stdin.
+// stdinOnce refuses "-" (stdin) given to more than one input or rule flag: the first would read
+// it all (-d - -l - made live empty).
 func stdinOnce(in Inputs, rules []string) error {
-	if slices.Contains(rules, "-") && (slices.Contains(in.Desired, "-") || slices.Contains(in.Live, "-") || slices.Contains(in.CRDs, "-")) {
-		return fmt.Errorf("- (stdin) can be read only once")
+	var readers []string
+	for _, f := range []struct {
+		flag  string
+		paths []string
+	}{{"--desired", in.Desired}, {"--live", in.Live}, {"--crd", in.CRDs}, {"--rules", rules}} {
+		for _, p := range f.paths {
+			if p == "-" {
+				readers = append(readers, f.flag+" -")
+			}
+		}
+	}
+	if len(readers) > 1 {
+		return fmt.Errorf("%s: - (stdin) can be read only once", strings.Join(readers, ", "))
 	}
 	return nil
 }

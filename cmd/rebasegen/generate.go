@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -46,6 +44,9 @@ func generateCommand() *cli.Command {
 				return err // a bad --output or --package-install, before the analysis
 			}
 			if err := checkNamespaceValues(c.StringSlice("namespace-value"), packageOf(c)); err != nil {
+				return err
+			}
+			if err := checkOutputFile(c.String("output-file"), inputs(c)); err != nil {
 				return err
 			}
 			g, err := generator.Generate(inputs(c), synth.Options{IncludeUnknown: opts.IncludeUnknown})
@@ -128,31 +129,6 @@ func checkNamespaceValues(flags []string, pkg load.Package) error {
 		}
 	}
 	return nil
-}
-
-// writeOutput writes to a temp file and renames it, so an existing file is never half-written.
-func writeOutput(path string, data []byte, stdout io.Writer) error {
-	if path == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		// a pipe or device (/dev/stdout, <(...)): renaming over it would replace it
-		return os.WriteFile(path, data, 0)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // generateOptions are the flags that change what generate writes, as its header records them.

@@ -395,3 +395,81 @@ func TestCostIsReportedOnlyWhenAsked(t *testing.T) {
 		t.Errorf("without --cost: no timing, and the same rules either way:\n%s", plain.stderr)
 	}
 }
+
+// TestOutputFileHandling (issue 12 items 3 and 8): generate never reads its own output as the
+// package's rules, refuses an output that is an input or read-only, keeps an existing file's
+// mode (else 0644), and names the user's path in errors, never its temp file.
+func TestOutputFileHandling(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "config")
+	if err := os.Mkdir(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(pkg, "app.yaml")
+	if err := os.WriteFile(desired, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(pkg, "rebase-rules.yml")
+	args := []string{"generate", "-d", pkg, "-l", fix[3], "-n", fix[5], "--output-file", out}
+	var first string
+	for run := 1; run <= 3; run++ { // flip-flopped 4, 1, 4 rules: the 2nd run read the 1st's rules
+		r := rebasegen(t, args...)
+		got, err := os.ReadFile(out)
+		if r.code != 0 || err != nil {
+			t.Fatalf("run %d: exit %d (%v); stderr:\n%s", run, r.code, err, r.stderr)
+		}
+		if run == 1 {
+			first = string(got)
+		} else if string(got) != first {
+			t.Errorf("run %d wrote other rules than run 1:\n%s\nrun 1:\n%s", run, got, first)
+		}
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("new file mode %v (%v), want 0644", st.Mode().Perm(), err)
+	}
+	if err := os.Chmod(out, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if r := rebasegen(t, args...); r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("existing file mode %v (%v), want 0640 kept", st.Mode().Perm(), err)
+	}
+
+	handWritten := filepath.Join(pkg, "kapp-config.yml")
+	if err := os.WriteFile(handWritten, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(dir, "ro.yml")
+	if err := os.WriteFile(readOnly, []byte("keep\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, out, want string
+		in          []string
+	}{
+		{"output is the desired file", desired, "it is also an input", []string{"-d", desired}},
+		{"output is the live file", fix[3], "it is also an input", []string{"-d", desired}},
+		{"output is a hand-written file in the desired directory", handWritten, "that rebasegen did not generate", []string{"-d", pkg}},
+		{"read-only output", readOnly, "the file is read-only", []string{"-d", desired}},
+		{"output in a missing directory", filepath.Join(dir, "missing", "rules.yml"), "no such file or directory", []string{"-d", desired}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadFile(tc.out)
+			r := rebasegen(t, append(append([]string{"generate", "--output-file", tc.out}, tc.in...), "-l", fix[3], "-n", fix[5])...)
+			checkRejected(t, "generate", r, "--output-file "+tc.out+": ", tc.want)
+			if strings.Contains(r.stderr, ".tmp-") {
+				t.Errorf("the error names the temp file:\n%s", r.stderr)
+			}
+			if after, _ := os.ReadFile(tc.out); string(after) != string(before) {
+				t.Errorf("%s changed", tc.out)
+			}
+		})
+	}
+}

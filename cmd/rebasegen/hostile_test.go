@@ -67,6 +67,42 @@ func TestHostileInputs(t *testing.T) {
 			return asDesired(file(t, "flow.yaml", configMap("a")+"--- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n"),
 				"document 2 (line 4): invalid document separator")
 		}},
+		// silent misreads (issue 12 item 4): each was read as "nothing desired", switching to
+		// desired objects recovered from kapp.k14s.io/original
+		{"empty desired file", func(t *testing.T) input {
+			return asDesired(file(t, "empty.yaml", ""), "--desired "+"%s: no Kubernetes object in it")
+		}},
+		{"comment-only desired file", func(t *testing.T) input {
+			return asDesired(file(t, "comments.yaml", "# nothing\n# here\n"), "no Kubernetes object in it")
+		}},
+		{"null desired file", func(t *testing.T) input {
+			return asDesired(file(t, "null.yaml", "null\n"), "no Kubernetes object in it")
+		}},
+		{"separators-only desired file", func(t *testing.T) input {
+			return asDesired(file(t, "seps.yaml", "---\n---\n"), "no Kubernetes object in it")
+		}},
+		{"empty live file", func(t *testing.T) input {
+			return asLive(file(t, "empty-live.yaml", "\n"), "--live "+"%s: no Kubernetes object in it")
+		}},
+		{"empty stdin as desired", func(t *testing.T) input {
+			return input{[]string{"-d", "-", "-l", live, "-n", ns}, "--desired - (stdin)", "no Kubernetes object in it"}
+		}},
+		{"stdin as desired and live", func(t *testing.T) input {
+			return input{[]string{"-d", "-", "-l", "-", "-n", ns}, "--desired -, --live -", "- (stdin) can be read only once"}
+		}},
+		{"package rendering nothing", func(t *testing.T) input {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "values.yml"), []byte("#@data/values\n---\nx: 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return input{[]string{"--package", dir, "-l", live, "-n", ns}, dir, "rendering it with ytt gives no Kubernetes object"}
+		}},
+		{"package CR with only inline.pathsFrom", func(t *testing.T) input {
+			p := file(t, "package.yaml", "apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata: {name: p}\n"+
+				"spec:\n  template:\n    spec:\n      fetch:\n      - inline:\n          pathsFrom:\n          - secretRef: {name: config}\n"+
+				"      template:\n      - ytt: {}\n")
+			return input{[]string{"--package-cr", p, "-l", live, "-n", ns}, p, "inline.pathsFrom reads Secrets and ConfigMaps from the cluster"}
+		}},
 		{"100 MB single document", func(t *testing.T) input {
 			p := filepath.Join(t.TempDir(), "big.yaml")
 			f, err := os.Create(p)
@@ -150,6 +186,7 @@ func TestHostileInputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.input(t)
+			in.want = strings.ReplaceAll(in.want, "%s", in.name)
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			r := rebasegen(t, append([]string{"explain"}, in.args...)...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,17 +32,35 @@ func (p Package) Render() ([]Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	name, rendered, err := p.run(false)
+	name, rendered, err := p.run(false, false)
 	if err != nil {
 		return nil, err
 	}
 	return ParseDocs("ytt("+name+")", rendered)
 }
 
+// RenderInput renders the package as the desired objects of an analysis: files rebasegen
+// generated (IsGenerated) are left out, being its output, and a package rendering no object is
+// an error rather than "nothing desired".
+func (p Package) RenderInput() ([]Doc, error) {
+	if p.Empty() {
+		return nil, nil
+	}
+	name, rendered, err := p.run(false, true)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := ParseDocs("ytt("+name+")", rendered)
+	if err == nil && len(docs) == 0 {
+		err = fmt.Errorf("package %s: rendering it with ytt gives no Kubernetes object", name)
+	}
+	return docs, err
+}
+
 // DataValues are the package's final data values (ytt --data-values-inspect): its schema's
 // defaults with the values files and flags applied.
 func (p Package) DataValues() (map[string]any, error) {
-	_, rendered, err := p.run(true)
+	_, rendered, err := p.run(true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +71,9 @@ func (p Package) DataValues() (map[string]any, error) {
 	return values, nil
 }
 
-// run renders the package, or only its data values when inspect is set, to YAML.
-func (p Package) run(inspect bool) (string, []byte, error) {
+// run renders the package, or only its data values when inspect is set, to YAML; input leaves
+// out the files rebasegen generated.
+func (p Package) run(inspect, input bool) (string, []byte, error) {
 	var fs []*files.File
 	name := strings.Join(p.Dirs, ",")
 	if len(p.Dirs) > 0 {
@@ -69,6 +89,12 @@ func (p Package) run(inspect bool) (string, []byte, error) {
 		}
 		fs = append(fs, crFiles...)
 		name = p.CR
+	}
+	if input {
+		fs = slices.DeleteFunc(fs, func(f *files.File) bool {
+			data, err := f.Bytes()
+			return err == nil && IsGenerated(data)
+		})
 	}
 	opts := template.NewOptions()
 	opts.DataValuesFlags.FromFiles = p.ValuesFiles
@@ -95,7 +121,8 @@ type packageCR struct {
 		Template struct {
 			Spec struct {
 				Fetch []map[string]struct {
-					Paths map[string]string `json:"paths"`
+					Paths     map[string]string `json:"paths"`
+					PathsFrom []any             `json:"pathsFrom"`
 				} `json:"fetch"`
 				Template []map[string]struct {
 					Paths []string `json:"paths"`
@@ -149,6 +176,9 @@ func packageCRFiles(file string) ([]*files.File, error) {
 			}
 			sort.Strings(kinds)
 			return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d] is %s: only inline fetches can be rendered offline (image, imgpkgBundle, git and http fetches are out of scope)", file, i, strings.Join(kinds, ","))
+		}
+		if len(inline.PathsFrom) > 0 {
+			return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d].inline.pathsFrom reads Secrets and ConfigMaps from the cluster: only inline.paths can be rendered offline", file, i)
 		}
 		prefix := ""
 		if len(spec.Fetch) > 1 {

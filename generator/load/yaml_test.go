@@ -111,7 +111,7 @@ func TestAliasFanOut(t *testing.T) {
 	// files that fit one by one but not together, before and after expansion, and documents
 	// that each fit but not together (limits lowered to keep the test quick)
 	lim := limits{file: 8 << 20, total: 10 << 20}
-	within := func(p string) error { _, err := docs([]string{p}, nil, lim); return err }
+	within := func(p string) error { _, err := docs([]string{p}, nil, lim, ""); return err }
 	var many strings.Builder
 	for i := range 5 {
 		many.WriteString(fanOut(fmt.Sprint("m", i), 1) + "---\n")
