@@ -452,7 +452,7 @@ func TestOutputFileHandling(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, out, want string
-		in          []string
+		in              []string
 	}{
 		{"output is the desired file", desired, "it is also an input", []string{"-d", desired}},
 		{"output is the live file", fix[3], "it is also an input", []string{"-d", desired}},
