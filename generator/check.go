@@ -89,7 +89,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 				ghostsOnly = false
 			case !f.Class.Ghost():
 				ghostsOnly = false
-			case !f.CoveredByKappDefault && !covered[i][f.Path.String()] && !f.KappView: // kapp-view fields are judged by kapp's engine below
+			case !f.Covered() && !covered[i][f.Path.String()] && !f.KappView: // the package's own rules count too // kapp-view fields are judged by kapp's engine below
 				c.Residual = append(c.Residual, Residual{r.ID, f})
 			}
 		}
