@@ -38,7 +38,7 @@ func checkCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
 			}
 			findings := res.Lint
-			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
+			if err := writeCheck(c.App.Writer, format, res, rules, findings, c.Bool("fail-on-drift")); err != nil {
 				return err
 			}
 			switch {
@@ -65,6 +65,7 @@ type fieldJSON struct {
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
+	Severity string `json:"severity,omitempty"` // drift: error with --fail-on-drift, else warning
 }
 
 type staleJSON struct {
@@ -93,8 +94,17 @@ func fields(rs []generator.Residual) []fieldJSON {
 	return out
 }
 
-func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, findings []lint.Finding) error {
+// writeCheck writes what check found; drift is an error with --fail-on-drift (it fails the
+// gate), else a warning.
+func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, findings []lint.Finding, failOnDrift bool) error {
+	driftLevel := "warning"
+	if failOnDrift {
+		driftLevel = "error"
+	}
 	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Stale: []staleJSON{}, Lint: findings}
+	for i := range j.Drift {
+		j.Drift[i].Severity = driftLevel
+	}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -110,13 +120,13 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 	case "github":
 		// Annotations point at the rules file: that is what the author fixes.
 		for _, f := range j.Residual {
-			fmt.Fprintf(&b, "::error file=%s,line=1::residual ghost diff: %s\n", rules[0], ghActions(f.what()))
+			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "residual ghost diff: "+f.what()))
 		}
 		for _, s := range j.Stale {
-			fmt.Fprintf(&b, "::error file=%s,line=%d::generated rules are stale: regenerate with the command in the file's header\n", s.File, s.Line)
+			b.WriteString(lint.GitHubCommand("error", s.File, s.Line, "generated rules are stale: regenerate with the command in the file's header"))
 		}
 		for _, f := range j.Drift {
-			fmt.Fprintf(&b, "::warning file=%s,line=1::drift in the live objects: %s %s\n", rules[0], f.Resource, f.Path)
+			b.WriteString(lint.GitHubCommand(driftLevel, rules[0], 1, fmt.Sprintf("drift in the live objects: %s %s", f.Resource, f.Path)))
 		}
 		if err := lint.Write(&b, findings, lint.FormatGitHub); err != nil {
 			return err
@@ -129,18 +139,13 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
 		}
 		for _, f := range j.Drift {
-			fmt.Fprintf(&b, "warning: drift: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", driftLevel, f.Resource, f.Path, f.Evidence)
 		}
 		if err := lint.Write(&b, findings, lint.FormatText); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "check: %d residual ghost diffs, %d stale generated files, %d drift warnings\n", len(j.Residual), len(j.Stale), len(j.Drift))
+		fmt.Fprintf(&b, "check: %d residual ghost diffs, %d stale generated files, %d drift %ss\n", len(j.Residual), len(j.Stale), len(j.Drift), driftLevel)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// ghActions keeps annotation text on one line.
-func ghActions(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ", "::", ":").Replace(s)
 }

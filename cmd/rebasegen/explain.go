@@ -25,6 +25,9 @@ func explainCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if o := c.String("output"); o != "text" && o != "json" { // before the analysis, not after it
+				return fmt.Errorf("--output: want text or json, got %q", o)
+			}
 			rep, _, err := generator.Explain(inputs(c))
 			if err != nil {
 				return err

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
 // TestHostileInputs: bad input of every kind is an error (exit 1) that names the input and, for
@@ -263,5 +266,74 @@ func checkRejected(t *testing.T, cmd string, r result, name, want string) {
 	}
 	if r.stdout != "" {
 		t.Errorf("%s: wrote to stdout:\n%.500s", cmd, r.stdout)
+	}
+}
+
+// TestSmallOnes (issue 12 item 10): an unknown command is a usage error (exit 1, not 3, which
+// says ghost diffs remain); a bad --output is refused before the analysis (here the input is
+// bad too, and the flag is what the error names); --fail-on-drift makes drift an error in every
+// format; a value of the wrong type names its field.
+func TestSmallOnes(t *testing.T) {
+	if r := rebasegen(t, "bogus"); r.code != exitError || !strings.Contains(r.stderr, `unknown command "bogus"`) {
+		t.Errorf("unknown command: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	secret := filepath.Join(dir, "secret.yaml")
+	rules := filepath.Join(dir, "rules.yml")
+	for p, data := range map[string]string{
+		bad:    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b\n",
+		secret: "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\ndata: hello\n",
+		rules:  "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n",
+	} {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range [][]string{{"explain"}, {"check", "--rules", rules}, {"generate"}} {
+		r := rebasegen(t, append(cmd, "-o", "bogus", "-d", bad, "-l", bad)...)
+		checkRejected(t, cmd[0], r, "--output", "bogus")
+		if strings.Contains(r.stderr, "invalid YAML") {
+			t.Errorf("%s: the input was read before --output was checked:\n%s", cmd[0], r.stderr)
+		}
+	}
+	r := rebasegen(t, "explain", "-d", secret, "-l", secret, "-n", "ns")
+	checkRejected(t, "explain", r, secret, "field data: expected map[string][]uint8, got string")
+
+	fix := scenario(t, "human-drift")
+	for format, want := range map[string]string{"text": "\nerror: drift: ", "github": "\n::error file=" + rules + ",line=1::drift in the live objects", "json": `"severity": "error"`} {
+		r := rebasegen(t, append([]string{"check", "--fail-on-drift", "--rules", rules, "-o", format}, fix...)...)
+		if r.code != exitPending || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "warning: drift") || strings.Contains(r.stdout, "::warning") {
+			t.Errorf("--fail-on-drift -o %s: exit %d, want %d and drift labelled as an error (%q):\n%s", format, r.code, exitPending, want, r.stdout)
+		}
+	}
+}
+
+// TestGitHubOutputEscapes (issue 12 item 6): names from the inputs cannot inject workflow
+// commands into check --output github: every line written is one command, and no resource name
+// starts a line of its own.
+func TestGitHubOutputEscapes(t *testing.T) {
+	name := "evil\n::error file=README.md,line=1::INJECTED\r50%"
+	res := &generator.Checked{
+		Residual: []generator.Residual{{Resource: pair.Identity{Group: "rbac.authorization.k8s.io", Kind: "Role", Namespace: "ns", Name: name}}},
+		Drift:    []generator.Residual{{Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: name}}},
+		Stale:    []generator.Stale{{File: "a,b:c.yml", Line: 2}},
+	}
+	var out strings.Builder
+	if err := writeCheck(&out, "github", res, []string{"rules,x:y.yml"}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Errorf("%d lines, want 3 commands:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "::error file=rules%2Cx%3Ay.yml,line=1::") && !strings.HasPrefix(l, "::warning file=rules%2Cx%3Ay.yml,line=1::") &&
+			!strings.HasPrefix(l, "::error file=a%2Cb%3Ac.yml,line=2::") || strings.Contains(l, "\r") {
+			t.Errorf("line is not one escaped command: %q", l)
+		}
+	}
+	if !strings.Contains(out.String(), "evil%0A::error file=README.md,line=1::INJECTED%0D50%25") {
+		t.Errorf("name not escaped as GitHub requires (%%0A, %%0D, %%25):\n%s", out.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,6 +28,7 @@ func main() {
 
 func run(args []string) int {
 	start, quiet := time.Now(), false // timing summary on stderr (timing.go), silenced by --quiet
+	unknown := ""                     // a command name that is not one (urfave/cli exits 3 for it: "ghost diffs remain")
 	defer func() { timingSummary(os.Stderr, args, start, quiet) }()
 	app := &cli.App{
 		Flags:  []cli.Flag{quietFlag()},
@@ -49,6 +51,7 @@ func run(args []string) int {
 		Writer:               os.Stdout,
 		ErrWriter:            os.Stderr,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run() prints and maps errors itself
+		CommandNotFound:      func(_ *cli.Context, name string) { unknown = name },
 	}
 	cli.VersionPrinter = func(c *cli.Context) { _ = writeVersion(c.App.Writer) }
 	cli.HelpPrinter = printHelp
@@ -58,6 +61,13 @@ func run(args []string) int {
 		cmd.Before = func(c *cli.Context) error { quiet = isQuiet(c); return checkPaths(c) }
 	}
 	err := app.Run(args)
+	if err == nil && unknown != "" {
+		var names []string
+		for _, cmd := range app.Commands {
+			names = append(names, cmd.Name)
+		}
+		err = fmt.Errorf("unknown command %q: want one of %s", unknown, strings.Join(names, ", "))
+	}
 	if err == nil {
 		return 0
 	}

@@ -2,6 +2,8 @@ package classify
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -66,7 +68,7 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 		return nil, "", false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %w", gvk.Kind, err)
+		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
 	}
 	scheme.Default(obj)
 	// The server stores what it decoded through its internal version: conversion sets fields
@@ -100,4 +102,19 @@ func throughStorage(scheme *runtime.Scheme, obj runtime.Object) runtime.Object {
 		return obj
 	}
 	return out
+}
+
+// typeError names the field the converter could not decode: its own errors do not ("unrecognized
+// type: string"); encoding/json, decoding the same object, reports the field's path.
+func typeError(obj map[string]any, scheme *runtime.Scheme, gvk schema.GroupVersionKind, err error) string {
+	js, jerr := json.Marshal(obj)
+	typed, serr := scheme.New(gvk)
+	if jerr != nil || serr != nil {
+		return err.Error()
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(json.Unmarshal(js, typed), &te) && te.Field != "" {
+		return fmt.Sprintf("field %s: expected %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return err.Error()
 }

@@ -52,13 +52,19 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 			if x.Suggestion != "" {
 				msg += "\nsuggestion: " + x.Suggestion
 			}
-			fmt.Fprintf(&b, "::%s file=%s,line=%d::%s\n", x.Severity, ghProperty.Replace(x.File), x.Line, ghData.Replace(msg))
+			b.WriteString(GitHubCommand(string(x.Severity), x.File, x.Line, msg))
 		}
 	default:
 		return fmt.Errorf("--output: want text, json or github, got %q", f)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// GitHubCommand is one GitHub Actions workflow command (::error or ::warning) annotating line of
+// file, with GitHub's escaping: a name holding a newline and "::error ..." cannot inject a command.
+func GitHubCommand(severity, file string, line int, msg string) string {
+	return fmt.Sprintf("::%s file=%s,line=%d::%s\n", severity, ghProperty.Replace(file), line, ghData.Replace(msg))
 }
 
 // GitHub's escaping for workflow command data and properties.
