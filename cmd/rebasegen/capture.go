@@ -60,7 +60,14 @@ func captureCommand() *cli.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			for name, objs := range map[string][]*unstructured.Unstructured{"live.yaml": res.Live, "desired.yaml": capture.Desired(res.Live)} {
+			files := map[string][]*unstructured.Unstructured{"live.yaml": res.Live, "desired.yaml": capture.Desired(res.Live)}
+			crds := ""
+			if len(res.CRDs) > 0 {
+				// their schemas default the custom resources offline: read with --crd
+				files["crds.yaml"] = res.CRDs
+				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), filepath.Join(dir, "crds.yaml"))
+			}
+			for name, objs := range files {
 				if err := writeOutput(filepath.Join(dir, name), multiDoc(objs), nil); err != nil {
 					return err
 				}
@@ -68,10 +75,18 @@ func captureCommand() *cli.Command {
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %v\n", f.Resource, f.Err)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "captured %d objects of app %s/%s into %s\n", len(res.Live), c.String("namespace"), app, dir)
+			fmt.Fprintf(c.App.ErrWriter, "captured %s of app %s/%s into %s%s\n", count(len(res.Live), "object"), c.String("namespace"), app, dir, crds)
 			return nil
 		},
 	}
+}
+
+// count is "1 rule", "2 rules".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orDefault(s, def string) string {

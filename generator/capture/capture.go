@@ -3,8 +3,9 @@
 // desired state comes from the kapp.k14s.io/original annotation kapp stores on each object.
 //
 // RBAC needed: get on configmaps in the app's namespace; list on every resource kind the app
-// uses (cluster-wide for cluster-scoped kinds and when objects live in other namespaces); and
-// discovery (/api, /apis), which every authenticated user has.
+// uses (cluster-wide for cluster-scoped kinds and when objects live in other namespaces);
+// discovery (/api, /apis), which every authenticated user has; and get on the
+// customresourcedefinitions of the custom resources it captured (crds.go).
 package capture
 
 import (
@@ -46,6 +47,7 @@ type Failure struct {
 // Result is what was captured.
 type Result struct {
 	Live     []*unstructured.Unstructured // sorted by kind, namespace, name
+	CRDs     []*unstructured.Unstructured // of the custom resources among Live the app does not ship, by name
 	Failures []Failure
 }
 
@@ -70,22 +72,29 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{}
+	var captured []schema.GroupVersionResource
 	for i, gvr := range resources {
 		items, err := list(ctx, dyn, gvr, label, opts.Retries)
 		if err != nil {
 			res.Failures = append(res.Failures, Failure{Resource: gvr.String(), Err: err})
 		}
+		n := len(res.Live)
 		for j := range items {
 			if transient(&items[j]) {
 				continue
 			}
 			res.Live = append(res.Live, redact(&items[j]))
 		}
+		if len(res.Live) > n {
+			captured = append(captured, gvr)
+		}
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(resources))
 		}
 	}
 	sort.Slice(res.Live, func(i, j int) bool { return key(res.Live[i]) < key(res.Live[j]) })
+	crds, failures := crdsOf(ctx, dyn, captured, res.Live)
+	res.CRDs, res.Failures = crds, append(res.Failures, failures...)
 	return res, nil
 }
 

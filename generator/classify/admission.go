@@ -40,7 +40,9 @@ func sentManifest(live load.Object) map[string]any {
 // round trip (checked before this too; defaults are credited to the applier) does not produce it.
 // A built-in plugin known to add the field is named with its source.
 func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) (Finding, bool) {
-	if d.Change != fielddiff.Added || fc.applier == "" {
+	if d.Change != fielddiff.Added || fc.applier == "" || fc.defaulted == nil {
+		// defaulted nil: no defaulting known for the kind (a custom resource whose CRD is not
+		// among the inputs), so "defaulting does not produce it" cannot be said: unknown, naming the CRD
 		return Finding{}, false
 	}
 	sent := "the desired manifest"

@@ -65,6 +65,9 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 	}
 	obj, err := scheme.New(gvk)
 	if err != nil {
+		if gvk.Group != "" { // a custom resource whose CRD is nowhere: say which one to pass
+			return nil, fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group), false, nil
+		}
 		return nil, "", false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
