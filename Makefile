@@ -11,10 +11,10 @@ build: ## the rebasegen binary in bin/
 test: ## unit and golden tests; no cluster (e2e tests skip themselves)
 	$(GO) test ./...
 
-tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, built once into .cache/bin
+tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, kapp-controller, vendir, built once into .cache/bin
 	bash hack/tools.sh
 
-e2e: tools ## tests against a real kube-apiserver + controller-manager and the real kapp binary
+e2e: tools ## tests against a real kube-apiserver + controller-manager, kapp-controller and the real kapp binary
 	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 60m ./...
 
 fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster

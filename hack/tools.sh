@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools.sh - build, once, every binary the e2e tests and fixture capture run: kapp and ytt at the
-# versions go.mod pins (tool directives) and the control plane (hack/cluster/build.sh).
+# versions go.mod pins (tool directives), the control plane and kapp-controller (hack/cluster/build.sh).
 # Binaries land in .cache/bin/<name>-<version> (git-ignored); existing ones are never rebuilt.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

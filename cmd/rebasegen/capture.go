@@ -23,7 +23,7 @@ func captureCommand() *cli.Command {
 			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "app", Aliases: []string{"a"}, Usage: "kapp app name"},
-			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App: captures its kapp app NAME-ctrl"},
+			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App: captures its kapp app NAME.app"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of the app (its ConfigMap)"},
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
@@ -34,7 +34,7 @@ func captureCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			app := c.String("app")
 			if pi := c.String("package-install"); pi != "" {
-				app = pi + "-ctrl"
+				app = pi + ".app" // kapp-controller v0.51.0 pkg/deploy/factory.go; NAME-ctrl before, migrated by kapp --prev-app
 			}
 			if app == "" {
 				return fmt.Errorf("--app or --package-install is required")

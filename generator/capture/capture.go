@@ -32,7 +32,7 @@ const Redacted = "cmViYXNlZ2VuLXJlZGFjdGVk"
 
 // Options say which app to read.
 type Options struct {
-	App       string // kapp app name (for a PackageInstall NAME, kapp-controller's app is NAME-ctrl)
+	App       string // kapp app name (for a PackageInstall or App NAME, kapp-controller's app is NAME.app)
 	Namespace string // where the app's ConfigMap is
 	Retries   int    // per kind, on errors other than forbidden/not found
 	Progress  func(done, total int)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # build.sh - build the real control plane used by e2e tests and fixture capture, once, from the Go
-# module proxy: kube-apiserver and kube-controller-manager v1.35.0, etcd v3.6.6.
+# module proxy: kube-apiserver and kube-controller-manager v1.35.0, etcd v3.6.6, and kapp-controller's
+# controller at the version the main go.mod pins (with its CRDs and the vendir it fetches with).
 # Binaries land in .cache/bin/<name>-<version> (git-ignored); an existing binary is never rebuilt.
-# Each binary set has its own go.mod (k8s/, etcd/) so Kubernetes' replace directives stay out of
-# the main module.
+# Each binary set has its own go.mod (k8s/, etcd/, kappctrl/, vendir/) so their replace directives and
+# older dependency graphs stay out of the main module.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -34,6 +35,37 @@ build_etcd() {
   took etcd "$t"
 }
 
+# kapp-controller v0.51.0's own graph (k8s.io/* v0.27) is older than the main module's: it builds in
+# kappctrl/, whose go.mod pins the same version as the main go.mod (testcluster's tests check). Its
+# App CRD comes from the same module version, copied next to the binary for start.sh.
+build_kappctrl() {
+  local v t=$(date +%s) dir
+  v=$(cd "$HERE/kappctrl" && go list -m -f '{{.Version}}' github.com/vmware-tanzu/carvel-kapp-controller)
+  local out=$BIN/kapp-controller-$v
+  if [[ ! -f $out-crds.yml ]]; then
+    dir=$(cd "$HERE/kappctrl" && go mod download -json github.com/vmware-tanzu/carvel-kapp-controller | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+    install -m 644 "$dir/config/config/crds.yml" "$out-crds.yml.tmp" && mv "$out-crds.yml.tmp" "$out-crds.yml"
+  fi
+  [[ -x $out ]] && return 0
+  (cd "$HERE/kappctrl" && go build -trimpath -ldflags "-s -w -X main.Version=${v#v}" -o "$out.tmp" \
+    github.com/vmware-tanzu/carvel-kapp-controller/cmd/controller) && mv "$out.tmp" "$out"
+  took "kapp-controller $v" "$t"
+}
+
+# kapp-controller fetches (even inline sources) by running `vendir sync`: vendir at the version
+# kapp-controller's go.mod requires.
+build_vendir() {
+  local v t=$(date +%s)
+  v=$(cd "$HERE/vendir" && go list -m -f '{{.Version}}' carvel.dev/vendir)
+  local out=$BIN/vendir-$v
+  [[ -x $out ]] && return 0
+  (cd "$HERE/vendir" && go build -trimpath -ldflags "-s -w -X carvel.dev/vendir/pkg/vendir/version.Version=${v#v}" \
+    -o "$out.tmp" carvel.dev/vendir/cmd/vendir) && mv "$out.tmp" "$out"
+  took "vendir $v" "$t"
+}
+
 build_etcd
 build_k8s kube-apiserver
 build_k8s kube-controller-manager
+build_kappctrl
+build_vendir

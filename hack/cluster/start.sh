@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# start.sh - a throwaway etcd + kube-apiserver (+ kube-controller-manager) on 127.0.0.1, for e2e
+# start.sh - a throwaway etcd + kube-apiserver (+ kube-controller-manager, + kapp-controller) on 127.0.0.1, for e2e
 # tests and fixture capture. Binaries come from hack/cluster/build.sh (.cache/bin/<name>-<version>).
 #
 #   start.sh run -- CMD [ARGS...]   start, run CMD with KUBECONFIG set, always stop; exits with CMD's status
@@ -8,7 +8,8 @@
 #   start.sh stop [STATE_DIR]       stop that instance by its recorded PIDs and delete its state dir
 #
 # Environment: BIN_DIR (default .cache/bin), WITH_CONTROLLER_MANAGER=1 (HPA, clusterrole aggregation,
-# namespace and workload controllers; there is never a scheduler or a node), STARTUP_TIMEOUT (s, default 90),
+# namespace and workload controllers; there is never a scheduler or a node), WITH_KAPP_CONTROLLER=1 (its CRDs
+# and its controller, out of cluster, without its packaging API server), STARTUP_TIMEOUT (s, default 90),
 # KEEP_STATE=1 (keep logs and certs), FAST_STOP=1 (SIGKILL: the data is thrown away anyway).
 # Needs bash, openssl, curl.
 set -euo pipefail
@@ -21,6 +22,12 @@ ETCD_VERSION=v3.6.6
 ETCD=$BIN_DIR/etcd-$ETCD_VERSION
 KUBE_APISERVER=$BIN_DIR/kube-apiserver-$K8S_VERSION
 KUBE_CONTROLLER_MANAGER=$BIN_DIR/kube-controller-manager-$K8S_VERSION
+# kapp-controller's tools: the versions the go.mod files pin (tools.sh and build.sh build them)
+mod_version() { awk -v m="$2" '$1 == "require" && $2 == m { print $3; exit } $1 == m { print $2; exit }' "$ROOT/$1"; }
+KAPP_CONTROLLER=$BIN_DIR/kapp-controller-$(mod_version hack/cluster/kappctrl/go.mod github.com/vmware-tanzu/carvel-kapp-controller)
+VENDIR=$BIN_DIR/vendir-$(mod_version hack/cluster/vendir/go.mod carvel.dev/vendir)
+KAPP=$BIN_DIR/kapp-$(mod_version go.mod carvel.dev/kapp)
+YTT=$BIN_DIR/ytt-$(mod_version go.mod carvel.dev/ytt)
 STARTUP_TIMEOUT=${STARTUP_TIMEOUT:-90}
 
 log() { echo "start.sh: $*" >&2; }
@@ -37,7 +44,7 @@ stop_instance() {
   local dir=$1 name pid sig=TERM
   [[ -d $dir ]] || return 0
   [[ ${FAST_STOP:-} == 1 ]] && sig=KILL
-  for name in kube-controller-manager kube-apiserver etcd; do
+  for name in kapp-controller kapp-controller-sidecarexec kube-controller-manager kube-apiserver etcd; do
     [[ -f $dir/$name.pid ]] || continue
     pid=$(<"$dir/$name.pid")
     kill "-$sig" "$pid" 2>/dev/null || true
@@ -107,11 +114,59 @@ wait_for() {
 
 api_ready() { [[ $(curl -s "${CURL[@]}" "$API_URL/readyz") == ok ]] && curl -sf "${CURL[@]}" "$API_URL/api/v1/namespaces/default" >/dev/null; }
 kcm_ready() { [[ $(curl -sk "https://127.0.0.1:$KCM_PORT/healthz") == ok ]]; }
+crds_ready() {
+  curl -sf "${CURL[@]}" "$API_URL/apis/kappctrl.k14s.io/v1alpha1" | grep -q '"name": *"apps"' &&
+    curl -sf "${CURL[@]}" "$API_URL/apis/data.packaging.carvel.dev/v1alpha1" | grep -q '"name": *"packages"'
+}
+kc_ready() { grep -q '"Starting workers".*"controller":"app"' "$D/kapp-controller.log"; }
+sidecar_ready() { [[ -S $D/kc-sidecarexec.sock ]]; }
+
+# start_kapp_controller: its CRDs from the module it was built from, then, out of cluster with the
+# admin kubeconfig, the controller and the sidecar that runs ytt and vendir for it (in a pod they are
+# two containers talking over a unix socket). kapp, ytt and vendir are found on PATH by those names.
+# No listener: no packaging API server, metrics off, no pprof.
+start_kapp_controller() {
+  local f
+  mkdir "$D/kc-crds" "$D/kc-bin" "$D/kc-tmp"
+  awk -v d="$D/kc-crds" '/^---$/ { n++; next } { print > (d "/" n+0 ".yml") }' "$KAPP_CONTROLLER-crds.yml"
+  # Packages are served by kapp-controller's packaging API server (an aggregated API), which does not
+  # run here; its PackageInstall controller still watches them and, without the kind, stops the
+  # whole controller after 2 minutes. A schemaless CRD stands in for the kind (nothing creates one).
+  cat >"$D/kc-crds/packages-stand-in.yml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: packages.data.packaging.carvel.dev}
+spec:
+  group: data.packaging.carvel.dev
+  names: {kind: Package, listKind: PackageList, plural: packages, singular: package}
+  scope: Namespaced
+  versions:
+  - {name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+EOF
+  for f in "$D"/kc-crds/*.yml; do
+    curl -sf "${CURL[@]}" -o /dev/null -X POST -H 'Content-Type: application/yaml' --data-binary "@$f" \
+      "$API_URL/apis/apiextensions.k8s.io/v1/customresourcedefinitions" || die "installing CRD $f failed"
+  done
+  wait_for kube-apiserver crds_ready
+  ln -s "$KAPP" "$D/kc-bin/kapp"; ln -s "$YTT" "$D/kc-bin/ytt"; ln -s "$VENDIR" "$D/kc-bin/vendir"
+  (
+    export PATH=$D/kc-bin:$PATH KUBECONFIG=$D/kubeconfig KAPPCTRL_SIDECAREXEC_SOCK=$D/kc-sidecarexec.sock \
+      KAPPCTRL_MEM_TMP_DIR=$D/kc-tmp KAPPCTRL_SYSTEM_NAMESPACE=default
+    (exec -a kapp-controller "$KAPP_CONTROLLER" --sidecarexec) </dev/null >"$D/kapp-controller-sidecarexec.log" 2>&1 &
+    echo $! >"$D/kapp-controller-sidecarexec.pid"
+    wait_for kapp-controller-sidecarexec sidecar_ready
+    (exec -a kapp-controller "$KAPP_CONTROLLER" --start-api-server=false --metrics-bind-address=0) \
+      </dev/null >"$D/kapp-controller.log" 2>&1 &
+    echo $! >"$D/kapp-controller.pid"
+  )
+  wait_for kapp-controller kc_ready
+}
 
 # start_instance: runs in $(...), prints the state dir; on failure stops whatever it started.
 start_instance() {
   local b
-  for b in "$ETCD" "$KUBE_APISERVER" ${WITH_CONTROLLER_MANAGER:+"$KUBE_CONTROLLER_MANAGER"}; do
+  for b in "$ETCD" "$KUBE_APISERVER" ${WITH_CONTROLLER_MANAGER:+"$KUBE_CONTROLLER_MANAGER"} \
+    ${WITH_KAPP_CONTROLLER:+"$KAPP_CONTROLLER" "$KAPP" "$YTT" "$VENDIR"}; do
     [[ -x $b ]] || die "$b missing: run hack/tools.sh"
   done
   D=$(mktemp -d "${TMPDIR:-/tmp}/rebasegen-cluster.XXXXXX")
@@ -167,8 +222,9 @@ start_instance() {
       -d '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}' \
       "$API_URL/api/v1/namespaces/default/serviceaccounts"
   fi
+  if [[ ${WITH_KAPP_CONTROLLER:-} == 1 ]]; then start_kapp_controller; fi
   trap - EXIT
-  log "cluster ready in $(since "$t0")${WITH_CONTROLLER_MANAGER:+ (with kube-controller-manager)}: $API_URL, state $D"
+  log "cluster ready in $(since "$t0")${WITH_CONTROLLER_MANAGER:+ (with kube-controller-manager)}${WITH_KAPP_CONTROLLER:+ (with kapp-controller)}: $API_URL, state $D"
   echo "$D"
 }
 

@@ -34,6 +34,10 @@ type Options struct {
 	// ControllerManager also starts kube-controller-manager (HPA, clusterrole aggregation,
 	// namespace, workload controllers). There is never a scheduler or a node.
 	ControllerManager bool
+	// KappController also installs kapp-controller's CRDs and runs its controller out of cluster
+	// (built by hack/cluster/build.sh at the version the main go.mod pins), with kapp, ytt and
+	// vendir from BinDir on its PATH, no packaging API server and no listener.
+	KappController bool
 }
 
 // Cluster is a running control plane.
@@ -110,6 +114,9 @@ func Shared(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// StateDir holds the cluster's certificates and its processes' logs (kapp-controller.log, ...).
+func (c *Cluster) StateDir() string { return c.stateDir }
+
 // KappPath is the kapp binary. Run it with argv[0] "kapp" (KappCmd does): kapp's field manager
 // is its argv[0], and managedFields must say "kapp" as on users' clusters.
 func (c *Cluster) KappPath() string { return filepath.Join(c.BinDir, "kapp-"+KappVersion) }
@@ -154,9 +161,12 @@ func start(t testing.TB, opts Options) (*Cluster, error) {
 		}
 	}
 	cmd := exec.Command("bash", c.script(), "start")
-	cmd.Env = append(os.Environ(), "BIN_DIR="+c.BinDir, "WITH_CONTROLLER_MANAGER=")
+	cmd.Env = append(os.Environ(), "BIN_DIR="+c.BinDir, "WITH_CONTROLLER_MANAGER=", "WITH_KAPP_CONTROLLER=")
 	if opts.ControllerManager {
 		cmd.Env = append(cmd.Env, "WITH_CONTROLLER_MANAGER=1")
+	}
+	if opts.KappController { // start.sh checks for its binaries
+		cmd.Env = append(cmd.Env, "WITH_KAPP_CONTROLLER=1")
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -2,8 +2,11 @@ package testcluster
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/modfile"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -40,5 +43,35 @@ func TestShared(t *testing.T) {
 	b := Shared(t, Options{ControllerManager: true})
 	if a != b {
 		t.Fatal("Shared started a second cluster")
+	}
+}
+
+// kapp-controller builds in its own module (hack/cluster/kappctrl) at the version the main go.mod
+// pins, and vendir (hack/cluster/vendir) at the version kapp-controller requires.
+func TestKappControllerPins(t *testing.T) {
+	version := func(gomod, module string) string {
+		t.Helper()
+		data, err := os.ReadFile(gomod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := modfile.Parse(gomod, data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == module {
+				return r.Mod.Version
+			}
+		}
+		t.Fatalf("%s does not require %s", gomod, module)
+		return ""
+	}
+	const kc, vendir = "github.com/vmware-tanzu/carvel-kapp-controller", "carvel.dev/vendir"
+	if a, b := version("../../go.mod", kc), version("../../hack/cluster/kappctrl/go.mod", kc); a != b {
+		t.Errorf("kapp-controller: %s in go.mod, %s in hack/cluster/kappctrl/go.mod", a, b)
+	}
+	if a, b := version("../../hack/cluster/kappctrl/go.mod", vendir), version("../../hack/cluster/vendir/go.mod", vendir); a != b {
+		t.Errorf("vendir: %s in kapp-controller's module graph, %s in hack/cluster/vendir/go.mod", a, b)
 	}
 }
