@@ -460,16 +460,18 @@ func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 	tw.Flush()
 	fmt.Fprintln(&b)
 
-	// ratio of two stages' times against a target: "1.03x ok" or "5.40x OVER (max 1.2x)"
+	// ratio of two stages' times against a target: "1.03x ok" or "5.40x OVER (max 1.2x)", with
+	// the ratio of their CPU times: on a shared machine the wall times carry the others' load.
 	ratio := func(a, c *measurement, max float64) string {
-		if a == nil || c == nil || c.Time == 0 {
+		if a == nil || c == nil || c.Time == 0 || c.CPU == 0 {
 			return "-"
 		}
 		r := a.Time.Seconds() / c.Time.Seconds()
+		cpu := fmt.Sprintf(" (cpu %.2fx)", a.CPU.Seconds()/c.CPU.Seconds())
 		if r > max {
-			return fmt.Sprintf("%.2fx OVER (max %.1fx)", r, max)
+			return fmt.Sprintf("%.2fx%s OVER (max %.1fx)", r, cpu, max)
 		}
-		return fmt.Sprintf("%.2fx ok", r)
+		return fmt.Sprintf("%.2fx%s ok", r, cpu)
 	}
 	// peak heap of a command against 4x its input + 100 MiB
 	mem := func(m *measurement) string {
