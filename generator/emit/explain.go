@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -115,7 +116,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		if applier == "" {
 			applier = "no known applier"
 		}
-		fmt.Fprintf(b, "%s (%s, applied by %s)\n", r.ID, r.Live.APIVersion, applier)
+		fmt.Fprintf(b, "%s (%s, applied by %s)\n", visible(r.ID.String()), visible(r.Live.APIVersion), visible(applier))
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}
@@ -124,26 +125,26 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 			// aligned columns are what makes rows wide (one long path widens them all)
 			table = ""
 			for _, f := range r.Findings {
-				table += textwrap.Line("  "+f.Path.String()+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
-					textwrap.Line("      "+f.Evidence, width) + "\n"
+				table += textwrap.Line("  "+visible(f.Path.String())+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
+					textwrap.Line("      "+visible(f.Evidence), width) + "\n"
 			}
 		}
 		b.WriteString(table)
 		for _, f := range r.Findings {
 			if f.Warning != "" {
-				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", f.Path, f.Warning), width))
+				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", visible(f.Path.String()), visible(f.Warning)), width))
 			}
 		}
 		if n := noiseLine(r.Noise); n != "" {
-			fmt.Fprintln(b, textwrap.Line("  ("+n+")", width))
+			fmt.Fprintln(b, textwrap.Line("  ("+visible(n)+")", width))
 		}
 		b.WriteByte('\n')
 	}
 	for _, o := range ids(rep.Created) {
-		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", o)
+		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", visible(o))
 	}
 	for _, o := range ids(rep.Deleted) {
-		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", o)
+		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", visible(o))
 	}
 	counts := rep.Counts()
 	var parts []string
@@ -160,7 +161,7 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, f := range findings {
-		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", f.Path, pal.class(f), covered(f), short(f.Desired), short(f.Live), f.Evidence)
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", visible(f.Path.String()), pal.class(f), covered(f), short(f.Desired), short(f.Live), visible(f.Evidence))
 	}
 	tw.Flush()
 	return b.String()
@@ -213,9 +214,33 @@ func short(v any) string {
 		bs, _ := json.Marshal(v)
 		s = string(bs)
 	}
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	if len(s) > 40 {
-		s = s[:37] + "..."
+	s = visible(s)
+	if rs := []rune(s); len(rs) > 40 { // cut characters, not bytes: a cut must not split one
+		s = string(rs[:37]) + "..."
 	}
 	return s
 }
+
+// visible shows text from the inputs (names, managers, keys, values) with control characters,
+// terminal escape sequences, invalid UTF-8 and bidirectional controls escaped, Go-style (\n,
+// \x1b, \u202e): on a terminal they would clear the screen, set its title or reorder the text.
+func visible(s string) string {
+	if !unsafeText.MatchString(s) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeText.MatchString(string(r)):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var unsafeText = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}]`)

@@ -39,6 +39,9 @@ func WriteRules(w io.Writer, rules []synth.Rule, h Header) error {
 		writeHeader(&b, h)
 		writeConfig(&b, rules, nil)
 	case FormatYTT:
+		if err := checkValueKeys(h.Options.NamespaceValues); err != nil {
+			return err
+		}
 		writeHeader(&b, h)
 		nsValues := NamespaceValues(h.Options.NamespaceValues, rules)
 		if len(nsValues) > 0 {
@@ -222,11 +225,12 @@ func scalar(s string) string {
 	return yamlUnprintable.ReplaceAllStringFunc(string(q), func(c string) string { return fmt.Sprintf(`\u%04x`, []rune(c)[0]) })
 }
 
-var yamlUnprintable = regexp.MustCompile(`[\x7f\x{80}-\x{9f}\x{fffe}\x{ffff}]`)
+var yamlUnprintable = regexp.MustCompile(`[\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]`) // and bidi controls, escaped in values too
 
-// control is what a one-line comment must not hold: control characters, and what YAML reads as
-// a line break (NEL, LS, PS) or rejects (U+FFFE, U+FFFF).
-var control = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{2028}\x{2029}\x{fffe}\x{ffff}]+`)
+// control is what a one-line comment must not hold: control characters, what YAML reads as
+// a line break (NEL, LS, PS) or rejects (U+FFFE, U+FFFF), and the bidirectional controls that
+// make a reviewer see text in another order than the file holds (CVE-2021-42574, "Trojan Source").
+var control = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]+`)
 
 // clean makes text safe for a one-line comment. Invalid UTF-8 (a file name can hold any bytes)
 // would make the whole file unreadable as YAML: it becomes U+FFFD (found by FuzzRulesRoundTrip).
@@ -256,6 +260,23 @@ func writeIndented(b *strings.Builder, text, indent string) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// valueKey is a ytt data values key as #@ data.values.KEY reads it: Starlark identifiers joined
+// by dots. Anything else (a newline, "x or fail()") would be template code in the rules file.
+var valueKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+func checkValueKeys(flags []string) error {
+	for _, f := range flags {
+		key := f
+		if _, k, ok := strings.Cut(f, "="); ok {
+			key = k
+		}
+		if !valueKey.MatchString(key) {
+			return fmt.Errorf("--namespace-value %q: the key must be a ytt data value name (letters, digits and _, not starting with a digit; nested with dots)", f)
+		}
+	}
+	return nil
 }
 
 // NamespaceValues maps namespaces to ytt data value keys from --namespace-value flags: NS=KEY
