@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
@@ -247,4 +248,70 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 	if !strings.Contains(byKey[0].ByKey, "item 0 of spec.template.spec.containers is name=istio-proxy live, name=reviews desired") {
 		t.Errorf("the ytt rule says why: %q", byKey[0].ByKey)
 	}
+}
+
+// The Git change of every scenario with a realChange, generated from before it is deployed (the
+// manifest changed, the live object still as captured): no rule may take the changed fields from
+// the cluster, whoever applied the object before (fixtures/adopt-*: kubectl, Argo CD, a Helm-like
+// tool nobody listed), and kapp's engine must still show the change under both bases.
+func TestRealChangeNotRuledWhenGeneratedFromTheChangedManifest(t *testing.T) {
+	for _, s := range scenarios(t) {
+		if s.RealChange == nil {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			changed, err := s.DesiredWithRealChange()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b []byte
+			for _, d := range changed {
+				bs, err := yaml.Marshal(d.Object)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = append(append(b, "---\n"...), bs...)
+			}
+			in := inputs(s)
+			in.Desired = []string{filepath.Join(t.TempDir(), "changed.yaml")}
+			if err := os.WriteFile(in.Desired[0], b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			g, err := generator.Generate(in, synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Verification.Hidden) > 0 {
+				t.Errorf("the mutation check finds hidden declared fields: %v", g.Verification.Hidden)
+			}
+			for _, r := range g.Report.Resources {
+				if r.ID.String() != s.RealChange.Resource {
+					continue
+				}
+				for _, f := range r.Findings {
+					if f.Path.String() == s.RealChange.Path && f.Class.Ghost() {
+						t.Errorf("%s %s: the Git change is classified %s (%s): it would be ruled", r.ID, f.Path, f.Label(), f.Evidence)
+					}
+				}
+				pr, err := verify.Verify([]verify.Pair{verifyPairOf(t, r)}, append(unstructuredOf(g.Set.Configs), g.Config))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, base := range verify.Bases {
+					if pr[0].Op[base] != "update" {
+						t.Errorf("%s: the Git change is hidden under the %s base", r.ID, base)
+					}
+				}
+			}
+		})
+	}
+}
+
+func verifyPairOf(t *testing.T, r classify.Resource) verify.Pair {
+	t.Helper()
+	d, l, err := r.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}
 }

@@ -234,8 +234,10 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 				if !ok || !can {
 					continue
 				}
+				// handed to a controller by this rule or by another one matching the resource
+				// (a kind-wide default rule for spec.replicas next to an HPA's rule for one resource)
 				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
-					controller: strings.Join(rule.Sources, ",") == strings.Join(synth.ControllerWins, ","),
+					controller: controllerRuled(rules, r, p),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
 		}
@@ -315,6 +317,21 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 		return false
 	}
 	return live != nil && live.GetLabels()["kapp.k14s.io/app"] != ""
+}
+
+// controllerRuled reports whether a rule matching r lets the cluster win at p.
+func controllerRuled(rules []synth.Rule, r classify.Resource, p fielddiff.Path) bool {
+	for _, rule := range rules {
+		if strings.Join(rule.Sources, ",") != strings.Join(synth.ControllerWins, ",") || !ruleMatches(rule, r) {
+			continue
+		}
+		for _, q := range rulePaths(rule) {
+			if q.String() == p.String() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func rulePaths(r synth.Rule) []fielddiff.Path {

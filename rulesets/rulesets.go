@@ -28,6 +28,32 @@ type Ruleset struct {
 	Injected      []Injection `json:"injected,omitempty"`
 	Admission     []Plugin    `json:"admission,omitempty"`
 	ClusterScoped []Kind      `json:"clusterScoped,omitempty"`
+	Filled        []Filled    `json:"filled,omitempty"`
+	Adoption      []Adopted   `json:"adoption,omitempty"`
+}
+
+// Filled is a field a controller fills in, known without managedFields, with the evidence the
+// objects must show for it to apply.
+type Filled struct {
+	Group      string `json:"group"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path"`
+	Controller string `json:"controller"`
+	When       When   `json:"when,omitempty"`
+	Source     string `json:"source"`
+}
+
+// When is the evidence a Filled entry needs; empty: none.
+type When struct {
+	DesiredField string   `json:"desiredField,omitempty"` // a top-level field of the desired object
+	Annotations  []string `json:"annotations,omitempty"`  // any of these on the desired or live object
+}
+
+// Adopted is another tool's bookkeeping that kapp drops once when it takes an object over.
+type Adopted struct {
+	Path   string `json:"path"`
+	Tool   string `json:"tool"`
+	Source string `json:"source"`
 }
 
 type Manager struct {
@@ -107,6 +133,12 @@ func (rs *Ruleset) add(name string, data []byte) error {
 	for _, a := range f.Admission {
 		paths = append(paths, a.Path)
 	}
+	for _, e := range f.Filled {
+		paths = append(paths, e.Path)
+	}
+	for _, e := range f.Adoption {
+		paths = append(paths, e.Path)
+	}
 	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
@@ -118,6 +150,8 @@ func (rs *Ruleset) add(name string, data []byte) error {
 	rs.Injected = append(rs.Injected, f.Injected...)
 	rs.Admission = append(rs.Admission, f.Admission...)
 	rs.ClusterScoped = append(rs.ClusterScoped, f.ClusterScoped...)
+	rs.Filled = append(rs.Filled, f.Filled...)
+	rs.Adoption = append(rs.Adoption, f.Adoption...)
 	return nil
 }
 

@@ -33,6 +33,8 @@ type classifier struct {
 	injected     []compiledInjection
 	// admissionPlugins: fields built-in admission plugins add (rulesets/admission.yaml)
 	admissionPlugins []compiledPlugin
+	filled           []compiledFilled
+	adopted          []compiledAdopted
 }
 
 type compiledField struct {
@@ -127,6 +129,14 @@ func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
 		re, _ := rulesets.PathPattern(a.Path)
 		c.admissionPlugins = append(c.admissionPlugins, compiledPlugin{a, re})
 	}
+	for _, f := range rs.Filled {
+		re, _ := rulesets.PathPattern(f.Path)
+		c.filled = append(c.filled, compiledFilled{f, re})
+	}
+	for _, a := range rs.Adoption {
+		re, _ := rulesets.PathPattern(a.Path)
+		c.adopted = append(c.adopted, compiledAdopted{a, re})
+	}
 	return c, nil
 }
 
@@ -134,7 +144,10 @@ func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
 type fieldContext struct {
 	id        pair.Identity
 	owners    []owner
-	applier   string
+	appliers  appliers
+	applier   string // appliers.main
+	desired   *unstructured.Unstructured
+	live      *unstructured.Unstructured
 	defaulted *unstructured.Unstructured
 	stored    *unstructured.Unstructured // defaulted, after the storage round trip
 	mechanism string
@@ -155,8 +168,14 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if fc.owners, err = owners(live); err != nil {
 		return res, err
 	}
-	fc.applier = applier(fc.owners, c.rules)
-	res.Applier = fc.applier
+	declaredSet, err := fielddiff.Declared(desired.Unstructured)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", desired.Source, err)
+	}
+	fc.appliers = findAppliers(fc.owners, c.rules, declaredSet)
+	fc.desired, fc.live = desired.Unstructured, live.Unstructured
+	res.Applier = fc.appliers.main
+	fc.applier = fc.appliers.main // admission evidence names the main applier
 	fc.sent = sentManifest(live)
 	var ok bool
 	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
@@ -195,7 +214,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f := c.field(fc, d)
 		f.CoveredByKappDefault = byKapp[d.Path.String()]
 		f.CoveredByPackageRules = byPkg[d.Path.String()]
-		if isSecretData(p.ID, d.Path) {
+		if isSecretData(p.ID, d.Path) || isLastApplied(d.Path) {
 			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
 		}
 		// The same evidence recurs across a fleet's resources: keep one copy of each text.
@@ -205,35 +224,55 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	return res, nil
 }
 
-// field classifies one differing field. Order matters: an explicit owner in managedFields is the
-// strongest evidence, then the server's own defaulting, then knowledge from the rulesets.
+// field classifies one differing field. Order matters: another tool's bookkeeping kapp drops
+// once is adoption; an owner in managedFields that is not an applier is the strongest evidence
+// (a person's tool only when the server's defaulting does not produce the value); then the
+// server's own defaulting, then knowledge from the rulesets. A field only appliers own is never
+// a controller's: a differing declared value there is a change made in Git.
 func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
 	declared := d.Change != fielddiff.Added
+	path := d.Path.String()
+	if ok := c.adoption(fc, d, &f); ok {
+		return f
+	}
+	defaulted, byDefault := defaultEvidence(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
 	if q, ok := wholeValue(fc.owners, d.Path); ok {
 		owned, whole = q, true
 	}
-	if others := otherOwners(fc.owners, fc.applier, owned); len(others) > 0 && d.Change != fielddiff.Removed {
-		// A person's change is never ruled away, whichever entry comes first or is newest.
+	if others := otherOwners(fc.owners, fc.appliers, owned); len(others) > 0 && d.Change != fielddiff.Removed {
+		// A person's change is never ruled away, whichever entry comes first or is newest, unless
+		// the server's defaulting produces the value (kubectl apply by hand, an Update, records
+		// every field it sent or the server defaulted as its own).
+		var controller *owner
 		for _, o := range others {
-			if h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager); isHuman {
+			h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager)
+			if isHuman && !byDefault {
 				f.Class, f.Owner = Drift, o.Manager
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
 				return f
 			}
+			if !isHuman && controller == nil {
+				controller = &o
+			}
 		}
-		o := others[0]
-		f.Owner = o.Manager
-		f.Class = Controller
-		f.Evidence = "managedFields: " + o.String()
-		if whole {
-			f.Whole = owned
-			f.Evidence += " (of the whole value " + owned.String() + ")"
+		if o := controller; o != nil {
+			f.Owner, f.Class = o.Manager, Controller
+			f.Evidence = "managedFields: " + o.String()
+			if whole {
+				f.Whole = owned
+				f.Evidence += " (of the whole value " + owned.String() + ")"
+			}
+			if declared {
+				f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
+			}
+			return f
 		}
-		if declared {
-			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
-		}
+	}
+	if embeddedCreationTimestamp(d) {
+		f.Class = Calculated
+		f.Evidence = "an embedded object's metadata.creationTimestamp, which API servers store as null (metav1.Time marshals its zero value as null; v1.35 omits it)"
 		return f
 	}
 	if d.Change == fielddiff.Canonical {
@@ -241,25 +280,10 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Evidence = "same value in the API server's canonical form (resource.Quantity / typed round trip); kapp compares text"
 		return f
 	}
-	if fc.defaulted != nil {
-		dv, ok := d.Path.Get(fc.defaulted.Object)
-		switch {
-		case d.Change != fielddiff.Removed && ok && fielddiff.Equal(dv, d.Live):
-			f.Class = Defaulted
-			f.Evidence = fc.mechanism
-			return f
-		case (d.Change == fielddiff.Removed || d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.stored, d.Path):
-			// a declared value the server does not store: an empty one (rules: [], annotations:
-			// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
-			f.Class = Defaulted
-			f.Evidence = "an empty value the API server drops when it stores the object: " + fc.mechanism
-			if !empty(d.Desired) {
-				f.Evidence = "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism
-			}
-			return f
-		}
+	if byDefault {
+		f.Class, f.Evidence = Defaulted, defaulted
+		return f
 	}
-	path := d.Path.String()
 	if d.Change != fielddiff.Removed {
 		for _, cf := range c.calculated {
 			if cf.Group == fc.id.Group && cf.Kind == fc.id.Kind && cf.re.MatchString(path) {
@@ -277,6 +301,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		}
 		return f
 	}
+	if d.Change != fielddiff.Removed && c.filledIn(fc, d, &f) {
+		return f
+	}
 	if d.Change == fielddiff.Added {
 		for _, in := range c.injected {
 			if in.re.MatchString(path) {
@@ -291,12 +318,50 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if declared {
 		f.Class = Drift
-		f.Evidence = fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.applier))
+		f.Evidence = declaredDrift(fc, d)
 		return f
 	}
 	f.Class = Unknown
-	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
+	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
 	return f
+}
+
+// defaultEvidence says whether the API server's defaulting of the desired object explains the
+// live value, and how.
+func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
+	if fc.defaulted == nil {
+		return "", false
+	}
+	dv, ok := d.Path.Get(fc.defaulted.Object)
+	switch {
+	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live):
+		return fc.mechanism, true
+	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.stored, d.Path):
+		// a declared value the server does not store: an empty one (rules: [], annotations:
+		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
+		if !empty(d.Desired) {
+			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
+		}
+		return "an empty value the API server drops when it stores the object: " + fc.mechanism, true
+	}
+	return "", false
+}
+
+// declaredDrift explains a declared value that differs with nothing but appliers owning it.
+func declaredDrift(fc fieldContext, d fielddiff.Delta) string {
+	if d.Path.String() == "apiVersion" {
+		return fmt.Sprintf("the server returned the object as %v, converted from the manifest's %v: that version is no longer served (or no longer the stored one); update the manifest's apiVersion", d.Live, d.Desired)
+	}
+	var by []string
+	for _, o := range fc.owners {
+		if fc.appliers.has(o.Manager) && o.owns(d.Path) {
+			by = append(by, o.Manager)
+		}
+	}
+	if len(by) > 0 {
+		return fmt.Sprintf("differs from the value the manifest declares; owned by %s, which applied the manifest (%s): a change made in Git or by hand, not a controller's", strings.Join(by, ", "), fc.appliers.evidence[by[0]])
+	}
+	return fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.appliers.main))
 }
 
 func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
@@ -333,6 +398,11 @@ func isSecretData(id pair.Identity, p fielddiff.Path) bool {
 		return false
 	}
 	return *p[0].FieldName == "data" || *p[0].FieldName == "stringData"
+}
+
+// isLastApplied: kubectl's copy of the applied manifest, a Secret's values included; never shown.
+func isLastApplied(p fielddiff.Path) bool {
+	return p.String() == `metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]`
 }
 
 // Masked replaces Secret values in every output.

@@ -19,9 +19,12 @@ const (
 	Controller Class = "controller" // another manager owns it (Owner names it)
 	Drift      Class = "drift"      // a human change: reported, never ruled
 	Unknown    Class = "unknown"    // nothing explains it
+	// Adoption: another tool's bookkeeping that kapp removes once, when it takes the object over
+	// (rulesets/adoption.yaml): reported, never ruled. Summaries show it only when present.
+	Adoption Class = "adoption"
 )
 
-// Classes in report order.
+// Classes in report order (Adoption, when present, is reported after them).
 var Classes = []Class{Defaulted, Calculated, Admission, Controller, Drift, Unknown}
 
 // Ghost reports whether the class is a ghost diff that a rebase rule should remove.

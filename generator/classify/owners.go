@@ -11,7 +11,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // owner is one managedFields entry with its field set.
@@ -80,21 +79,6 @@ func under(s *fieldpath.Set, p fieldpath.Path) *fieldpath.Set {
 	return s
 }
 
-// applier recognises which manager applied the desired state: the known applier owning the
-// most fields. "" when none of the known appliers wrote the object.
-func applier(os []owner, rs *rulesets.Ruleset) string {
-	best, bestN := "", -1
-	for _, o := range os {
-		if _, ok := rulesets.FindManager(rs.Appliers, o.Manager); !ok || o.Subresource != "" {
-			continue
-		}
-		if n := o.fields.Size(); n > bestN || (n == bestN && o.Manager < best) {
-			best, bestN = o.Manager, n
-		}
-	}
-	return best
-}
-
 // wholeValue returns the nearest proper ancestor of p that managedFields hold as one value: some
 // entry owns it and no entry records a field below it. structured-merge-diff records nothing
 // inside an atomic list (a CRD list without list-type markers, x-kubernetes-list-type: atomic),
@@ -118,13 +102,13 @@ func wholeValue(os []owner, p fielddiff.Path) (fielddiff.Path, bool) {
 	return nil, false
 }
 
-// otherOwners are the managers other than the applier owning p, newest first; entries of the
+// otherOwners are the managers other than the appliers owning p, newest first; entries of the
 // same time by manager name, so that the order of managedFields never changes a verdict (two
 // Apply entries often share a second).
-func otherOwners(os []owner, applierName string, p fielddiff.Path) []owner {
+func otherOwners(os []owner, a appliers, p fielddiff.Path) []owner {
 	var out []owner
 	for _, o := range os {
-		if o.Manager != applierName && o.owns(p) {
+		if !a.has(o.Manager) && o.owns(p) {
 			out = append(out, o)
 		}
 	}

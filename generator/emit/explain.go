@@ -63,6 +63,9 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 	for _, c := range classify.Classes {
 		out.Summary[string(c)] = rep.Counts()[c]
 	}
+	if n := rep.Counts()[classify.Adoption]; n > 0 {
+		out.Summary[string(classify.Adoption)] = n
+	}
 	for _, r := range rep.Resources {
 		rj := ResourceJSON{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
 			APIVersion: r.Live.APIVersion, Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
@@ -150,6 +153,9 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	var parts []string
 	for _, c := range classify.Classes {
 		parts = append(parts, fmt.Sprintf("%s %d", c, counts[c]))
+	}
+	if n := counts[classify.Adoption]; n > 0 {
+		parts = append(parts, fmt.Sprintf("adoption %d (kapp changes them once, when it takes the objects over)", n))
 	}
 	fmt.Fprintf(b, "Summary: %d resources, %s\n", len(rep.Resources), strings.Join(parts, ", "))
 	_, err := io.WriteString(w, b.String())

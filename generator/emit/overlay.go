@@ -81,6 +81,11 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@   return node
 #@ end
 
+#@ def present(src, steps):
+#@   parent = lookup(src, steps[:-1])
+#@   return type(parent) == "dict" and steps[-1].get("f") in parent
+#@ end
+
 #@ def position(src, steps):
 #@   parent = lookup(src, steps[:-1])
 #@   if type(parent) == "list":
@@ -167,6 +172,12 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@       put(obj, steps, {}, -1)
 #@     end
 #@   end
+#@   for steps in rule["nulls"]:
+#@     parent = lookup(obj, steps[:-1])
+#@     if type(parent) == "dict" and not present(obj, steps) and present(sources["existing"], steps) and lookup(sources["existing"], steps) == None:
+#@       parent[steps[-1]["f"]] = None
+#@     end
+#@   end
 #@   for r in rule["rewrites"]:
 #@     if lookup(obj, r["path"]) == r["from"] and lookup(sources["existing"], r["path"]) == r["to"]:
 #@       put(obj, r["path"], r["to"], -1)
@@ -189,7 +200,7 @@ func overlay(r synth.Rule) string {
 	for _, rw := range r.Rewrites {
 		rewrites = append(rewrites, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
 	}
-	js, _ := json.Marshal(map[string]any{"paths": steps(r.Keyed), "empty": steps(r.Empty), "sources": r.Sources,
+	js, _ := json.Marshal(map[string]any{"paths": steps(r.Keyed), "empty": steps(r.Empty), "nulls": steps(r.Nulls), "sources": r.Sources,
 		"rewrites": rewrites, "stringData": r.FoldStringData})
 	return strings.Replace(overlayProgram, "RULE", base64.StdEncoding.EncodeToString(js), 1)
 }

@@ -184,6 +184,9 @@ func pathList(r synth.Rule) string {
 	for _, p := range r.Empty {
 		ps = append(ps, p.String()+" (empty map)")
 	}
+	for _, p := range r.Nulls {
+		ps = append(ps, p.String()+" (null)")
+	}
 	for _, rw := range r.Rewrites {
 		ps = append(ps, fmt.Sprintf("%s (%v stored as %v)", rw.Path, rw.From, rw.To))
 	}

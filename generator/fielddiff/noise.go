@@ -4,11 +4,13 @@ import "strings"
 
 // Noise reasons: differences that are never findings, only counted.
 const (
-	NoiseStatus   = "status"          // status is not part of the desired state
-	NoiseServer   = "server-metadata" // stamped on every object by the API server
-	NoiseKapp     = "kapp-metadata"   // kapp's own labels and annotations
-	NoiseLastAppl = "kubectl-last-applied"
+	NoiseStatus = "status"          // status is not part of the desired state
+	NoiseServer = "server-metadata" // stamped on every object by the API server
+	NoiseKapp   = "kapp-metadata"   // kapp's own labels and annotations
 )
+
+// kubectl's last-applied annotation is not noise: kapp drops it when it takes an object over,
+// a change classify reports as adoption (rulesets/adoption.yaml).
 
 var serverMetadata = map[string]bool{
 	"uid": true, "resourceVersion": true, "generation": true, "creationTimestamp": true,
@@ -36,8 +38,6 @@ func noise(p Path) string {
 		return ""
 	case serverMetadata[f(1)] && len(p) >= 2:
 		return NoiseServer
-	case f(1) == "annotations" && f(2) == "kubectl.kubernetes.io/last-applied-configuration":
-		return NoiseLastAppl
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
@@ -74,4 +75,27 @@ func foldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
 	u.Object["data"] = data
 	delete(u.Object, "stringData")
 	return u
+}
+
+// Declared returns the leaf fields an object declares, in managedFields' terms (list items by
+// their merge keys where the built-in schema knows them), without apiVersion, kind and the
+// name and namespace, which managedFields never record.
+func Declared(u *unstructured.Unstructured) (*fieldpath.Set, error) {
+	tv, err := builtin.ObjectToTyped(u, typed.AllowDuplicates)
+	if err != nil {
+		if tv, err = deduced.ObjectToTyped(u); err != nil {
+			return nil, err
+		}
+	}
+	set, err := tv.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range []string{"apiVersion", "kind"} {
+		set = set.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie(f)))
+	}
+	for _, f := range []string{"name", "namespace"} {
+		set = set.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", f)))
+	}
+	return set.Leaves(), nil
 }

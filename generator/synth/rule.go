@@ -88,6 +88,7 @@ type Rule struct {
 	// ByKey says why Keyed paths are not Indexed.
 	ByKey    string
 	Empty    []fielddiff.Path // empty maps to add where the live object has them
+	Nulls    []fielddiff.Path // nulls to add where the live object has them (ytt: kapp's copy takes null as absent there)
 	Rewrites []Rewrite        // values the server stores in another form
 	// FoldStringData moves Secret stringData into data where the live data holds the same values.
 	FoldStringData bool
@@ -104,7 +105,7 @@ type Rewrite struct {
 
 // YTT reports whether the rule needs a ytt rebase rule.
 func (r Rule) YTT() bool {
-	return len(r.Keyed)+len(r.Empty)+len(r.Rewrites) > 0 || r.FoldStringData
+	return len(r.Keyed)+len(r.Empty)+len(r.Nulls)+len(r.Rewrites) > 0 || r.FoldStringData
 }
 
 // Result is the synthesized rules and what the user should know about them.

@@ -24,6 +24,7 @@ type group struct {
 	evid     map[string]bool
 	class    map[string]bool
 	empty    map[string]bool // paths whose live value is an empty map
+	nulls    map[string]bool // paths whose live value is null
 	rewrites map[string]Rewrite
 	fold     bool
 }
@@ -93,6 +94,9 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			if m, ok := f.Live.(map[string]any); ok && len(m) == 0 && f.Change == fielddiff.Added {
 				g.empty[f.Path.String()] = true
 			}
+			if f.Live == nil && f.Change == fielddiff.Added {
+				g.nulls[f.Path.String()] = true
+			}
 		}
 	}
 	ofKind := map[string][]classify.Resource{} // what each kind rule matches
@@ -134,7 +138,7 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, rewrites: map[string]Rewrite{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}}
 	m[k] = g
 	return g
 }
@@ -166,6 +170,9 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 			for k := range g.empty {
 				m.empty[k] = true
 			}
+			for k := range g.nulls {
+				m.nulls[k] = true
+			}
 			for k, v := range g.rewrites {
 				m.rewrites[k] = v
 			}
@@ -187,6 +194,8 @@ func (g *group) rules() []Rule {
 			keyed.Empty = append(keyed.Empty, p)
 		} else if fields, ok := p.Fields(); ok {
 			plain.Paths = append(plain.Paths, fields)
+		} else if g.nulls[k] {
+			keyed.Nulls = append(keyed.Nulls, p)
 		} else {
 			keyed.Keyed = append(keyed.Keyed, p)
 			keyed.ByKey = "a whole list item is no kapp copy path"
@@ -212,6 +221,8 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		p := g.paths[k]
 		fields, isFields := p.Fields()
 		switch {
+		case !isFields && !byIndex(p) && g.nulls[k]:
+			keyed.Nulls = append(keyed.Nulls, p)
 		case !isFields && !byIndex(p):
 			keyed.Keyed = append(keyed.Keyed, p)
 			keyed.ByKey = "a whole list item is no kapp copy path"
@@ -453,6 +464,8 @@ func ytyKey(r Rule) string {
 		return r.Keyed[0].String()
 	case len(r.Empty) > 0:
 		return r.Empty[0].String()
+	case len(r.Nulls) > 0:
+		return r.Nulls[0].String()
 	case len(r.Rewrites) > 0:
 		return r.Rewrites[0].Path.String()
 	}

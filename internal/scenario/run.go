@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +23,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
 
 // Target is the cluster a scenario runs on.
@@ -134,6 +138,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(s.Before) > 0 {
+		if err := r.applyBefore(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.Adoption {
+		return r.adopt(ctx, start)
+	}
 	if err := r.deploy(ctx); err != nil {
 		return nil, err
 	}
@@ -157,22 +169,153 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.settle(ctx); err != nil {
 		return nil, err
 	}
+	res, _, err := r.read(ctx, start)
+	return res, err
+}
+
+// read reads every object back and classifies its differing fields from its history since the
+// cluster revision start; fields[i] are those of object i.
+func (r *runner) read(ctx context.Context, start int64) (*Result, [][]Field, error) {
 	res := &Result{}
+	var all [][]Field
 	for _, o := range r.objs {
 		live, err := r.get(ctx, o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.Live = append(res.Live, live)
 		hist, err := r.history(ctx, o, start, live.GetResourceVersion())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fields, err := r.classify(o.desired, hist)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.Name, ResourceID(live), err)
+			return nil, nil, fmt.Errorf("%s: %s: %w", r.s.Name, ResourceID(live), err)
 		}
+		all = append(all, fields)
 		res.Fields = append(res.Fields, fields...)
+	}
+	return res, all, nil
+}
+
+// applyBefore applies desired objects as other tools did before kapp takes them over.
+func (r *runner) applyBefore(ctx context.Context) error {
+	if err := r.resolve(); err != nil {
+		return err
+	}
+	for i, a := range r.s.Before {
+		if err := r.applyAs(ctx, a); err != nil {
+			return fmt.Errorf("%s: before %d: %w", r.s.Name, i+1, err)
+		}
+	}
+	return r.settle(ctx)
+}
+
+func (r *runner) applyAs(ctx context.Context, a Apply) error {
+	o, err := r.find(a.Resource)
+	if err != nil {
+		return err
+	}
+	bs, err := o.desired.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if len(a.Merge) > 0 {
+		if bs, err = jsonpatch.MergePatch(bs, a.Merge); err != nil {
+			return err
+		}
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(bs); err != nil {
+		return err
+	}
+	if a.Mode == "server-side" {
+		force := true
+		_, err = r.client(o).Patch(ctx, u.GetName(), types.ApplyPatchType, bs, metav1.PatchOptions{FieldManager: a.FieldManager, Force: &force})
+	} else {
+		// kubectl apply (client-side) records the manifest as applied, then creates the object
+		// (k8s.io/kubectl pkg/util/apply.go CreateApplyAnnotation)
+		ann := u.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[lastApplied] = string(bs) + "\n"
+		u.SetAnnotations(ann)
+		_, err = r.client(o).Create(ctx, u, metav1.CreateOptions{FieldManager: a.FieldManager})
+	}
+	if err == nil {
+		fmt.Fprintf(r.log, "  applied %s as %s (%s)\n", a.Resource, a.FieldManager, a.Mode)
+	}
+	return err
+}
+
+// changedByKapp returns the paths kapp's own writes changed since revision before of o (not what
+// controllers did next, such as the Deployment controller's rollout after kapp relabels the pod
+// template).
+func (r *runner) changedByKapp(ctx context.Context, o resolved, before *unstructured.Unstructured) ([]fielddiff.Path, error) {
+	after, err := r.get(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if after.GetResourceVersion() == before.GetResourceVersion() {
+		return nil, nil
+	}
+	from, err := parseRV(before.GetResourceVersion())
+	if err != nil {
+		return nil, err
+	}
+	hist, err := r.history(ctx, o, from, after.GetResourceVersion()) // the revisions after before
+	if err != nil {
+		return nil, err
+	}
+	hist = append([]*unstructured.Unstructured{before}, hist...)
+	var out []fielddiff.Path
+	for k := 1; k < len(hist); k++ {
+		if !slices.Contains(writers(hist[k-1], hist[k]), "kapp") {
+			continue
+		}
+		ps, err := diffPaths(hist[k-1], hist[k], true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// adopt reads the objects as the earlier tools left them, then deploys with kapp: the differing
+// fields kapp's deploy changed are what kapp changes once when it takes an object over.
+func (r *runner) adopt(ctx context.Context, start int64) (*Result, error) {
+	if err := r.endWindow(ctx); err != nil {
+		return nil, err
+	}
+	res, fields, err := r.read(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.deploy(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.settle(ctx); err != nil {
+		return nil, err
+	}
+	res.Fields = nil
+	for i, o := range r.objs {
+		changed, err := r.changedByKapp(ctx, o, res.Live[i])
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fields[i] {
+			for _, c := range changed {
+				if c.String() == f.Path || strings.HasPrefix(c.String(), f.Path+".") || strings.HasPrefix(c.String(), f.Path+"[") {
+					f.Class = ClassAdoption
+					break
+				}
+			}
+			res.Fields = append(res.Fields, f)
+		}
 	}
 	return res, nil
 }

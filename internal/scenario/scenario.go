@@ -36,6 +36,7 @@ const (
 	ClassCalculated = "calculated"  // computed at creation: allocators, registry strategies
 	ClassAdmission  = "admission"   // added at creation by an admission plugin or webhook (Truth.Admission)
 	ClassDrift      = "drift"       // a human changed it
+	ClassAdoption   = "adoption"    // kapp's deploy changed it once when it took the object over
 	ControllerClass = "controller:" // + field manager: another controller owns it
 )
 
@@ -44,6 +45,14 @@ type Scenario struct {
 	Name        string `json:"name"` // also the kapp app name
 	Description string `json:"description"`
 	Namespace   string `json:"namespace"` // kapp deploy -n; each scenario has its own
+	// Before are applies by other tools before kapp's deploy: objects kapp takes over.
+	Before []Apply `json:"before,omitempty"`
+	// Adoption: live.yaml holds the objects as the earlier tools left them, read before kapp's
+	// deploy; kapp then deploys, and the differing fields its deploy changed are ClassAdoption.
+	Adoption bool `json:"adoption,omitempty"`
+	// WithoutManagedFields: live.yaml is written as `kubectl get -o yaml` exports it, without
+	// managedFields (the classes still come from the objects' history).
+	WithoutManagedFields bool `json:"withoutManagedFields,omitempty"`
 	// Steps run after the kapp deploy, in order: what controllers and humans did.
 	Steps []Step `json:"steps,omitempty"`
 	Truth Truth  `json:"truth,omitempty"`
@@ -98,6 +107,20 @@ type RealChange struct {
 	Path        string `json:"path"` // the field that must stay visible in the diff
 	// JSONPatch is an RFC 6902 patch applied to the desired object.
 	JSONPatch json.RawMessage `json:"jsonPatch"`
+}
+
+// Apply is another tool's apply of a desired object before kapp's deploy, recorded under its
+// field manager exactly as that tool's write would be.
+type Apply struct {
+	Resource     string `json:"resource"`     // "<group>/<Kind> [<namespace>/]<name>"
+	FieldManager string `json:"fieldManager"` // e.g. kubectl-client-side-apply, argocd-controller, helm
+	// Mode: client-side (as `kubectl apply`: a create with the object's JSON in the
+	// kubectl.kubernetes.io/last-applied-configuration annotation, an Update in managedFields)
+	// or server-side (an apply patch).
+	Mode string `json:"mode"`
+	// Merge is an RFC 7386 merge patch on the desired object: what the tool applied differs
+	// (an older manifest in Git, the tool's own labels and annotations).
+	Merge json.RawMessage `json:"merge,omitempty"`
 }
 
 // Step is one action after the deploy; exactly one of Patch, WaitFor, Kapp is set.
@@ -200,6 +223,14 @@ func Load(dir string) (*Scenario, error) {
 }
 
 func (s *Scenario) validate() error {
+	for i, a := range s.Before {
+		if a.FieldManager == "" || (a.Mode != "client-side" && a.Mode != "server-side") {
+			return fmt.Errorf("%s: before %d needs a fieldManager and mode client-side or server-side", s.Name, i+1)
+		}
+	}
+	if s.Adoption && len(s.Steps) > 0 {
+		return fmt.Errorf("%s: an adoption scenario reads live before kapp's deploy: it has no steps", s.Name)
+	}
 	for i, st := range s.Steps {
 		n := 0
 		if st.Patch != nil {

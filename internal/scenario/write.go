@@ -18,7 +18,20 @@ var fieldsSection = regexp.MustCompile(`(?m)^(# fields: .*\n)?fields:`)
 func (s *Scenario) Write(res *Result) error {
 	header := "# Captured by hack/capture (make fixtures) from kube-apiserver v1.35.0 after `kapp deploy` of\n" +
 		"# desired.yaml and the steps of scenario.yaml. Do not edit.\n"
-	if err := writeObjects(filepath.Join(s.Dir, "live.yaml"), header, res.Live); err != nil {
+	if s.Adoption {
+		header = "# Captured by hack/capture (make fixtures) from kube-apiserver v1.35.0 after the applies in\n" +
+			"# scenario.yaml's `before`, before `kapp deploy` takes the objects over. Do not edit.\n"
+	}
+	live := res.Live
+	if s.WithoutManagedFields {
+		live = nil
+		for _, o := range res.Live {
+			o = o.DeepCopy()
+			o.SetManagedFields(nil)
+			live = append(live, o)
+		}
+	}
+	if err := writeObjects(filepath.Join(s.Dir, "live.yaml"), header, live); err != nil {
 		return err
 	}
 	path := filepath.Join(s.Dir, "scenario.yaml")
@@ -42,7 +55,7 @@ func (s *Scenario) Write(res *Result) error {
 	}
 	s.Fields = res.Fields
 	for i := range s.Objects {
-		s.Objects[i].Live = res.Live[i]
+		s.Objects[i].Live = live[i]
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }

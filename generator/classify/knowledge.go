@@ -1,0 +1,115 @@
+package classify
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+type compiledFilled struct {
+	rulesets.Filled
+	re *regexp.Regexp
+}
+
+type compiledAdopted struct {
+	rulesets.Adopted
+	re *regexp.Regexp
+}
+
+// kappAppliers are kapp's own managers: what they wrote is not another tool's bookkeeping.
+var kappAppliers = map[string]bool{"kapp": true, "kapp-controller": true}
+
+// adoption recognises another tool's label or annotation that kapp's first deploy removes: kapp's
+// built-in rebase rules reset labels and annotations to the manifest's (kapp v0.66.0
+// pkg/kapp/config/default.go). Known keys (rulesets/adoption.yaml) need no managedFields; any
+// other one counts when only appliers other than kapp own it.
+func (c *classifier) adoption(fc fieldContext, d fielddiff.Delta, f *Finding) bool {
+	if d.Change != fielddiff.Added || len(d.Path) != 3 || d.Path[0].FieldName == nil || *d.Path[0].FieldName != "metadata" ||
+		d.Path[1].FieldName == nil || (*d.Path[1].FieldName != "labels" && *d.Path[1].FieldName != "annotations") {
+		return false
+	}
+	const once = "; kapp resets labels and annotations to the manifest's, so its first deploy removes it once (kapp v0.66.0 built-in rebase rules)"
+	path := d.Path.String()
+	for _, a := range c.adopted {
+		if a.re.MatchString(path) {
+			f.Class, f.Owner = Adoption, a.Tool
+			f.Evidence = fmt.Sprintf("%s bookkeeping (rulesets: %s)%s", a.Tool, a.Source, once)
+			return true
+		}
+	}
+	var by []string
+	for _, o := range fc.owners {
+		if !o.owns(d.Path) {
+			continue
+		}
+		if !fc.appliers.has(o.Manager) || kappAppliers[o.Manager] {
+			return false
+		}
+		by = append(by, o.Manager)
+	}
+	if len(by) == 0 {
+		return false
+	}
+	f.Class, f.Owner = Adoption, by[0]
+	f.Evidence = fmt.Sprintf("managedFields: only %s, which applied the object before, owns it%s", strings.Join(by, ", "), once)
+	return true
+}
+
+// filledIn recognises a field a controller fills in from knowledge alone (rulesets/filled.yaml),
+// when managedFields do not decide: the object has none, or only appliers own the field.
+func (c *classifier) filledIn(fc fieldContext, d fielddiff.Delta, f *Finding) bool {
+	path := d.Path.String()
+	for _, e := range c.filled {
+		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
+			continue
+		}
+		evidence, ok := whenHolds(fc, e.When)
+		if !ok {
+			continue
+		}
+		why := "only appliers own it in managedFields"
+		if len(fc.owners) == 0 {
+			why = "the live object has no managedFields"
+		}
+		f.Class, f.Owner = Controller, e.Controller
+		f.Evidence = fmt.Sprintf("%s; known: %s (rulesets: %s)%s", why, e.Controller, e.Source, evidence)
+		if d.Change != fielddiff.Added {
+			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", e.Controller)
+		}
+		return true
+	}
+	return false
+}
+
+// whenHolds checks a filled entry's evidence on the objects and names it.
+func whenHolds(fc fieldContext, w rulesets.When) (string, bool) {
+	if w.DesiredField != "" {
+		if _, ok := fc.desired.Object[w.DesiredField]; !ok {
+			return "", false
+		}
+		return fmt.Sprintf("; evidence: the manifest declares %s", w.DesiredField), true
+	}
+	if len(w.Annotations) == 0 {
+		return "", true
+	}
+	for _, k := range w.Annotations {
+		for _, ann := range []map[string]string{fc.desired.GetAnnotations(), fc.live.GetAnnotations()} {
+			if _, ok := ann[k]; ok {
+				return fmt.Sprintf("; evidence: the object's annotation %s", k), true
+			}
+		}
+	}
+	return "", false
+}
+
+// embeddedCreationTimestamp: `creationTimestamp: null` in an ObjectMeta inside the object (a pod
+// template, a CronJob's jobTemplate and its template, StatefulSet volumeClaimTemplates), stored
+// by API servers whose metav1.Time marshals its zero value as null.
+func embeddedCreationTimestamp(d fielddiff.Delta) bool {
+	n := len(d.Path)
+	return d.Change == fielddiff.Added && d.Live == nil && n > 2 && d.Path[n-1].FieldName != nil &&
+		*d.Path[n-1].FieldName == "creationTimestamp" && d.Path[n-2].FieldName != nil && *d.Path[n-2].FieldName == "metadata"
+}
