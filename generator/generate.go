@@ -17,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Generated is the result of generate: rules, and kapp's verdict on them.
@@ -88,12 +89,14 @@ func timeWithoutRules(v *Verification, ghosts []pair.Pair, results []verify.Resu
 // OK reports whether every ghost diff is gone and no real change is hidden.
 func (v Verification) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
 
-// Summary is the one-paragraph verdict printed by generate.
+// Summary is the one-line verdict printed by generate.
 func (v Verification) Summary() string {
-	s := fmt.Sprintf("ghost diffs removed: %d/%d resources (%d fields), verified with kapp's diff engine under both bases\n", v.KeptPairs, v.GhostPairs, v.GhostFields)
-	s += fmt.Sprintf("declared fields masked: %d (all controller-owned)", len(v.Masked))
+	s := fmt.Sprintf("ghost diffs removed: %d/%s (%s), verified with kapp's diff engine under both bases", v.KeptPairs, words.Count(v.GhostPairs, "resource"), words.Count(v.GhostFields, "field"))
+	if len(v.Masked) > 0 {
+		s += fmt.Sprintf("; %s masked (controller-owned)", words.Count(len(v.Masked), "declared field"))
+	}
 	if len(v.Hidden) > 0 {
-		s += fmt.Sprintf("\nreal changes hidden by the rules: %d", len(v.Hidden))
+		s += fmt.Sprintf("; %s hidden by the rules", words.Count(len(v.Hidden), "real change"))
 	}
 	return s
 }

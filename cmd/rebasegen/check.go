@@ -10,6 +10,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 func checkCommand() *cli.Command {
@@ -144,7 +145,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		if err := lint.Write(&b, findings, lint.FormatText); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "check: %d residual ghost diffs, %d stale generated files, %d drift %ss\n", len(j.Residual), len(j.Stale), len(j.Drift), driftLevel)
+		// one summary line, lint's counts in it
+		fmt.Fprintf(&b, "check: %s, %s, %s, lint: %s\n", words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Stale), "stale generated file"),
+			words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -14,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 func generateCommand() *cli.Command {
@@ -60,7 +61,7 @@ func generateCommand() *cli.Command {
 			for _, w := range g.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "%d rules; %s\n", len(g.Rules), g.Verification.Summary())
+			fmt.Fprintf(c.App.ErrWriter, "%s; %s\n", words.Count(len(g.Rules), "rule"), g.Verification.Summary())
 			if c.Bool("cost") {
 				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
 			}

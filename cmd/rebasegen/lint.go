@@ -40,11 +40,14 @@ func lintCommand() *cli.Command {
 			if err := lint.Write(c.App.Writer, findings, format); err != nil {
 				return err
 			}
-			if format != lint.FormatText { // keep stdout machine-readable
-				fmt.Fprintln(c.App.ErrWriter, lint.Summary(findings))
+			// the summary once: after the findings, or on stderr to keep stdout machine-readable
+			summary := c.App.Writer
+			if format != lint.FormatText {
+				summary = c.App.ErrWriter
 			}
+			fmt.Fprintln(summary, lint.Summary(findings))
 			if errs, _ := lint.Count(findings); errs > 0 {
-				return cli.Exit(fmt.Sprintf("lint: %s", lint.Summary(findings)), exitLint)
+				return cli.Exit("", exitLint)
 			}
 			return nil
 		},

@@ -17,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/textwrap"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // ExplainSchemaVersion is the version of the JSON explain schema; it changes only with an
@@ -157,7 +158,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	if n := counts[classify.Adoption]; n > 0 {
 		parts = append(parts, fmt.Sprintf("adoption %d (kapp changes them once, when it takes the objects over)", n))
 	}
-	fmt.Fprintf(b, "Summary: %d resources, %s\n", len(rep.Resources), strings.Join(parts, ", "))
+	fmt.Fprintf(b, "Summary: %s, %s\n", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", "))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Format is an output format of lint.
@@ -33,7 +35,6 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 				fmt.Fprintf(&b, "    suggestion: %s\n", x.Suggestion)
 			}
 		}
-		b.WriteString(Summary(fs) + "\n")
 	case FormatJSON:
 		if fs == nil {
 			fs = []Finding{}
@@ -83,14 +84,7 @@ func (f Finding) text() string {
 // Summary is "2 errors, 1 warning".
 func Summary(fs []Finding) string {
 	e, w := Count(fs)
-	return plural(e, "error") + ", " + plural(w, "warning")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return words.Count(e, "error") + ", " + words.Count(w, "warning")
 }
 
 // HasErrors reports whether any finding is an error (warnings alone pass).

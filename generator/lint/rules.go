@@ -14,6 +14,8 @@ import (
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // checker lints one Config document.
@@ -430,7 +432,7 @@ func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
 			suggestion = "match only what an autoscaler scales: " + strings.Join(scaled, "; ")
 		}
 		c.add(Warning, p.at, fmt.Sprintf("path [spec, replicas] takes the cluster's replica count for %s no autoscaler among the desired objects scales (%s): a replica count changed in Git is ignored there",
-			plural(len(unscaled), "resource"), strings.Join(unscaled, ", ")), suggestion)
+			words.Count(len(unscaled), "resource"), strings.Join(unscaled, ", ")), suggestion)
 	}
 }
 
