@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
@@ -74,6 +75,16 @@ func (p Package) DataValues() (map[string]any, error) {
 // run renders the package, or only its data values when inspect is set, to YAML; input leaves
 // out the files rebasegen generated.
 func (p Package) run(inspect, input bool) (string, []byte, error) {
+	return p.runWithin(inspect, input, RenderTimeout, MaxFileSize)
+}
+
+// RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
+// hours. ytt cannot be cancelled, so a render that times out is abandoned (the command fails
+// and exits).
+const RenderTimeout = time.Minute
+
+// runWithin is run within a time and an output size (tests lower them).
+func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut int64) (string, []byte, error) {
 	var fs []*files.File
 	name := strings.Join(p.Dirs, ",")
 	if len(p.Dirs) > 0 {
@@ -101,7 +112,14 @@ func (p Package) run(inspect, input bool) (string, []byte, error) {
 	opts.DataValuesFlags.KVsFromStrings = p.Values
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
 	opts.DataValuesFlags.Inspect = inspect
-	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
+	done := make(chan template.Output, 1)
+	go func() { done <- opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard)) }()
+	var out template.Output
+	select {
+	case out = <-done:
+	case <-time.After(timeout):
+		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, timeout)
+	}
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
 		return "", nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
@@ -109,6 +127,9 @@ func (p Package) run(inspect, input bool) (string, []byte, error) {
 	rendered, err := out.DocSet.AsBytes()
 	if err != nil {
 		return "", nil, fmt.Errorf("rendering package %s: %w", name, err)
+	}
+	if int64(len(rendered)) > maxOut { // read like an input file, within the same limit
+		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, maxOut>>20)
 	}
 	return name, rendered, nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 const pkgDir = "../../fixtures/packages/hpa-web"
@@ -65,5 +66,33 @@ spec:
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: want error containing %q, got %v", name, tc.want, err)
 		}
+	}
+}
+
+// TestRenderBounded (issue 12 item 5): a package that renders for too long, or more than an
+// input file may hold, is an error naming it.
+func TestRenderBounded(t *testing.T) {
+	dir := t.TempDir()
+	loop := filepath.Join(dir, "loop")
+	big := filepath.Join(dir, "big")
+	for p, tpl := range map[string]string{
+		loop: "#@ for i in range(1000000000):\n#@ for j in range(1000000000):\n#@ end\n#@ end\n" + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		big:  "#@ s = \"y\" * (1 << 20)\n#@ for i in range(3):\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ \"c\" + str(i)\ndata:\n  s: #@ s\n#@ end\n",
+	} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "t.yml"), []byte(tpl), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	_, _, err := Package{Dirs: []string{loop}}.runWithin(false, true, 2*time.Second, MaxFileSize)
+	if err == nil || !strings.Contains(err.Error(), "rendering package "+loop+" with ytt: not done after 2s") || time.Since(start) > 10*time.Second {
+		t.Errorf("endless loop: got %v after %v", err, time.Since(start))
+	}
+	_, _, err = Package{Dirs: []string{big}}.runWithin(false, true, time.Minute, 2<<20)
+	if err == nil || !strings.Contains(err.Error(), "rendering package "+big+" with ytt: the output is larger than 2 MiB") {
+		t.Errorf("3 MB output: got %v", err)
 	}
 }
