@@ -81,13 +81,13 @@ rebaseRules:
 
 func TestCheckReportsAStaleGeneratedFile(t *testing.T) {
 	f := rulesFile(t, emit.FormatConfig, func(s string) string {
-		return strings.Replace(s, "  - [spec, revisionHistoryLimit]\n", "", 1)
+		return strings.Replace(s, "  - [spec, template, spec, containers, {allIndexes: true}, ports, {allIndexes: true}, protocol]\n", "", 1)
 	})
 	c, err := generator.Check(hpaInputs, []string{f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Stale) != 1 || !strings.Contains(c.Stale[0].Diff, "+  - [spec, revisionHistoryLimit]") {
+	if len(c.Stale) != 1 || !strings.Contains(c.Stale[0].Diff, "+  - [spec, template, spec, containers, {allIndexes: true}, ports, {allIndexes: true}, protocol]") {
 		t.Fatalf("want one stale file whose diff adds the missing path, got %+v", c.Stale)
 	}
 	if len(c.Residual) == 0 {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -170,20 +172,43 @@ func sameRule(r synth.Rule, k ctlconf.RebaseRule) error {
 			return fmt.Errorf("ytt rule read back as %+v", k)
 		}
 	} else {
-		if k.Type != "copy" || fmt.Sprint(k.Sources) != fmt.Sprint(r.Sources) || len(k.Paths) != len(r.Paths) || k.Path != nil {
+		if k.Type != "copy" || fmt.Sprint(k.Sources) != fmt.Sprint(r.Sources) || k.Path != nil {
 			return fmt.Errorf("copy rule %v %v read back as %s %v %d paths", r.Sources, r.Paths, k.Type, k.Sources, len(k.Paths))
 		}
-		for i, p := range k.Paths {
-			var got []string
-			for _, part := range p {
+		// Sibling keys come back as one path ending in a regex part: expand it into the written
+		// paths it matches; every written path must come back exactly once.
+		var got []string
+		for _, p := range k.Paths {
+			var parent []string
+			for _, part := range p[:len(p)-1] {
 				if part.MapKey == nil {
-					return fmt.Errorf("path %v read back with a non-key part", r.Paths[i])
+					return fmt.Errorf("path %v read back with a non-key part", p.AsString())
 				}
-				got = append(got, *part.MapKey)
+				parent = append(parent, *part.MapKey)
 			}
-			if !reflect.DeepEqual(got, r.Paths[i]) {
-				return fmt.Errorf("path %q read back as %q", r.Paths[i], got)
+			last := p[len(p)-1]
+			switch {
+			case last.MapKey != nil:
+				got = append(got, fmt.Sprintf("%q", append(parent, *last.MapKey)))
+			case last.Regex != nil:
+				re := regexp.MustCompile(*last.Regex.Regex)
+				for _, w := range r.Paths {
+					if len(w) == len(p) && slices.Equal(w[:len(w)-1], parent) && re.MatchString(w[len(w)-1]) {
+						got = append(got, fmt.Sprintf("%q", w))
+					}
+				}
+			default:
+				return fmt.Errorf("path %v read back with a non-key part", p.AsString())
 			}
+		}
+		var want []string
+		for _, w := range r.Paths {
+			want = append(want, fmt.Sprintf("%q", w))
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("paths %q read back as %q", want, got)
 		}
 	}
 	if len(k.ResourceMatchers) != len(r.Matchers) {

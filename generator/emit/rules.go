@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -92,15 +93,8 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			writeIndented(b, overlay(r), "        ")
 		} else {
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", strings.Join(r.Sources, ", "))
-			for _, p := range r.Paths {
-				writePath(b, p)
-			}
-			seen := map[string]bool{}
-			for _, p := range r.Indexed {
-				if s := indexedPath(p); !seen[s] {
-					seen[s] = true
-					fmt.Fprintf(b, "  - [%s]\n", s)
-				}
+			for _, p := range siblingsAsRegex(r) {
+				fmt.Fprintf(b, "  - [%s]\n", p)
 			}
 		}
 		writeMatchers(b, r.Matchers, nsValues)
@@ -128,6 +122,60 @@ func writeMatchers(b *strings.Builder, ms []synth.Matcher, nsValues map[string]s
 	for _, m := range ms {
 		writeMatcher(b, m, nsValues, "  ")
 	}
+}
+
+// siblingsAsRegex writes a plain rule's paths, sibling keys under one parent as one path ending
+// in a {regex: "^(a|b)$"} part matching exactly those keys. kapp makes one copy mod per path, and
+// each deep-copies the resource and its sources per source: on 1,000 Deployment + HPA pairs the
+// 12 Deployment paths were 39% of kapp's diff CPU time with the rules (make bench, fleet corpus).
+// The same keys in fewer paths copy the same values at a fraction of that.
+func siblingsAsRegex(r synth.Rule) []string {
+	type group struct {
+		parent string
+		leaves []string
+	}
+	var groups []*group
+	byParent := map[string]*group{}
+	add := func(parent []string, leaf string) {
+		k := strings.Join(parent, ", ")
+		g := byParent[k]
+		if g == nil {
+			g = &group{parent: k}
+			byParent[k] = g
+			groups = append(groups, g)
+		}
+		if !slices.Contains(g.leaves, leaf) {
+			g.leaves = append(g.leaves, leaf)
+		}
+	}
+	for _, p := range r.Paths {
+		parent := make([]string, len(p)-1)
+		for i, s := range p[:len(p)-1] {
+			parent[i] = scalar(s)
+		}
+		add(parent, p[len(p)-1])
+	}
+	for _, p := range r.Indexed {
+		parts := strings.Split(indexedPath(p[:len(p)-1]), ", ")
+		add(parts, *p[len(p)-1].FieldName)
+	}
+	var out []string
+	for _, g := range groups {
+		prefix := g.parent
+		if prefix != "" {
+			prefix += ", "
+		}
+		if len(g.leaves) == 1 {
+			out = append(out, prefix+scalar(g.leaves[0]))
+			continue
+		}
+		quoted := make([]string, len(g.leaves))
+		for i, l := range g.leaves {
+			quoted[i] = regexp.QuoteMeta(l)
+		}
+		out = append(out, fmt.Sprintf("%s{regex: %s}", prefix, scalar("^("+strings.Join(quoted, "|")+")$")))
+	}
+	return out
 }
 
 // indexedPath writes a path through list items as kapp's copy reads it: keyed items by index.
