@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -329,5 +330,28 @@ func TestREADMEParse(t *testing.T) {
 	}
 	if got, _ := refreshed(seq, []string{"1", "2", "3", "4"}, 2); strings.Join(got, "|") != "... (any)|4|exit 2" {
 		t.Errorf("refreshed: %q", got)
+	}
+}
+
+// TestREADMEVersionsExist: every version of rebasegen the README installs or uses exists: latest,
+// the main branch, or a tag of this repository (issue 18: the CI example named a v0.1.0 that
+// never was).
+func TestREADMEVersionsExist(t *testing.T) {
+	data, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags, err := exec.Command("git", "tag", "--list").Output()
+	if err != nil {
+		t.Skipf("no git: %v", err)
+	}
+	refs := regexp.MustCompile(`rebasegen/rebasegen(?:/cmd/rebasegen)?@(\S+)`).FindAllStringSubmatch(string(data), -1)
+	if len(refs) == 0 {
+		t.Fatal("the README installs no version of rebasegen")
+	}
+	for _, m := range refs {
+		if v := m[1]; v != "latest" && v != "main" && !slices.Contains(strings.Fields(string(tags)), v) {
+			t.Errorf("README.md names rebasegen@%s: not latest, main or a tag of this repository", v)
+		}
 	}
 }

@@ -97,3 +97,15 @@ func TestPackageFlags(t *testing.T) {
 		t.Errorf("check --rules PACKAGE_DIR: exit %d, want 3 with residual ghost diffs; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPackageFlagsInHelp: the commands the README says take a package (explain, generate, check,
+// lint) show --package and --value-yaml in their help; capture, which reads a cluster, does not.
+func TestPackageFlagsInHelp(t *testing.T) {
+	for _, cmd := range []string{"explain", "generate", "check", "lint", "capture"} {
+		r := rebasegen(t, cmd, "--help")
+		has := strings.Contains(r.stdout, "--package value") && strings.Contains(r.stdout, "--value-yaml value")
+		if has != (cmd != "capture") {
+			t.Errorf("%s --help shows --package and --value-yaml: %v; stdout:\n%s", cmd, has, r.stdout)
+		}
+	}
+}
