@@ -150,6 +150,12 @@ func compare(d, l *unstructured.Unstructured) (*typed.Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	if td, err = ordered(td); err != nil {
+		return nil, err
+	}
+	if tl, err = ordered(tl); err != nil {
+		return nil, err
+	}
 	return td.Compare(tl)
 }
 

@@ -87,6 +87,9 @@ func Declared(u *unstructured.Unstructured) (*fieldpath.Set, error) {
 			return nil, err
 		}
 	}
+	if tv, err = ordered(tv); err != nil {
+		return nil, err
+	}
 	set, err := tv.ToFieldSet()
 	if err != nil {
 		return nil, err
