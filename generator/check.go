@@ -19,7 +19,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
-	"github.com/rebasegen/rebasegen/generator/verify"
 )
 
 // Checked is what `rebasegen check` found.
@@ -27,6 +26,8 @@ type Checked struct {
 	Residual []Residual // ghost diffs the rules leave
 	Stale    []Stale    // generated rule files that would change
 	Drift    []Residual // human changes found in the live objects
+	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
+	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
 	Lint     []lint.Finding
 	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
 	// the gate does not fail on it.
@@ -79,35 +80,31 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	c := &Checked{}
-	var ghosts []pair.Pair
 	for i, r := range a.Report.Resources {
-		ghostsOnly := true
 		for _, f := range r.Findings {
 			switch {
 			case f.Class == classify.Drift:
 				c.Drift = append(c.Drift, Residual{r.ID, f})
-				ghostsOnly = false
 			case !f.Class.Ghost():
-				ghostsOnly = false
 			case !f.Covered() && !covered[i][f.Path.String()] && !f.KappView: // the package's own rules count too // kapp-view fields are judged by kapp's engine below
 				c.Residual = append(c.Residual, Residual{r.ID, f})
 			}
 		}
-		if ghostsOnly {
-			ghosts = append(ghosts, r.Pair)
-		}
 	}
-	// kapp's engine has the last word: a resource it still updates is residual even when each
-	// field looked covered.
-	results, _, err := verifyPairs(ghosts, unstructuredOf(configs), a.Inputs.Progress)
-	if err != nil {
+	// kapp's engine has the last word, on every pair: a resource it still updates for ghost
+	// diffs is residual even when each field looked covered, and one it updates for fields
+	// nothing explains is named with them.
+	never := func(classify.Finding) bool { return false }
+	if c.Verdict, _, _, _, err = verdictOf(a.Report, unstructuredOf(configs), never, a.Inputs.Progress); err != nil {
 		return nil, err
 	}
-	for i, res := range results {
-		for _, b := range verify.Bases {
-			if res.Op[b] != verify.OpKeep && !hasResidual(c.Residual, ghosts[i].ID) {
-				c.Residual = append(c.Residual, Residual{ghosts[i].ID, classify.Finding{Evidence: fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])}})
-				break
+	for _, u := range c.Verdict.Updates {
+		if u.Ghost && !hasResidual(c.Residual, u.Resource) {
+			c.Residual = append(c.Residual, Residual{u.Resource, classify.Finding{Evidence: "kapp still " + strings.TrimPrefix(u.Diff, "kapp ")}})
+		}
+		for _, f := range u.Fields {
+			if f.Class == classify.Unknown {
+				c.Unknown = append(c.Unknown, Residual{u.Resource, f})
 			}
 		}
 	}

@@ -31,10 +31,11 @@ type Generated struct {
 
 // Verification is what kapp's engine says about the generated rules.
 type Verification struct {
-	GhostPairs   int      // pairs whose differences are all ghost diffs
+	Verdict               // kapp's engine on every pair, with the generated rules
+	GhostPairs   int      // pairs whose differences are all ghost diffs (or accepted unknowns)
 	KeptPairs    int      // of those, pairs kapp now keeps under both bases
-	GhostFields  int      // ghost fields in those pairs
-	Residual     []string // pairs still updated, with kapp's diff
+	GhostFields  int      // ghost fields (and accepted unknowns) in all pairs
+	Residual     []string // pairs still updated for ghost diffs, with kapp's diff
 	Masked       []string // declared fields whose change kapp no longer shows (controller-owned)
 	Hidden       []string // declared fields whose change a rule hides although it should not
 	MutationsRun int
@@ -62,7 +63,7 @@ func (v Verification) CostSummary() string {
 		share = 100 * v.Cost.Rules.Seconds() / v.Cost.Diff.Seconds()
 	}
 	return fmt.Sprintf("rules overhead: kapp's diff with the rules takes %s its time without them (%d pairs timed both ways, both bases); %.0f%% of its time over the %d pairs verified is spent in the rules",
-		over, v.Sampled, share, v.GhostPairs)
+		over, v.Sampled, share, v.Paired)
 }
 
 // timeWithoutRules diffs an even sample of the verified pairs again with kapp's own rules and
@@ -86,12 +87,13 @@ func timeWithoutRules(v *Verification, ghosts []pair.Pair, results []verify.Resu
 	return nil
 }
 
-// OK reports whether every ghost diff is gone and no real change is hidden.
+// OK reports whether every ghost diff is gone and no real change is hidden. Drift and unknown
+// fields are the caller's to judge (Verdict.Updates names them).
 func (v Verification) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
 
 // Summary is the one-line verdict printed by generate.
 func (v Verification) Summary() string {
-	s := fmt.Sprintf("ghost diffs removed: %d/%s (%s), verified with kapp's diff engine under both bases", v.KeptPairs, words.Count(v.GhostPairs, "resource"), words.Count(v.GhostFields, "field"))
+	s := fmt.Sprintf("%s; %s removed, verified with kapp's diff engine", v.Verdict.Summary(), words.Count(v.GhostFields, "ghost field"))
 	if len(v.Masked) > 0 {
 		s += fmt.Sprintf("; %s masked (controller-owned)", words.Count(len(v.Masked), "declared field"))
 	}
@@ -154,37 +156,41 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	return g, nil
 }
 
-// check verifies the rules: pairs whose differences are all ghosts must be kept under both
-// bases, and a change to any field a rule touches must still be shown unless a controller owns it.
+// check verifies the rules: kapp's engine runs on every pair; pairs whose differences are all
+// ghosts must be kept under both bases, every other update is named with its fields, and a
+// change to any field a rule touches must still be shown unless a controller owns it.
 func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress, measureCost bool) (Verification, error) {
 	var v Verification
 	configs := append(unstructuredOf(set.Configs), cfg)
-	var ghosts []pair.Pair
+	accepted := func(f classify.Finding) bool { return f.Class == classify.Unknown && opts.IncludeUnknown }
 	for _, r := range rep.Resources {
-		if !allGhosts(r, opts) {
-			continue
+		if allGhosts(r, opts) {
+			v.GhostPairs++
 		}
-		v.GhostFields += len(r.Findings)
-		ghosts = append(ghosts, r.Pair)
+		for _, f := range r.Findings {
+			if f.Class.Ghost() || accepted(f) {
+				v.GhostFields++
+			}
+		}
 	}
-	v.GhostPairs = len(ghosts)
-	results, cost, err := verifyPairs(ghosts, configs, progress)
+	verdict, pairs, results, cost, err := verdictOf(rep, configs, accepted, progress)
 	if err != nil {
 		return v, err
 	}
-	v.Cost = cost
+	v.Verdict, v.Cost = verdict, cost
 	if measureCost {
-		if err := timeWithoutRules(&v, ghosts, results, configs[:len(configs)-1]); err != nil {
+		if err := timeWithoutRules(&v, pairs, results, configs[:len(configs)-1]); err != nil {
 			return v, err
 		}
 	}
-	for i, res := range results {
-		if res.Op[verify.LastApplied] == "keep" && res.Op[verify.Live] == "keep" {
-			v.KeptPairs++
-			continue
+	v.KeptPairs = v.GhostPairs
+	for _, u := range v.Updates {
+		if len(u.Fields) == 0 {
+			v.KeptPairs--
 		}
-		v.Residual = append(v.Residual, fmt.Sprintf("%s: last-applied base %s, live base %s\n%s", ghosts[i].ID,
-			res.Op[verify.LastApplied], res.Op[verify.Live], res.Diff[verify.Live]))
+		if u.Ghost {
+			v.Residual = append(v.Residual, fmt.Sprintf("%s: %s", u.Resource, u.Diff))
+		}
 	}
 	return v, mutations(&v, rep, rules, configs, progress)
 }

@@ -43,7 +43,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			switch {
-			case len(res.Residual) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
+			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
 				return cli.Exit("", exitPending)
 			case lint.HasErrors(findings):
 				return cli.Exit("", exitLint)
@@ -58,6 +58,9 @@ type checkJSON struct {
 	Residual []fieldJSON    `json:"residual"`
 	Stale    []staleJSON    `json:"stale"`
 	Drift    []fieldJSON    `json:"drift"`
+	Unknown  []fieldJSON    `json:"unknown"`
+	Paired   int            `json:"paired"`
+	Kept     int            `json:"kept"`
 	Lint     []lint.Finding `json:"lint"`
 }
 
@@ -102,7 +105,8 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 	if failOnDrift {
 		driftLevel = "error"
 	}
-	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Stale: []staleJSON{}, Lint: findings}
+	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Stale: []staleJSON{}, Lint: findings,
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept}
 	for i := range j.Drift {
 		j.Drift[i].Severity = driftLevel
 	}
@@ -123,6 +127,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Residual {
 			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "residual ghost diff: "+f.what()))
 		}
+		for _, f := range j.Unknown {
+			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)))
+		}
 		for _, s := range j.Stale {
 			b.WriteString(lint.GitHubCommand("error", s.File, s.Line, "generated rules are stale: regenerate with the command in the file's header"))
 		}
@@ -136,6 +143,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Residual {
 			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", f.what(), f.Evidence)
 		}
+		for _, f := range j.Unknown {
+			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
+		}
 		for _, s := range j.Stale {
 			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
 		}
@@ -146,8 +156,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 			return err
 		}
 		// one summary line, lint's counts in it
-		fmt.Fprintf(&b, "check: %s, %s, %s, lint: %s\n", words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Stale), "stale generated file"),
-			words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
+		fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources; %s, %s, %s, %s, lint: %s\n", j.Kept, j.Paired,
+			words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Unknown), "unknown field"),
+			words.Count(len(j.Stale), "stale generated file"), words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -30,6 +31,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o", "format"}, Value: "config", Usage: "config, ytt or secret"},
 			&cli.StringFlag{Name: "output-file", Value: "-", Usage: "file to write, or - for stdout"},
 			&cli.BoolFlag{Name: "include-unknown", Usage: "also rule fields nothing explains (warns for each)"},
+			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "force", Usage: "write the rules even when verification fails (still exits 3)"},
 			&cli.BoolFlag{Name: "cost", Usage: "also report what the rules cost kapp's diff on every deploy (timed, so it varies from run to run)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
@@ -65,6 +67,7 @@ func generateCommand() *cli.Command {
 			if c.Bool("cost") {
 				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
 			}
+			writeUpdates(c.App.ErrWriter, g.Verification.Verdict)
 			if !g.Verification.OK() {
 				for _, r := range g.Verification.Residual {
 					fmt.Fprintln(c.App.ErrWriter, "residual diff:", r)
@@ -79,11 +82,26 @@ func generateCommand() *cli.Command {
 			if err := writeOutput(c.String("output-file"), out.Bytes(), c.App.Writer); err != nil {
 				return err
 			}
-			if !g.Verification.OK() {
+			v := g.Verification
+			switch {
+			case !v.OK():
 				return cli.Exit("verification failed: written because of --force", exitPending)
+			case v.Count(classify.Unknown) > 0:
+				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields nothing explains (listed above): rule them with --include-unknown once you know why they differ", v.Count(classify.Unknown)), exitPending)
+			case c.Bool("fail-on-drift") && v.Count(classify.Drift) > 0:
+				return cli.Exit(fmt.Sprintf("rules written; %d resources drifted from the desired state (--fail-on-drift)", v.Count(classify.Drift)), exitPending)
 			}
 			return nil
 		},
+	}
+}
+
+// writeUpdates names every field for which kapp still updates a resource, with its class.
+func writeUpdates(w io.Writer, v generator.Verdict) {
+	for _, u := range v.Updates {
+		for _, f := range u.Fields {
+			fmt.Fprintf(w, "kapp still updates %s: %s %s: %s\n", u.Resource, f.Label(), f.Path, f.Evidence)
+		}
 	}
 }
 

@@ -196,3 +196,17 @@ func TestCheckRulesFromStdin(t *testing.T) {
 		t.Errorf("--rules - with -d -: want exit 1 naming stdin, got %d: %s", r.code, r.stderr)
 	}
 }
+
+// generate names every resource kapp still updates; drift fails only with --fail-on-drift.
+func TestGenerateReportsDrift(t *testing.T) {
+	args := append([]string{"generate", "--quiet"}, scenario(t, "human-drift")...)
+	r := rebasegen(t, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, "kapp keeps 0/2 paired resources under both bases and updates 2 (2 with drift)") ||
+		!strings.Contains(r.stderr, "kapp still updates core/ConfigMap human-drift/shop-config: drift data.log-level: ") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = rebasegen(t, append(args, "--fail-on-drift")...)
+	if r.code != exitPending || r.stdout == "" {
+		t.Errorf("--fail-on-drift: want the rules written and exit 3, got %d (stdout %d bytes)", r.code, len(r.stdout))
+	}
+}
