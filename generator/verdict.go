@@ -103,11 +103,14 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, accep
 				u.Fields = append(u.Fields, f)
 			}
 		}
-		if len(u.Fields) == 0 {
+		switch {
+		case len(u.Fields) == 0:
 			u.Ghost, u.Diff = true, kappDiff(res)
-		} else {
+		case kappLabelled(r):
 			again = append(again, len(v.Updates))
 		}
+		// else kapp takes the object over (adoption): its first deploy adds kapp's labels
+		// whatever the rules do, so only the fields listed can be judged.
 		v.Updates = append(v.Updates, u)
 	}
 	if len(again) == 0 {
@@ -176,4 +179,10 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 			}
 		}
 	}
+}
+
+// kappLabelled reports whether kapp already labelled the live object as one of its app's.
+func kappLabelled(r classify.Resource) bool {
+	_, live, err := r.Objects()
+	return err == nil && live.GetLabels()["kapp.k14s.io/app"] != ""
 }
