@@ -26,7 +26,10 @@ type group struct {
 	empty    map[string]bool // paths whose live value is an empty map
 	nulls    map[string]bool // paths whose live value is null
 	rewrites map[string]Rewrite
-	fold     bool
+	// rewritten: the resources with rewrites, which a kind's rewrite rule names (a ytt rule kapp
+	// would otherwise run on every resource of the kind, on every deploy)
+	rewritten map[pair.Identity]bool
+	fold      bool
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
@@ -76,11 +79,13 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			switch {
 			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
+				g.rewritten[r.ID] = true
 				continue
 			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && f.Desired != classify.Masked:
 				// a declared zero value the server does not store: dropped from the manifest
 				// only where it is exactly that value and the live object lacks the field
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired}
+				g.rewritten[r.ID] = true
 				continue
 			case r.ID.Kind == "Secret" && f.Path.String() == "stringData":
 				g.fold = true
@@ -138,7 +143,7 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}}
 	m[k] = g
 	return g
 }
@@ -214,7 +219,23 @@ func (g *group) rules() []Rule {
 // one). Empty maps and list items are decided apart: an injected sidecar should not cost the
 // plain copy of securityContext.
 func (g *group) kindRules(matched []classify.Resource) []Rule {
-	plain, keyed := g.rule, g.yttRule()
+	plain, keyed := g.rule, g.rule
+	keyed.FoldStringData = g.fold
+	var extra []Rule
+	if len(g.rewrites) > 0 { // exact values of the resources that hold them: a rule naming them
+		rw := g.yttRule()
+		rw.FoldStringData = false
+		var ids []pair.Identity
+		for id := range g.rewritten {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i].Less(ids[j]) })
+		rw.Matchers = nil
+		for _, id := range ids {
+			rw.Matchers = append(rw.Matchers, Matcher{KindNamespaceName: &KindNamespaceName{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}})
+		}
+		extra = append(extra, rw)
+	}
 	var maps, items []fielddiff.Path // candidates: empty maps outside lists, paths through list items
 	annotations := false             // an empty annotations map: a rule of its own
 	for _, k := range sortedKeys(g.paths) {
@@ -236,7 +257,6 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			plain.Paths = append(plain.Paths, fields)
 		}
 	}
-	var extra []Rule
 	for _, set := range [][]fielddiff.Path{maps, items} {
 		if len(set) == 0 {
 			continue
