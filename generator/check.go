@@ -28,6 +28,7 @@ type Checked struct {
 	Drift    []Residual // human changes found in the live objects
 	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
+	Unpaired []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	Lint     []lint.Finding
 	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
 	// the gate does not fail on it.
@@ -79,7 +80,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checked{}
+	c := &Checked{Unpaired: a.Unpaired()}
 	for i, r := range a.Report.Resources {
 		for _, f := range r.Findings {
 			switch {

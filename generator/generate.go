@@ -27,6 +27,7 @@ type Generated struct {
 	synth.Result
 	Config       *unstructured.Unstructured // the rules as one kapp Config
 	Verification Verification
+	Unpaired     []Unpaired // desired objects with no live counterpart: not compared
 }
 
 // Verification is what kapp's engine says about the generated rules.
@@ -124,11 +125,15 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 
 // Generate synthesizes the rules and verifies them with kapp's engine.
 func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
+	if len(a.Set.Pairs) == 0 && len(a.Set.Created) > 0 {
+		return nil, nothingPaired(a.Unpaired())
+	}
 	s, err := a.Synthesize(opts)
 	if err != nil {
 		return nil, err
 	}
 	g := *s
+	g.Unpaired = a.Unpaired()
 	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, a.Inputs.Progress, a.Inputs.Cost)
 	return &g, err
 }

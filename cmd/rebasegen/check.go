@@ -43,7 +43,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			switch {
-			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
+			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
 				return cli.Exit("", exitPending)
 			case lint.HasErrors(findings):
 				return cli.Exit("", exitLint)
@@ -54,14 +54,16 @@ func checkCommand() *cli.Command {
 }
 
 type checkJSON struct {
-	Version  int            `json:"version"`
-	Residual []fieldJSON    `json:"residual"`
-	Stale    []staleJSON    `json:"stale"`
-	Drift    []fieldJSON    `json:"drift"`
-	Unknown  []fieldJSON    `json:"unknown"`
-	Paired   int            `json:"paired"`
-	Kept     int            `json:"kept"`
-	Lint     []lint.Finding `json:"lint"`
+	Version  int         `json:"version"`
+	Residual []fieldJSON `json:"residual"`
+	Stale    []staleJSON `json:"stale"`
+	Drift    []fieldJSON `json:"drift"`
+	Unknown  []fieldJSON `json:"unknown"`
+	// PendingCreates are desired objects with no live counterpart: not compared.
+	PendingCreates []fieldJSON    `json:"pendingCreates"`
+	Paired         int            `json:"paired"`
+	Kept           int            `json:"kept"`
+	Lint           []lint.Finding `json:"lint"`
 }
 
 type fieldJSON struct {
@@ -106,7 +108,10 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		driftLevel = "error"
 	}
 	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Stale: []staleJSON{}, Lint: findings,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept}
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}}
+	for _, u := range res.Unpaired {
+		j.PendingCreates = append(j.PendingCreates, fieldJSON{Resource: u.Resource.String(), Evidence: "no live counterpart: kapp would create it, nothing was compared. " + u.Hint})
+	}
 	for i := range j.Drift {
 		j.Drift[i].Severity = driftLevel
 	}
@@ -127,6 +132,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Residual {
 			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "residual ghost diff: "+f.what()))
 		}
+		for _, f := range j.PendingCreates {
+			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "pending create, not compared: "+f.Resource+": "+f.Evidence))
+		}
 		for _, f := range j.Unknown {
 			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)))
 		}
@@ -143,6 +151,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Residual {
 			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", f.what(), f.Evidence)
 		}
+		for _, u := range res.Unpaired {
+			fmt.Fprintf(&b, "pending create, not compared: %s has no live counterpart (kapp would create it)%s\n", u.Resource, hint(u.Hint))
+		}
 		for _, f := range j.Unknown {
 			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
 		}
@@ -156,10 +167,22 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 			return err
 		}
 		// one summary line, lint's counts in it
-		fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources; %s, %s, %s, %s, lint: %s\n", j.Kept, j.Paired,
+		pending := ""
+		if n := len(j.PendingCreates); n > 0 {
+			pending = ", " + words.Count(n, "pending create")
+		}
+		fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", j.Kept, j.Paired, pending,
 			words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Unknown), "unknown field"),
 			words.Count(len(j.Stale), "stale generated file"), words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// hint appends a hint to a line, when there is one.
+func hint(h string) string {
+	if h == "" {
+		return ""
+	}
+	return "; " + h
 }

@@ -68,6 +68,9 @@ func generateCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
 			}
 			writeUpdates(c.App.ErrWriter, g.Verification.Verdict)
+			for _, u := range g.Unpaired {
+				fmt.Fprintf(c.App.ErrWriter, "not compared: %s has no live counterpart (kapp would create it)%s\n", u.Resource, hint(u.Hint))
+			}
 			if !g.Verification.OK() {
 				for _, r := range g.Verification.Residual {
 					fmt.Fprintln(c.App.ErrWriter, "residual diff:", r)

@@ -210,3 +210,21 @@ func TestGenerateReportsDrift(t *testing.T) {
 		t.Errorf("--fail-on-drift: want the rules written and exit 3, got %d (stdout %d bytes)", r.code, len(r.stdout))
 	}
 }
+
+// No verdict on what was not compared (issue 18): a wrong namespace pairs nothing.
+func TestUnpairedObjectsAreNotASuccess(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	wrongNS := []string{fix[0], fix[1], fix[2], fix[3], "-n", "other"}
+	r := rebasegen(t, append([]string{"generate", "--quiet"}, wrongNS...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "no desired object pairs with a live object") ||
+		!strings.Contains(r.stderr, "apps/Deployment other/web (the live objects hold it in namespace hpa-replicas: did you mean -n hpa-replicas?)") {
+		t.Errorf("generate: want exit 1 with the -n hint, got %d:\n%s", r.code, r.stderr)
+	}
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	os.WriteFile(rules, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644)
+	r = rebasegen(t, append([]string{"check", "--quiet", "--rules", rules}, wrongNS...)...)
+	if r.code != exitPending || !strings.Contains(r.stdout, "pending create, not compared: apps/Deployment other/web has no live counterpart") ||
+		!strings.Contains(r.stdout, "did you mean -n hpa-replicas?") || !strings.Contains(r.stdout, "2 pending creates") {
+		t.Errorf("check: want exit 3 naming the pending creates, got %d:\n%s", r.code, r.stdout)
+	}
+}

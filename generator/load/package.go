@@ -113,7 +113,9 @@ func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut in
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
 	opts.DataValuesFlags.Inspect = inspect
 	done := make(chan template.Output, 1)
-	go func() { done <- opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard)) }()
+	go func() {
+		done <- opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
+	}()
 	var out template.Output
 	select {
 	case out = <-done:

@@ -1,0 +1,59 @@
+package generator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// Unpaired is a desired object with no live counterpart: kapp would create it, and nothing was
+// compared for it, so no verdict is given on it.
+type Unpaired struct {
+	Resource pair.Identity
+	Hint     string // "did you mean -n NS?" when a live object of the same group, kind and name is elsewhere
+}
+
+func (u Unpaired) String() string {
+	if u.Hint == "" {
+		return u.Resource.String()
+	}
+	return u.Resource.String() + " (" + u.Hint + ")"
+}
+
+// Unpaired lists the desired objects that pair with no live object, each with a hint when the
+// live objects hold one of the same group, kind and name in another namespace.
+func (a *Analysis) Unpaired() []Unpaired {
+	elsewhere := map[string][]string{} // group/kind/name -> live namespaces
+	for _, d := range a.Set.Deleted {
+		k := key(d)
+		elsewhere[k] = append(elsewhere[k], d.Namespace)
+	}
+	var out []Unpaired
+	for _, d := range a.Set.Created {
+		u := Unpaired{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
+		if nss := elsewhere[key(d)]; len(nss) > 0 {
+			u.Hint = fmt.Sprintf("the live objects hold it in namespace %s: did you mean -n %s?", strings.Join(nss, ", "), nss[0])
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func key(d load.Doc) string { return d.GroupKind().String() + "/" + d.Name }
+
+// nothingPaired is the error for inputs where no desired object has a live counterpart: there is
+// nothing to compare, so no rule can be verified.
+func nothingPaired(u []Unpaired) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no desired object pairs with a live object (%d desired, none found live), so nothing was compared:", len(u))
+	for i, x := range u {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(u)-5)
+			break
+		}
+		b.WriteString("\n  " + x.String())
+	}
+	return fmt.Errorf("%s", b.String())
+}
