@@ -29,6 +29,7 @@ type Checked struct {
 	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
 	Unpaired []Unpaired // desired objects with no live counterpart: pending creates, not compared
+	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
 	Lint     []lint.Finding
 	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
 	// the gate does not fail on it.
@@ -84,6 +85,8 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	for i, r := range a.Report.Resources {
 		for _, f := range r.Findings {
 			switch {
+			case f.Class == classify.Adoption:
+				c.Adoption = append(c.Adoption, Residual{r.ID, f})
 			case f.Class == classify.Drift:
 				c.Drift = append(c.Drift, Residual{r.ID, f})
 			case !f.Class.Ghost():

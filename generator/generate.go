@@ -40,6 +40,10 @@ type Verification struct {
 	Masked       []string // declared fields whose change kapp no longer shows (controller-owned)
 	Hidden       []string // declared fields whose change a rule hides although it should not
 	MutationsRun int
+	// Adoption: what kapp changes once when it takes objects over from other tools (never
+	// ruled; the verdict judges those pairs with them neutralised, or by their fields alone when
+	// kapp never deployed the object).
+	Adoption []string
 	// Cost is what verifying the ghost pairs cost kapp's engine, and the part the rules took.
 	Cost verify.Cost
 	// Sampled pairs were diffed by kapp without the generated rules too (Inputs.Cost): With and
@@ -97,6 +101,9 @@ func (v Verification) Summary() string {
 	s := fmt.Sprintf("%s; %s removed, verified with kapp's diff engine", v.Verdict.Summary(), words.Count(v.GhostFields, "ghost field"))
 	if len(v.Masked) > 0 {
 		s += fmt.Sprintf("; %s masked (controller-owned)", words.Count(len(v.Masked), "declared field"))
+	}
+	if len(v.Adoption) > 0 {
+		s += fmt.Sprintf("; %s kapp makes once, when it takes the objects over (not ruled)", words.Count(len(v.Adoption), "adoption change"))
 	}
 	if len(v.Hidden) > 0 {
 		s += fmt.Sprintf("; %s hidden by the rules", words.Count(len(v.Hidden), "real change"))
@@ -169,6 +176,7 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 	configs := append(unstructuredOf(set.Configs), cfg)
 	accepted := func(f classify.Finding) bool { return f.Class == classify.Unknown && opts.IncludeUnknown }
 	for _, r := range rep.Resources {
+		v.Adoption = append(v.Adoption, adoptionChanges(r)...)
 		if allGhosts(r, opts) {
 			v.GhostPairs++
 		}
@@ -202,7 +210,7 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {
 	for _, f := range r.Findings {
-		if !f.Class.Ghost() && !(f.Class == classify.Unknown && opts.IncludeUnknown) {
+		if !f.Class.Ghost() && f.Class != classify.Adoption && !(f.Class == classify.Unknown && opts.IncludeUnknown) {
 			return false
 		}
 	}

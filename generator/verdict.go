@@ -64,7 +64,7 @@ func (v Verdict) Summary() string {
 		return s
 	}
 	var why []string
-	for _, c := range []classify.Class{classify.Drift, classify.Unknown} {
+	for _, c := range []classify.Class{classify.Drift, classify.Unknown, classify.Adoption} {
 		if n := v.Count(c); n > 0 {
 			why = append(why, fmt.Sprintf("%d with %s", n, c))
 		}
@@ -127,6 +127,10 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, accep
 			return verify.Pair{}, err
 		}
 		for _, f := range u.Fields {
+			if f.Class == classify.Adoption {
+				afterAdoption(live.Object, f.Path) // as kapp's first deploy leaves the object
+				continue
+			}
 			neutralise(desired.Object, live.Object, f.Path)
 		}
 		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil

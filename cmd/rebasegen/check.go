@@ -24,6 +24,7 @@ func checkCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
+			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 when kapp would change objects once to take them over from another tool"},
 		),
 		Action: func(c *cli.Context) error {
 			format := c.String("output")
@@ -43,7 +44,8 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			switch {
-			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0):
+			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0) ||
+				(c.Bool("fail-on-adoption") && len(res.Adoption) > 0):
 				return cli.Exit("", exitPending)
 			case lint.HasErrors(findings):
 				return cli.Exit("", exitLint)
@@ -63,6 +65,7 @@ type checkJSON struct {
 	PendingCreates []fieldJSON    `json:"pendingCreates"`
 	Paired         int            `json:"paired"`
 	Kept           int            `json:"kept"`
+	Adoption       []fieldJSON    `json:"adoption,omitempty"` // one-time changes when kapp takes objects over
 	Lint           []lint.Finding `json:"lint"`
 }
 
@@ -107,7 +110,7 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 	if failOnDrift {
 		driftLevel = "error"
 	}
-	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Stale: []staleJSON{}, Lint: findings,
+	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Adoption: fields(res.Adoption), Stale: []staleJSON{}, Lint: findings,
 		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}}
 	for _, u := range res.Unpaired {
 		j.PendingCreates = append(j.PendingCreates, fieldJSON{Resource: u.Resource.String(), Evidence: "no live counterpart: kapp would create it, nothing was compared. " + u.Hint})
@@ -162,6 +165,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		}
 		for _, f := range j.Drift {
 			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", driftLevel, f.Resource, f.Path, f.Evidence)
+		}
+		for _, f := range j.Adoption {
+			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
 		}
 		if err := lint.Write(&b, findings, lint.FormatText); err != nil {
 			return err

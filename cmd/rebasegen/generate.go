@@ -30,6 +30,7 @@ func generateCommand() *cli.Command {
 			// before that say, so committed files' Regenerate: lines keep working.
 			&cli.StringFlag{Name: "output", Aliases: []string{"o", "format"}, Value: "config", Usage: "config, ytt or secret"},
 			&cli.StringFlag{Name: "output-file", Value: "-", Usage: "file to write, or - for stdout"},
+			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 (rules still written) when kapp would change objects once to take them over from another tool"},
 			&cli.BoolFlag{Name: "include-unknown", Usage: "also rule fields nothing explains (warns for each)"},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "force", Usage: "write the rules even when verification fails (still exits 3)"},
@@ -93,6 +94,9 @@ func generateCommand() *cli.Command {
 				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields nothing explains (listed above): rule them with --include-unknown once you know why they differ", v.Count(classify.Unknown)), exitPending)
 			case c.Bool("fail-on-drift") && v.Count(classify.Drift) > 0:
 				return cli.Exit(fmt.Sprintf("rules written; %d resources drifted from the desired state (--fail-on-drift)", v.Count(classify.Drift)), exitPending)
+			}
+			if n := len(g.Verification.Adoption); n > 0 && c.Bool("fail-on-adoption") {
+				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, strings.Join(g.Verification.Adoption, ", ")), exitPending)
 			}
 			return nil
 		},
