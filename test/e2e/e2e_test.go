@@ -131,8 +131,13 @@ func verifierExit(t *testing.T, s *scenario.Scenario, live []*unstructured.Unstr
 }
 
 func kappDiffRun(t *testing.T, c *testcluster.Cluster, s *scenario.Scenario, files ...string) int {
+	return kappDiffRunWith(t, c, s, nil, files...)
+}
+
+// kappDiffRunWith is kappDiffRun with more kapp flags.
+func kappDiffRunWith(t *testing.T, c *testcluster.Cluster, s *scenario.Scenario, flags []string, files ...string) int {
 	// --wait=false: no node ever runs a Pod here, and a pending wait also counts as a change
-	args := []string{"deploy", "-a", s.Name, "-n", s.Namespace, "--diff-run", "--diff-exit-status", "--diff-changes", "--wait=false"}
+	args := append([]string{"deploy", "-a", s.Name, "-n", s.Namespace, "--diff-run", "--diff-exit-status", "--diff-changes", "--wait=false"}, flags...)
 	for _, f := range files {
 		args = append(args, "-f", f)
 	}

@@ -1,0 +1,97 @@
+package generator_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// The adopt-kubectl-apply Deployment as captured, with the manifest edited by edit (and the live
+// object exported without managedFields when bare): the finding for path.
+func declaredFinding(t *testing.T, path string, bare bool, edit func(*unstructured.Unstructured)) classify.Finding {
+	t.Helper()
+	dir := filepath.Join("..", "fixtures", "adopt-kubectl-apply")
+	rewrite := func(file string, f func(*unstructured.Unstructured)) string {
+		objs, err := load.Paths([]string{filepath.Join(dir, file)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []byte
+		for _, o := range objs {
+			if o.GetKind() != "Deployment" {
+				continue
+			}
+			f(o.Unstructured)
+			bs, err := yaml.Marshal(o.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(append(out, "---\n"...), bs...)
+		}
+		p := filepath.Join(t.TempDir(), file)
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	live := rewrite("live.yaml", func(u *unstructured.Unstructured) {
+		if bare {
+			u.SetManagedFields(nil)
+		}
+	})
+	in := generator.Inputs{Desired: []string{rewrite("desired.yaml", edit)}, Live: []string{live}, Namespace: "adopt-kubectl-apply"}
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range g.Report.Resources {
+		for _, f := range r.Findings {
+			if f.Path.String() == path {
+				return f
+			}
+		}
+	}
+	t.Fatalf("no finding for %s", path)
+	return classify.Finding{}
+}
+
+// A manifest that declares the Deployment controller's revision annotation: the controller
+// rewrites it (managedFields say so; without them, rulesets/filled.yaml does), so it is not drift
+// but a controller's field, with a warning that names the controller.
+func TestDeclaredRevisionAnnotationIsTheControllers(t *testing.T) {
+	const path = `metadata.annotations["deployment.kubernetes.io/revision"]`
+	for _, bare := range []bool{false, true} {
+		f := declaredFinding(t, path, bare, func(u *unstructured.Unstructured) {
+			a := u.GetAnnotations()
+			a["deployment.kubernetes.io/revision"] = "7" // the live object holds "2"
+			u.SetAnnotations(a)
+		})
+		if f.Class != classify.Controller || f.Owner != "kube-controller-manager" {
+			t.Errorf("without managedFields %v: %s owner %q (%s), want controller:kube-controller-manager", bare, f.Class, f.Owner, f.Evidence)
+		}
+		if !strings.Contains(f.Warning, "kube-controller-manager rewrites it") {
+			t.Errorf("without managedFields %v: warning %q does not say kube-controller-manager rewrites the declared field", bare, f.Warning)
+		}
+	}
+}
+
+// An apps/v1beta2 manifest against the apps/v1 object the server returns: drift, saying the
+// manifest's version is no longer served.
+func TestConvertedAPIVersionSaysNoLongerServed(t *testing.T) {
+	f := declaredFinding(t, "apiVersion", false, func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") })
+	if f.Class != classify.Drift {
+		t.Errorf("apiVersion: %s, want drift", f.Class)
+	}
+	if !strings.Contains(f.Evidence, "apps/v1, converted from the manifest's apps/v1beta2") || !strings.Contains(f.Evidence, "no longer served") {
+		t.Errorf("apiVersion evidence does not name the conversion: %q", f.Evidence)
+	}
+}
