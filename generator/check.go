@@ -30,7 +30,9 @@ type Checked struct {
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
 	Unpaired []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
-	Lint     []lint.Finding
+	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
+	InferredNamespace string
+	Lint              []lint.Finding
 	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
 	// the gate does not fail on it.
 	LintSkipped error
@@ -81,7 +83,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checked{Unpaired: a.Unpaired()}
+	c := &Checked{Unpaired: a.Unpaired(), InferredNamespace: a.Set.InferredNamespace}
 	for i, r := range a.Report.Resources {
 		for _, f := range r.Findings {
 			switch {

@@ -36,6 +36,7 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			noteNamespace(c, res.InferredNamespace)
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
 			}

@@ -28,10 +28,11 @@ func explainCommand() *cli.Command {
 			if o := c.String("output"); o != "text" && o != "json" { // before the analysis, not after it
 				return fmt.Errorf("--output: want text or json, got %q", o)
 			}
-			rep, _, err := generator.Explain(inputs(c))
+			rep, set, err := generator.Explain(inputs(c))
 			if err != nil {
 				return err
 			}
+			noteNamespace(c, set.InferredNamespace)
 			switch c.String("output") {
 			case "text":
 				return emit.WriteExplainText(c.App.Writer, rep, pal, outputWidth(c.App.Writer))

@@ -57,6 +57,11 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			noteNamespace(c, g.Set.InferredNamespace)
+			if g.Set.InferredNamespace != "" {
+				// The header records the namespace used, so its command does not depend on inference.
+				opts.Namespace = g.Set.InferredNamespace
+			}
 			var out bytes.Buffer
 			if err := emit.WriteRules(&out, g.Rules, emit.Header{Version: version, Options: opts}); err != nil {
 				return err

@@ -20,8 +20,17 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects read from the cluster, with managedFields: file, directory or - (repeatable)", Required: true},
 		&cli.StringSliceFlag{Name: "crd", Usage: "CustomResourceDefinitions for schema defaulting (repeatable)"},
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of namespaced desired objects without one"},
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 	}, packageFlags()...)
+}
+
+const namespaceUsage = "namespace of namespaced desired objects without one (default: where their live counterparts are, if all in one namespace, else default)"
+
+// noteNamespace says which namespace was inferred for the desired objects without one.
+func noteNamespace(c *cli.Context, inferred string) {
+	if inferred != "" {
+		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", inferred)
+	}
 }
 
 // packageFlags render a ytt package into desired objects, named as ytt names them.

@@ -228,3 +228,54 @@ func TestUnpairedObjectsAreNotASuccess(t *testing.T) {
 		t.Errorf("check: want exit 3 naming the pending creates, got %d:\n%s", r.code, r.stdout)
 	}
 }
+
+// Without -n, the namespace of the live counterparts is used and said (issue 18): the verdict is
+// the one given with -n, so a forgotten -n no longer pairs nothing.
+func TestNamespaceInferred(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	withNS, noNS := fix, fix[:4]
+	note := "note: namespace hpa-replicas inferred from the live objects (-n to choose)\n"
+	classic := filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml")
+	for _, cmd := range [][]string{{"check", "--quiet", "--rules", classic}, {"explain"}} {
+		want, got := rebasegen(t, append(cmd, withNS...)...), rebasegen(t, append(cmd, noNS...)...)
+		if got.code != want.code || got.stdout != want.stdout || got.stderr != note+want.stderr {
+			t.Errorf("%s without -n: want the verdict of -n hpa-replicas (exit %d) after %q, got exit %d, stderr:\n%s",
+				cmd[0], want.code, note, got.code, got.stderr)
+		}
+	}
+	if r := rebasegen(t, append([]string{"check", "--quiet", "--rules", classic}, noNS...)...); r.code != exitPending {
+		t.Errorf("check, classic rule, without -n: want exit 3, got %d", r.code)
+	}
+
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	r := rebasegen(t, append([]string{"generate", "--quiet", "--output-file", rules}, noNS...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, note) {
+		t.Fatalf("generate without -n: want exit 0 and %q, got %d:\n%s", note, r.code, r.stderr)
+	}
+	written, _ := os.ReadFile(rules)
+	if !strings.Contains(string(written), "--namespace hpa-replicas --output-file") {
+		t.Errorf("the header's Regenerate: command should record the namespace used:\n%s", written)
+	}
+	if r := rebasegen(t, append([]string{"check", "--quiet", "--rules", rules}, noNS...)...); r.code != 0 {
+		t.Errorf("check of the generated rules without -n: want exit 0, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Counterparts in two namespaces: no guess.
+	live, err := os.ReadFile(fix[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := filepath.Join(t.TempDir(), "live.yaml")
+	other := strings.ReplaceAll(string(live), "namespace: hpa-replicas", "namespace: staging")
+	os.WriteFile(twice, []byte(string(live)+"\n---\n"+other), 0o644)
+	for _, cmd := range []string{"check", "explain", "generate"} {
+		r := rebasegen(t, cmd, "--quiet", "--rules", classic, "-d", fix[1], "-l", twice)
+		if cmd != "check" {
+			r = rebasegen(t, cmd, "-d", fix[1], "-l", twice)
+		}
+		if r.code != exitError || !strings.Contains(r.stderr, "in 2 namespaces: hpa-replicas (") ||
+			!strings.Contains(r.stderr, "staging (") || !strings.Contains(r.stderr, "choose one with -n") {
+			t.Errorf("%s, counterparts in two namespaces: want exit 1 asking for -n, got %d:\n%s", cmd, r.code, r.stderr)
+		}
+	}
+}

@@ -6,10 +6,10 @@
 #   check-package.sh PACKAGE_CONFIG_DIR VALUES_FILE LIVE_YAML RULES_FILE
 #
 # LIVE_YAML is what `rebasegen capture` wrote from a test cluster the package was deployed to.
-# Set OUTPUT=github in GitHub Actions to get annotations on the rules file.
+# Set OUTPUT=github in GitHub Actions to get annotations on the rules file. Set NAMESPACE for the
+# package's objects without one; unset, rebasegen uses the namespace their live objects are in.
 set -euo pipefail
 config=$1 values=$2 live=$3 rules=$4
-rebasegen check \
-  --package "$config" --values "$values" \
-  --live "$live" --namespace "${NAMESPACE:-default}" \
-  --rules "$rules" --output "${OUTPUT:-text}"
+args=(check --package "$config" --values "$values" --live "$live" --rules "$rules" --output "${OUTPUT:-text}")
+if [[ -n ${NAMESPACE:-} ]]; then args+=(--namespace "$NAMESPACE"); fi
+rebasegen "${args[@]}"

@@ -2,7 +2,10 @@ package pair
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -37,20 +40,23 @@ type Set struct {
 	Deleted []load.Doc    // live only: kapp would delete them (or they belong elsewhere)
 	Configs []load.Object // kapp Config documents among the desired inputs: the package's own rules
 	CRDs    []load.Object // CustomResourceDefinitions among all inputs, for schema defaulting
+	// InferredNamespace is the namespace given to namespaced desired objects without one when
+	// Options.Namespace was empty and their live counterparts are all in it; empty otherwise.
+	InferredNamespace string
 }
 
 // Options control pairing.
 type Options struct {
-	Namespace string // for namespaced desired objects without one; "default" when empty
+	// Namespace is for namespaced desired objects without one. Empty: the namespace of their live
+	// counterparts when those are all in one ("default" when there are none), as a forgotten -n
+	// would otherwise leave every such object unpaired and nothing compared.
+	Namespace string
 	Rules     *rulesets.Ruleset
 }
 
 // Build pairs desired with live objects. Without desired objects, each live object's desired
 // state is recovered from the kapp.k14s.io/original annotation kapp stores on it.
 func Build(desired, live []load.Doc, opts Options) (*Set, error) {
-	if opts.Namespace == "" {
-		opts.Namespace = "default"
-	}
 	var err error
 	if len(desired) == 0 {
 		if desired, err = fromOriginals(live); err != nil {
@@ -111,6 +117,16 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 	}
 
+	if opts.Namespace == "" {
+		if opts.Namespace, err = inferNamespace(resources, liveByID, scope); err != nil {
+			return nil, err
+		}
+		if opts.Namespace != "" {
+			set.InferredNamespace = opts.Namespace
+		} else {
+			opts.Namespace = "default"
+		}
+	}
 	seen := map[Identity]load.Doc{}
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
@@ -136,6 +152,40 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	sortObjects(set.Created, scope)
 	sortObjects(set.Deleted, scope)
 	return set, nil
+}
+
+// inferNamespace returns the one namespace that holds the live counterparts (same group, kind
+// and name) of the namespaced desired objects without a namespace; "" when none is live.
+func inferNamespace(desired []load.Doc, live map[Identity]load.Doc, s scope) (string, error) {
+	liveIn := map[Identity][]string{} // identity without namespace -> live namespaces
+	for id := range live {
+		ns := id.Namespace
+		id.Namespace = ""
+		liveIn[id] = append(liveIn[id], ns)
+	}
+	found := map[string][]string{} // namespace -> desired objects it holds
+	for _, d := range desired {
+		id := s.identity(d, "")
+		if d.Namespace != "" || !s.namespaced(id.Group, id.Kind) {
+			continue
+		}
+		for _, ns := range liveIn[id] {
+			found[ns] = append(found[ns], id.Kind+" "+id.Name)
+		}
+	}
+	nss := slices.Sorted(maps.Keys(found))
+	switch len(nss) {
+	case 0:
+		return "", nil
+	case 1:
+		return nss[0], nil
+	}
+	var where []string
+	for _, ns := range nss {
+		sort.Strings(found[ns])
+		where = append(where, fmt.Sprintf("%s (%s)", ns, strings.Join(found[ns], ", ")))
+	}
+	return "", fmt.Errorf("no -n given, and the live counterparts of the desired objects without a namespace are in %d namespaces: %s; choose one with -n", len(nss), strings.Join(where, "; "))
 }
 
 func sortObjects(objs []load.Doc, s scope) {
