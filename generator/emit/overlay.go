@@ -180,7 +180,11 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@   end
 #@   for r in rule["rewrites"]:
 #@     if lookup(obj, r["path"]) == r["from"] and lookup(sources["existing"], r["path"]) == r["to"]:
-#@       put(obj, r["path"], r["to"], -1)
+#@       if r["to"] == None and present(sources["existing"], r["path"]):
+#@         lookup(obj, r["path"][:-1])[r["path"][-1]["f"]] = None
+#@       else:
+#@         put(obj, r["path"], r["to"], -1)
+#@       end
 #@     end
 #@   end
 #@   if rule["stringData"]:

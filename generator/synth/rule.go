@@ -100,7 +100,7 @@ type Rule struct {
 // object lacks the field. Exact values keep the rule from hiding a real change.
 type Rewrite struct {
 	Path     fielddiff.Path
-	From, To any
+	From, To any // To nil: the field dropped, or set to null where the live object holds null
 }
 
 // YTT reports whether the rule needs a ytt rebase rule.

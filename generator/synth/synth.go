@@ -81,9 +81,12 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
 				g.rewritten[r.ID] = true
 				continue
-			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && f.Desired != classify.Masked:
+			case (f.Change == fielddiff.Removed || f.Change == fielddiff.Modified && f.Live == nil) && f.Class == classify.Defaulted && f.Desired != classify.Masked:
 				// a declared zero value the server does not store: dropped from the manifest
-				// only where it is exactly that value and the live object lacks the field
+				// only where it is exactly that value and the live object lacks the field, or
+				// set to null where the live object holds null (rules: [] stored as null): no
+				// copy can do it, kapp's copy takes the manifest's [] and the opposite order
+				// would also copy a rule the user declares later
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired}
 				g.rewritten[r.ID] = true
 				continue

@@ -1,0 +1,91 @@
+package generator_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// fixtureObject loads the named object of a captured fixture file, changed by edit, into a file
+// of its own.
+func fixtureObject(t *testing.T, file, name string, edit func(map[string]any)) string {
+	t.Helper()
+	objs, err := load.Paths([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetName() != name {
+			continue
+		}
+		edit(o.Object)
+		bs, err := yaml.Marshal(o.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(t.TempDir(), filepath.Base(file))
+		if err := os.WriteFile(f, bs, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	t.Fatalf("%s: no object %s", file, name)
+	return ""
+}
+
+// An empty list the manifest declares against the null the live object holds (the ClusterRole of
+// fixtures/aggregated-clusterrole without its aggregationRule, so that kapp's built-in rule for
+// aggregated roles does not apply): kapp's engine compares null with [] until the generated rule
+// sets the manifest's [] to null, and only that exact value: a declared rule stays a change.
+func TestDeclaredEmptyListAgainstLiveNullIsKept(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "aggregated-clusterrole")
+	const name = "rebasegen-aggregated-clusterrole-viewer"
+	for _, c := range []struct {
+		name      string
+		rules     any
+		withMF    bool
+		wantKept  int
+		wantClass string
+	}{
+		{"empty, managedFields", []any{}, true, 1, "defaulted"},
+		{"empty, no managedFields", []any{}, false, 1, "defaulted"},
+		{"a rule declared", []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}}, true, 0, "drift"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			desired := fixtureObject(t, filepath.Join(dir, "desired.yaml"), name, func(o map[string]any) {
+				delete(o, "aggregationRule")
+				o["rules"] = c.rules
+			})
+			live := fixtureObject(t, filepath.Join(dir, "live.yaml"), name, func(o map[string]any) {
+				delete(o, "aggregationRule")
+				if o["rules"] != nil {
+					t.Fatalf("the captured live object holds rules %v, not null", o["rules"])
+				}
+				if !c.withMF {
+					delete(o["metadata"].(map[string]any), "managedFields")
+				}
+			})
+			g, err := generator.Generate(generator.Inputs{Desired: []string{desired}, Live: []string{live}}, synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range g.Report.Resources {
+				for _, f := range r.Findings {
+					if f.Path.String() == "rules" && string(f.Class) != c.wantClass {
+						t.Errorf("rules: want %s, got %s (%s)", c.wantClass, f.Class, f.Evidence)
+					}
+				}
+			}
+			v := g.Verification
+			if v.KeptPairs != c.wantKept {
+				t.Errorf("want %d pair kept by kapp's engine under both bases, got %s\n%v", c.wantKept, v.Summary(), v.Residual)
+			}
+		})
+	}
+}
