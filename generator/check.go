@@ -27,6 +27,7 @@ type Checked struct {
 	Stale    []Stale    // generated rule files that would change
 	Drift    []Residual // human changes found in the live objects
 	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
+	Hidden   []Hidden   // declared fields whose change made in Git a rule hides (the mutation check)
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
 	Unpaired []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
@@ -113,6 +114,11 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 				c.Unknown = append(c.Unknown, Residual{u.Resource, f})
 			}
 		}
+	}
+	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
+	// field only the manifest's applier owns.
+	if c.Hidden, err = a.HiddenBy(ClusterRules(configs), unstructuredOf(configs)); err != nil {
+		return nil, err
 	}
 	for _, f := range ruleFiles {
 		st, err := a.stale(f)

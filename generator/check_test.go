@@ -94,3 +94,84 @@ func TestCheckReportsAStaleGeneratedFile(t *testing.T) {
 		t.Errorf("the dropped path is also a residual ghost diff")
 	}
 }
+
+// A hand-written rule that copies a custom resource's whole spec from the cluster hides every
+// change made in Git under it: the mutation check generate runs on its own rules fails check.
+func TestCheckFailsOnARuleHidingDeclaredFields(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "hand.yml")
+	os.WriteFile(f, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+`), 0o644)
+	in := generator.Inputs{Desired: []string{"../fixtures/crd-defaults/desired.yaml"}, Live: []string{"../fixtures/crd-defaults/live.yaml"}, Namespace: "crd-defaults"}
+	c, err := generator.Check(in, []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range c.Hidden {
+		got = append(got, h.Resource.String()+" "+h.Path)
+		if !strings.Contains(h.Rule, f+": document 1") || !strings.Contains(h.Rule, "rebaseRules[0] (copy [spec] from [existing, new])") {
+			t.Errorf("the rule is not named: %q", h.Rule)
+		}
+	}
+	// every scalar the manifest declares under spec (desired.yaml), none that the server defaulted
+	want := []string{"spec.storage.bucket", "spec.targets[0].name", "spec.targets[1].name", "spec.targets[1].port", "spec.targets[1].tls.mode"}
+	if len(got) != len(want) {
+		t.Fatalf("hidden: got %q, want %q", got, want)
+	}
+	for i, p := range want {
+		if got[i] != "crd-defaults.rebasegen.dev/Backup crd-defaults/nightly "+p {
+			t.Errorf("hidden[%d] = %q, want %s", i, got[i], p)
+		}
+	}
+
+	// The rules generate writes for the same objects hide nothing.
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := emit.WriteRules(&b, g.Rules, emit.Header{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f, b.Bytes(), 0o644)
+	if c, err = generator.Check(in, []string{f}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hidden) != 0 || len(c.Residual) != 0 {
+		t.Errorf("generated rules: hidden %v, residual %v", c.Hidden, c.Residual)
+	}
+}
+
+// A rule letting the cluster's replica count win where an autoscaler owns it hides nothing the
+// applier owns: spec.replicas is classified controller-owned, with managedFields as evidence.
+func TestCheckAcceptsARuleOverAControllersField(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "hand.yml")
+	os.WriteFile(f, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, replicas]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+- path: [spec, template, spec, containers, {allIndexes: true}, image]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644)
+	c, err := generator.Check(hpaInputs, []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hidden) != 1 || c.Hidden[0].Path != "spec.template.spec.containers[0].image" || !strings.Contains(c.Hidden[0].Rule, "rebaseRules[1]") {
+		t.Errorf("want only the image hidden, by rule 1: %+v", c.Hidden)
+	}
+}

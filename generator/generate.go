@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -218,25 +219,8 @@ func allGhosts(r classify.Resource, opts synth.Options) bool {
 }
 
 // mutations changes every declared value under each rule's paths, one at a time, and asks
-// kapp whether it still reports the change.
-//
-// Performance: the mutations are verified in rounds, one verify call per round with at most
-// one mutation per resource (kapp rejects two copies of a resource in one deploy), so they run on
-// every core and kapp's Config is built once per round rather than twice per mutation, which made
-// generate quadratic at fleet scale. A mutation whose pair could influence the others in a
-// deploy (versioned resources, kapp config ConfigMaps, a live object without kapp's app label)
-// still gets a call of its own. Each resource is decoded once to find its mutations and again
-// only while its round is encoded for kapp. Results are reported in rule order, then resource order.
+// kapp whether it still reports the change. Results are reported in rule order, then resource order.
 func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured, progress Progress) error {
-	type mutation struct {
-		rule       int
-		r          classify.Resource
-		path       fielddiff.Path
-		value      any // the mutated value, set on a freshly decoded desired object when its round runs
-		what       string
-		controller bool
-		single     bool
-	}
 	var all []mutation
 	for _, r := range rep.Resources {
 		var desired, live load.Object
@@ -264,35 +248,9 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].rule < all[j].rule })
-
-	var rounds, singles [][]int // indices into all
-	perResource := map[pair.Identity]int{}
-	for i, m := range all {
-		if m.single {
-			singles = append(singles, []int{i})
-			continue
-		}
-		n := perResource[m.r.ID] // this resource's n-th mutation goes to round n
-		perResource[m.r.ID]++
-		if n == len(rounds) {
-			rounds = append(rounds, nil)
-		}
-		rounds[n] = append(rounds[n], i)
-	}
-	shown := make([]bool, len(all))
-	done := progress.stage("mutation checks", len(all))
-	for _, round := range append(rounds, singles...) {
-		res, err := verify.VerifyEach(len(round), func(i int) (verify.Pair, error) {
-			m := all[round[i]]
-			return verifyPair(m.r.Pair, m.path, m.value)
-		}, configs, done)
-		if err != nil {
-			return err
-		}
-		for i, m := range round {
-			shown[m] = res[i].Op[verify.LastApplied] == "update" && res[i].Op[verify.Live] == "update"
-		}
+	shown, err := runMutations(all, configs, progress)
+	if err != nil {
+		return err
 	}
 	for i, m := range all {
 		v.MutationsRun++
@@ -305,6 +263,93 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 		}
 	}
 	return nil
+}
+
+// mutation is one declared value changed under a rule's path.
+type mutation struct {
+	rule       int // orders the results
+	r          classify.Resource
+	path       fielddiff.Path
+	value      any // the mutated value, set on a freshly decoded desired object when its round runs
+	what       string
+	by         string // the rule, for check's report
+	controller bool   // a manager other than the applier owns the field, with evidence
+	single     bool
+}
+
+// runMutations asks kapp's engine, for each mutation, whether it shows the change under both
+// bases: an update whose diff differs from kapp's diff of the unmutated pair (a pair kapp already
+// updates for another field shows the change only in its diff). It sorts all by rule (stable)
+// and returns what kapp showed, in that order.
+//
+// Performance: the mutations are verified in rounds, one verify call per round with at most
+// one mutation per resource (kapp rejects two copies of a resource in one deploy), so they run on
+// every core and kapp's Config is built once per round rather than twice per mutation, which made
+// generate quadratic at fleet scale. A mutation whose pair could influence the others in a
+// deploy (versioned resources, kapp config ConfigMaps, a live object without kapp's app label)
+// still gets a call of its own. Each resource is decoded once to find its mutations and again
+// only while its round is encoded for kapp.
+func runMutations(all []mutation, configs []*unstructured.Unstructured, progress Progress) ([]bool, error) {
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rule < all[j].rule })
+	// each resource's unmutated pair first, then the mutations
+	var jobs []mutation
+	baseline := map[pair.Identity]int{} // index into jobs
+	for _, m := range all {
+		if _, ok := baseline[m.r.ID]; !ok {
+			baseline[m.r.ID] = len(jobs)
+			jobs = append(jobs, mutation{r: m.r, single: m.single})
+		}
+	}
+	jobs = append(jobs, all...)
+	var rounds, singles [][]int // indices into jobs
+	perResource := map[pair.Identity]int{}
+	for i, m := range jobs {
+		if m.single {
+			singles = append(singles, []int{i})
+			continue
+		}
+		n := perResource[m.r.ID] // this resource's n-th job goes to round n
+		perResource[m.r.ID]++
+		if n == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[n] = append(rounds[n], i)
+	}
+	results := make([]verify.Result, len(jobs))
+	done := progress.stage("mutation checks", len(all))
+	for _, round := range append(rounds, singles...) {
+		var tick func()
+		if done != nil { // progress counts mutations: a round's first calls stand for its baselines
+			var calls atomic.Int64
+			baselines := int64(len(slices.DeleteFunc(slices.Clone(round), func(j int) bool { return j >= len(jobs)-len(all) })))
+			tick = func() {
+				if calls.Add(1) > baselines {
+					done()
+				}
+			}
+		}
+		res, err := verify.VerifyEach(len(round), func(i int) (verify.Pair, error) {
+			m := jobs[round[i]]
+			return verifyPair(m.r.Pair, m.path, m.value)
+		}, configs, tick)
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range round {
+			results[j] = res[i]
+		}
+	}
+	shown := make([]bool, len(all))
+	for i, m := range all {
+		res, base := results[len(jobs)-len(all)+i], results[baseline[m.r.ID]]
+		shown[i] = true
+		for _, b := range verify.Bases {
+			if res.Op[b] != verify.OpUpdate || (base.Op[b] == verify.OpUpdate && res.Diff[b] == base.Diff[b]) {
+				shown[i] = false
+			}
+		}
+	}
+	return shown, nil
 }
 
 // verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.

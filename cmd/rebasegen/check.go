@@ -18,7 +18,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
 		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml",
-			"0 clean", "1 usage or input error", "3 ghost diffs remain, generated rules are stale, or drift with --fail-on-drift",
+			"0 clean", "1 usage or input error", "3 ghost diffs remain, a rule hides a declared field, generated rules are stale, or drift with --fail-on-drift",
 			"4 lint errors only"),
 		Flags: append(inputFlags(),
 			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
@@ -45,7 +45,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			switch {
-			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0) ||
+			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Hidden) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0) ||
 				(c.Bool("fail-on-adoption") && len(res.Adoption) > 0):
 				return cli.Exit("", exitPending)
 			case lint.HasErrors(findings):
@@ -62,6 +62,8 @@ type checkJSON struct {
 	Stale    []staleJSON `json:"stale"`
 	Drift    []fieldJSON `json:"drift"`
 	Unknown  []fieldJSON `json:"unknown"`
+	// Hidden are declared fields whose change made in Git a rule hides from kapp.
+	Hidden []fieldJSON `json:"hidden"`
 	// PendingCreates are desired objects with no live counterpart: not compared.
 	PendingCreates []fieldJSON    `json:"pendingCreates"`
 	Paired         int            `json:"paired"`
@@ -112,7 +114,10 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		driftLevel = "error"
 	}
 	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Adoption: fields(res.Adoption), Stale: []staleJSON{}, Lint: findings,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}}
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}}
+	for _, h := range res.Hidden {
+		j.Hidden = append(j.Hidden, fieldJSON{Resource: h.Resource.String(), Path: h.Path, Evidence: hiddenEvidence(h)})
+	}
 	for _, u := range res.Unpaired {
 		j.PendingCreates = append(j.PendingCreates, fieldJSON{Resource: u.Resource.String(), Evidence: "no live counterpart: kapp would create it, nothing was compared. " + u.Hint})
 	}
@@ -142,6 +147,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Unknown {
 			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)))
 		}
+		for _, f := range j.Hidden {
+			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("change hidden by a rule: %s %s: %s", f.Resource, f.Path, f.Evidence)))
+		}
 		for _, s := range j.Stale {
 			b.WriteString(lint.GitHubCommand("error", s.File, s.Line, "generated rules are stale: regenerate with the command in the file's header"))
 		}
@@ -161,6 +169,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		for _, f := range j.Unknown {
 			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
 		}
+		for _, f := range j.Hidden {
+			fmt.Fprintf(&b, "hidden: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+		}
 		for _, s := range j.Stale {
 			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
 		}
@@ -178,6 +189,9 @@ func writeCheck(w io.Writer, format string, res *generator.Checked, rules []stri
 		if n := len(j.PendingCreates); n > 0 {
 			pending = ", " + words.Count(n, "pending create")
 		}
+		if n := len(j.Hidden); n > 0 {
+			pending += ", " + words.Count(n, "declared field") + " hidden by the rules"
+		}
 		fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", j.Kept, j.Paired, pending,
 			words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Unknown), "unknown field"),
 			words.Count(len(j.Stale), "stale generated file"), words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
@@ -192,4 +206,9 @@ func hint(h string) string {
 		return ""
 	}
 	return "; " + h
+}
+
+// hiddenEvidence says which rule hides a declared field, and why that is an error.
+func hiddenEvidence(h generator.Hidden) string {
+	return fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)
 }

@@ -1,0 +1,275 @@
+package generator
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// Hidden is a declared field whose change made in Git a rule hides: kapp's engine no longer
+// reports the changed value, and no manager other than the manifest's applier owns the field.
+type Hidden struct {
+	Resource pair.Identity
+	Path     string
+	Rule     string // the rule that lets the cluster win there: file, document and index
+}
+
+// ClusterRule is one rebase rule of a kapp Config that lets the cluster's value win (copy with
+// sources starting with existing): the rules the mutation check asks about.
+type ClusterRule struct {
+	Where   string // file, document, rebaseRules index
+	Rule    ctlconf.RebaseRule
+	matcher ctlres.ResourceMatcher
+}
+
+// ClusterRules reads the cluster-wins copy rules of Configs and labelled ConfigMaps with kapp's
+// own parser. A Config kapp cannot read has no such rules here: kapp's engine (and lint) report it.
+func ClusterRules(configs []load.Object) []ClusterRule {
+	kappconv.Prepare()
+	var out []ClusterRule
+	for _, o := range configs {
+		cfg, ok := kappConfig(o)
+		if !ok {
+			continue
+		}
+		for i, r := range cfg.RebaseRules {
+			if r.Ytt != nil || r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting {
+				continue
+			}
+			if m, ok := anyMatcher(r.ResourceMatchers); ok {
+				out = append(out, ClusterRule{Where: fmt.Sprintf("%s rebaseRules[%d]", o.Source, i), Rule: r, matcher: m})
+			}
+		}
+	}
+	return out
+}
+
+func kappConfig(o load.Object) (ctlconf.Config, bool) {
+	res := ctlres.NewResourceUnstructured(*o.Unstructured, ctlres.ResourceType{})
+	if isKappConfigMap(o) {
+		text, _, _ := unstructured.NestedString(o.Object, "data", "config.yml")
+		var err error
+		if res, err = ctlres.NewResourceFromBytes([]byte(text)); err != nil {
+			return ctlconf.Config{}, false
+		}
+	}
+	cfg, err := ctlconf.NewConfigFromResource(res)
+	return cfg, err == nil
+}
+
+// anyMatcher builds kapp's matcher for a rule; kapp panics on an empty matcher (lint reports it).
+func anyMatcher(ms []ctlconf.ResourceMatcher) (m ctlres.ResourceMatcher, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return ctlres.AnyMatcher{Matchers: ctlconf.ResourceMatchers(ms).AsResourceMatchers()}, true
+}
+
+// Matches is kapp's matcher on the object being rebased (the desired one).
+func (c ClusterRule) Matches(desired *unstructured.Unstructured) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return c.matcher.Matches(ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{}))
+}
+
+// Describe renders the rule as its author wrote it: copy [spec] from [existing, new].
+func (c ClusterRule) Describe() string {
+	paths := c.Rule.Paths
+	if len(c.Rule.Path) > 0 {
+		paths = []ctlres.Path{c.Rule.Path}
+	}
+	var ps []string
+	for _, p := range paths {
+		ps = append(ps, "["+p.AsString()+"]")
+	}
+	sources := make([]string, len(c.Rule.Sources))
+	for i, s := range c.Rule.Sources {
+		sources[i] = string(s)
+	}
+	return fmt.Sprintf("copy %s from [%s]", strings.Join(ps, " "), strings.Join(sources, ", "))
+}
+
+// HiddenBy runs the mutation check (runMutations, as generate does on its own rules) on rules:
+// every scalar value a matched desired object declares under a rule's paths is changed, one at
+// a time, and kapp's engine with configs must still report an update under both bases, unless
+// the classification found a manager other than the applier owning the field (class
+// controller, with its evidence).
+func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstructured) ([]Hidden, error) {
+	var all []mutation
+	for _, r := range a.Report.Resources {
+		desired, live, err := r.Objects()
+		if err != nil {
+			return nil, err
+		}
+		for ri, rule := range rules {
+			if !rule.Matches(desired.Unstructured) {
+				continue
+			}
+			paths := rule.Rule.Paths
+			if len(rule.Rule.Path) > 0 {
+				paths = []ctlres.Path{rule.Rule.Path}
+			}
+			for _, kp := range paths {
+				for _, p := range declaredUnder(desired.Object, kp) {
+					val, _ := p.Get(desired.Object)
+					mutated, _ := mutate(val)
+					all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: p.String(), by: rule.Where + " (" + rule.Describe() + ")",
+						controller: controlled(r, desired.Object, p),
+						single:     !batchable(desired.Unstructured, live.Unstructured)})
+				}
+			}
+		}
+	}
+	shown, err := runMutations(all, configs, a.Inputs.Progress)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hidden
+	seen := map[string]bool{} // two rules over one field: the first names it
+	for i, m := range all {
+		key := m.r.ID.String() + " " + m.what
+		if shown[i] || m.controller || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by})
+	}
+	return out, nil
+}
+
+// identity fields name the object: changing them makes kapp see another object, not an update.
+var identity = []fielddiff.Path{fielddiff.FromFields([]string{"apiVersion"}), fielddiff.FromFields([]string{"kind"}),
+	fielddiff.FromFields([]string{"metadata", "name"}), fielddiff.FromFields([]string{"metadata", "namespace"})}
+
+// declaredUnder lists the scalar values obj declares at or below kapp's path kp, list items by
+// index (as kapp's path addresses them).
+func declaredUnder(obj map[string]any, kp ctlres.Path) []fielddiff.Path {
+	var out []fielddiff.Path
+	var leaves func(v any, at fielddiff.Path)
+	leaves = func(v any, at fielddiff.Path) {
+		switch t := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				leaves(t[k], with(at, fieldpath.PathElement{FieldName: &k}))
+			}
+		case []any:
+			for i := range t {
+				leaves(t[i], with(at, fieldpath.PathElement{Index: &i}))
+			}
+		default:
+			if _, ok := mutate(v); ok && !slices.ContainsFunc(identity, func(q fielddiff.Path) bool { return q.String() == at.String() }) {
+				out = append(out, at)
+			}
+		}
+	}
+	var walk func(v any, parts ctlres.Path, at fielddiff.Path)
+	walk = func(v any, parts ctlres.Path, at fielddiff.Path) {
+		if len(parts) == 0 {
+			leaves(v, at)
+			return
+		}
+		part, rest := parts[0], parts[1:]
+		m, _ := v.(map[string]any)
+		l, _ := v.([]any)
+		switch {
+		case part.MapKey != nil:
+			if c, ok := m[*part.MapKey]; ok {
+				walk(c, rest, with(at, fieldpath.PathElement{FieldName: part.MapKey}))
+			}
+		case part.Regex != nil && part.Regex.Regex != nil:
+			re, err := regexp.Compile(*part.Regex.Regex)
+			if err != nil {
+				return
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				if re.MatchString(k) {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(m[k], rest, with(at, fieldpath.PathElement{FieldName: &k}))
+			}
+		case part.ArrayIndex != nil && part.ArrayIndex.All != nil:
+			for i := range l {
+				walk(l[i], rest, with(at, fieldpath.PathElement{Index: &i}))
+			}
+		case part.ArrayIndex != nil && part.ArrayIndex.Index != nil:
+			if i := *part.ArrayIndex.Index; i >= 0 && i < len(l) {
+				walk(l[i], rest, with(at, fieldpath.PathElement{Index: &i}))
+			}
+		}
+	}
+	walk(obj, kp, nil)
+	return out
+}
+
+func with(p fielddiff.Path, pe fieldpath.PathElement) fielddiff.Path {
+	return append(append(fielddiff.Path{}, p...), pe)
+}
+
+// controlled reports whether classification found a manager other than the applier owning the
+// field at p (by index in obj), or a value holding it: a controller finding at it or above it.
+func controlled(r classify.Resource, obj map[string]any, p fielddiff.Path) bool {
+	for _, f := range r.Findings {
+		if f.Class != classify.Controller {
+			continue
+		}
+		for _, q := range []fielddiff.Path{f.Path, f.Whole} {
+			if q != nil && p.HasPrefix(byIndex(obj, q)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// byIndex rewrites list items selected by key or value into their index in obj, as kapp's paths
+// and declaredUnder address them.
+func byIndex(obj map[string]any, p fielddiff.Path) fielddiff.Path {
+	x := "x"
+	step := func(cur any, pe fieldpath.PathElement) (any, bool) { // Get from any value, not only a map
+		return fielddiff.Path{{FieldName: &x}, pe}.Get(map[string]any{x: cur})
+	}
+	out := make(fielddiff.Path, 0, len(p))
+	var cur any = obj
+	for _, pe := range p {
+		if l, ok := cur.([]any); ok && pe.Index == nil {
+			i := slices.IndexFunc(l, func(item any) bool {
+				_, found := step([]any{item}, pe)
+				return found
+			})
+			if i < 0 {
+				return p // not in the desired object: nothing declared there
+			}
+			pe = fieldpath.PathElement{Index: &i}
+		}
+		out = append(out, pe)
+		cur, _ = step(cur, pe)
+	}
+	return out
+}
