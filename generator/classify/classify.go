@@ -343,6 +343,10 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
 		}
 		return "an empty value the API server drops when it stores the object: " + fc.mechanism, true
+	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored != nil && storedAs(fc.stored, d.Path, d.Live):
+		// a declared null the server decodes into its Go type's empty value and stores (a
+		// Secret's data value: an empty []byte, written back as "")
+		return "a null the API server stores as its type's empty value: " + fc.mechanism, true
 	}
 	return "", false
 }
@@ -443,6 +447,12 @@ func empty(v any) bool {
 		return t == ""
 	}
 	return v == nil
+}
+
+// storedAs reports whether the object holds v at p.
+func storedAs(u *unstructured.Unstructured, p fielddiff.Path, v any) bool {
+	sv, ok := p.Get(u.Object)
+	return ok && fielddiff.Equal(sv, v)
 }
 
 // has reports whether the object holds a value at p (a nil slice converts to null: none).

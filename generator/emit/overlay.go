@@ -179,7 +179,7 @@ const overlayProgram = `#@ load("@ytt:data", "data")
 #@     end
 #@   end
 #@   for r in rule["rewrites"]:
-#@     if lookup(obj, r["path"]) == r["from"] and lookup(sources["existing"], r["path"]) == r["to"]:
+#@     if lookup(obj, r["path"]) == r["from"] and (r["from"] != None or present(obj, r["path"])) and lookup(sources["existing"], r["path"]) == r["to"]:
 #@       if r["to"] == None and present(sources["existing"], r["path"]):
 #@         lookup(obj, r["path"][:-1])[r["path"][-1]["f"]] = None
 #@       else:

@@ -236,12 +236,23 @@ func pathList(r synth.Rule) string {
 		ps = append(ps, p.String()+" (null)")
 	}
 	for _, rw := range r.Rewrites {
-		ps = append(ps, fmt.Sprintf("%s (%v stored as %v)", rw.Path, rw.From, rw.To))
+		ps = append(ps, fmt.Sprintf("%s (%s stored as %s)", rw.Path, shown(rw.From), shown(rw.To)))
 	}
 	if r.FoldStringData {
 		ps = append(ps, "stringData (stored in data)")
 	}
 	return strings.Join(ps, ", ")
+}
+
+// shown writes a rewritten value as in the rule's description, null and "" spelled out.
+func shown(v any) string {
+	switch v {
+	case nil:
+		return "null"
+	case "":
+		return `""`
+	}
+	return fmt.Sprint(v)
 }
 
 func matcher(m synth.Matcher, nsValues map[string]string) string {

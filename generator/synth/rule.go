@@ -97,7 +97,8 @@ type Rule struct {
 
 // Rewrite replaces From at Path with To when the live object holds To: the same value written
 // the way the server stores it; a nil To drops a value the server does not store where the live
-// object lacks the field. Exact values keep the rule from hiding a real change.
+// object lacks the field; a nil From matches only a declared null. Exact values keep the rule from
+// hiding a real change.
 type Rewrite struct {
 	Path     fielddiff.Path
 	From, To any // To nil: the field dropped, or set to null where the live object holds null

@@ -90,6 +90,18 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired}
 				g.rewritten[r.ID] = true
 				continue
+			case f.Change == fielddiff.Modified && f.Class == classify.Defaulted && f.Desired == nil:
+				// a declared null the server stores as its type's empty value (classify says so
+				// only for an empty live value): replaced only where the manifest writes null and
+				// the live object holds that value. A Secret's value is masked: the empty []byte,
+				// which the server writes as "".
+				to := f.Live
+				if to == classify.Masked {
+					to = ""
+				}
+				g.rewrites[f.Path.String()+"\x00<nil>"] = Rewrite{Path: f.Path, To: to}
+				g.rewritten[r.ID] = true
+				continue
 			case r.ID.Kind == "Secret" && f.Path.String() == "stringData":
 				g.fold = true
 				continue
