@@ -142,7 +142,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		withStdin := *a
 		withStdin.Inputs.Stdin = bytes.NewReader(stdin)
 		var err error
-		c.Lint, err = withStdin.Lint(plain)
+		c.Lint, err = withStdin.lint(plain, false)
 		c.LintSkipped = errors.Join(c.LintSkipped, err)
 	}
 	return c, nil

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -24,8 +27,12 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, error) {
 	return a.Lint(rules)
 }
 
-// Lint lints the kapp Configs under rules against the analysed objects.
-func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
+// Lint lints the kapp Configs under rules against the analysed objects; with live objects, each
+// rule letting the cluster win gets the mutation check too.
+func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) { return a.lint(rules, true) }
+
+// lint: check runs the mutation check on all the rules together and skips it here.
+func (a *Analysis) lint(rules []string, mutations bool) ([]lint.Finding, error) {
 	opts := lint.Options{Rules: rules, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
@@ -33,8 +40,28 @@ func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 			return nil, err
 		}
 		opts.Generated = &g.Result
+		if mutations {
+			opts.Hides = a.hides
+		}
 	}
 	return lint.Check(opts)
+}
+
+// hides runs the mutation check on one rule, with the package's own rules: the declared fields
+// it hides, "Kind namespace/name path".
+func (a *Analysis) hides(rule map[string]any) ([]string, error) {
+	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", "rebaseRules": []any{rule}}}}
+	rules := ClusterRules([]load.Object{cfg})
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	hidden, err := a.HiddenBy(rules, append(unstructuredOf(a.Set.Configs), cfg.Unstructured))
+	var out []string
+	for _, h := range hidden {
+		out = append(out, h.Resource.String()+" "+h.Path)
+	}
+	return out, err
 }
 
 // stdinOnce refuses "-" (stdin) given to more than one input or rule flag: the first would read

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -36,5 +38,46 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 	}
 	if len(got) > 0 {
 		t.Errorf("generated Config has findings: %+v", got)
+	}
+}
+
+// TestLintFlagsARuleHidingDeclaredFields: with live objects, lint runs the mutation check on each
+// rule letting the cluster win, and a rule hiding a declared field only the applier owns is an
+// error at the rule's line; a rule over a controller's field (an autoscaler's spec.replicas) is not.
+func TestLintFlagsARuleHidingDeclaredFields(t *testing.T) {
+	file := filepath.Join("..", "fixtures", "lint", "crd-spec-copy", "rules.yml")
+	in := generator.Inputs{Desired: []string{"../fixtures/crd-defaults/desired.yaml"}, Live: []string{"../fixtures/crd-defaults/live.yaml"}, Namespace: "crd-defaults"}
+	got, err := generator.Lint(in, []string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []lint.Finding
+	for _, f := range got {
+		if f.Severity == lint.Error {
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) != 1 || errs[0].Line != 6 || errs[0].Rule != 0 ||
+		!strings.Contains(errs[0].Message, "hides a change made in Git to 5 declared fields only the manifest's applier owns") ||
+		!strings.Contains(errs[0].Message, "crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket") {
+		t.Errorf("want one error at line 6 naming spec.storage.bucket, got %+v", got)
+	}
+
+	replicas := filepath.Join(t.TempDir(), "rules.yml")
+	os.WriteFile(replicas, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, replicas]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
+`), 0o644)
+	in = generator.Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
+	if got, err = generator.Lint(in, []string{replicas}); err != nil {
+		t.Fatal(err)
+	}
+	if lint.HasErrors(got) {
+		t.Errorf("an autoscaler's spec.replicas is not the applier's: %+v", got)
 	}
 }

@@ -59,6 +59,10 @@ type Options struct {
 	// Generated is what rebasegen generate writes for the pairs (nil without live objects): the
 	// narrower paths suggested for a broad rule.
 	Generated *synth.Result
+	// Hides runs the mutation check on one rule (as read from the Config) against the paired
+	// objects: the declared fields only the manifest's applier owns whose change made in Git the
+	// rule hides from kapp. nil without live objects.
+	Hides func(rule map[string]any) ([]string, error)
 }
 
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
@@ -113,6 +117,7 @@ type env struct {
 	resources       []resource      // desired objects, namespace defaulted as kapp prepares them
 	gen             *synth.Result
 	defaults        []ctlconf.RebaseRule
+	hides           func(rule map[string]any) ([]string, error)
 }
 
 type resource struct {
@@ -123,7 +128,7 @@ type resource struct {
 }
 
 func newEnv(opts Options) (*env, error) {
-	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: opts.Desired, gen: opts.Generated}
+	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: opts.Desired, gen: opts.Generated, hides: opts.Hides}
 	var err error
 	if e.defaults, err = kappDefaults(); err != nil {
 		return nil, err

@@ -66,6 +66,10 @@ func TestFixtures(t *testing.T) {
 		{"secret-data-copy", scenario("controller-filled-data", "controller-filled-data", true), []want{
 			{Warning, 6, "path [data] rebases a whole subtree: any change made in Git under it is hidden too",
 				`rebasegen generate writes only core/Secret controller-filled-data/web-tls: data["tls.crt"], data["tls.key"]`}}},
+		// Without the mutation check (Options.Hides: generator_test covers it), the subtree warning.
+		{"crd-spec-copy", scenario("crd-defaults", "crd-defaults", true), []want{
+			{Warning, 6, "path [spec] rebases a whole subtree: any change made in Git under it is hidden too",
+				"rebasegen generate writes only crd-defaults.rebasegen.dev/Backup crd-defaults/nightly: spec.retention, spec.schedule, spec.storage.compression, spec.suspend, spec.targets[0].port, spec.targets[0].tls"}}},
 		{"allmatcher-status", inputs{}, []want{
 			{Warning, 5, "path [status] rebases a whole subtree: status needs no rule", "remove the path"},
 			{Warning, 9, "allMatcher: the rule applies to every resource kapp deploys", "apiVersionKindMatcher"}}},

@@ -86,6 +86,7 @@ func (c *checker) checkRule(a at) {
 	c.duplicates(a, r)
 	c.broad(a, r)
 	c.replicas(a, r)
+	c.hidden(a, r)
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}
@@ -573,4 +574,28 @@ func matches(m ctlres.ResourceMatcher, r ctlres.Resource) (ok bool) {
 		}
 	}()
 	return m.Matches(r)
+}
+
+// maxHidden keeps the list of hidden fields in a finding short.
+const maxHidden = 5
+
+// hidden reports a rule that hides a change made in Git to a declared field only the manifest's
+// applier owns: the mutation check rebasegen generate and check run, on this rule alone.
+func (c *checker) hidden(a at, r ctlconf.RebaseRule) {
+	m, ok := a.v.(map[string]any)
+	if c.hides == nil || !ok {
+		return
+	}
+	fields, err := c.hides(m)
+	if err != nil || len(fields) == 0 {
+		return // a rule kapp cannot run is reported by the other checks
+	}
+	shown := fields[:min(len(fields), maxHidden)]
+	more := ""
+	if n := len(fields) - len(shown); n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	c.add(Error, a, fmt.Sprintf("the rule hides a change made in Git to %s only the manifest's applier owns (kapp reports no update when they change): %s%s",
+		words.Count(len(fields), "declared field"), strings.Join(shown, ", "), more),
+		c.narrower(a, r))
 }
