@@ -54,13 +54,13 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	var out []Delta
 	add := func(s *fieldpath.Set, c Change) {
 		for _, p := range topMost(s) {
-			dv, _ := p.Get(d.Object)
+			dv, _ := p.GetDeclared(d.Object)
 			lv, _ := p.Get(l.Object)
 			if c == Modified {
 				if nd == nil {
 					nd, nl = Normalize(d), Normalize(l)
 				}
-				ndv, ok := p.Get(nd.Object)
+				ndv, ok := p.GetDeclared(nd.Object)
 				nlv, _ := p.Get(nl.Object)
 				if ok && Equal(ndv, nlv) {
 					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})

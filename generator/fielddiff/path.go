@@ -78,7 +78,19 @@ func (p Path) HasPrefix(q Path) bool {
 }
 
 // Get returns the value at the path in an unstructured object.
-func (p Path) Get(obj map[string]any) (any, bool) {
+func (p Path) Get(obj map[string]any) (any, bool) { return p.get(obj, false) }
+
+// GetDeclared is Get for a manifest: when no item holds the whole key, a key field the item
+// leaves out matches, as structured-merge-diff fills key fields from their schema defaults (a
+// port declared without protocol is spec.ports[port=80,protocol=TCP]).
+func (p Path) GetDeclared(obj map[string]any) (any, bool) {
+	if v, ok := p.get(obj, false); ok {
+		return v, true
+	}
+	return p.get(obj, true)
+}
+
+func (p Path) get(obj map[string]any, lenient bool) (any, bool) {
 	var cur any = obj
 	for _, pe := range p {
 		switch {
@@ -97,7 +109,7 @@ func (p Path) Get(obj map[string]any) (any, bool) {
 			}
 			cur = l[*pe.Index]
 		case pe.Key != nil:
-			item, ok := findByKey(cur, *pe.Key)
+			item, ok := findByKey(cur, *pe.Key, lenient)
 			if !ok {
 				return nil, false
 			}
@@ -113,7 +125,7 @@ func (p Path) Get(obj map[string]any) (any, bool) {
 	return cur, true
 }
 
-func findByKey(list any, key value.FieldList) (any, bool) {
+func findByKey(list any, key value.FieldList, lenient bool) (any, bool) {
 	l, _ := list.([]any)
 	for _, item := range l {
 		m, ok := item.(map[string]any)
@@ -122,7 +134,11 @@ func findByKey(list any, key value.FieldList) (any, bool) {
 		}
 		match := true
 		for _, f := range key {
-			if v, ok := m[f.Name]; !ok || !value.Equals(value.NewValueInterface(v), f.Value) {
+			v, ok := m[f.Name]
+			if !ok && lenient {
+				continue
+			}
+			if !ok || !value.Equals(value.NewValueInterface(v), f.Value) {
 				match = false
 				break
 			}
@@ -176,7 +192,7 @@ func (p Path) Set(obj map[string]any, v any) bool {
 }
 
 func matchesKey(item any, key value.FieldList) bool {
-	_, ok := findByKey([]any{item}, key)
+	_, ok := findByKey([]any{item}, key, false)
 	return ok
 }
 
