@@ -19,6 +19,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Checked is what `rebasegen check` found.
@@ -242,7 +243,7 @@ func secretRules(o load.Object) ([]load.Object, error) {
 var yttTemplate = regexp.MustCompile(`(?m)^#@`)
 
 func isKappConfigMap(o load.Object) bool {
-	_, labelled := o.GetLabels()["kapp.k14s.io/config"]
+	_, labelled := o.GetLabels()[kappconv.ConfigLabel]
 	return o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && labelled
 }
 

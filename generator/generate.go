@@ -18,6 +18,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -377,13 +378,13 @@ func verifyPair(p pair.Pair, path fielddiff.Path, value any) (verify.Pair, error
 // labelled kapp.k14s.io/config as config for the whole deploy, and labels a live object without
 // an app label with the app most pairs of the call have.
 func batchable(desired, live *unstructured.Unstructured) bool {
-	if _, ok := desired.GetAnnotations()["kapp.k14s.io/versioned"]; ok {
+	if _, ok := desired.GetAnnotations()[kappconv.Versioned]; ok {
 		return false
 	}
-	if _, ok := desired.GetLabels()["kapp.k14s.io/config"]; ok {
+	if _, ok := desired.GetLabels()[kappconv.ConfigLabel]; ok {
 		return false
 	}
-	return live != nil && live.GetLabels()["kapp.k14s.io/app"] != ""
+	return live != nil && live.GetLabels()[kappconv.AppLabel] != ""
 }
 
 // controllerRuled reports whether a rule matching r lets the cluster win at p.

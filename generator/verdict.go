@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Verdict is kapp's engine on every paired resource under a set of rules: nothing is counted as
@@ -188,5 +189,5 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 // kappLabelled reports whether kapp already labelled the live object as one of its app's.
 func kappLabelled(r classify.Resource) bool {
 	_, live, err := r.Objects()
-	return err == nil && live.GetLabels()["kapp.k14s.io/app"] != ""
+	return err == nil && live.GetLabels()[kappconv.AppLabel] != ""
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/scenario"
 )
 
@@ -24,12 +25,6 @@ type corpus struct {
 	Pairs      int
 	Bytes      int64 // YAML bytes written (desired + live)
 }
-
-const (
-	kappOriginal    = "kapp.k14s.io/original"
-	kappIdentity    = "kapp.k14s.io/identity"
-	kappAssociation = "kapp.k14s.io/association"
-)
 
 // fixturePairs loads the captured scenarios' desired/live pairs (only the scenario named only,
 // unless only is ""), desired namespaces filled in as `kapp deploy -n` does (scenario.yaml's
@@ -135,10 +130,10 @@ func renamed(o scenario.Object, suffix string) (*unstructured.Unstructured, *uns
 	rename(d)
 	rename(l)
 	anns := l.GetAnnotations()
-	if orig, ok := anns[kappOriginal]; ok {
+	if orig, ok := anns[kappconv.Original]; ok {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(orig), &m); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", kappOriginal, err)
+			return nil, nil, fmt.Errorf("%s: %w", kappconv.Original, err)
 		}
 		ou := &unstructured.Unstructured{Object: m}
 		rename(ou)
@@ -146,14 +141,14 @@ func renamed(o scenario.Object, suffix string) (*unstructured.Unstructured, *uns
 		if err != nil {
 			return nil, nil, err
 		}
-		anns[kappOriginal] = string(bs)
+		anns[kappconv.Original] = string(bs)
 	}
-	if id, ok := anns[kappIdentity]; ok {
+	if id, ok := anns[kappconv.IdentityAnnotation]; ok {
 		// v1;NAMESPACE/GROUP/KIND/NAME;APIVERSION
 		parts := strings.Split(id, ";")
 		if len(parts) == 3 && strings.HasSuffix(parts[1], "/"+o.Live.GetName()) {
 			parts[1] += suffix
-			anns[kappIdentity] = strings.Join(parts, ";")
+			anns[kappconv.IdentityAnnotation] = strings.Join(parts, ";")
 		}
 	}
 	if len(anns) > 0 {
@@ -165,7 +160,7 @@ func renamed(o scenario.Object, suffix string) (*unstructured.Unstructured, *uns
 // association is kapp's association label value for u renamed with suffix ("" when u carries
 // no association label): "v1." + md5 of kapp's unique resource key.
 func association(u *unstructured.Unstructured, suffix string) string {
-	if _, ok := u.GetLabels()[kappAssociation]; !ok {
+	if _, ok := u.GetLabels()[kappconv.AssociationLabel]; !ok {
 		return ""
 	}
 	c := u.DeepCopy()

@@ -33,6 +33,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/scenario"
 )
 
@@ -206,10 +207,10 @@ func runStage(stage string, c *corpus) (measurement, error) {
 	if err != nil {
 		return m, err
 	}
-	verify.ResetYTTMemo() // no stage profits from the previous one's ytt results
+	kappconv.ResetYTTMemo() // no stage profits from the previous one's ytt results
 	res, err := measure(&m, run)
 	runtime.KeepAlive(res)
-	if hits, misses := verify.YTTMemoStats(); hits+misses > 0 {
+	if hits, misses := kappconv.YTTMemoStats(); hits+misses > 0 {
 		m.Note += fmt.Sprintf(" (ytt memo: %d of %d evaluations)", hits, hits+misses)
 	}
 	return m, err

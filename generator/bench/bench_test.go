@@ -10,7 +10,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
-	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 const fixturesDir = "../../fixtures"
@@ -25,7 +25,7 @@ func TestCorpusPairsAndVerifies(t *testing.T) {
 	// kapp's association label is recomputed for the copies: the computation must reproduce the
 	// captured value.
 	for _, o := range objs {
-		if want, ok := o.Live.GetLabels()[kappAssociation]; ok {
+		if want, ok := o.Live.GetLabels()[kappconv.AssociationLabel]; ok {
 			if got := association(o.Live, ""); got != want {
 				t.Fatalf("%s: association label %s, computed %s", o.Resource, want, got)
 			}
@@ -150,7 +150,7 @@ func BenchmarkStages(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for b.Loop() {
-						verify.ResetYTTMemo()
+						kappconv.ResetYTTMemo()
 						if _, err := run(); err != nil {
 							b.Fatal(err)
 						}

@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Redacted replaces every Secret value: valid base64 (of "rebasegen-redacted"), equal on both
@@ -193,7 +195,7 @@ func redact(u *unstructured.Unstructured) *unstructured.Unstructured {
 	}
 	redactSecret(u.Object)
 	ann := u.GetAnnotations()
-	for _, k := range []string{"kapp.k14s.io/original", "kubectl.kubernetes.io/last-applied-configuration"} {
+	for _, k := range []string{kappconv.Original, "kubectl.kubernetes.io/last-applied-configuration"} {
 		orig, ok := ann[k]
 		if !ok {
 			continue
@@ -236,7 +238,7 @@ func redactSecret(m map[string]any) {
 func Desired(live []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, l := range live {
-		orig, ok := l.GetAnnotations()["kapp.k14s.io/original"]
+		orig, ok := l.GetAnnotations()[kappconv.Original]
 		if !ok {
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -20,7 +19,7 @@ type compiledPlugin struct {
 // sentManifest is what the applier sent: kapp's copy of the manifest it applied, else nil (the
 // desired manifest stands for it).
 func sentManifest(live load.Object) map[string]any {
-	raw, ok := live.GetAnnotations()[pair.KappOriginal]
+	raw, ok := live.GetAnnotations()[kappconv.Original]
 	if !ok {
 		return nil
 	}
@@ -50,7 +49,7 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 		if v, ok := d.Path.Get(fc.sent); ok && v != nil {
 			return Finding{}, false // sent, and changed since: not admission's doing
 		}
-		sent = pair.KappOriginal
+		sent = kappconv.Original
 	}
 	owned := "no managedFields entry owns it"
 	if ownedBy(fc.owners, fc.applier, d.Path) {

@@ -23,7 +23,7 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 		return Finding{}, false
 	}
 	for k := range ann {
-		if !strings.HasPrefix(k, "kapp.k14s.io/") {
+		if !strings.HasPrefix(k, kappconv.Prefix) {
 			return Finding{}, false
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
@@ -48,7 +47,7 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 	}
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		mods[i] = verify.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
+		mods[i] = kappconv.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
 	}
 	return rebaser{mods: mods}, nil
 }

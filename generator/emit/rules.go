@@ -84,7 +84,7 @@ func writeHeader(b *strings.Builder, h Header) {
 }
 
 func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]string) {
-	b.WriteString("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n")
+	b.WriteString("apiVersion: " + kappconv.ConfigAPIVersion + "\nkind: " + kappconv.ConfigKind + "\n")
 	fmt.Fprintf(b, "minimumRequiredVersion: %s\n", MinimumKappVersion)
 	if len(rules) == 0 {
 		b.WriteString("rebaseRules: []\n")

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Change says on which side a differing field is present.
@@ -241,8 +243,6 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-const kappPrefix = "kapp.k14s.io/"
-
 // stripKapp returns a copy of u without kapp's own map keys, and the paths it removed.
 func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path) {
 	var paths []Path
@@ -253,7 +253,7 @@ func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path
 			out := make(map[string]any, len(t))
 			for k, x := range t {
 				p := append(at[:len(at):len(at)], fieldpath.PathElement{FieldName: &k})
-				if strings.HasPrefix(k, kappPrefix) {
+				if strings.HasPrefix(k, kappconv.Prefix) {
 					paths = append(paths, p)
 					continue
 				}

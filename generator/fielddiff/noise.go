@@ -1,6 +1,10 @@
 package fielddiff
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
 
 // Noise reasons: differences that are never findings, only counted.
 const (
@@ -27,7 +31,7 @@ func noise(p Path) string {
 	}
 	for _, pe := range p {
 		// kapp labels resources, selectors and pod templates with its own keys
-		if pe.FieldName != nil && strings.HasPrefix(*pe.FieldName, "kapp.k14s.io/") {
+		if pe.FieldName != nil && strings.HasPrefix(*pe.FieldName, kappconv.Prefix) {
 			return NoiseKapp
 		}
 	}

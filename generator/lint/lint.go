@@ -77,7 +77,7 @@ func Check(opts Options) ([]Finding, error) {
 		return nil, err
 	}
 	if len(docs) == 0 && len(findings) == 0 {
-		return nil, fmt.Errorf("no kapp Config (apiVersion kapp.k14s.io/v1alpha1, kind Config) and no ConfigMap labelled kapp.k14s.io/config in %v", opts.Rules)
+		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s) and no ConfigMap labelled %s in %v", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, opts.Rules)
 	}
 	for _, d := range docs {
 		c := &checker{env: env, doc: d, rule: -1}
@@ -203,8 +203,6 @@ type doc struct {
 	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
 }
 
-const configLabel, configKey = "kapp.k14s.io/config", "config.yml" // kapp's ConfigMap convention
-
 // readConfigs reads the Configs and labelled ConfigMaps under paths; other documents are ignored.
 // A labelled ConfigMap kapp would reject is a finding, not an input error.
 func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
@@ -224,7 +222,7 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 	nodes := map[string][]*yaml.Node{}
 	for _, o := range objs {
 		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
-		if _, labelled := o.GetLabels()[configLabel]; !isConfig && !labelled {
+		if _, labelled := o.GetLabels()[kappconv.ConfigLabel]; !isConfig && !labelled {
 			continue
 		}
 		file := o.Source.File
@@ -243,7 +241,7 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 		d, problem := fromConfigMap(o, n)
 		if problem != "" {
 			findings = append(findings, Finding{Severity: Error, File: file, Line: o.Source.Line, Rule: -1,
-				Message: "ConfigMap labelled " + configLabel + " " + problem + ": kapp rejects it"})
+				Message: "ConfigMap labelled " + kappconv.ConfigLabel + " " + problem + ": kapp rejects it"})
 			continue
 		}
 		docs = append(docs, d)
@@ -256,18 +254,18 @@ func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 	if o.GetAPIVersion() != "v1" || o.GetKind() != "ConfigMap" {
 		return nil, "is not a v1 ConfigMap"
 	}
-	text, found, _ := unstructured.NestedString(o.Object, "data", configKey)
+	text, found, _ := unstructured.NestedString(o.Object, "data", kappconv.ConfigKey)
 	if !found {
-		return nil, "has no data." + configKey
+		return nil, "has no data." + kappconv.ConfigKey
 	}
 	d := &doc{file: o.Source.File, line0: o.Source.Line}
-	value := at{n: n}.field("data").field(configKey).n
+	value := at{n: n}.field("data").field(kappconv.ConfigKey).n
 	if value != nil {
 		d.line0 = value.Line
 	}
 	inner, err := load.Bytes(o.Source.File, []byte(text))
 	if err != nil || len(inner) != 1 || !load.IsKappConfig(inner[0].GetAPIVersion(), inner[0].GetKind()) {
-		return nil, "does not hold exactly one kapp Config in data." + configKey
+		return nil, "does not hold exactly one kapp Config in data." + kappconv.ConfigKey
 	}
 	d.obj = inner[0].Object
 	// Only a literal block (config.yml: |) keeps the text's lines aligned with the file's.

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Doc is one object held compactly: the JSON it was parsed from, where it came from, and the
@@ -43,7 +45,7 @@ func compress(js []byte) []byte {
 // IsKappConfig reports whether apiVersion and kind are those of a kapp Config document, which
 // configures kapp rather than being a resource.
 func IsKappConfig(apiVersion, kind string) bool {
-	return apiVersion == "kapp.k14s.io/v1alpha1" && kind == "Config"
+	return apiVersion == kappconv.ConfigAPIVersion && kind == kappconv.ConfigKind
 }
 
 // GroupKind is the Doc's API group and kind.

@@ -4,10 +4,11 @@ package pair
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Identity is what kapp uses to tell two objects are the same resource.
@@ -48,13 +49,13 @@ func groupOf(apiVersion string) string {
 	return gv.Group
 }
 
-// versioned matches kapp's versioned names, NAME-ver-N.
-var versioned = regexp.MustCompile(`^(.+)-ver-(\d+)$`)
-
+// baseName is kapp's reading of a versioned name, NAME-ver-N (kappconv.SplitVersionedName), and
+// its version; -1 when the name has none or kapp could not read it as a number (kapp panics on
+// such a name: it stays a plain name here).
 func baseName(name string) (string, int) {
-	if m := versioned.FindStringSubmatch(name); m != nil {
-		n, _ := strconv.Atoi(m[2])
-		return m[1], n
+	base, ver := kappconv.SplitVersionedName(name)
+	if n, err := strconv.Atoi(ver); err == nil {
+		return base, n
 	}
 	return name, -1
 }

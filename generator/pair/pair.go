@@ -8,13 +8,8 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
-)
-
-const (
-	// KappOriginal holds the manifest kapp last sent, as kapp sent it.
-	KappOriginal  = "kapp.k14s.io/original"
-	kappVersioned = "kapp.k14s.io/versioned"
 )
 
 // Pair is one resource present on both sides, held compactly: stages decode its objects (Objects)
@@ -200,19 +195,19 @@ func fromOriginals(live []load.Doc) ([]load.Doc, error) {
 		if err != nil {
 			return nil, err
 		}
-		orig, ok := l.GetAnnotations()[KappOriginal]
+		orig, ok := l.GetAnnotations()[kappconv.Original]
 		if !ok {
 			continue
 		}
 		docs, err := load.ParseDocs(l.Source.File, []byte(orig))
 		if err != nil || len(docs) != 1 {
-			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + KappOriginal, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
+			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + kappconv.Original, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
 		}
 		docs[0].Source = l.Source
 		out = append(out, docs[0])
 	}
 	if len(out) == 0 && len(live) > 0 {
-		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", KappOriginal)
+		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", kappconv.Original)
 	}
 	return out, nil
 }

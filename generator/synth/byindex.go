@@ -7,7 +7,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -121,7 +121,7 @@ func emptyOrDeclared(d, l any, dok, lok bool) string {
 func emptyForKapp(d, l any, dok, lok bool) string {
 	m, _ := l.(map[string]any)
 	for k := range m {
-		if k != verify.IdentityAnnotation && !slices.Contains(verify.HistoryAnnotations, k) {
+		if k != kappconv.IdentityAnnotation && !slices.Contains(kappconv.HistoryAnnotations(), k) {
 			return emptyOrDeclared(d, m, dok, lok)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Options control synthesis.
@@ -383,7 +383,7 @@ func uniqueByIndex(ps []fielddiff.Path) []fielddiff.Path {
 // sides before diffing but which a copy of metadata.annotations from the live object brings back.
 func historyAnnotations() [][]string {
 	var out [][]string
-	for _, k := range verify.HistoryAnnotations {
+	for _, k := range kappconv.HistoryAnnotations() {
 		out = append(out, []string{"metadata", "annotations", k})
 	}
 	return out

@@ -5,20 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 const (
-	appLabelKey     = "kapp.k14s.io/app"    // kapp's app label (LabeledResources selector)
-	configLabelKey  = "kapp.k14s.io/config" // ConfigMap carrying a kapp Config in data["config.yml"]
-	versionedAnnKey = "kapp.k14s.io/versioned"
-	versionSep      = "-ver-"
-	kappConfigAPI   = "kapp.k14s.io/v1alpha1"
 	// Used as the app label value when no live object tells us the real one; only the text of the
 	// diff of a create can show it.
 	fallbackAppLabel = "rebasegen"
@@ -111,7 +107,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 	if p.Desired == nil {
 		return errors.New("desired object is nil")
 	}
-	if p.Desired.GetAPIVersion() == kappConfigAPI {
+	if p.Desired.GetAPIVersion() == kappconv.ConfigAPIVersion {
 		// kapp removes every kapp.k14s.io/v1alpha1 document from the apply set.
 		return errors.New("a kapp Config is not a resource: pass it in configs")
 	}
@@ -129,7 +125,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 	}
 	in.key[i] = ctlres.NewUniqueResourceKey(desired).String()
 
-	if _, ok := desired.Labels()[configLabelKey]; ok {
+	if _, ok := desired.Labels()[kappconv.ConfigLabel]; ok {
 		// kapp reads such a ConfigMap as config AND applies it: keep it as a pair too.
 		if err := validateConfig(desiredJSON); err != nil {
 			return err
@@ -137,19 +133,19 @@ func (in *inputs) addPair(i int, p Pair) error {
 		in.configJSON = append(in.configJSON, desiredJSON)
 	}
 
-	_, isVersioned := desired.Annotations()[versionedAnnKey]
+	_, isVersioned := desired.Annotations()[kappconv.Versioned]
 	in.versioned[i], in.hasVersionedAnn[i] = isVersioned, isVersioned
 	if p.Live == nil {
 		return nil
 	}
-	in.liveApp[i] = p.Live.GetLabels()[appLabelKey]
+	in.liveApp[i] = p.Live.GetLabels()[kappconv.AppLabel]
 
 	live, err := liveResource(liveJSON)
 	if err != nil {
 		return err
 	}
 	liveKey := ctlres.NewUniqueResourceKey(live).String()
-	base, ver := splitVersion(live.Name())
+	base, ver := kappconv.SplitVersionedName(live.Name())
 	if _, err := strconv.Atoi(ver); isVersioned && ver != "" && err != nil {
 		// kapp panics on it, and it would break every pair diffed with this one.
 		return fmt.Errorf("live name %q: kapp expects NAME-ver-<number>", live.Name())
@@ -160,7 +156,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 	case liveKey == in.key[i]:
 		// Same name: a plain resource, or the kapp.k14s.io/versioned-keep-original copy. (A resource
 		// that just became versioned stays versioned: kapp creates NAME-ver-1 and deletes NAME.)
-		in.versioned[i] = isVersioned && !hasKey(desired.Annotations(), keepOriginalAnnKey)
+		in.versioned[i] = isVersioned && !hasKey(desired.Annotations(), kappconv.VersionedKeepOriginal)
 	default:
 		return fmt.Errorf("live object %s is not the same resource (kapp keys %q and %q)", describe(p.Live), liveKey, in.key[i])
 	}
@@ -257,7 +253,7 @@ func (in *inputs) conf() (ctlconf.Conf, error) {
 // rebaseMods is the number of rebase mods kapp makes of a validated kapp Config.
 func rebaseMods(bs []byte) int {
 	res, err := desiredResource(bs)
-	if err != nil || res.APIVersion() != kappConfigAPI {
+	if err != nil || res.APIVersion() != kappconv.ConfigAPIVersion {
 		return 0 // a labelled ConfigMap: its rules are not timed
 	}
 	cfg, err := ctlconf.NewConfigFromResource(res)
@@ -302,9 +298,9 @@ func validateConfig(bs []byte) error {
 	}
 	var cfg ctlconf.Config
 	switch {
-	case res.APIVersion() == kappConfigAPI:
+	case res.APIVersion() == kappconv.ConfigAPIVersion:
 		cfg, err = ctlconf.NewConfigFromResource(res)
-	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), configLabelKey):
+	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), kappconv.ConfigLabel):
 		data, _, _ := unstructured.NestedString(res.UnstructuredObject(), "data", "config.yml")
 		// a *ResourceImpl, compared as such: a nil one inside the Resource interface is not nil
 		var inner *ctlres.ResourceImpl
@@ -315,13 +311,13 @@ func validateConfig(bs []byte) error {
 			cfg, err = ctlconf.NewConfigFromResource(inner)
 		}
 	default:
-		return fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappConfigAPI, configLabelKey)
+		return fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
 	}
 	if err != nil {
 		return err
 	}
 
-	kvs := map[string]string{appLabelKey: fallbackAppLabel}
+	kvs := map[string]string{kappconv.AppLabel: fallbackAppLabel}
 	var errs []error
 	check := func(what string, i int, f func()) {
 		if err := catch(func() error { f(); return nil }); err != nil {
@@ -358,14 +354,6 @@ func validateConfig(bs []byte) error {
 		})
 	}
 	return joinErrors(errs)
-}
-
-// splitVersion mirrors kapp's VersionedResource.BaseNameAndVersion (its fields are unexported).
-func splitVersion(name string) (base, version string) {
-	if i := strings.LastIndex(name, versionSep); i >= 0 {
-		return name[:i], name[i+len(versionSep):]
-	}
-	return name, ""
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

@@ -14,23 +14,12 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
-	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
-
-const (
-	identityAnnKey     = IdentityAnnotation
-	keepOriginalAnnKey = "kapp.k14s.io/versioned-keep-original"
-)
-
-// IdentityAnnotation is removed by kapp from every object it lists (resources/identified_resources_list.go).
-const IdentityAnnotation = "kapp.k14s.io/identity"
-
-// HistoryAnnotations are removed by kapp from both sides before it diffs them
-// (diff/resource_with_history.go removeAppliedResAnnKeysMods).
-var HistoryAnnotations = []string{"kapp.k14s.io/original", "kapp.k14s.io/original-diff", "kapp.k14s.io/original-diff-md5", "kapp.k14s.io/original-diff-full"}
 
 // maskMu serialises kapp's diff masking: diff.MaskedResource numbers masked values in two
 // package-level variables (a map and a counter) without a lock, so concurrent masking is a data
@@ -128,7 +117,7 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 	if err != nil {
 		return nil, err
 	}
-	sel := labels.Set{appLabelKey: appLabel}.AsSelector()
+	sel := labels.Set{kappconv.AppLabel: appLabel}.AsSelector()
 	err = ctlres.NewLabeledResources(sel, ctlres.IdentifiedResources{}, logger.NewNoopLogger()).Prepare(
 		rs, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels())
 	return rs, err
@@ -139,9 +128,7 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 func changeFactory(conf ctlconf.Conf, timed int, spent *atomic.Int64) ctldiff.ChangeFactory {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		if y, ok := m.(yttresmod.OverlayContractV1Mod); ok {
-			mods[i] = serialYtt{y}
-		}
+		mods[i] = kappconv.SerialYTT(m)
 		if spent != nil && i >= len(mods)-timed {
 			mods[i] = timedMod{mods[i], spent}
 		}
@@ -168,28 +155,6 @@ func (t timedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCo
 
 func (t timedMod) since(start time.Time) { t.spent.Add(int64(time.Since(start))) }
 
-// yttMu serialises ytt rebase rules: ytt keeps package-level state (a template id counter and
-// starlark resolve flags) that it writes on every evaluation, so concurrent runs race. kapp itself
-// never evaluates two at once.
-var yttMu sync.Mutex
-
-// serialYtt is kapp's ytt rebase mod, unchanged, run under yttMu.
-type serialYtt struct {
-	mod yttresmod.OverlayContractV1Mod
-}
-
-func (s serialYtt) IsResourceMatching(res ctlres.Resource) bool { return s.mod.IsResourceMatching(res) }
-
-func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
-	// Memoised (yttmemo.go): identical evaluations repeat per base and per mutation run, and
-	// being serialised they were most of verification's time.
-	return yttResults.apply(s.mod.OverlayYAML, res, srcs, func() error {
-		yttMu.Lock()
-		defer yttMu.Unlock()
-		return s.mod.ApplyFromMultiple(res, srcs)
-	})
-}
-
 // asListedByKapp applies what kapp does to objects it lists (resources/identified_resources_list.go):
 // objects with a kapp.k14s.io/identity annotation for another resource are "transient" (made by a
 // controller, never versioned), and the identity annotation is removed. Removing the key leaves
@@ -201,7 +166,7 @@ func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldC
 // resource kapp adopts, is much likelier here than a controller-made child).
 func asListedByKapp(live ctlres.Resource) error {
 	id := ctlres.NewIdentityAnnotation(live)
-	if !hasKey(live.Annotations(), identityAnnKey) {
+	if !hasKey(live.Annotations(), kappconv.IdentityAnnotation) {
 		return nil
 	}
 	if !id.Valid() {
@@ -223,8 +188,8 @@ func pickChange(changes []ctldiff.Change, key string, versioned bool) ctldiff.Ch
 			}
 			continue
 		}
-		base, ver := splitVersion(res.Name())
-		if hasKey(res.Annotations(), versionedAnnKey) && ver != "" && ch.Op() != ctldiff.ChangeOpNoop &&
+		base, ver := kappconv.SplitVersionedName(res.Name())
+		if hasKey(res.Annotations(), kappconv.Versioned) && ver != "" && ch.Op() != ctldiff.ChangeOpNoop &&
 			ctlres.NewUniqueResourceKeyWithCustomName(res, base).String() == key {
 			return ch
 		}

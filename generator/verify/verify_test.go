@@ -365,7 +365,7 @@ func TestUntouchedLive(t *testing.T) {
 	}
 	// The identity annotation never shows: kapp removes it from what it lists.
 	for _, r := range rs {
-		if strings.Contains(r.Diff[Live], identityAnnKey) || strings.Contains(r.Diff[Live], "kapp.k14s.io/original") {
+		if strings.Contains(r.Diff[Live], "kapp.k14s.io/identity") || strings.Contains(r.Diff[Live], "kapp.k14s.io/original") {
 			t.Errorf("kapp's own annotations leak into the diff:\n%s", r.Diff[Live])
 		}
 	}

@@ -1,4 +1,4 @@
-package verify
+package kappconv
 
 import (
 	"crypto/sha256"
@@ -105,14 +105,36 @@ func (y *yttMemo) apply(overlay string, res ctlres.Resource, srcs map[ctlres.Fie
 }
 
 // SerialYTT returns mod, or for kapp's ytt rebase rules (yttresmod.OverlayContractV1Mod) the
-// same rule run under the package's ytt lock and memo: ytt's package-level state makes
-// concurrent evaluations a data race, and other packages that run kapp's rebase code on several
-// goroutines (classify) must share the one lock.
+// same rule run under the one ytt lock and memo: ytt's package-level state makes concurrent
+// evaluations a data race, and every package that runs kapp's rebase code on several goroutines
+// (classify, verify) must share the one lock.
 func SerialYTT(mod ctlres.ResourceModWithMultiple) ctlres.ResourceModWithMultiple {
 	if y, ok := mod.(yttresmod.OverlayContractV1Mod); ok {
 		return serialYtt{y}
 	}
 	return mod
+}
+
+// yttMu serialises ytt rebase rules: ytt keeps package-level state (a template id counter and
+// starlark resolve flags) that it writes on every evaluation, so concurrent runs race. kapp itself
+// never evaluates two at once.
+var yttMu sync.Mutex
+
+// serialYtt is kapp's ytt rebase mod, unchanged, run under yttMu.
+type serialYtt struct {
+	mod yttresmod.OverlayContractV1Mod
+}
+
+func (s serialYtt) IsResourceMatching(res ctlres.Resource) bool { return s.mod.IsResourceMatching(res) }
+
+func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	// Memoised: identical evaluations repeat per base and per mutation run, and being
+	// serialised they were most of verification's time.
+	return yttResults.apply(s.mod.OverlayYAML, res, srcs, func() error {
+		yttMu.Lock()
+		defer yttMu.Unlock()
+		return s.mod.ApplyFromMultiple(res, srcs)
+	})
 }
 
 // YTTMemoStats reports how many ytt rebase evaluations were answered from the memo and how

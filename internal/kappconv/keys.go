@@ -1,0 +1,47 @@
+package kappconv
+
+import (
+	"strings"
+)
+
+// kapp's annotation and label keys and API names, as kapp v0.66.0 spells them (the file named
+// with each is where kapp defines or reads it).
+const (
+	Prefix           = "kapp.k14s.io/"         // every key kapp owns starts with it
+	ConfigAPIVersion = "kapp.k14s.io/v1alpha1" // apiVersion of a kapp Config (config/config.go)
+	ConfigKind       = "Config"
+
+	// ConfigLabel marks a ConfigMap whose data[ConfigKey] holds a kapp Config (config/conf.go).
+	ConfigLabel = "kapp.k14s.io/config"
+	ConfigKey   = "config.yml"
+
+	AppLabel         = "kapp.k14s.io/app"         // app ownership label (resources/labeled_resources.go)
+	AssociationLabel = "kapp.k14s.io/association" // resource association label (resources/labeled_resources.go)
+
+	// IdentityAnnotation is removed by kapp from every object it lists (resources/identified_resources_list.go).
+	IdentityAnnotation = "kapp.k14s.io/identity"
+	// Original holds the manifest kapp last sent, as kapp sent it (diff/resource_with_history.go).
+	Original = "kapp.k14s.io/original"
+
+	Versioned             = "kapp.k14s.io/versioned"               // diff/versioned_resource.go
+	VersionedKeepOriginal = "kapp.k14s.io/versioned-keep-original" // diff/change_set_with_versioned_rs.go
+)
+
+// HistoryAnnotations are removed by kapp from both sides before it diffs them
+// (diff/resource_with_history.go removeAppliedResAnnKeysMods). A fresh slice on every call.
+func HistoryAnnotations() []string {
+	return []string{Original, "kapp.k14s.io/original-diff", "kapp.k14s.io/original-diff-md5", "kapp.k14s.io/original-diff-full"}
+}
+
+// versionSep separates a versioned resource's base name from its version (diff/versioned_resource.go nameSuffixSep).
+const versionSep = "-ver-"
+
+// SplitVersionedName is kapp's VersionedResource.BaseNameAndVersion (its fields are unexported):
+// the name up to the last "-ver-" and what follows it, or the name and "" when it has none. The
+// version need not be a number: kapp panics on such a name when it reads the version (Version()).
+func SplitVersionedName(name string) (base, version string) {
+	if i := strings.LastIndex(name, versionSep); i >= 0 {
+		return name[:i], name[i+len(versionSep):]
+	}
+	return name, ""
+}
