@@ -136,7 +136,7 @@ func TestRealChangeStaysVisible(t *testing.T) {
 					t.Fatal(err)
 				}
 				isTarget := strings.HasSuffix(s.RealChange.Resource, "/"+d.GetName()) && strings.Contains(s.RealChange.Resource, "/"+d.GetKind()+" ")
-				for _, b := range verify.Bases {
+				for _, b := range verify.Bases() {
 					if got := res[0].Op[b]; isTarget && got != "update" {
 						t.Errorf("%s: %s %s: real change hidden under the %s base: %s", s.Name, d.GetKind(), d.GetName(), b, got)
 					}
@@ -297,7 +297,7 @@ func TestRealChangeNotRuledWhenGeneratedFromTheChangedManifest(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, base := range verify.Bases {
+				for _, base := range verify.Bases() {
 					if pr[0].Op[base] != "update" {
 						t.Errorf("%s: the Git change is hidden under the %s base", r.ID, base)
 					}

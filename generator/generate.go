@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -344,7 +343,7 @@ func runMutations(all []mutation, configs []*unstructured.Unstructured, progress
 	for i, m := range all {
 		res, base := results[len(jobs)-len(all)+i], results[baseline[m.r.ID]]
 		shown[i] = true
-		for _, b := range verify.Bases {
+		for _, b := range verify.Bases() {
 			if res.Op[b] != verify.OpUpdate || (base.Op[b] == verify.OpUpdate && res.Diff[b] == base.Diff[b]) {
 				shown[i] = false
 			}
@@ -390,7 +389,7 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 // controllerRuled reports whether a rule matching r lets the cluster win at p.
 func controllerRuled(rules []synth.Rule, r classify.Resource, p fielddiff.Path) bool {
 	for _, rule := range rules {
-		if strings.Join(rule.Sources, ",") != strings.Join(synth.ControllerWins, ",") || !ruleMatches(rule, r) {
+		if !rule.ControllerWins() || !ruleMatches(rule, r) {
 			continue
 		}
 		for _, q := range rulePaths(rule) {

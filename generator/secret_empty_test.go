@@ -87,7 +87,7 @@ func TestSecretNullValueStoredEmptyIsNotDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, base := range verify.Bases {
+	for _, base := range verify.Bases() {
 		if res[0].Op[base] != verify.OpUpdate {
 			t.Errorf("%s: a value given in Git is hidden under the %s base", s.RealChange.Description, base)
 		}

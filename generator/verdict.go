@@ -153,7 +153,7 @@ func kept(res verify.Result) bool {
 }
 
 func kappDiff(res verify.Result) string {
-	for _, b := range verify.Bases {
+	for _, b := range verify.Bases() {
 		if res.Op[b] != verify.OpKeep {
 			return fmt.Sprintf("kapp reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])
 		}

@@ -178,12 +178,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	fc.applier = fc.appliers.main // admission evidence names the main applier
 	fc.sent = sentManifest(live)
 	var ok bool
-	if fc.defaulted, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
+	if fc.defaulted, fc.stored, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	} else if !ok {
 		fc.defaulted = nil
 	}
-	fc.stored = c.defaults.lastStored
 	var findings []fielddiff.Delta
 	for _, d := range deltas {
 		if d.Noise != "" {

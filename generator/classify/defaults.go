@@ -45,19 +45,17 @@ var aggregatorScheme = func() *runtime.Scheme {
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
 	crds crdSchemas
-	// lastStored is the last defaulted object after a storage round trip; nil for kinds stored
-	// as JSON. Only its absent empty values are trusted (protobuf drops some embedded fields).
-	lastStored *unstructured.Unstructured
 }
 
 // defaulted returns the desired object as the server would default it, and the mechanism used.
-// ok is false when no defaulting is known for the kind.
-func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.Unstructured, mechanism string, ok bool, err error) {
+// ok is false when no defaulting is known for the kind. stored is the defaulted object after a
+// storage round trip; nil for kinds stored as JSON. Only its absent empty values are trusted
+// (protobuf drops some embedded fields).
+func (d defaulter) defaulted(u *unstructured.Unstructured) (out, stored *unstructured.Unstructured, mechanism string, ok bool, err error) {
 	gvk := u.GroupVersionKind()
-	d.lastStored = nil
 	if s := d.crds.lookup(gvk); s != nil {
 		out, err := s.apply(u)
-		return out, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes), err == nil, err
+		return out, nil, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes), err == nil, err
 	}
 	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
 	scheme := legacyscheme.Scheme
@@ -70,12 +68,12 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 	obj, err := scheme.New(gvk)
 	if err != nil {
 		if gvk.Group != "" { // a custom resource whose CRD is nowhere: say which one to pass
-			return nil, fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group), false, nil
+			return nil, nil, fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group), false, nil
 		}
-		return nil, "", false, nil
+		return nil, nil, "", false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return nil, "", false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
+		return nil, nil, "", false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
 	}
 	scheme.Default(obj)
 	// The server stores what it decoded through its internal version: conversion sets fields
@@ -87,13 +85,13 @@ func (d *defaulter) defaulted(u *unstructured.Unstructured) (out *unstructured.U
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, "", false, err
+		return nil, nil, "", false, err
 	}
 	out = &unstructured.Unstructured{Object: m}
-	if stored, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
-		d.lastStored = &unstructured.Unstructured{Object: stored}
+	if s, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
+		stored = &unstructured.Unstructured{Object: s}
 	}
-	return out, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, kappconv.Kubernetes), true, nil
+	return out, stored, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, kappconv.Kubernetes), true, nil
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in

@@ -24,8 +24,11 @@ const (
 	Adoption Class = "adoption"
 )
 
-// Classes in report order (Adoption, when present, is reported after them).
-var Classes = []Class{Defaulted, Calculated, Admission, Controller, Drift, Unknown}
+// Classes returns the classes in report order (Adoption, when present, is reported after them);
+// a fresh slice on every call.
+func Classes() []Class {
+	return []Class{Defaulted, Calculated, Admission, Controller, Drift, Unknown}
+}
 
 // Ghost reports whether the class is a ghost diff that a rebase rule should remove.
 func (c Class) Ghost() bool {

@@ -38,9 +38,9 @@ func TestStorageRoundTripCoversEveryServedKind(t *testing.T) {
 			n++
 			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind, "metadata": map[string]any{"name": "x"}}}
 			var d defaulter
-			_, mechanism, ok, err := d.defaulted(u)
-			if err != nil || !ok || d.lastStored == nil {
-				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, d.lastStored != nil, err)
+			_, stored, mechanism, ok, err := d.defaulted(u)
+			if err != nil || !ok || stored == nil {
+				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, stored != nil, err)
 				continue
 			}
 			if !strings.Contains(mechanism, gvk.Kind) {

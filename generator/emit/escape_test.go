@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -15,7 +17,7 @@ import (
 // right-to-left override reaches the rules' comments without it.
 func TestGeneratedCommentsHoldNoBidiControls(t *testing.T) {
 	rule := synth.Rule{Classes: []string{"defaulted"}, Resources: []string{"core/ConfigMap ns/a\u202egnp.exe"},
-		Evidence: []string{"manager \u2066evil\u2069"}, Sources: []string{"new", "existing"}, Paths: [][]string{{"data"}},
+		Evidence: []string{"manager \u2066evil\u2069"}, Sources: []ctlres.FieldCopyModSource{"new", "existing"}, Paths: [][]string{{"data"}},
 		Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "v1", Kind: "ConfigMap"}}}}
 	for _, f := range []Format{FormatConfig, FormatYTT, FormatSecret} {
 		var b strings.Builder

@@ -61,7 +61,7 @@ type FieldJSON struct {
 // ToJSON converts a report to its JSON form.
 func ToJSON(rep *classify.Report) ExplainJSON {
 	out := ExplainJSON{Version: ExplainSchemaVersion, Resources: []ResourceJSON{}, Created: ids(rep.Created), Deleted: ids(rep.Deleted), Summary: map[string]int{}}
-	for _, c := range classify.Classes {
+	for _, c := range classify.Classes() {
 		out.Summary[string(c)] = rep.Counts()[c]
 	}
 	if n := rep.Counts()[classify.Adoption]; n > 0 {
@@ -152,7 +152,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	}
 	counts := rep.Counts()
 	var parts []string
-	for _, c := range classify.Classes {
+	for _, c := range classify.Classes() {
 		parts = append(parts, fmt.Sprintf("%s %d", c, counts[c]))
 	}
 	if n := counts[classify.Adoption]; n > 0 {

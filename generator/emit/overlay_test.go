@@ -21,7 +21,7 @@ func TestOverlaySelectsASetListItemByItsValue(t *testing.T) {
 	item := value.NewValueInterface("kubernetes.io/pvc-protection")
 	path := fielddiff.Path{fieldpath.PathElement{FieldName: ptr("metadata")}, fieldpath.PathElement{FieldName: ptr("finalizers")},
 		fieldpath.PathElement{Value: &item}}
-	rule := synth.Rule{Sources: []string{"existing", "new"}, Keyed: []fielddiff.Path{path}}
+	rule := synth.Rule{Sources: []ctlres.FieldCopyModSource{"existing", "new"}, Keyed: []fielddiff.Path{path}}
 	mod := yttresmod.OverlayContractV1Mod{ResourceMatcher: ctlres.AllMatcher{}, OverlayYAML: overlay(rule)}
 
 	obj := func(finalizers ...any) ctlres.Resource {

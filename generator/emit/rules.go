@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -104,7 +106,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
 			writeIndented(b, overlay(r), "        ")
 		} else {
-			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", strings.Join(r.Sources, ", "))
+			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
 			for _, p := range siblingsAsRegex(r) {
 				fmt.Fprintf(b, "  - [%s]\n", p)
 			}
@@ -373,4 +375,13 @@ func NamespaceValues(flags []string, rules []synth.Rule) map[string]string {
 		}
 	}
 	return out
+}
+
+// joinSources writes a copy rule's sources as kapp's YAML flow list holds them.
+func joinSources(srcs []ctlres.FieldCopyModSource) string {
+	out := make([]string, len(srcs))
+	for i, s := range srcs {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
 }

@@ -16,7 +16,7 @@ func TestRuleCommentNamesFewResources(t *testing.T) {
 		for i := range n {
 			ids = append(ids, fmt.Sprintf("apps/Deployment ns/web-%04d", i))
 		}
-		rule := synth.Rule{Classes: []string{"defaulted"}, Resources: ids, Sources: []string{"new", "existing"},
+		rule := synth.Rule{Classes: []string{"defaulted"}, Resources: ids, Sources: synth.UserWins(),
 			Paths:    [][]string{{"spec", "revisionHistoryLimit"}},
 			Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "apps/v1", Kind: "Deployment"}}}}
 		var b strings.Builder

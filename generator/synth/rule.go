@@ -3,13 +3,25 @@
 // controller-owned fields (the controller wins), nothing for drift.
 package synth
 
-import "github.com/rebasegen/rebasegen/generator/fielddiff"
+import (
+	"slices"
 
-// Sources orders.
-var (
-	UserWins       = []string{"new", "existing"}
-	ControllerWins = []string{"existing", "new"}
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
+
+// UserWins is the sources order of a rule where the user's value wins: the new (desired) object
+// first, the existing (live) object where it lacks the field. A fresh slice on every call.
+func UserWins() []ctlres.FieldCopyModSource {
+	return []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceNew, ctlres.FieldCopyModSourceExisting}
+}
+
+// ControllerWins is the sources order of a rule where the cluster's value wins. A fresh slice on
+// every call.
+func ControllerWins() []ctlres.FieldCopyModSource {
+	return []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceExisting, ctlres.FieldCopyModSourceNew}
+}
 
 // Matcher is one kapp resource matcher; exactly one field is set.
 type Matcher struct {
@@ -74,7 +86,7 @@ type Rule struct {
 	Classes   []string // for the comment: why the rule exists
 	Resources []string // identities the evidence came from
 	Evidence  []string
-	Sources   []string
+	Sources   []ctlres.FieldCopyModSource
 	Paths     [][]string // plain kapp paths
 	// Indexed are paths through keyed list items that a plain copy writes by index, each key step
 	// as {allIndexes: true}: the items line up by index in desired and live on every pair it matches.
@@ -103,6 +115,9 @@ type Rewrite struct {
 	Path     fielddiff.Path
 	From, To any // To nil: the field dropped, or set to null where the live object holds null
 }
+
+// ControllerWins reports whether the rule lets the cluster's value win.
+func (r Rule) ControllerWins() bool { return slices.Equal(r.Sources, ControllerWins()) }
 
 // YTT reports whether the rule needs a ytt rebase rule.
 func (r Rule) YTT() bool {

@@ -65,12 +65,12 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			var g *group
 			if f.Class == classify.Controller {
 				g = get(byResource, r.ID, func() Rule {
-					return Rule{Sources: ControllerWins, Matchers: []Matcher{{KindNamespaceName: &KindNamespaceName{Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name}}}}
+					return Rule{Sources: ControllerWins(), Matchers: []Matcher{{KindNamespaceName: &KindNamespaceName{Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name}}}}
 				})
 			} else {
 				key := r.ID.Group + "/" + r.ID.Kind
 				g = get(byKind, key, func() Rule {
-					return Rule{Sources: UserWins, Matchers: []Matcher{kindMatcher(r.ID, versions[key])}}
+					return Rule{Sources: UserWins(), Matchers: []Matcher{kindMatcher(r.ID, versions[key])}}
 				})
 			}
 			g.res[r.ID.String()] = true

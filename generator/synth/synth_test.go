@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,11 +38,11 @@ func TestSynthesize(t *testing.T) {
 	}
 	ctrl, defaults := got.Rules[0], got.Rules[1]
 	if len(ctrl.Matchers) != 2 || ctrl.Matchers[0].KindNamespaceName.Name != "api" || ctrl.Matchers[1].KindNamespaceName.Name != "web" ||
-		strings.Join(ctrl.Sources, ",") != "existing,new" {
+		fmt.Sprint(ctrl.Sources) != "[existing new]" {
 		t.Errorf("the two Deployments with the same owned path share one rule naming exactly them: %+v", ctrl)
 	}
 	if defaults.Matchers[0].APIGroupKind == nil || defaults.Matchers[0].APIGroupKind.APIGroup != "autoscaling" || len(defaults.Paths) != 2 ||
-		strings.Join(defaults.Sources, ",") != "new,existing" {
+		fmt.Sprint(defaults.Sources) != "[new existing]" {
 		t.Errorf("two apiVersions of one kind need apiGroupKindMatcher, paths merged, user wins: %+v", defaults)
 	}
 	if len(got.Warnings) != 0 {

@@ -40,7 +40,7 @@ func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
 		sides = append(sides, [2][]byte{d, l})
 	}
 	start := time.Now()
-	for _, base := range Bases {
+	for _, base := range Bases() {
 		var op, diff string
 		err := catch(func() error {
 			var err error

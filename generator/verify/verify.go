@@ -34,8 +34,8 @@ const (
 	Live Base = "live"
 )
 
-// Bases lists both bases in a fixed order.
-var Bases = []Base{LastApplied, Live}
+// Bases lists both bases in a fixed order; a fresh slice on every call.
+func Bases() []Base { return []Base{LastApplied, Live} }
 
 // Ops reported in Result.Op.
 const (

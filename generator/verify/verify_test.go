@@ -299,7 +299,7 @@ func expectOps(t *testing.T, r Result, lastApplied, live string) {
 		t.Errorf("ops last-applied=%s live=%s, want %s/%s\nlast-applied diff:\n%s\nlive diff:\n%s",
 			r.Op[LastApplied], r.Op[Live], lastApplied, live, r.Diff[LastApplied], r.Diff[Live])
 	}
-	for _, b := range Bases {
+	for _, b := range Bases() {
 		if (r.Op[b] == OpKeep) != (r.Diff[b] == "") {
 			t.Errorf("%s base: op %s with diff %q", b, r.Op[b], r.Diff[b])
 		}
@@ -328,7 +328,7 @@ func TestControllerChangedReplicas(t *testing.T) {
 	// bases: replicas and every server default show up.
 	r := verify1(t, Pair{Desired: desired, Live: live})
 	expectOps(t, r, OpUpdate, OpUpdate)
-	for _, b := range Bases {
+	for _, b := range Bases() {
 		for _, want := range []string{"replicas: 5", "terminationMessagePath", "progressDeadlineSeconds"} {
 			if !strings.Contains(strings.Join(changed(r.Diff[b]), "\n"), want) {
 				t.Errorf("%s diff lacks %q:\n%s", b, want, r.Diff[b])
@@ -393,7 +393,7 @@ func TestSecretMasked(t *testing.T) {
 	created := verify1(t, Pair{Desired: desired})
 	expectOps(t, created, OpCreate, OpCreate)
 	for _, r := range []Result{updated, created} {
-		for _, b := range Bases {
+		for _, b := range Bases() {
 			for _, secret := range []string{secretMarker, base64.StdEncoding.EncodeToString([]byte(secretMarker)),
 				base64.StdEncoding.EncodeToString([]byte(other))} {
 				if strings.Contains(r.Diff[b], secret) {
