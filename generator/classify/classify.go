@@ -7,7 +7,6 @@ import (
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -367,6 +366,8 @@ func declaredDrift(fc fieldContext, d fielddiff.Delta) string {
 	return fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.appliers.main))
 }
 
+// hpaTargets maps what the inputs' autoscalers scale (ScaleTarget) to the autoscaler's
+// "namespace/name".
 func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 	out := map[pair.Identity]string{}
 	var docs []load.Doc
@@ -375,23 +376,20 @@ func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 	}
 	docs = append(append(docs, set.Created...), set.Deleted...)
 	for _, d := range docs {
-		if d.Kind != "HorizontalPodAutoscaler" {
+		if d.Kind != "HorizontalPodAutoscaler" && d.Kind != "ScaledObject" {
 			continue
 		}
 		o, err := d.Object()
 		if err != nil {
 			return nil, err
 		}
-		apiVersion, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "apiVersion")
-		kind, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "kind")
-		name, _, _ := unstructured.NestedString(o.Object, "spec", "scaleTargetRef", "name")
-		gv, _ := schema.ParseGroupVersion(apiVersion) // "v1" is the core group
-		group := gv.Group
 		ns := o.GetNamespace()
 		if ns == "" {
 			ns = "default"
 		}
-		out[pair.Identity{Group: group, Kind: kind, Namespace: ns, Name: name}] = ns + "/" + o.GetName()
+		if id, ok := ScaleTarget(o.Unstructured, ns); ok {
+			out[id] = ns + "/" + o.GetName()
+		}
 	}
 	return out, nil
 }

@@ -9,12 +9,13 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -419,7 +420,7 @@ func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
 		for _, res := range c.matching(c.resources, r.ResourceMatchers) {
 			switch {
 			case !scaledKinds[res.id.Kind]:
-			case targets[res.id.Kind+" "+res.id.Namespace+"/"+res.id.Name]:
+			case targets[res.id]:
 				scaled = append(scaled, fmt.Sprintf("kindNamespaceNameMatcher: {kind: %s, namespace: %s, name: %s}", res.id.Kind, res.id.Namespace, res.id.Name))
 			default:
 				unscaled = append(unscaled, res.id.String())
@@ -437,21 +438,14 @@ func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
 	}
 }
 
-// scaleTargets are "Kind namespace/name" of what desired HorizontalPodAutoscalers and KEDA
-// ScaledObjects (which create an HPA at runtime) scale.
-func (c *checker) scaleTargets() map[string]bool {
-	out := map[string]bool{}
+// scaleTargets are what desired autoscalers scale (classify.ScaleTarget: HorizontalPodAutoscalers
+// and KEDA ScaledObjects, which create an HPA at runtime).
+func (c *checker) scaleTargets() map[pair.Identity]bool {
+	out := map[pair.Identity]bool{}
 	for _, res := range c.resources {
-		if res.id.Kind != "HorizontalPodAutoscaler" && res.id.Kind != "ScaledObject" {
-			continue
+		if id, ok := classify.ScaleTarget(res.obj, res.id.Namespace); ok {
+			out[id] = true
 		}
-		ref, _, _ := unstructured.NestedMap(res.obj.Object, "spec", "scaleTargetRef") // no spec: no target
-		kind, _ := ref["kind"].(string)
-		name, _ := ref["name"].(string)
-		if kind == "" {
-			kind = "Deployment" // KEDA's default
-		}
-		out[kind+" "+res.id.Namespace+"/"+name] = true
 	}
 	return out
 }

@@ -1,0 +1,40 @@
+package classify
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// ScaleTarget returns the resource an autoscaler sets spec.replicas of, in namespace (the
+// autoscaler's, as the caller resolved it), and false for an object that is not an autoscaler or
+// names no target. The one answer for classify and lint:
+//   - a HorizontalPodAutoscaler scales its scaleTargetRef; the HPA controller finds the target
+//     by the group of scaleTargetRef.apiVersion and its kind (k8s.io/kubernetes
+//     pkg/controller/podautoscaler/horizontal.go: schema.ParseGroupVersion, then RESTMappings of the GroupKind).
+//   - a KEDA ScaledObject counts too: KEDA creates an HPA (keda-hpa-NAME) for it at runtime with
+//     the same scaleTargetRef, so the target's spec.replicas is the HPA controller's just the
+//     same; scaleTargetRef.apiVersion defaults to apps/v1 and kind to Deployment
+//     (keda.sh/docs/2.x/reference/scaledobject-spec). Ignoring it would classify the replica
+//     count KEDA sets as drift.
+func ScaleTarget(o *unstructured.Unstructured, namespace string) (pair.Identity, bool) {
+	var apiVersion, kind string
+	switch o.GroupVersionKind().GroupKind() {
+	case schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:
+	case schema.GroupKind{Group: "keda.sh", Kind: "ScaledObject"}:
+		apiVersion, kind = "apps/v1", "Deployment"
+	default:
+		return pair.Identity{}, false
+	}
+	ref, _, _ := unstructured.NestedMap(o.Object, "spec", "scaleTargetRef") // no spec: no target
+	if v, _ := ref["apiVersion"].(string); v != "" {
+		apiVersion = v
+	}
+	if k, _ := ref["kind"].(string); k != "" {
+		kind = k
+	}
+	name, _ := ref["name"].(string)
+	gv, _ := schema.ParseGroupVersion(apiVersion) // "v1" is the core group
+	return pair.Identity{Group: gv.Group, Kind: kind, Namespace: namespace, Name: name}, name != "" && kind != ""
+}
