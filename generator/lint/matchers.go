@@ -1,0 +1,198 @@
+package lint
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+)
+
+// matchers checks every matcher; valid[i] says whether top-level matcher i can match anything.
+func (c *checker) matchers(a at, r ctlconf.RebaseRule) (valid []bool) {
+	list := a.field("resourceMatchers")
+	if len(r.ResourceMatchers) == 0 {
+		c.add(Warning, orElse(list, a), "no resourceMatchers: the rule applies to nothing", "")
+	}
+	for i, item := range list.items() {
+		valid = append(valid, c.matcher(r.ResourceMatchers[i], item))
+	}
+	return valid
+}
+
+func orElse(a, b at) at {
+	if a.present() {
+		return a
+	}
+	return b
+}
+
+func nth(list at, i int) at {
+	if items := list.items(); i < len(items) {
+		return items[i]
+	}
+	return list
+}
+
+func (c *checker) matcher(m ctlconf.ResourceMatcher, a at) bool {
+	var set []string
+	v := reflect.ValueOf(m)
+	for i := 0; i < v.NumField(); i++ {
+		if !v.Field(i).IsNil() {
+			set = append(set, jsonName(matcherType.Field(i)))
+		}
+	}
+	switch len(set) {
+	case 0:
+		c.add(Error, a, `empty matcher: kapp panics ("Unknown resource matcher specified")`, "one of: "+strings.Join(names(matcherFields), ", "))
+		return false
+	case 1:
+	default:
+		c.add(Error, a, fmt.Sprintf("one matcher sets %s: kapp uses one of them and ignores the rest", strings.Join(set, " and ")),
+			"one matcher per list item (any of them matches), or andMatcher")
+	}
+	ok := true
+	if m.AnyMatcher != nil {
+		for i, sub := range m.AnyMatcher.Matchers {
+			ok = c.matcher(sub, nth(a.field("anyMatcher").field("matchers"), i)) && ok
+		}
+	}
+	if m.AndMatcher != nil {
+		for i, sub := range m.AndMatcher.Matchers {
+			ok = c.matcher(sub, nth(a.field("andMatcher").field("matchers"), i)) && ok
+		}
+	}
+	if m.NotMatcher != nil {
+		ok = c.matcher(m.NotMatcher.Matcher, orElse(a.field("notMatcher").field("matcher"), a)) && ok
+	}
+	if k := m.KindNamespaceNameMatcher; k != nil && k.Namespace != "" && c.clusterScoped(k.Kind) {
+		knn := a.field("kindNamespaceNameMatcher")
+		c.add(Error, orElse(knn.field("namespace"), knn),
+			fmt.Sprintf("kindNamespaceNameMatcher: %s is cluster-scoped, so namespace %q never matches (kapp compares namespaces exactly and cluster-scoped objects have none)", k.Kind, k.Namespace),
+			fmt.Sprintf(`kindNamespaceNameMatcher: {kind: %s, namespace: "", name: %s}`, k.Kind, k.Name))
+		ok = false
+	}
+	return ok
+}
+
+// unmatched reports matchers that match none of the desired objects: a stale apiVersion, a
+// renamed resource, a kind the package no longer ships.
+func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
+	for i, item := range a.field("resourceMatchers").items() {
+		m := r.ResourceMatchers[i]
+		if !valid[i] || m.AllMatcher != nil || len(c.matching(c.resources, []ctlconf.ResourceMatcher{m})) > 0 {
+			continue
+		}
+		c.add(Warning, item, describe(item)+" matches none of the desired objects", c.nearMiss(m))
+	}
+}
+
+// describe renders a matcher item as flow YAML: apiVersionKindMatcher {apiVersion: apps/v1, kind: Deployment}.
+func describe(item at) string {
+	var parts []string
+	for _, k := range item.keys() {
+		s := k + " " + flow(item.field(k).v)
+		if len(s) > 120 {
+			s = k
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func flow(v any) string {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + ": " + flow(t[k])
+		}
+		return "{" + strings.Join(keys, ", ") + "}"
+	case []any:
+		items := make([]string, len(t))
+		for i, x := range t {
+			items[i] = flow(x)
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	case string:
+		if t == "" {
+			return `""`
+		}
+		return t
+	}
+	return fmt.Sprint(v)
+}
+
+// nearMiss says what the desired objects of the matcher's kind look like.
+func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
+	var kind, what string
+	var show func(resource) string
+	switch {
+	case m.APIVersionKindMatcher != nil:
+		kind, what = m.APIVersionKindMatcher.Kind, "apiVersion"
+		show = func(r resource) string { return r.obj.GetAPIVersion() }
+	case m.APIGroupKindMatcher != nil:
+		kind, what = m.APIGroupKindMatcher.Kind, "apiGroup"
+		show = func(r resource) string { return fmt.Sprintf("%q", r.id.Group) }
+	case m.KindNamespaceNameMatcher != nil:
+		kind, what = m.KindNamespaceNameMatcher.Kind, "namespace/name"
+		show = func(r resource) string { return r.id.Namespace + "/" + r.id.Name }
+	default:
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, r := range c.resources {
+		if r.id.Kind == kind {
+			seen[show(r)] = true
+		}
+	}
+	if len(seen) == 0 {
+		return fmt.Sprintf("no desired object is a %s: remove the matcher if the package no longer ships one", kind)
+	}
+	vals := make([]string, 0, len(seen))
+	for v := range seen {
+		vals = append(vals, v)
+	}
+	sort.Strings(vals)
+	return fmt.Sprintf("the desired %s objects have %s %s", kind, what, strings.Join(vals, ", "))
+}
+
+// matching returns the resources kapp's own matcher code says the matchers (OR-ed) select.
+func (c *checker) matching(rs []resource, ms []ctlconf.ResourceMatcher) []resource {
+	m, ok := kappMatcher(ms)
+	if !ok {
+		return nil
+	}
+	var out []resource
+	for _, r := range rs {
+		if matches(m, r.kapp) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// kappMatcher recovers from the panic kapp raises for an empty matcher (reported separately).
+func kappMatcher(ms []ctlconf.ResourceMatcher) (m ctlres.ResourceMatcher, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return ctlres.AnyMatcher{Matchers: ctlconf.ResourceMatchers(ms).AsResourceMatchers()}, true
+}
+
+func matches(m ctlres.ResourceMatcher, r ctlres.Resource) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return m.Matches(r)
+}
