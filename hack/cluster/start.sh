@@ -113,7 +113,14 @@ wait_for() {
 }
 
 api_ready() { [[ $(curl -s "${CURL[@]}" "$API_URL/readyz") == ok ]] && curl -sf "${CURL[@]}" "$API_URL/api/v1/namespaces/default" >/dev/null; }
-kcm_ready() { [[ $(curl -sk "https://127.0.0.1:$KCM_PORT/healthz") == ok ]]; }
+# healthz answers ok ~4s before the controllers run (kcm first builds them all, then starts them
+# together): until then a Deployment gets no revision annotation and an aggregated ClusterRole no
+# rules, and what a scenario captures depends on the machine's load. The ServiceAccount controller,
+# started with the others, creating the default namespace's ServiceAccount shows they run.
+kcm_ready() {
+  [[ $(curl -sk "https://127.0.0.1:$KCM_PORT/healthz") == ok ]] &&
+    curl -sf "${CURL[@]}" "$API_URL/api/v1/namespaces/default/serviceaccounts/default" >/dev/null
+}
 crds_ready() {
   curl -sf "${CURL[@]}" "$API_URL/apis/kappctrl.k14s.io/v1alpha1" | grep -q '"name": *"apps"' &&
     curl -sf "${CURL[@]}" "$API_URL/apis/data.packaging.carvel.dev/v1alpha1" | grep -q '"name": *"packages"'

@@ -155,22 +155,31 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.settle(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.endWindow(ctx); err != nil {
-		return nil, err
-	}
-	for i, st := range s.Steps {
-		if err := r.step(ctx, i, st); err != nil {
-			return nil, fmt.Errorf("%s: step %d: %w", s.Name, i+1, err)
-		}
-		if err := r.endWindow(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.settle(ctx); err != nil {
+	if err := r.steps(ctx); err != nil {
 		return nil, err
 	}
 	res, _, err := r.read(ctx, start)
 	return res, err
+}
+
+// steps ends the window of the phase before them (kapp's deploy, or the Before applies of an
+// Adoption scenario), runs each step in its own window and lets the cluster settle.
+func (r *runner) steps(ctx context.Context) error {
+	if err := r.endWindow(ctx); err != nil {
+		return err
+	}
+	for i, st := range r.s.Steps {
+		if err := r.step(ctx, i, st); err != nil {
+			return fmt.Errorf("%s: step %d: %w", r.s.Name, i+1, err)
+		}
+		if err := r.endWindow(ctx); err != nil {
+			return err
+		}
+	}
+	if len(r.s.Steps) == 0 {
+		return nil // settled already
+	}
+	return r.settle(ctx)
 }
 
 // read reads every object back and classifies its differing fields from its history since the
@@ -285,10 +294,11 @@ func (r *runner) changedByKapp(ctx context.Context, o resolved, before *unstruct
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// adopt reads the objects as the earlier tools left them, then deploys with kapp: the differing
-// fields kapp's deploy changed are what kapp changes once when it takes an object over.
+// adopt reads the objects as the earlier tools and the steps left them, then deploys with kapp:
+// the differing fields kapp's deploy changed are what kapp changes once when it takes an object
+// over.
 func (r *runner) adopt(ctx context.Context, start int64) (*Result, error) {
-	if err := r.endWindow(ctx); err != nil {
+	if err := r.steps(ctx); err != nil {
 		return nil, err
 	}
 	res, fields, err := r.read(ctx, start)
@@ -531,6 +541,10 @@ func (r *runner) waitFor(ctx context.Context, w *WaitFor) error {
 	if err != nil {
 		return err
 	}
+	keys, err := mapKeys(w.Path)
+	if err != nil {
+		return err
+	}
 	timeout := w.Timeout.Duration
 	if timeout == 0 {
 		timeout = 60 * time.Second
@@ -550,7 +564,7 @@ func (r *runner) waitFor(ctx context.Context, w *WaitFor) error {
 		if err != nil {
 			return err
 		}
-		v, _, _ := unstructured.NestedFieldNoCopy(u.Object, strings.Split(w.Path, ".")...)
+		v, _, _ := unstructured.NestedFieldNoCopy(u.Object, keys...)
 		got, _ = json.Marshal(v)
 		if bytes.Equal(got, want) || want == nil && !bytes.Equal(got, []byte("null")) && !bytes.Equal(got, []byte("[]")) && !bytes.Equal(got, []byte("{}")) {
 			fmt.Fprintf(r.log, "  %s %s = %.60s after %.1fs\n", w.Resource, w.Path, got, time.Since(t0).Seconds())

@@ -19,7 +19,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -48,12 +50,14 @@ type Scenario struct {
 	// Before are applies by other tools before kapp's deploy: objects kapp takes over.
 	Before []Apply `json:"before,omitempty"`
 	// Adoption: live.yaml holds the objects as the earlier tools left them, read before kapp's
-	// deploy; kapp then deploys, and the differing fields its deploy changed are ClassAdoption.
+	// deploy (after the steps, which then follow the Before applies); kapp then deploys, and the
+	// differing fields its deploy changed are ClassAdoption.
 	Adoption bool `json:"adoption,omitempty"`
 	// WithoutManagedFields: live.yaml is written as `kubectl get -o yaml` exports it, without
 	// managedFields (the classes still come from the objects' history).
 	WithoutManagedFields bool `json:"withoutManagedFields,omitempty"`
-	// Steps run after the kapp deploy, in order: what controllers and humans did.
+	// Steps run after the kapp deploy (in an Adoption scenario: after Before), in order: what
+	// controllers and humans did.
 	Steps []Step `json:"steps,omitempty"`
 	Truth Truth  `json:"truth,omitempty"`
 	// Webhook, when set, is served and registered before the deploy and removed by Cleanup.
@@ -147,10 +151,12 @@ type Patch struct {
 // WaitFor waits until a field of a desired object has a value (e.g. the HPA scaled replicas), or
 // without Value until it is set and not empty (e.g. aggregated ClusterRole rules).
 type WaitFor struct {
-	Resource string          `json:"resource"`
-	Path     string          `json:"path"` // dot-separated map keys, e.g. spec.replicas
-	Value    json.RawMessage `json:"value,omitempty"`
-	Timeout  metav1.Duration `json:"timeout,omitempty"` // default 60s
+	Resource string `json:"resource"`
+	// Path is dot-separated map keys, a key with dots quoted in brackets as fielddiff writes it:
+	// spec.replicas, metadata.annotations["deployment.kubernetes.io/revision"].
+	Path    string          `json:"path"`
+	Value   json.RawMessage `json:"value,omitempty"`
+	Timeout metav1.Duration `json:"timeout,omitempty"` // default 60s
 }
 
 // KappStep runs kapp in the scenario directory; $APP and $NS expand to the app name and namespace.
@@ -228,10 +234,12 @@ func (s *Scenario) validate() error {
 			return fmt.Errorf("%s: before %d needs a fieldManager and mode client-side or server-side", s.Name, i+1)
 		}
 	}
-	if s.Adoption && len(s.Steps) > 0 {
-		return fmt.Errorf("%s: an adoption scenario reads live before kapp's deploy: it has no steps", s.Name)
-	}
 	for i, st := range s.Steps {
+		if st.WaitFor != nil {
+			if _, err := mapKeys(st.WaitFor.Path); err != nil {
+				return fmt.Errorf("%s: step %d: %w", s.Name, i+1, err)
+			}
+		}
 		n := 0
 		if st.Patch != nil {
 			n++
@@ -281,6 +289,33 @@ func (s *Scenario) DesiredWithRealChange() ([]*unstructured.Unstructured, error)
 		return nil, fmt.Errorf("%s realChange: no desired object %s", s.Name, s.RealChange.Resource)
 	}
 	return out, nil
+}
+
+// keyPart is one map key of a WaitFor path: a plain key, or a quoted one in brackets.
+var keyPart = regexp.MustCompile(`^\.?(?:([^.\["]+)|\[("(?:[^"\\]|\\.)*")\])`)
+
+// mapKeys splits a WaitFor path into its map keys.
+func mapKeys(path string) ([]string, error) {
+	var keys []string
+	for rest := path; rest != ""; {
+		m := keyPart.FindStringSubmatch(rest)
+		key := ""
+		if m != nil && (len(keys) > 0 || !strings.HasPrefix(rest, ".")) {
+			key = m[1]
+			if m[2] != "" {
+				key, _ = strconv.Unquote(m[2])
+			}
+		}
+		if key == "" {
+			return nil, fmt.Errorf("waitFor path %q: want dot-separated map keys, a key with dots as [\"key\"]", path)
+		}
+		keys = append(keys, key)
+		rest = rest[len(m[0]):]
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("waitFor path is empty")
+	}
+	return keys, nil
 }
 
 // ResourceID formats "<group>/<Kind> <namespace>/<name>", with "core" for the core group and no

@@ -98,3 +98,17 @@ func fieldStrings(fs []Field) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestWaitForPathKeys(t *testing.T) {
+	for path, want := range map[string][]string{
+		"spec.replicas": {"spec", "replicas"},
+		`metadata.annotations["deployment.kubernetes.io/revision"]`: {"metadata", "annotations", "deployment.kubernetes.io/revision"},
+		`metadata.labels["a\"b"].x`:                                 {"metadata", "labels", `a"b`, "x"},
+		"":                                                          nil, ".spec": nil, "spec..replicas": nil, "spec.": nil, `spec["unterminated]`: nil, `spec["bad\q"]`: nil,
+	} {
+		got, err := mapKeys(path)
+		if !slices.Equal(got, want) || (err == nil) != (want != nil) {
+			t.Errorf("mapKeys(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+}
