@@ -46,8 +46,8 @@ func TestCAInjectorEvidenceOnWebhookConfigurationAndCRD(t *testing.T) {
 	crd := filepath.Join("..", "fixtures", "crd-defaults")
 	for _, c := range []struct {
 		name, dir, object, path string
-		desired, live         func(map[string]any)
-		want                  string
+		desired, live           func(map[string]any)
+		want                    string
 	}{
 		{"webhook configuration annotated", webhooks, "rebasegen-export-webhook", "webhooks[name=mutate.export.rebasegen.dev].clientConfig.caBundle",
 			annotate(true), annotate(true), "controller:cert-manager-cainjector"},
