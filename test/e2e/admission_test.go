@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/rebasegen/rebasegen/internal/scenario"
 	"github.com/rebasegen/rebasegen/internal/testcluster"
 )
 
@@ -23,21 +20,9 @@ func TestE2EAdmissionDroppedValuesAndAtomicLists(t *testing.T) {
 	bin := buildRebasegen(t, t.TempDir())
 	for _, name := range []string{"admission-webhook", "admission-pod", "admission-pvc", "crd-dropped-values", "atomic-list-job"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := scenario.Load(filepath.Join("..", "..", "fixtures", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			tg := scenario.Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath(), Log: testLog{t}}
-			res, err := s.Run(ctx, tg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Cleanup(context.Background(), tg)
-			dir := t.TempDir()
-			desired := filepath.Join(s.Dir, "desired.yaml")
-			live := writeYAML(t, filepath.Join(dir, "live.yaml"), res.Live)
+			r := replay(t, c, name)
+			s, dir := r.s, r.dir
+			desired, live := r.desired, r.live
 			inputs := []string{"-q", "-d", desired, "-l", live, "-n", s.Namespace}
 
 			if got := kappDiffRun(t, c, s, desired); got != changes {

@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/rebasegen/rebasegen/internal/scenario"
 	"github.com/rebasegen/rebasegen/internal/testcluster"
 )
 
@@ -20,21 +17,9 @@ func TestE2EAdoptedFromOtherAppliersKeepGitChangesVisible(t *testing.T) {
 	bin := buildRebasegen(t, t.TempDir())
 	for _, name := range []string{"adopt-kubectl-apply", "adopt-argocd-ssa", "adopt-helm"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := scenario.Load(filepath.Join("..", "..", "fixtures", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			tg := scenario.Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath(), Log: testLog{t}}
-			res, err := s.Run(ctx, tg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Cleanup(context.Background(), tg)
-			dir := t.TempDir()
-			desired := filepath.Join(s.Dir, "desired.yaml")
-			live := writeYAML(t, filepath.Join(dir, "live.yaml"), res.Live)
+			r := replay(t, c, name)
+			s, dir := r.s, r.dir
+			desired, live := r.desired, r.live
 
 			rules := filepath.Join(dir, "rules.yml")
 			args := []string{"generate", "-q", "--output-file", rules, "-d", desired, "-l", live, "-n", s.Namespace}

@@ -48,21 +48,9 @@ func TestE2EKappAgreesAndGeneratedRulesSilenceIt(t *testing.T) {
 	c := testcluster.Shared(t, testcluster.Options{ControllerManager: true})
 	for _, name := range []string{"hpa-replicas", "md5-invalidated", "hpa-real-change", "package-app"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := scenario.Load(filepath.Join("..", "..", "fixtures", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			tg := scenario.Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath(), Log: testLog{t}}
-			res, err := s.Run(ctx, tg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Cleanup(context.Background(), tg)
-			dir := t.TempDir()
-			desired := filepath.Join(s.Dir, "desired.yaml")
-			live := writeYAML(t, filepath.Join(dir, "live.yaml"), res.Live)
+			r := replay(t, c, name)
+			s, dir := r.s, r.dir
+			desired, live := r.desired, r.live
 
 			// 1. The verifier agrees with kapp on the ghost diff, without rules and with the
 			// hand-written replicas rule.
@@ -77,7 +65,7 @@ func TestE2EKappAgreesAndGeneratedRulesSilenceIt(t *testing.T) {
 					cfgObjs = append(cfgObjs, parse(t, replicasRule))
 					files = append(files, cfg)
 				}
-				want := verifierExit(t, s, res.Live, cfgObjs)
+				want := verifierExit(t, s, r.objs, cfgObjs)
 				if got := kappDiffRun(t, c, s, files...); got != want {
 					t.Errorf("%s: kapp --diff-run exited %d, the verifier predicts %d", label, got, want)
 				}
@@ -113,6 +101,36 @@ func TestE2EKappAgreesAndGeneratedRulesSilenceIt(t *testing.T) {
 }
 
 // verifierExit is the exit status the verifier predicts for kapp's default base.
+// replayed is a captured scenario run again on the test cluster: the scenario, a temporary
+// directory for the test's files, and the live objects as the cluster returned them (also written
+// to dir/live.yaml). The scenario's objects are deleted when the test ends.
+type replayed struct {
+	s       *scenario.Scenario
+	dir     string
+	desired string // the scenario's desired.yaml
+	live    string
+	objs    []*unstructured.Unstructured
+}
+
+func replay(t *testing.T, c *testcluster.Cluster, name string) replayed {
+	t.Helper()
+	s, err := scenario.Load(filepath.Join("..", "..", "fixtures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tg := scenario.Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath(), Log: testLog{t}}
+	res, err := s.Run(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Cleanup(context.Background(), tg) })
+	dir := t.TempDir()
+	return replayed{s: s, dir: dir, desired: filepath.Join(s.Dir, "desired.yaml"),
+		live: writeYAML(t, filepath.Join(dir, "live.yaml"), res.Live), objs: res.Live}
+}
+
 func verifierExit(t *testing.T, s *scenario.Scenario, live []*unstructured.Unstructured, configs []*unstructured.Unstructured) int {
 	var pairs []verify.Pair
 	for i, o := range s.Objects {

@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/rebasegen/rebasegen/internal/scenario"
 	"github.com/rebasegen/rebasegen/internal/testcluster"
 )
 
@@ -20,21 +17,10 @@ import (
 func TestE2EHandWrittenRuleHidesAGitChange(t *testing.T) {
 	c := testcluster.Shared(t, testcluster.Options{})
 	bin := buildRebasegen(t, t.TempDir())
-	s, err := scenario.Load(filepath.Join("..", "..", "fixtures", "crd-defaults"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	tg := scenario.Target{Kubeconfig: c.Kubeconfig, Kapp: c.KappPath(), Log: testLog{t}}
-	res, err := s.Run(ctx, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Cleanup(context.Background(), tg)
-	dir := t.TempDir()
+	r := replay(t, c, "crd-defaults")
+	s, dir := r.s, r.dir
 	rule := filepath.Join("..", "..", "fixtures", "lint", "crd-spec-copy", "rules.yml")
-	live := writeYAML(t, filepath.Join(dir, "live.yaml"), res.Live)
+	live := r.live
 
 	var changed []*unstructured.Unstructured
 	for _, o := range s.Objects {
