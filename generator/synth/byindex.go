@@ -164,3 +164,52 @@ func keyText(item any, key value.FieldList) string {
 	}
 	return s
 }
+
+// byIndex reports whether a plain copy can write p by index: map keys and keyed list items
+// (each written {allIndexes: true}), ending in a map key.
+func byIndex(p fielddiff.Path) bool {
+	if len(p) == 0 || p[len(p)-1].FieldName == nil {
+		return false
+	}
+	for _, pe := range p {
+		if pe.FieldName == nil && pe.Key == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// uniqueByIndex drops paths a plain copy writes the same way as an earlier one.
+func uniqueByIndex(ps []fielddiff.Path) []fielddiff.Path {
+	seen := map[string]bool{}
+	var out []fielddiff.Path
+	for _, p := range ps {
+		if k := indexKey(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// indexKey is p as a plain copy writes it: keyed paths of different items are one indexed path.
+func indexKey(p fielddiff.Path) string {
+	s := ""
+	for _, pe := range p {
+		if pe.FieldName != nil {
+			s += "." + *pe.FieldName
+		} else {
+			s += "[*]"
+		}
+	}
+	return s
+}
+
+func byKeyWhy(misfits []misfit) string {
+	m := misfits[0]
+	s := fmt.Sprintf("a copy by index would be wrong (%s: %s", m.id, m.why)
+	if len(misfits) > 1 {
+		s += fmt.Sprintf("; %d more resources", len(misfits)-1)
+	}
+	return s + ")"
+}
