@@ -22,7 +22,7 @@ fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real c
 
 BENCH_SIZES ?= 100,1000,10000
 bench: ## fleet-scale benchmarks (fixture mix and Deployment+HPA fleet): per stage time and peak heap, kapp engine with and without the rules, ratios against their targets
-	$(GO) run ./generator/bench -sizes $(BENCH_SIZES)
+	$(GO) run ./hack/bench -sizes $(BENCH_SIZES)
 
 FUZZTIME ?= 60s
 FUZZ_TARGETS := ./generator/load:FuzzLoad ./generator/pair:FuzzPair ./generator/fielddiff:FuzzDiff \

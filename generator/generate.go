@@ -118,7 +118,7 @@ func Generate(in Inputs, opts synth.Options) (*Generated, error) {
 }
 
 // Synthesize is Generate without asking kapp's engine about the rules: g.Verification is zero.
-// The benchmarks (generator/bench) time the two apart.
+// The benchmarks (hack/bench) time the two apart.
 func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 	a, err := Analyze(in)
 	if err != nil {

@@ -117,10 +117,10 @@ func TestFleetCorpusGetsPlainRules(t *testing.T) {
 	}
 }
 
-// BenchmarkStages is the same measurement as `make bench` (go run ./generator/bench), as Go
+// BenchmarkStages is the same measurement as `make bench` (go run ./hack/bench), as Go
 // benchmarks for -cpuprofile/-memprofile: sizes from REBASEGEN_BENCH_SIZES (default 100,1000).
 //
-//	go test ./generator/bench -run '^$' -bench 'Stages/1000/explain' -benchtime 1x -cpuprofile cpu.out
+//	go test ./hack/bench -run '^$' -bench 'Stages/1000/explain' -benchtime 1x -cpuprofile cpu.out
 func BenchmarkStages(b *testing.B) {
 	objs, err := fixturePairs(fixturesDir, "")
 	if err != nil {

@@ -1,0 +1,149 @@
+// Command bench measures rebasegen at fleet scale (make bench): a synthetic corpus built from the
+// captured fixtures at several sizes, and per size the time and memory of each stage against the
+// floor of merely parsing the same YAML. It prints one table and the ratios the performance
+// targets are stated in.
+//
+//	go run ./hack/bench -sizes 100,1000,10000
+//	go run ./hack/bench -sizes 10000 -stages explain -cpuprofile /tmp/explain.pprof
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rebasegen/rebasegen/internal/scenario"
+)
+
+// Corpora: the fixture mix (every captured scenario, renamed copies) and a fleet of Deployment +
+// HPA pairs (the hpa-replicas scenario: replicas scaled by the HPA, one container with ports,
+// defaults as a v1.35 server stores them), the shape of a package installed many times.
+var corpora = map[string]string{"fixtures": "", "fleet": "hpa-replicas"}
+
+func main() {
+	os.Exit(mainErr())
+}
+
+func mainErr() int {
+	sizesFlag := flag.String("sizes", "100,1000,10000", "corpus sizes in resource pairs")
+	stagesFlag := flag.String("stages", strings.Join(allStages, ","), "stages to run")
+	fixtures := flag.String("fixtures", "fixtures", "captured fixtures directory")
+	corporaFlag := flag.String("corpora", "fixtures,fleet", "corpora: fixtures (every captured scenario) and fleet (Deployment + HPA pairs)")
+	work := flag.String("workdir", "", "directory for the corpora (default: a temp dir, removed)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured stages")
+	memprofile := flag.String("memprofile", "", "write an allocation profile after the run")
+	flag.Parse()
+
+	sizes, err := parseSizes(*sizesFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	stages := strings.Split(*stagesFlag, ",")
+	for _, s := range stages {
+		if _, ok := stageLabel[s]; !ok {
+			fmt.Fprintf(os.Stderr, "bench: unknown stage %q (want %s)\n", s, strings.Join(allStages, ","))
+			return 2
+		}
+	}
+	dir := *work
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "rebasegen-bench-"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+	}
+	names := strings.Split(*corporaFlag, ",")
+	objs := map[string][]scenario.Object{}
+	for _, name := range names {
+		only, ok := corpora[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "bench: unknown corpus %q (want fixtures,fleet)\n", name)
+			return 2
+		}
+		if objs[name], err = fixturePairs(*fixtures, only); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer f.Close()
+		profiling = func(on bool) {
+			if on {
+				_ = pprof.StartCPUProfile(f)
+			} else {
+				pprof.StopCPUProfile()
+			}
+		}
+	}
+
+	fmt.Printf("rebasegen bench: %d CPUs, GOMAXPROCS %d, %s, corpora from the captured pairs in %s: fixtures (%d pairs), fleet (%d pairs)\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *fixtures, len(objs["fixtures"]), len(objs["fleet"]))
+	var all []measurement
+	failed := false
+	for _, name := range names {
+		for _, n := range sizes {
+			c, err := buildCorpus(objs[name], n, filepath.Join(dir, name, strconv.Itoa(n)))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
+				return 1
+			}
+			fmt.Fprintf(os.Stderr, "%s corpus, %d pairs: %.1f MB of YAML in %s\n", name, n, float64(c.Bytes)/1e6, c.Dir)
+			for _, s := range stages {
+				m, err := runStage(s, c)
+				m.Corpus = name
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %s at %d pairs: %v\n", s, n, err)
+					failed = true
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "  %-9s %10s  cpu %10s  peak %7.1f MB  alloc %8.1f MB  %s\n", s, m.Time.Round(time.Millisecond),
+					m.CPU.Round(time.Millisecond), mb(m.Peak), mb(m.Alloc), m.Note)
+				all = append(all, m)
+			}
+		}
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+	}
+	for _, name := range names {
+		printTable(os.Stdout, name, all, sizes)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+var profiling = func(bool) {}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(f), "_", ""))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-sizes: bad size %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+// The stages bench times, their untimed setup and the parse floor they are measured against.
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// Stages, in the order they run and are printed.
+const (
+	stageParse    = "parse"    // (a) floor: sigs.k8s.io/yaml into unstructured objects
+	stageExplain  = "explain"  // (b) generator.Explain
+	stageSynth    = "synth"    // (c) generator.Synthesize: generate without verification
+	stageKapp     = "kapp"     // (d) kapp's engine over every pair, both bases, kapp's own rules only
+	stageRules    = "rules"    // (e) the same with the generated Config
+	stageGenerate = "generate" // (f) generator.Generate: with verification and mutation checks
+)
+
+var allStages = []string{stageParse, stageExplain, stageSynth, stageKapp, stageRules, stageGenerate}
+
+var stageLabel = map[string]string{
+	stageParse: "(a) parse floor", stageExplain: "(b) explain", stageSynth: "(c) generate, no verify",
+	stageKapp: "(d) kapp engine, no rules", stageRules: "(e) kapp engine, generated rules", stageGenerate: "(f) generate + verify",
+}
+
+func inputs(c *corpus) generator.Inputs {
+	return generator.Inputs{Desired: []string{c.DesiredDir}, Live: []string{c.LiveDir}, Namespace: "default"}
+}
+
+// runStage measures one stage on corpus c, after its untimed setup.
+func runStage(stage string, c *corpus) (measurement, error) {
+	m := measurement{Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
+	run, err := prepare(stage, c, &m)
+	if err != nil {
+		return m, err
+	}
+	kappconv.ResetYTTMemo() // no stage profits from the previous one's ytt results
+	res, err := measure(&m, run)
+	runtime.KeepAlive(res)
+	if hits, misses := kappconv.YTTMemoStats(); hits+misses > 0 {
+		m.Note += fmt.Sprintf(" (ytt memo: %d of %d evaluations)", hits, hits+misses)
+	}
+	return m, err
+}
+
+// prepare does a stage's untimed setup and returns the work to time; the work notes what it
+// found in m.Note.
+func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), err error) {
+	switch stage {
+	case stageParse:
+		run = func() (any, error) { return parseFloor(c) }
+	case stageExplain:
+		run = func() (any, error) {
+			rep, set, err := generator.Explain(inputs(c))
+			if err == nil && len(rep.Resources) != c.Pairs {
+				err = fmt.Errorf("%d pairs classified, want %d (created %d, deleted %d)", len(rep.Resources), c.Pairs, len(set.Created), len(set.Deleted))
+			}
+			return rep, err
+		}
+	case stageSynth:
+		run = func() (any, error) {
+			g, err := generator.Synthesize(inputs(c), synth.Options{})
+			if err == nil {
+				m.Note = fmt.Sprintf("%d rules", len(g.Rules))
+			}
+			return g, err
+		}
+	case stageKapp, stageRules:
+		g, err := generator.Synthesize(inputs(c), synth.Options{})
+		if err != nil {
+			return nil, err
+		}
+		pairs := g.Set.Pairs // held as the pipeline holds them: compact, decoded while kapp reads them
+		var configs []*unstructured.Unstructured
+		for _, cfg := range g.Set.Configs {
+			configs = append(configs, cfg.Unstructured)
+		}
+		if stage == stageRules {
+			configs = append(configs, g.Config)
+		}
+		g = nil
+		run = func() (any, error) {
+			res, err := verify.VerifyEach(len(pairs), func(i int) (verify.Pair, error) {
+				d, l, err := pairs[i].Objects()
+				return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
+			}, configs, nil)
+			if err == nil {
+				keep := 0
+				for _, r := range res {
+					if r.Op[verify.LastApplied] == verify.OpKeep && r.Op[verify.Live] == verify.OpKeep {
+						keep++
+					}
+				}
+				m.Note = fmt.Sprintf("%d/%d pairs keep", keep, len(res))
+			}
+			return res, err
+		}
+	case stageGenerate:
+		run = func() (any, error) {
+			g, err := generator.Generate(inputs(c), synth.Options{})
+			if err != nil {
+				return nil, err
+			}
+			v := g.Verification
+			m.Note = fmt.Sprintf("%d rules (%d ytt), kept %d/%d ghost pairs, %d mutations, %.0f%% of kapp's verify time in the rules", len(g.Rules), ytt(g.Rules),
+				v.KeptPairs, v.GhostPairs, v.MutationsRun, 100*v.Cost.Rules.Seconds()/max(v.Cost.Diff.Seconds(), 1e-9))
+			if !v.OK() {
+				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Residual, v.Hidden))
+			}
+			return g, nil
+		}
+	default:
+		return nil, fmt.Errorf("unknown stage %q", stage)
+	}
+	return run, nil
+}
+
+func ytt(rules []synth.Rule) int {
+	n := 0
+	for _, r := range rules {
+		if r.YTT() {
+			n++
+		}
+	}
+	return n
+}
+
+func first(lists ...[]string) string {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l[0]
+		}
+	}
+	return ""
+}
+
+var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
+
+// parseFloor reads every corpus file and parses each document with sigs.k8s.io/yaml into an
+// unstructured object, and nothing else: the least any tool reading the YAML must do.
+func parseFloor(c *corpus) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, dir := range []string{c.DesiredDir, c.LiveDir} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			for _, doc := range docSep.Split(string(data), -1) {
+				if strings.TrimSpace(doc) == "" {
+					continue
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+					return nil, fmt.Errorf("%s: %w", f, err)
+				}
+				out = append(out, &unstructured.Unstructured{Object: m})
+			}
+		}
+	}
+	if len(out) != 2*c.Pairs {
+		return nil, fmt.Errorf("parsed %d objects, want %d", len(out), 2*c.Pairs)
+	}
+	return out, nil
+}
