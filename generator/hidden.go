@@ -16,7 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 // Hidden is a declared field whose change made in Git a rule hides: kapp's engine no longer
@@ -38,7 +38,7 @@ type ClusterRule struct {
 // ClusterRules reads the cluster-wins copy rules of Configs and labelled ConfigMaps with kapp's
 // own parser. A Config kapp cannot read has no such rules here: kapp's engine (and lint) report it.
 func ClusterRules(configs []load.Object) []ClusterRule {
-	kappconv.Prepare()
+	kappglobal.Prepare()
 	var out []ClusterRule
 	for _, o := range configs {
 		cfg, ok := kappConfig(o)

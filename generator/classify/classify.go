@@ -57,7 +57,7 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 	// result in its pair's slot so the report's order does not depend on scheduling, and the
 	// error returned is the first pair's in input order, as when classifying one by one. Each
 	// worker has its own copy of the classifier (the defaulter keeps per-object state); the
-	// rest is read-only, and kapp's ytt rebase rules run serialised (kappconv.SerialYTT).
+	// rest is read-only, and kapp's ytt rebase rules run serialised (kappglobal.SerialYTT).
 	res := make([]Resource, len(set.Pairs))
 	errs := make([]error, len(set.Pairs))
 	parallel.Each(len(set.Pairs), func() func(int) {

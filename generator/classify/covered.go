@@ -11,7 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
@@ -31,7 +31,7 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 			err = fmt.Errorf("kapp Config in %s: %v", sources(configs), p)
 		}
 	}()
-	kappconv.Prepare()
+	kappglobal.Prepare()
 	var rs []ctlres.Resource
 	for _, c := range configs {
 		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
@@ -47,7 +47,7 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 	}
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		mods[i] = kappconv.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
+		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
 	}
 	return rebaser{mods: mods}, nil
 }

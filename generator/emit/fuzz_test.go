@@ -24,7 +24,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
@@ -146,7 +146,7 @@ func parseConfig(t *testing.T, data []byte) ctlconf.Config {
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("kapp does not read the Config as one resource (%d): %v\n%s", len(rs), err, data)
 	}
-	kappconv.Prepare() // a real kapp version for minimumRequiredVersion
+	kappglobal.Prepare() // a real kapp version for minimumRequiredVersion
 	_, conf, err := ctlconf.NewConfFromResources(rs)
 	if err != nil {
 		t.Fatalf("kapp's config parser rejects the Config: %v\n%s", err, data)

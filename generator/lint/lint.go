@@ -25,6 +25,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -67,7 +68,7 @@ type Options struct {
 
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
 func Check(opts Options) ([]Finding, error) {
-	kappconv.Prepare() // kapp's parser checks minimumRequiredVersion against its own version
+	kappglobal.Prepare() // kapp's parser checks minimumRequiredVersion against its own version
 	env, err := newEnv(opts)
 	if err != nil {
 		return nil, err

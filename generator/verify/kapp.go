@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 // maskMu serialises kapp's diff masking: diff.MaskedResource numbers masked values in two
@@ -128,7 +129,7 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 func changeFactory(conf ctlconf.Conf, timed int, spent *atomic.Int64) ctldiff.ChangeFactory {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		mods[i] = kappconv.SerialYTT(m)
+		mods[i] = kappglobal.SerialYTT(m)
 		if spent != nil && i >= len(mods)-timed {
 			mods[i] = timedMod{mods[i], spent}
 		}

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
@@ -84,7 +84,7 @@ type Cost struct {
 // VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
 // last config's rebase rules took (the rules a caller generated: their price on every deploy).
 func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
-	kappconv.Prepare()
+	kappglobal.Prepare()
 	in, err := newInputs(n, pairAt, configs)
 	if err != nil {
 		return nil, Cost{}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 const fixturesDir = "../../fixtures"
@@ -150,7 +151,7 @@ func BenchmarkStages(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for b.Loop() {
-						kappconv.ResetYTTMemo()
+						kappglobal.ResetYTTMemo()
 						if _, err := run(); err != nil {
 							b.Fatal(err)
 						}

@@ -17,7 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 // Stages, in the order they run and are printed.
@@ -48,10 +48,10 @@ func runStage(stage string, c *corpus) (measurement, error) {
 	if err != nil {
 		return m, err
 	}
-	kappconv.ResetYTTMemo() // no stage profits from the previous one's ytt results
+	kappglobal.ResetYTTMemo() // no stage profits from the previous one's ytt results
 	res, err := measure(&m, run)
 	runtime.KeepAlive(res)
-	if hits, misses := kappconv.YTTMemoStats(); hits+misses > 0 {
+	if hits, misses := kappglobal.YTTMemoStats(); hits+misses > 0 {
 		m.Note += fmt.Sprintf(" (ytt memo: %d of %d evaluations)", hits, hits+misses)
 	}
 	return m, err

@@ -1,4 +1,4 @@
-package kappconv
+package kappglobal
 
 import (
 	"crypto/sha256"

@@ -1,0 +1,68 @@
+package generator
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The import graph, as `go list -deps` reports it: data flows one way, from the stages
+// (generator/<stage>) to the orchestrator (generator) and cmd/, never back up; and the stages that
+// need only kapp's keys (internal/kappconv) do not link kapp, nor ytt unless they run it (load
+// renders ytt packages, pair reads what load returns).
+func TestImportGraph(t *testing.T) {
+	const mod = "github.com/rebasegen/rebasegen"
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}:{{join .Deps " "}}`, mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, list, _ := strings.Cut(line, ":")
+		deps[pkg] = map[string]bool{}
+		for _, d := range strings.Fields(list) {
+			deps[pkg][d] = true
+		}
+	}
+	links := func(pkg, prefix string) bool {
+		for d := range deps[pkg] {
+			if d == prefix || strings.HasPrefix(d, prefix+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	stages := 0
+	for pkg := range deps {
+		if strings.HasPrefix(pkg, mod+"/generator/") {
+			stages++
+			if deps[pkg][mod+"/generator"] {
+				t.Errorf("%s imports the orchestrator %s/generator", pkg, mod)
+			}
+		}
+	}
+	if stages < 8 {
+		t.Errorf("found %d packages under generator/, want the stages (load, pair, fielddiff, classify, synth, emit, verify, lint, ...)", stages)
+	}
+	for _, tc := range []struct {
+		pkg       string
+		kapp, ytt bool
+	}{
+		{"internal/kappconv", false, false},
+		{"generator/fielddiff", false, false},
+		{"generator/load", false, true},
+		{"generator/pair", false, true},
+		{"internal/kappglobal", true, true},
+	} {
+		if _, ok := deps[mod+"/"+tc.pkg]; !ok {
+			t.Errorf("%s: not in the module", tc.pkg)
+			continue
+		}
+		if got := links(mod+"/"+tc.pkg, "carvel.dev/kapp"); got != tc.kapp {
+			t.Errorf("%s links kapp: %v, want %v", tc.pkg, got, tc.kapp)
+		}
+		if got := links(mod+"/"+tc.pkg, "carvel.dev/ytt"); got != tc.ytt {
+			t.Errorf("%s links ytt: %v, want %v", tc.pkg, got, tc.ytt)
+		}
+	}
+}
