@@ -9,9 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	ctlapp "carvel.dev/kapp/pkg/kapp/app"
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -199,40 +205,44 @@ func mergeYAML(t *testing.T, u *unstructured.Unstructured, s string) {
 	u.Object = merge(u.Object, obj(t, s).Object).(map[string]any)
 }
 
-// kappDeploy simulates a first `kapp deploy` through kapp's own code: the change set computes what
-// kapp sends, the fake API server adds its defaults, and the history annotations
-// (kapp.k14s.io/original and original-diff-md5) are recorded the way clusterapply does it, before
-// the identity annotation is put back as it is stored on the cluster. Returns live objects by name.
-func kappDeploy(t *testing.T, configs []*unstructured.Unstructured, desired ...*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+// kappDeploy simulates a first `kapp deploy` through kapp's own code, called here directly (not
+// through verify's helpers, which the tests check): the change set computes what kapp sends, the
+// fake API server adds its defaults, and the history annotations (kapp.k14s.io/original and
+// original-diff-md5) are recorded the way clusterapply does it, before the identity annotation is
+// put back as it is stored on the cluster. Returns live objects by name.
+func kappDeploy(t *testing.T, desired ...*unstructured.Unstructured) map[string]*unstructured.Unstructured {
 	t.Helper()
-	var pairs []Pair
-	for _, d := range desired {
-		pairs = append(pairs, Pair{Desired: d})
-	}
-	in, err := newInputs(len(pairs), func(i int) (Pair, error) { return pairs[i], nil }, configs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := in.conf()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// kapp deploy's newResources() (cmd/app/deploy.go): the files as kapp reads them, the Conf
+	// with kapp's defaults, Preparation, then the app's ownership and label-scoping labels.
 	var newRs []ctlres.Resource
-	for i := range in.n {
-		bs, _, err := in.encoded(i)
+	for _, d := range desired {
+		bs, err := json.Marshal(d.Object)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := desiredResource(bs)
+		rs, err := ctlres.NewResourcesFromBytes(bs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		newRs = append(newRs, r)
+		newRs = append(newRs, rs...)
 	}
-	if newRs, err = prepareNew(conf, newRs, appLabel); err != nil {
+	newRs, conf, err := ctlconf.NewConfFromResourcesWithDefaults(newRs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cf := changeFactory(conf, 0, nil)
+	prep := ctlapp.NewPreparation(namespacedKinds{}, ctlapp.PrepareResourcesOpts{
+		BeforeModificationFunc: func(rs []ctlres.Resource) []ctlres.Resource { return rs },
+	})
+	if newRs, err = prep.PrepareResources(newRs); err != nil {
+		t.Fatal(err)
+	}
+	sel := labels.Set{"kapp.k14s.io/app": appLabel}.AsSelector()
+	if err := ctlres.NewLabeledResources(sel, ctlres.IdentifiedResources{}, logger.NewNoopLogger()).Prepare(
+		newRs, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels()); err != nil {
+		t.Fatal(err)
+	}
+	cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(),
+		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
 	changes, err := ctldiff.NewChangeSetWithVersionedRs(nil, newRs, conf.TemplateRules(),
 		ctldiff.ChangeSetOpts{AgainstLastApplied: true}, cf).Calculate()
 	if err != nil {
@@ -258,11 +268,13 @@ func kappDeploy(t *testing.T, configs []*unstructured.Unstructured, desired ...*
 		if d, ok := serverDefaults[stored.GetKind()]; ok {
 			mergeYAML(t, stored, d)
 		}
+		// read back as client-go's dynamic client decodes it (integers int64)
 		bs, _ := json.Marshal(stored.Object)
-		saved, err := liveResource(bs)
-		if err != nil {
+		var un unstructured.Unstructured
+		if err := un.UnmarshalJSON(bs); err != nil {
 			t.Fatal(err)
 		}
+		saved := ctlres.NewResourceUnstructured(un, ctlres.ResourceType{})
 		if err := ctlres.NewIdentityAnnotation(saved).RemoveMod().Apply(saved); err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +332,7 @@ func changed(diff string) []string {
 // The HPA story: a controller changes spec.replicas after kapp recorded the md5.
 func TestControllerChangedReplicas(t *testing.T) {
 	desired := obj(t, deploymentYAML)
-	live := kappDeploy(t, nil, desired)["web"]
+	live := kappDeploy(t, desired)["web"]
 	mergeYAML(t, live, deploymentLater)
 	mergeYAML(t, live, `{spec: {replicas: 5}, status: {replicas: 5}}`)
 
@@ -348,7 +360,7 @@ func TestControllerChangedReplicas(t *testing.T) {
 
 func TestUntouchedLive(t *testing.T) {
 	dep, cm := obj(t, deploymentYAML), obj(t, configMapYAML)
-	lives := kappDeploy(t, nil, dep, cm)
+	lives := kappDeploy(t, dep, cm)
 	mergeYAML(t, lives["web"], deploymentLater)
 
 	rs, err := Verify([]Pair{{dep, lives["web"]}, {cm, lives["web-settings"]}}, nil)
@@ -383,7 +395,7 @@ func TestCreate(t *testing.T) {
 
 func TestSecretMasked(t *testing.T) {
 	desired := obj(t, secretYAML)
-	live := kappDeploy(t, nil, desired)["web-db"]
+	live := kappDeploy(t, desired)["web-db"]
 	// Someone rotated the password in the cluster.
 	other := secretMarker + "-rotated"
 	mergeYAML(t, live, `{data: {password: `+base64.StdEncoding.EncodeToString([]byte(other))+`}}`)
@@ -409,7 +421,7 @@ func TestSecretMasked(t *testing.T) {
 
 func TestBuiltinRulesApply(t *testing.T) {
 	desired := obj(t, serviceYAML)
-	live := kappDeploy(t, nil, desired)["web"]
+	live := kappDeploy(t, desired)["web"]
 
 	r := verify1(t, Pair{Desired: desired, Live: live})
 	expectOps(t, r, OpKeep, OpUpdate)
@@ -438,7 +450,7 @@ data: {MODE: blue}
 `)
 	dep := obj(t, deploymentYAML)
 	mergeYAML(t, dep, `{spec: {template: {spec: {containers: [{envFrom: [{configMapRef: {name: web-env}}]}]}}}}`)
-	lives := kappDeploy(t, nil, cm, dep)
+	lives := kappDeploy(t, cm, dep)
 	cmLive, depLive := lives["web-env-ver-1"], lives["web"]
 	if cmLive == nil || !strings.Contains(fmt.Sprint(depLive.Object), "web-env-ver-1") {
 		t.Fatalf("kapp did not version the ConfigMap: %v", lives)
@@ -469,7 +481,7 @@ data: {MODE: blue}
 
 func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 	dep := obj(t, deploymentYAML)
-	live := kappDeploy(t, nil, dep)["web"]
+	live := kappDeploy(t, dep)["web"]
 
 	badRule := obj(t, strings.Replace(replicasRule, "type: copy", "type: copyy", 1))
 	_, err := Verify([]Pair{{dep, live}}, []*unstructured.Unstructured{badRule})
@@ -508,7 +520,7 @@ func TestOrderPreserved(t *testing.T) {
 	for i := range n {
 		desired = append(desired, obj(t, fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: cm-%02d, namespace: shop}, data: {i: '%d'}}", i, i)))
 	}
-	lives := kappDeploy(t, nil, desired...)
+	lives := kappDeploy(t, desired...)
 
 	var pairs []Pair
 	want := map[int]string{}
@@ -560,10 +572,38 @@ func TestOrderPreserved(t *testing.T) {
 func TestNonceAlwaysUpdates(t *testing.T) {
 	cm := obj(t, configMapYAML)
 	mergeYAML(t, cm, `{metadata: {annotations: {kapp.k14s.io/nonce: ""}}}`)
-	live := kappDeploy(t, nil, cm)["web-settings"]
+	live := kappDeploy(t, cm)["web-settings"]
 	r := verify1(t, Pair{Desired: cm, Live: live})
 	expectOps(t, r, OpUpdate, OpUpdate)
 	if got := changed(r.Diff[LastApplied]); len(got) != 2 || !strings.Contains(got[0], "kapp.k14s.io/nonce") {
 		t.Errorf("want only the nonce to change:\n%s", r.Diff[LastApplied])
 	}
 }
+
+// namespacedKinds stands in for discovery in kapp's Preparation: the kinds these tests deploy,
+// all namespaced.
+type namespacedKinds struct{}
+
+func (namespacedKinds) All(bool) ([]ctlres.ResourceType, error) {
+	var out []ctlres.ResourceType
+	for _, gvk := range []schema.GroupVersionKind{{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"},
+		{Version: "v1", Kind: "Service"}, {Group: "apps", Version: "v1", Kind: "Deployment"}} {
+		out = append(out, ctlres.ResourceType{
+			GroupVersionResource: gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s"),
+			APIResource:          metav1.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespaced: true},
+		})
+	}
+	return out, nil
+}
+
+func (t namespacedKinds) Find(res ctlres.Resource) (ctlres.ResourceType, error) {
+	all, _ := t.All(false)
+	for _, rt := range all {
+		if rt.APIResource.Kind == res.Kind() && rt.GroupVersionResource.GroupVersion().String() == res.APIVersion() {
+			return rt, nil
+		}
+	}
+	return ctlres.ResourceType{}, fmt.Errorf("kind %s %s not among the test's kinds", res.APIVersion(), res.Kind())
+}
+
+func (namespacedKinds) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }
