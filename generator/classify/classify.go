@@ -151,6 +151,9 @@ type fieldContext struct {
 	stored    *unstructured.Unstructured // defaulted, after the storage round trip
 	mechanism string
 	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
+	// lookups into defaulted, stored and sent, nil when those are: one lookup per delta into a
+	// long list would otherwise be quadratic (see fielddiff.Lookup)
+	defaultedAt, storedAt, sentAt *fielddiff.Lookup
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -181,6 +184,15 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	} else if !ok {
 		fc.defaulted = nil
+	}
+	if fc.defaulted != nil {
+		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
+	}
+	if fc.stored != nil {
+		fc.storedAt = fielddiff.NewLookup(fc.stored.Object)
+	}
+	if fc.sent != nil {
+		fc.sentAt = fielddiff.NewLookup(fc.sent)
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {
@@ -330,18 +342,18 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 	if fc.defaulted == nil {
 		return "", false
 	}
-	dv, ok := d.Path.Get(fc.defaulted.Object)
+	dv, ok := fc.defaultedAt.Get(d.Path)
 	switch {
 	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live):
 		return fc.mechanism, true
-	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.stored, d.Path):
+	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.storedAt, d.Path):
 		// a declared value the server does not store: an empty one (rules: [], annotations:
 		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
 		if !empty(d.Desired) {
 			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
 		}
 		return "an empty value the API server drops when it stores the object: " + fc.mechanism, true
-	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored != nil && storedAs(fc.stored, d.Path, d.Live):
+	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored != nil && storedAs(fc.storedAt, d.Path, d.Live):
 		// a declared null the server decodes into its Go type's empty value and stores (a
 		// Secret's data value: an empty []byte, written back as "")
 		return "a null the API server stores as its type's empty value: " + fc.mechanism, true
@@ -447,13 +459,13 @@ func empty(v any) bool {
 }
 
 // storedAs reports whether the object holds v at p.
-func storedAs(u *unstructured.Unstructured, p fielddiff.Path, v any) bool {
-	sv, ok := p.Get(u.Object)
+func storedAs(u *fielddiff.Lookup, p fielddiff.Path, v any) bool {
+	sv, ok := u.Get(p)
 	return ok && fielddiff.Equal(sv, v)
 }
 
 // has reports whether the object holds a value at p (a nil slice converts to null: none).
-func has(u *unstructured.Unstructured, p fielddiff.Path) bool {
-	v, ok := p.Get(u.Object)
+func has(u *fielddiff.Lookup, p fielddiff.Path) bool {
+	v, ok := u.Get(p)
 	return ok && v != nil
 }

@@ -70,10 +70,11 @@ func (r rebaser) covered(desired, live *unstructured.Unstructured, ps []fielddif
 	if err != nil {
 		return nil, err
 	}
+	rl, ll := fielddiff.NewLookup(rebased.Object), fielddiff.NewLookup(live.Object)
 	for _, p := range ps {
 		// raw values, as kapp's text diff compares them
-		rv, rok := p.Get(rebased.Object)
-		lv, lok := p.Get(live.Object)
+		rv, rok := rl.Get(p)
+		lv, lok := ll.Get(p)
 		if rok == lok && fielddiff.Equal(rv, lv) {
 			out[p.String()] = true
 		}

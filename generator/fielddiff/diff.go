@@ -52,18 +52,19 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	}
 	// Normalised copies are only needed for modified fields: made on first use (performance:
 	// the round trip through the Go type was a tenth of explain's time, mostly wasted).
-	var nd, nl *unstructured.Unstructured
+	var nd, nl *Lookup
+	dl, ll := NewLookup(d.Object), NewLookup(l.Object)
 	var out []Delta
 	add := func(s *fieldpath.Set, c Change) {
 		for _, p := range topMost(s) {
-			dv, _ := p.GetDeclared(d.Object)
-			lv, _ := p.Get(l.Object)
+			dv, _ := dl.GetDeclared(p)
+			lv, _ := ll.Get(p)
 			if c == Modified {
 				if nd == nil {
-					nd, nl = Normalize(d), Normalize(l)
+					nd, nl = NewLookup(Normalize(d).Object), NewLookup(Normalize(l).Object)
 				}
-				ndv, ok := p.GetDeclared(nd.Object)
-				nlv, _ := p.Get(nl.Object)
+				ndv, ok := nd.GetDeclared(p)
+				nlv, _ := nl.Get(p)
 				if ok && Equal(ndv, nlv) {
 					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})
 					continue

@@ -93,34 +93,34 @@ func (p Path) GetDeclared(obj map[string]any) (any, bool) {
 func (p Path) get(obj map[string]any, lenient bool) (any, bool) {
 	var cur any = obj
 	for _, pe := range p {
-		switch {
-		case pe.FieldName != nil:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if cur, ok = m[*pe.FieldName]; !ok {
-				return nil, false
-			}
-		case pe.Index != nil:
-			l, ok := cur.([]any)
-			if !ok || *pe.Index >= len(l) {
-				return nil, false
-			}
-			cur = l[*pe.Index]
-		case pe.Key != nil:
-			item, ok := findByKey(cur, *pe.Key, lenient)
-			if !ok {
-				return nil, false
-			}
-			cur = item
-		case pe.Value != nil:
-			item, ok := findValue(cur, *pe.Value)
-			if !ok {
-				return nil, false
-			}
-			cur = item
+		var ok bool
+		if cur, ok = step(cur, pe, lenient); !ok {
+			return nil, false
 		}
+	}
+	return cur, true
+}
+
+// step returns the value pe selects in cur.
+func step(cur any, pe fieldpath.PathElement, lenient bool) (any, bool) {
+	switch {
+	case pe.FieldName != nil:
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		v, ok := m[*pe.FieldName]
+		return v, ok
+	case pe.Index != nil:
+		l, ok := cur.([]any)
+		if !ok || *pe.Index >= len(l) {
+			return nil, false
+		}
+		return l[*pe.Index], true
+	case pe.Key != nil:
+		return findByKey(cur, *pe.Key, lenient)
+	case pe.Value != nil:
+		return findValue(cur, *pe.Value)
 	}
 	return cur, true
 }

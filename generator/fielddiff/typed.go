@@ -23,8 +23,8 @@ var deduced = managedfields.NewDeducedTypeConverter()
 // desired and live under different versions) both are compared schema-less, lists by index.
 func toTyped(d, l *unstructured.Unstructured) (*typed.TypedValue, *typed.TypedValue, error) {
 	if d.GetAPIVersion() == l.GetAPIVersion() {
-		td, errD := builtin.ObjectToTyped(d, typed.AllowDuplicates)
-		tl, errL := builtin.ObjectToTyped(l, typed.AllowDuplicates)
+		td, errD := builtinTyped(d)
+		tl, errL := builtinTyped(l)
 		if errD == nil && errL == nil {
 			return td, tl, nil
 		}
@@ -81,7 +81,7 @@ func foldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
 // their merge keys where the built-in schema knows them), without apiVersion, kind and the
 // name and namespace, which managedFields never record.
 func Declared(u *unstructured.Unstructured) (*fieldpath.Set, error) {
-	tv, err := builtin.ObjectToTyped(u, typed.AllowDuplicates)
+	tv, err := builtinTyped(u)
 	if err != nil {
 		if tv, err = deduced.ObjectToTyped(u); err != nil {
 			return nil, err

@@ -1,0 +1,186 @@
+package fielddiff
+
+import (
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Lookup answers Get and GetDeclared for many paths into one object that does not change
+// meanwhile, finding list items by merge key or set value through an index built on a list's
+// first lookup rather than by scanning the list each time.
+//
+// Performance: Path.Get scans a list per lookup, so one lookup per differing item of a list is
+// quadratic: explain of a Deployment whose 10,000 containers all differ took 41 s, 27 s of it
+// in that scan; 20,000 containers over two minutes.
+type Lookup struct {
+	obj   map[string]any
+	index map[listID]map[string][]int // bucket (see bucket) -> item indexes, in list order
+}
+
+// listID names one list of the object (by its first item's address) looked up by one key.
+type listID struct {
+	first *any
+	n     int
+	names string // the key's field names, or "=" for a set's values
+}
+
+// NewLookup returns a Lookup for obj.
+func NewLookup(obj map[string]any) *Lookup {
+	return &Lookup{obj: obj, index: map[listID]map[string][]int{}}
+}
+
+// Get is Path.Get.
+func (x *Lookup) Get(p Path) (any, bool) { return x.get(p, false) }
+
+// GetDeclared is Path.GetDeclared.
+func (x *Lookup) GetDeclared(p Path) (any, bool) {
+	if v, ok := x.get(p, false); ok {
+		return v, true
+	}
+	return x.get(p, true)
+}
+
+func (x *Lookup) get(p Path, lenient bool) (any, bool) {
+	var cur any = x.obj
+	for _, pe := range p {
+		l, isList := cur.([]any)
+		if !isList || pe.Key == nil && pe.Value == nil || len(l) == 0 || pe.Key != nil && len(*pe.Key) > maxIndexedKey {
+			var ok bool
+			if cur, ok = step(cur, pe, lenient); !ok {
+				return nil, false
+			}
+			continue
+		}
+		item, ok := x.find(l, pe.Key, pe.Value, lenient)
+		if !ok {
+			return nil, false
+		}
+		cur = item
+	}
+	return cur, true
+}
+
+// maxIndexedKey bounds the key fields a lenient lookup tries leaving out (2^n buckets); longer
+// keys, which no built-in kind has, are scanned.
+const maxIndexedKey = 6
+
+// find returns the first item of l matching key (or, for a set, equal to v), as findByKey and
+// findValue do: candidates come from the index and are confirmed by those functions.
+func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient bool) (any, bool) {
+	id := listID{first: &l[0], n: len(l), names: "="}
+	if key != nil {
+		id.names = keyNames(*key)
+	}
+	idx, ok := x.index[id]
+	if !ok {
+		idx = indexList(l, key)
+		x.index[id] = idx
+	}
+	if key == nil {
+		for _, i := range idx[bucket([]value.Value{*v}, 1)] {
+			if _, ok := findValue(l[i:i+1], *v); ok {
+				return l[i], true
+			}
+		}
+		return nil, false
+	}
+	vals := make([]value.Value, len(*key))
+	for i, f := range *key {
+		vals[i] = f.Value
+	}
+	full := 1<<len(vals) - 1
+	best := -1
+	for mask := full; mask >= 0; mask-- {
+		if !lenient && mask != full {
+			break
+		}
+		for _, i := range idx[bucket(vals, mask)] {
+			if best >= 0 && i >= best {
+				break
+			}
+			if _, ok := findByKey(l[i:i+1], *key, lenient); ok {
+				best = i
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	return l[best], true
+}
+
+// indexList buckets l's items by the key fields they hold and those fields' values (a set's
+// items by their value).
+func indexList(l []any, key *value.FieldList) map[string][]int {
+	idx := map[string][]int{}
+	for i, item := range l {
+		if key == nil {
+			b := bucket([]value.Value{value.NewValueInterface(item)}, 1)
+			idx[b] = append(idx[b], i)
+			continue
+		}
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		vals := make([]value.Value, len(*key))
+		mask := 0
+		for j, f := range *key {
+			if v, ok := m[f.Name]; ok {
+				vals[j] = value.NewValueInterface(v)
+				mask |= 1 << j
+			}
+		}
+		b := bucket(vals, mask)
+		idx[b] = append(idx[b], i)
+	}
+	return idx
+}
+
+// bucket renders the values selected by mask so that values value.Equals calls equal share a
+// bucket (numbers by their float value, as Equals compares them); values it cannot render
+// (lists, maps) share one, and find confirms every candidate.
+func bucket(vals []value.Value, mask int) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(mask))
+	for j, v := range vals {
+		if mask&(1<<j) == 0 {
+			continue
+		}
+		var s string
+		switch {
+		case v.IsFloat() || v.IsInt():
+			f := float64(0)
+			if v.IsFloat() {
+				f = v.AsFloat()
+			} else {
+				f = float64(v.AsInt())
+			}
+			if f == 0 {
+				f = 0 // -0 equals 0
+			}
+			s = "n" + strconv.FormatFloat(f, 'g', -1, 64)
+		case v.IsString():
+			s = "s" + v.AsString()
+		case v.IsBool():
+			s = "b" + strconv.FormatBool(v.AsBool())
+		case v.IsNull():
+			s = "z"
+		default:
+			s = "?"
+		}
+		b.WriteString("|" + strconv.Itoa(len(s)) + ":" + s)
+	}
+	return b.String()
+}
+
+func keyNames(key value.FieldList) string {
+	var b strings.Builder
+	for _, f := range key {
+		b.WriteString(strconv.Itoa(len(f.Name)) + ":" + f.Name)
+	}
+	return b.String()
+}
