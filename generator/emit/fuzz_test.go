@@ -215,23 +215,58 @@ func sameRule(r synth.Rule, k ctlconf.RebaseRule) error {
 		return fmt.Errorf("%d matchers read back as %d", len(r.Matchers), len(k.ResourceMatchers))
 	}
 	for i, m := range r.Matchers {
-		km := k.ResourceMatchers[i]
-		var got, want [3]string
-		switch {
-		case m.APIVersionKind != nil && km.APIVersionKindMatcher != nil:
-			want = [3]string{m.APIVersionKind.APIVersion, m.APIVersionKind.Kind}
-			got = [3]string{km.APIVersionKindMatcher.APIVersion, km.APIVersionKindMatcher.Kind}
-		case m.APIGroupKind != nil && km.APIGroupKindMatcher != nil:
-			want = [3]string{m.APIGroupKind.APIGroup, m.APIGroupKind.Kind}
-			got = [3]string{km.APIGroupKindMatcher.APIGroup, km.APIGroupKindMatcher.Kind}
-		case m.KindNamespaceName != nil && km.KindNamespaceNameMatcher != nil:
-			want = [3]string{m.KindNamespaceName.Kind, m.KindNamespaceName.Namespace, m.KindNamespaceName.Name}
-			got = [3]string{km.KindNamespaceNameMatcher.Kind, km.KindNamespaceNameMatcher.Namespace, km.KindNamespaceNameMatcher.Name}
-		default:
-			return fmt.Errorf("matcher %d read back as another kind of matcher: %+v", i, km)
+		if err := sameMatcher(m, k.ResourceMatchers[i]); err != nil {
+			return fmt.Errorf("matcher %d: %w", i, err)
 		}
-		if got != want {
-			return fmt.Errorf("matcher %q read back as %q", want, got)
+	}
+	return nil
+}
+
+// sameMatcher compares a matcher with what kapp read back, nested and/any/not matchers included.
+func sameMatcher(m synth.Matcher, km ctlconf.ResourceMatcher) error {
+	var got, want [3]string
+	switch {
+	case m.APIVersionKind != nil && km.APIVersionKindMatcher != nil:
+		want = [3]string{m.APIVersionKind.APIVersion, m.APIVersionKind.Kind}
+		got = [3]string{km.APIVersionKindMatcher.APIVersion, km.APIVersionKindMatcher.Kind}
+	case m.APIGroupKind != nil && km.APIGroupKindMatcher != nil:
+		want = [3]string{m.APIGroupKind.APIGroup, m.APIGroupKind.Kind}
+		got = [3]string{km.APIGroupKindMatcher.APIGroup, km.APIGroupKindMatcher.Kind}
+	case m.KindNamespaceName != nil && km.KindNamespaceNameMatcher != nil:
+		want = [3]string{m.KindNamespaceName.Kind, m.KindNamespaceName.Namespace, m.KindNamespaceName.Name}
+		got = [3]string{km.KindNamespaceNameMatcher.Kind, km.KindNamespaceNameMatcher.Namespace, km.KindNamespaceNameMatcher.Name}
+	case m.EmptyField != nil && km.EmptyFieldMatcher != nil:
+		want[0] = fmt.Sprintf("%q", m.EmptyField.Path)
+		var parts []string
+		for _, p := range km.EmptyFieldMatcher.Path {
+			if p.MapKey == nil {
+				return fmt.Errorf("emptyFieldMatcher path %s read back with a part that is no map key", km.EmptyFieldMatcher.Path.AsString())
+			}
+			parts = append(parts, *p.MapKey)
+		}
+		got[0] = fmt.Sprintf("%q", parts)
+	case m.Not != nil && km.NotMatcher != nil:
+		return sameMatcher(m.Not.Matcher, km.NotMatcher.Matcher)
+	case m.And != nil && km.AndMatcher != nil:
+		return sameMatchers(m.And.Matchers, km.AndMatcher.Matchers)
+	case m.Any != nil && km.AnyMatcher != nil:
+		return sameMatchers(m.Any.Matchers, km.AnyMatcher.Matchers)
+	default:
+		return fmt.Errorf("read back as another kind of matcher: %+v", km)
+	}
+	if got != want {
+		return fmt.Errorf("%q read back as %q", want, got)
+	}
+	return nil
+}
+
+func sameMatchers(ms []synth.Matcher, kms []ctlconf.ResourceMatcher) error {
+	if len(ms) != len(kms) {
+		return fmt.Errorf("%d nested matchers read back as %d", len(ms), len(kms))
+	}
+	for i := range ms {
+		if err := sameMatcher(ms[i], kms[i]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -99,10 +99,8 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			fmt.Fprintf(b, "%s  %s\n", comment, clean(e))
 		}
 		if r.YTT() {
-			fmt.Fprintf(b, "%s  ytt rule (list items selected by key, empty maps): %s\n", comment, clean(pathList(r)))
-			if r.ByKey != "" {
-				fmt.Fprintf(b, "%s  not plain copies by index: %s\n", comment, clean(r.ByKey))
-			}
+			fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, clean(pathList(r)))
+			fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, clean(yttWhy(r)))
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
 			writeIndented(b, overlay(r), "        ")
 		} else {
@@ -192,16 +190,17 @@ func siblingsAsRegex(r synth.Rule) []string {
 	return out
 }
 
-// indexedPath writes a path through list items as kapp's copy reads it: keyed items by index.
+// indexedPath writes a path through list items as kapp's copy reads it: every item, whether
+// selected by key or by index, as {allIndexes: true} (synth checked that the items line up on every
+// pair the rule matches). Never {index: N}: kapp v0.66.0's copy indexes the source's list without
+// checking its length (resources/mod_field_copy.go), so a live list shorter than the manifest's
+// would panic kapp; {allIndexes: true} skips the items the source lacks.
 func indexedPath(p fielddiff.Path) string {
 	parts := make([]string, len(p))
 	for i, pe := range p {
-		switch {
-		case pe.FieldName != nil:
+		if pe.FieldName != nil {
 			parts[i] = scalar(*pe.FieldName)
-		case pe.Index != nil:
-			parts[i] = fmt.Sprintf("{index: %d}", *pe.Index)
-		default:
+		} else {
 			parts[i] = "{allIndexes: true}"
 		}
 	}
@@ -230,9 +229,9 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 	case m.Not != nil:
 		fmt.Fprintf(b, "%s- notMatcher:\n%s    matcher:\n", indent, indent)
 		var inner strings.Builder
-		writeMatcher(&inner, m.Not.Matcher, nsValues, indent+"      ")
+		writeMatcher(&inner, m.Not.Matcher, nsValues, indent+"    ")
 		// one matcher, not a list: the item's "- " becomes indentation
-		b.WriteString(strings.Replace(inner.String(), indent+"      - ", indent+"        ", 1))
+		b.WriteString(strings.Replace(inner.String(), indent+"    - ", indent+"      ", 1))
 	default:
 		b.WriteString(indent + "- " + strings.ReplaceAll(matcher(m, nsValues), "\n      ", "\n"+indent+"    ") + "\n")
 	}
@@ -256,6 +255,24 @@ func pathList(r synth.Rule) string {
 		ps = append(ps, "stringData (stored in data)")
 	}
 	return strings.Join(ps, ", ")
+}
+
+// yttWhy says why a rule is a ytt rule, which kapp runs for every resource it matches, under each
+// base, on every deploy, rather than a plain copy, which costs kapp next to nothing.
+func yttWhy(r synth.Rule) string {
+	var why []string
+	if r.ByKey != "" {
+		why = append(why, r.ByKey)
+	} else if len(r.Keyed)+len(r.Nulls) > 0 {
+		why = append(why, "a whole list item is no kapp copy path")
+	}
+	if len(r.Rewrites) > 0 {
+		why = append(why, "a copy cannot replace a value only where it is exactly the one the server rewrote")
+	}
+	if r.FoldStringData {
+		why = append(why, "a copy cannot move stringData into data, base64-encoded")
+	}
+	return strings.Join(why, "; ")
 }
 
 // shown writes a rewritten value as in the rule's description, null and "" spelled out.

@@ -100,8 +100,22 @@ func lineUp(d, l any, p fielddiff.Path, i int, leaf func(d, l any, dok, lok bool
 			}
 		}
 		return ""
+	case pe.Index != nil:
+		// an item of an atomic list, which has no key to compare: the server stores the list as
+		// sent, so the items line up wherever both sides hold as many
+		dl, _ := d.([]any)
+		ll, _ := l.([]any)
+		if len(dl) != len(ll) {
+			return fmt.Sprintf("%s has %d items live, %d desired", fielddiff.Path(p[:i]), len(ll), len(dl))
+		}
+		for j := range dl {
+			if why := lineUp(dl[j], ll[j], p, i+1, leaf); why != "" {
+				return why
+			}
+		}
+		return ""
 	}
-	return fmt.Sprintf("%s selects a list item by value or index", p)
+	return fmt.Sprintf("%s selects a list item by value", p)
 }
 
 // emptyOrDeclared: a plain copy of an empty map the server stores copies whatever the live
@@ -165,14 +179,14 @@ func keyText(item any, key value.FieldList) string {
 	return s
 }
 
-// byIndex reports whether a plain copy can write p by index: map keys and keyed list items
-// (each written {allIndexes: true}), ending in a map key.
+// byIndex reports whether a plain copy can write p by index: map keys and list items selected
+// by key or by index (each written {allIndexes: true}), ending in a map key.
 func byIndex(p fielddiff.Path) bool {
 	if len(p) == 0 || p[len(p)-1].FieldName == nil {
 		return false
 	}
 	for _, pe := range p {
-		if pe.FieldName == nil && pe.Key == nil {
+		if pe.FieldName == nil && pe.Key == nil && pe.Index == nil {
 			return false
 		}
 	}

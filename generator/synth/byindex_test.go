@@ -95,3 +95,170 @@ func TestPlainCopiesOnlyWhereTheyAreRight(t *testing.T) {
 		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// object is a pair of id's kind whose desired and live objects are the given maps (apiVersion,
+// kind and metadata filled in).
+func object(t *testing.T, id pair.Identity, apiVersion string, desired, live map[string]any, fs ...classify.Finding) classify.Resource {
+	doc := func(o map[string]any) load.Doc {
+		obj := map[string]any{"apiVersion": apiVersion, "kind": id.Kind}
+		for k, v := range o {
+			obj[k] = v
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		if md == nil {
+			md = map[string]any{}
+		}
+		md["name"], md["namespace"] = id.Name, id.Namespace
+		obj["metadata"] = md
+		d, err := load.NewDoc(load.Object{Unstructured: &unstructured.Unstructured{Object: obj}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return classify.Resource{Pair: pair.Pair{ID: id, Desired: doc(desired), Live: doc(live)}, Findings: fs}
+}
+
+// describe lists a rule's paths and the names its matchers hold, as the tests here compare them.
+func describe(r Rule) string {
+	var names, paths []string
+	for _, m := range r.Matchers {
+		m.Walk(func(m Matcher) {
+			if m.KindNamespaceName != nil {
+				names = append(names, m.KindNamespaceName.Name)
+			}
+			if m.EmptyField != nil {
+				names = append(names, "empty:"+strings.Join(m.EmptyField.Path, "."))
+			}
+		})
+	}
+	for _, p := range r.Paths {
+		paths = append(paths, strings.Join(p, "."))
+	}
+	for _, p := range r.Indexed {
+		paths = append(paths, indexKey(p)[1:])
+	}
+	for _, p := range append(r.Keyed, r.Empty...) {
+		paths = append(paths, "ytt:"+p.String())
+	}
+	for _, rw := range r.Rewrites {
+		paths = append(paths, "ytt:"+rw.Path.String())
+	}
+	if r.FoldStringData {
+		paths = append(paths, "ytt:fold")
+	}
+	return strings.Join(paths, ",") + " names=" + strings.Join(names, ",")
+}
+
+// Items of an atomic list (no key: selected by index) are plain copies where the lists are as
+// long desired as live; a resource whose live list is longer keeps a ytt rule naming it.
+func TestAtomicListItemsByIndex(t *testing.T) {
+	vct := func(n int) map[string]any {
+		var items []any
+		for range n {
+			items = append(items, map[string]any{"spec": map[string]any{"volumeMode": "Filesystem"}})
+		}
+		return map[string]any{"spec": map[string]any{"volumeClaimTemplates": items}}
+	}
+	mode := classify.Finding{Path: fielddiff.Path(fieldpath.MakePathOrDie("spec", "volumeClaimTemplates", 0, "spec", "volumeMode")),
+		Change: fielddiff.Added, Class: classify.Defaulted, Live: "Filesystem"}
+	id := func(name string) pair.Identity {
+		return pair.Identity{Group: "apps", Kind: "StatefulSet", Namespace: "ns", Name: name}
+	}
+	same := object(t, id("same"), "apps/v1", vct(1), vct(1), mode)
+	grown := object(t, id("grown"), "apps/v1", vct(1), vct(2), mode)
+	for _, c := range []struct {
+		rs   []classify.Resource
+		want []string
+	}{
+		{[]classify.Resource{same}, []string{"spec.volumeClaimTemplates[*].spec.volumeMode names="}},
+		{[]classify.Resource{same, grown}, []string{
+			"spec.volumeClaimTemplates[*].spec.volumeMode names=grown",
+			"ytt:spec.volumeClaimTemplates[0].spec.volumeMode names=grown"}},
+	} {
+		var got []string
+		for _, r := range Synthesize(&classify.Report{Resources: c.rs}, Options{}).Rules {
+			got = append(got, describe(r))
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
+
+// When no resource of the kind takes a plain copy, the ytt rule still names them: kapp runs a ytt
+// rule for every resource it matches, on every deploy.
+func TestYTTRuleNamesItsResourcesEvenIfAllOfTheKind(t *testing.T) {
+	rep := &classify.Report{Resources: []classify.Resource{
+		deployment(t, "reordered", []string{"a", "b"}, []string{"b", "a"}, nil, containerField("a", "imagePullPolicy")),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		got = append(got, describe(r))
+		for _, m := range r.Matchers {
+			if m.KindNamespaceName == nil {
+				t.Errorf("a rule matching more than the named resource: %+v", m)
+			}
+		}
+	}
+	if want := "ytt:spec.template.spec.containers[name=a].imagePullPolicy names=reordered"; strings.Join(got, "\n") != want {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// Secret stringData folds only in Secrets whose manifest holds stringData, and in the rule that
+// rewrites a Secret's values when it has one: one ytt run per Secret, not two.
+func TestStringDataFoldsOnlyWhereDeclared(t *testing.T) {
+	id := func(name string) pair.Identity { return pair.Identity{Kind: "Secret", Namespace: "ns", Name: name} }
+	fold := classify.Finding{Path: fielddiff.FromFields([]string{"stringData"}), Change: fielddiff.Removed, Class: classify.Calculated, Desired: classify.Masked}
+	unset := classify.Finding{Path: fielddiff.FromFields([]string{"data", "unset"}), Change: fielddiff.Modified, Class: classify.Defaulted, Live: classify.Masked}
+	rep := &classify.Report{Resources: []classify.Resource{
+		object(t, id("folded"), "v1", nil, nil, fold),
+		object(t, id("rewritten"), "v1", nil, nil, fold, unset),
+		object(t, id("plain"), "v1", nil, nil),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		got = append(got, describe(r))
+	}
+	want := []string{
+		"ytt:fold names=empty:stringData,rewritten",
+		"ytt:data.unset,ytt:fold names=rewritten",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	f := Synthesize(rep, Options{}).Rules[0].Matchers[0]
+	if f.And == nil || len(f.And.Matchers) != 3 || f.And.Matchers[1].Not == nil || f.And.Matchers[1].Not.Matcher.EmptyField == nil ||
+		f.And.Matchers[2].Not == nil || f.And.Matchers[2].Not.Matcher.Any == nil {
+		t.Errorf("the fold rule matches Secrets whose stringData is not empty, except the rewritten one: %+v", f)
+	}
+}
+
+// kapp's empty annotations map is a plain copy on the resources whose live annotations are empty
+// as kapp reads them; one holding another annotation (a webhook's) is excluded and needs no rule.
+func TestEmptyAnnotationsCopiedOnlyWhereLiveHasNone(t *testing.T) {
+	id := func(name string) pair.Identity { return pair.Identity{Kind: "Service", Namespace: "ns", Name: name} }
+	annotations := func(kv ...string) map[string]any {
+		a := map[string]any{"kapp.k14s.io/identity": "v1;ns//Service/x;v1"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			a[kv[i]] = kv[i+1]
+		}
+		return map[string]any{"metadata": map[string]any{"annotations": a}}
+	}
+	empty := classify.Finding{Path: annotationsPath, Change: fielddiff.Added, Class: classify.Calculated, Live: map[string]any{}}
+	rep := &classify.Report{Resources: []classify.Resource{
+		object(t, id("bare"), "v1", nil, annotations(), empty),
+		object(t, id("stamped"), "v1", nil, annotations("webhook.example.com/stamped", "true")),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		got = append(got, describe(r))
+		if r.YTT() {
+			t.Errorf("a ytt rule: %+v", r)
+		}
+	}
+	if want := "metadata.annotations names=stamped,empty:metadata.annotations"; strings.Join(got, "\n") != want {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}

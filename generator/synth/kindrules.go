@@ -20,20 +20,26 @@ import (
 // plain copy of securityContext.
 func (g *group) kindRules(matched []classify.Resource) []Rule {
 	plain, keyed := g.rule, g.rule
-	keyed.FoldStringData = g.fold
 	var extra []Rule
+	var rewritten []Matcher // the resources the rewrite rule names
+	unfolded := len(g.folded) > 0
 	if len(g.rewrites) > 0 { // exact values of the resources that hold them: a rule naming them
 		rw := g.yttRule()
-		rw.FoldStringData = false
 		var ids []pair.Identity
 		for id := range g.rewritten {
 			ids = append(ids, id)
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i].Less(ids[j]) })
-		rw.Matchers = nil
+		// the rewritten Secrets fold their stringData in the same rule: one ytt run, not two
+		rw.FoldStringData, unfolded = false, false
 		for _, id := range ids {
-			rw.Matchers = append(rw.Matchers, Matcher{KindNamespaceName: &KindNamespaceName{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}})
+			rewritten = append(rewritten, Matcher{KindNamespaceName: &KindNamespaceName{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}})
+			rw.FoldStringData = rw.FoldStringData || g.folded[id]
 		}
+		for id := range g.folded {
+			unfolded = unfolded || !g.rewritten[id]
+		}
+		rw.Matchers = rewritten
 		extra = append(extra, rw)
 	}
 	var maps, items []fielddiff.Path // candidates: empty maps outside lists, paths through list items
@@ -62,37 +68,74 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			continue
 		}
 		misfits := fitPlain(matched, uniqueByIndex(set), g.isEmpty)
-		switch {
-		case len(misfits) == 0:
+		if len(misfits) == 0 {
 			g.addPlain(&plain, set)
-		case len(misfits) == len(matched):
-			g.addKeyed(&keyed, set, misfits)
-		default:
-			// The resources a plain copy would be wrong on keep a ytt rule of their own.
-			var names []Matcher
-			for _, m := range misfits {
-				names = append(names, Matcher{KindNamespaceName: &KindNamespaceName{Kind: m.id.Kind, Namespace: m.id.Namespace, Name: m.id.Name}})
-			}
-			others, exceptions := g.rule, g.rule
-			others.Matchers = []Matcher{{And: &Matchers{Matchers: []Matcher{g.rule.Matchers[0], {Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: names}}}}}}}}
-			exceptions.Matchers = names
-			g.addPlain(&others, set)
-			g.addKeyed(&exceptions, set, misfits)
-			extra = append(extra, others, exceptions)
+			continue
 		}
+		others, exceptions := g.split(misfits)
+		g.addKeyed(&exceptions, set, misfits)
+		if len(misfits) < len(matched) {
+			g.addPlain(&others, set)
+			extra = append(extra, others)
+		}
+		extra = append(extra, exceptions)
 	}
 	if annotations {
-		a := g.rule
-		if misfits := fitPlain(matched, []fielddiff.Path{annotationsPath}, g.isEmpty); len(misfits) == 0 {
+		// A misfit holds annotations kapp does not strip (a webhook's, Helm's), so it shows no
+		// empty annotations map: it needs no rule, and the copy must not take those annotations
+		// (the copies of the ghost ones among them add the map where they need it).
+		a, misfits := g.rule, fitPlain(matched, []fielddiff.Path{annotationsPath}, g.isEmpty)
+		if len(misfits) > 0 {
+			a, _ = g.split(misfits)
+		}
+		if len(misfits) < len(matched) {
 			a.Paths, a.Remove, a.RemoveMatchers = [][]string{{"metadata", "annotations"}}, historyAnnotations(), a.Matchers
 			// only while the manifest declares no annotations: then it cannot hide one changed in Git
-			a.Matchers = []Matcher{{And: &Matchers{Matchers: []Matcher{a.Matchers[0], {EmptyField: &EmptyField{Path: []string{"metadata", "annotations"}}}}}}}
+			a.Matchers = []Matcher{and(a.Matchers[0], Matcher{EmptyField: &EmptyField{Path: []string{"metadata", "annotations"}}})}
 			extra = append(extra, a)
-		} else {
-			g.addKeyed(&keyed, []fielddiff.Path{annotationsPath}, misfits)
 		}
 	}
+	if unfolded {
+		// only the Secrets whose manifest holds stringData run this ytt rule (kapp's copy cannot
+		// move a value from one field into another, encoded), except those the rewrite rule folds
+		f := g.rule
+		f.FoldStringData = true
+		ms := []Matcher{g.rule.Matchers[0], {Not: &Not{Matcher: Matcher{EmptyField: &EmptyField{Path: []string{"stringData"}}}}}}
+		if len(rewritten) > 0 {
+			ms = append(ms, Matcher{Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: rewritten}}}})
+		}
+		f.Matchers = []Matcher{and(ms...)}
+		extra = append(extra, f)
+	}
 	return g.finish(append([]Rule{plain, keyed}, extra...)...)
+}
+
+// split divides the kind's rule between the resources a plain copy is right on (the kind except
+// the misfits) and the misfits, named: kapp runs a ytt rule for every resource it matches, so the
+// ytt rule names exactly the resources that need it, even when that is every resource matched now
+// (then the caller emits no plain rule, which no pair would verify).
+func (g *group) split(misfits []misfit) (others, exceptions Rule) {
+	var names []Matcher
+	for _, m := range misfits {
+		names = append(names, Matcher{KindNamespaceName: &KindNamespaceName{Kind: m.id.Kind, Namespace: m.id.Namespace, Name: m.id.Name}})
+	}
+	others, exceptions = g.rule, g.rule
+	others.Matchers = []Matcher{and(g.rule.Matchers[0], Matcher{Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: names}}}})}
+	exceptions.Matchers = names
+	return others, exceptions
+}
+
+// and is an andMatcher of ms, the matchers of an andMatcher among them inlined.
+func and(ms ...Matcher) Matcher {
+	var all []Matcher
+	for _, m := range ms {
+		if m.And != nil {
+			all = append(all, m.And.Matchers...)
+		} else {
+			all = append(all, m)
+		}
+	}
+	return Matcher{And: &Matchers{Matchers: all}}
 }
 
 func (g *group) isEmpty(p fielddiff.Path) bool { return g.empty[p.String()] }
@@ -131,7 +174,7 @@ func (g *group) yttRule() Rule {
 	for _, k := range sortedKeys(g.rewrites) {
 		r.Rewrites = append(r.Rewrites, g.rewrites[k])
 	}
-	r.FoldStringData = g.fold
+	r.FoldStringData = len(g.folded) > 0
 	return r
 }
 

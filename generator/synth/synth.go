@@ -28,7 +28,7 @@ type group struct {
 	// rewritten: the resources with rewrites, which a kind's rewrite rule names (a ytt rule kapp
 	// would otherwise run on every resource of the kind, on every deploy)
 	rewritten map[pair.Identity]bool
-	fold      bool
+	folded    map[pair.Identity]bool // Secrets whose stringData the server stored in data
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
@@ -102,7 +102,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.rewritten[r.ID] = true
 				continue
 			case r.ID.Kind == "Secret" && f.Path.String() == "stringData":
-				g.fold = true
+				g.folded[r.ID] = true
 				continue
 			}
 			if f.Whole != nil { // an item of an atomic list: kapp copies the list whole
@@ -157,7 +157,7 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
 	m[k] = g
 	return g
 }
@@ -195,7 +195,9 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 			for k, v := range g.rewrites {
 				m.rewrites[k] = v
 			}
-			m.fold = m.fold || g.fold
+			for k := range g.folded {
+				m.folded[k] = true
+			}
 			continue
 		}
 		merged[key] = g
