@@ -13,18 +13,21 @@ import (
 
 // Lint lints the kapp Configs under rules against the inputs when any are given: desired
 // objects for matchers that match nothing, live objects for the narrower rules generate writes.
-func Lint(in Inputs, rules []string) ([]lint.Finding, error) {
+// It returns the namespace inferred for desired objects without one (see pair.Set), if any.
+func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 	if err := stdinOnce(in, rules); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
-		return lint.Check(lint.Options{Rules: rules, Stdin: in.Stdin})
+		findings, err := lint.Check(lint.Options{Rules: rules, Stdin: in.Stdin})
+		return findings, "", err
 	}
 	a, err := Analyze(in)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return a.Lint(rules)
+	findings, err := a.Lint(rules)
+	return findings, a.Set.InferredNamespace, err
 }
 
 // Lint lints the kapp Configs under rules against the analysed objects; with live objects, each

@@ -32,7 +32,7 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := generator.Lint(in, []string{file})
+	got, _, err := generator.Lint(in, []string{file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 func TestLintFlagsARuleHidingDeclaredFields(t *testing.T) {
 	file := filepath.Join("..", "fixtures", "lint", "crd-spec-copy", "rules.yml")
 	in := generator.Inputs{Desired: []string{"../fixtures/crd-defaults/desired.yaml"}, Live: []string{"../fixtures/crd-defaults/live.yaml"}, Namespace: "crd-defaults"}
-	got, err := generator.Lint(in, []string{file})
+	got, _, err := generator.Lint(in, []string{file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ rebaseRules:
   - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
 `), 0o644)
 	in = generator.Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
-	if got, err = generator.Lint(in, []string{replicas}); err != nil {
+	if got, _, err = generator.Lint(in, []string{replicas}); err != nil {
 		t.Fatal(err)
 	}
 	if lint.HasErrors(got) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -175,7 +176,7 @@ func TestHostileInputs(t *testing.T) {
 			if err := os.Chmod(p, 0); err != nil {
 				t.Fatal(err)
 			}
-			return asDesired(p, "permission denied")
+			return asDesired(p, "--desired %s: permission denied")
 		}},
 		{"directory with a symlink loop", func(t *testing.T) input {
 			dir := t.TempDir()
@@ -210,6 +211,38 @@ func TestHostileInputs(t *testing.T) {
 				t.Errorf("two runs allocated %d MiB", grew>>20)
 			}
 		})
+	}
+}
+
+// TestUnreadableInputAsNobody runs TestHostileInputs' "unreadable file" case as user nobody
+// when the tests run as root, whom mode 000 does not stop (issue 12 item 5f: the error named
+// the file but not the flag it came from).
+func TestUnreadableInputAsNobody(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: TestHostileInputs/unreadable_file runs as this user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv to run the test as nobody")
+	}
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} { // t.TempDir's directories are 0700
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "rebasegen.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"-test.run", "^TestHostileInputs$/^unreadable_file$", "-test.count=1", "-test.v").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestHostileInputs/unreadable_file") {
+		t.Errorf("as nobody: %v\n%s", err, out)
 	}
 }
 

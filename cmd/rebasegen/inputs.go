@@ -66,8 +66,8 @@ func packageOf(c *cli.Context) load.Package {
 // pathFlags are the flags naming files or directories to read.
 var pathFlags = []string{"desired", "live", "crd", "ruleset", "package", "values", "package-cr", "rules", "kubeconfig"}
 
-// checkPaths fails on the first path flag whose file cannot be found, naming the flag: the
-// error a reader would give later names only the file.
+// checkPaths fails on the first path flag whose file cannot be found or read (permission
+// denied), naming the flag: the error a reader would give later names only the file.
 func checkPaths(c *cli.Context) error {
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
@@ -85,7 +85,7 @@ func checkPaths(c *cli.Context) error {
 			if v == "-" || v == "" {
 				continue
 			}
-			if _, err := os.Stat(v); err != nil {
+			if err := readable(v); err != nil {
 				var pe *fs.PathError
 				if errors.As(err, &pe) {
 					err = pe.Err
@@ -95,4 +95,18 @@ func checkPaths(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// readable reports why a path cannot be read. Only regular files and directories are opened:
+// opening a named pipe would wait for its writer.
+func readable(path string) error {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() && !info.IsDir() {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }

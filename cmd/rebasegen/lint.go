@@ -21,7 +21,7 @@ func lintCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Required: true, Usage: "kapp Configs or ConfigMaps labelled kapp.k14s.io/config: file, directory or - (repeatable)"},
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
 			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of namespaced desired objects without one"},
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github (GitHub Actions annotations)"},
 		}, packageFlags()...),
 		Action: func(c *cli.Context) error {
@@ -32,11 +32,12 @@ func lintCommand() *cli.Command {
 			if format != lint.FormatText && format != lint.FormatJSON && format != lint.FormatGitHub {
 				return fmt.Errorf("--output: want text, json or github, got %q", format)
 			}
-			findings, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
+			findings, inferred, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
 				Namespace: c.String("namespace"), Package: packageOf(c), Stdin: os.Stdin}, c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}
+			noteNamespace(c, inferred)
 			if err := lint.Write(c.App.Writer, findings, format); err != nil {
 				return err
 			}

@@ -96,3 +96,22 @@ func TestLintJSON(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// TestLintInfersNamespace (issue 12 item 5f): lint -d -l without -n gives desired objects
+// without a namespace the one their live counterparts are in, as explain, generate and check
+// do; it used to put them in "default", so the rules generate writes for the scenario matched
+// nothing.
+func TestLintInfersNamespace(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "-q", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	r := rebasegen(t, "lint", "-r", rules, fix[0], fix[1], fix[2], fix[3])
+	if r.code != 0 || strings.Contains(r.stdout, "match") || !strings.Contains(r.stderr, "note: namespace "+fix[5]+" inferred from the live objects") {
+		t.Errorf("lint without -n: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := rebasegen(t, append([]string{"lint", "-r", rules}, fix...)...); r.code != 0 || strings.Contains(r.stdout, "match") || r.stderr != "" {
+		t.Errorf("lint -n %s: exit %d\nstdout:\n%s\nstderr:\n%s", fix[5], r.code, r.stdout, r.stderr)
+	}
+}
