@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
@@ -37,4 +38,32 @@ func ScaleTarget(o *unstructured.Unstructured, namespace string) (pair.Identity,
 	name, _ := ref["name"].(string)
 	gv, _ := schema.ParseGroupVersion(apiVersion) // "v1" is the core group
 	return pair.Identity{Group: gv.Group, Kind: kind, Namespace: namespace, Name: name}, name != "" && kind != ""
+}
+
+// hpaTargets maps what the inputs' autoscalers scale (ScaleTarget) to the autoscaler's
+// "namespace/name".
+func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
+	out := map[pair.Identity]string{}
+	var docs []load.Doc
+	for _, p := range set.Pairs {
+		docs = append(docs, p.Desired, p.Live)
+	}
+	docs = append(append(docs, set.Created...), set.Deleted...)
+	for _, d := range docs {
+		if d.Kind != "HorizontalPodAutoscaler" && d.Kind != "ScaledObject" {
+			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		ns := o.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		if id, ok := ScaleTarget(o.Unstructured, ns); ok {
+			out[id] = ns + "/" + o.GetName()
+		}
+	}
+	return out, nil
 }

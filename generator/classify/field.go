@@ -1,0 +1,195 @@
+package classify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// field classifies one differing field. Order matters: another tool's bookkeeping kapp drops
+// once is adoption; an owner in managedFields that is not an applier is the strongest evidence
+// (a person's tool only when the server's defaulting does not produce the value); then the
+// server's own defaulting, then knowledge from the rulesets. A field only appliers own is never
+// a controller's: a differing declared value there is a change made in Git.
+func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
+	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
+	declared := d.Change != fielddiff.Added
+	path := d.Path.String()
+	if ok := c.adoption(fc, d, &f); ok {
+		return f
+	}
+	defaulted, byDefault := defaultEvidence(fc, d)
+	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
+	if q, ok := wholeValue(fc.owners, d.Path); ok {
+		owned, whole = q, true
+	}
+	if others := otherOwners(fc.owners, fc.appliers, owned); len(others) > 0 && d.Change != fielddiff.Removed {
+		// A person's change is never ruled away, whichever entry comes first or is newest, unless
+		// the server's defaulting produces the value (kubectl apply by hand, an Update, records
+		// every field it sent or the server defaulted as its own).
+		var controller *owner
+		for _, o := range others {
+			h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager)
+			if isHuman && !byDefault {
+				f.Class, f.Owner = Drift, o.Manager
+				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
+				return f
+			}
+			if !isHuman && controller == nil {
+				controller = &o
+			}
+		}
+		if o := controller; o != nil {
+			f.Owner, f.Class = o.Manager, Controller
+			f.Evidence = "managedFields: " + o.String()
+			if whole {
+				f.Whole = owned
+				f.Evidence += " (of the whole value " + owned.String() + ")"
+			}
+			if declared {
+				f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
+			}
+			return f
+		}
+	}
+	if embeddedCreationTimestamp(d) {
+		f.Class = Calculated
+		f.Evidence = "an embedded object's metadata.creationTimestamp, which API servers store as null (metav1.Time marshals its zero value as null; v1.35 omits it)"
+		return f
+	}
+	if d.Change == fielddiff.Canonical {
+		f.Class = Defaulted
+		f.Evidence = "same value in the API server's canonical form (resource.Quantity / typed round trip); kapp compares text"
+		return f
+	}
+	if byDefault {
+		f.Class, f.Evidence = Defaulted, defaulted
+		return f
+	}
+	if d.Change != fielddiff.Removed {
+		for _, cf := range c.calculated {
+			if cf.Group == fc.id.Group && cf.Kind == fc.id.Kind && cf.re.MatchString(path) {
+				f.Class = Calculated
+				f.Evidence = "set by the API server: " + cf.Source
+				return f
+			}
+		}
+	}
+	if hpa, ok := c.hpaTargets[fc.id]; ok && path == "spec.replicas" {
+		f.Class, f.Owner = Controller, "horizontal-pod-autoscaler"
+		f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, fc.id.Kind)
+		if declared {
+			f.Warning = "the manifest declares spec.replicas but the HorizontalPodAutoscaler rewrites it: remove it from the manifest"
+		}
+		return f
+	}
+	if d.Change != fielddiff.Removed && c.filledIn(fc, d, &f) {
+		return f
+	}
+	if d.Change == fielddiff.Added {
+		for _, in := range c.injected {
+			if in.re.MatchString(path) {
+				f.Class, f.Owner = Controller, in.Controller
+				f.Evidence = fmt.Sprintf("injected by %s, a webhook managedFields cannot show (rulesets: %s)", in.Controller, in.Source)
+				return f
+			}
+		}
+	}
+	if a, ok := c.admission(fc, d, path); ok {
+		return a
+	}
+	if declared {
+		f.Class = Drift
+		f.Evidence = declaredDrift(fc, d)
+		return f
+	}
+	f.Class = Unknown
+	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
+	return f
+}
+
+// defaultEvidence says whether the API server's defaulting of the desired object explains the
+// live value, and how.
+func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
+	if fc.defaulted == nil {
+		return "", false
+	}
+	dv, ok := fc.defaultedAt.Get(d.Path)
+	switch {
+	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live):
+		return fc.mechanism, true
+	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.storedAt, d.Path):
+		// a declared value the server does not store: an empty one (rules: [], annotations:
+		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
+		if !empty(d.Desired) {
+			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
+		}
+		return "an empty value the API server drops when it stores the object: " + fc.mechanism, true
+	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored != nil && storedAs(fc.storedAt, d.Path, d.Live):
+		// a declared null the server decodes into its Go type's empty value and stores (a
+		// Secret's data value: an empty []byte, written back as "")
+		return "a null the API server stores as its type's empty value: " + fc.mechanism, true
+	}
+	return "", false
+}
+
+// declaredDrift explains a declared value that differs with nothing but appliers owning it.
+func declaredDrift(fc fieldContext, d fielddiff.Delta) string {
+	if d.Path.String() == "apiVersion" {
+		return fmt.Sprintf("the server returned the object as %v, converted from the manifest's %v: that version is no longer served (or no longer the stored one); update the manifest's apiVersion", d.Live, d.Desired)
+	}
+	var by []string
+	for _, o := range fc.owners {
+		if fc.appliers.has(o.Manager) && o.owns(d.Path) {
+			by = append(by, o.Manager)
+		}
+	}
+	if len(by) > 0 {
+		return fmt.Sprintf("differs from the value the manifest declares; owned by %s, which applied the manifest (%s): a change made in Git or by hand, not a controller's", strings.Join(by, ", "), fc.appliers.evidence[by[0]])
+	}
+	return fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.appliers.main))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none recognised"
+	}
+	return s
+}
+
+func ownerNames(os []owner) string {
+	if len(os) == 0 {
+		return "no entries"
+	}
+	var names []string
+	for _, o := range os {
+		names = append(names, o.Manager)
+	}
+	return "managers " + strings.Join(names, ", ")
+}
+
+func empty(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	}
+	return v == nil
+}
+
+// storedAs reports whether the object holds v at p.
+func storedAs(u *fielddiff.Lookup, p fielddiff.Path, v any) bool {
+	sv, ok := u.Get(p)
+	return ok && fielddiff.Equal(sv, v)
+}
+
+// has reports whether the object holds a value at p (a nil slice converts to null: none).
+func has(u *fielddiff.Lookup, p fielddiff.Path) bool {
+	v, ok := u.Get(p)
+	return ok && v != nil
+}
