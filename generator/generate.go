@@ -202,7 +202,11 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 			v.Residual = append(v.Residual, fmt.Sprintf("%s: %s", u.Resource, u.Diff))
 		}
 	}
-	return v, mutations(&v, rep, rules, configs, progress)
+	verified := make(map[pair.Identity]verify.Result, len(results))
+	for i, r := range rep.Resources {
+		verified[r.ID] = results[i]
+	}
+	return v, mutations(&v, rep, rules, configs, progress, verified)
 }
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {

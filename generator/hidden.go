@@ -138,7 +138,7 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 			}
 		}
 	}
-	shown, err := runMutations(all, configs, a.Inputs.Progress)
+	shown, err := runMutations(all, configs, a.Inputs.Progress, nil)
 	if err != nil {
 		return nil, err
 	}

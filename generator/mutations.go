@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -23,7 +22,7 @@ import (
 
 // mutations changes every declared value under each rule's paths, one at a time, and asks
 // kapp whether it still reports the change. Results are reported in rule order, then resource order.
-func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured, progress Progress) error {
+func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured, progress Progress, verified map[pair.Identity]verify.Result) error {
 	var all []mutation
 	for _, r := range rep.Resources {
 		var desired, live load.Object
@@ -51,7 +50,7 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 			}
 		}
 	}
-	shown, err := runMutations(all, configs, progress)
+	shown, err := runMutations(all, configs, progress, verified)
 	if err != nil {
 		return err
 	}
@@ -81,78 +80,84 @@ type mutation struct {
 }
 
 // runMutations asks kapp's engine, for each mutation, whether it shows the change under both
-// bases: an update whose diff differs from kapp's diff of the unmutated pair (a pair kapp already
-// updates for another field shows the change only in its diff). It sorts all by rule (stable)
-// and returns what kapp showed, in that order.
+// bases (verify.Shown): an update whose diff differs from kapp's diff of the unmutated pair (a
+// pair kapp already updates for another field shows the change only in its diff). It sorts all
+// by rule (stable) and returns what kapp showed, in that order. verified holds kapp's results on
+// the unmutated pairs from the verification, if any.
 //
-// Performance: the mutations are verified in rounds, one verify call per round with at most
-// one mutation per resource (kapp rejects two copies of a resource in one deploy), so they run on
-// every core and kapp's Config is built once per round rather than twice per mutation, which made
-// generate quadratic at fleet scale. A mutation whose pair could influence the others in a
-// deploy (versioned resources, kapp config ConfigMaps, a live object without kapp's app label)
-// still gets a call of its own. Each resource is decoded once to find its mutations and again
-// only while its round is encoded for kapp.
-func runMutations(all []mutation, configs []*unstructured.Unstructured, progress Progress) ([]bool, error) {
+// Performance: kapp's result on a resource's unmutated pair (the baseline) is taken from the
+// verification when it is provably the same question (verify.Result.Alone: the same pair with
+// the same configs, and nothing else of the call entered kapp's verdict); only the other
+// resources' unmutated pairs are asked about here. The mutations are verified in rounds, one
+// verify call per round with at most one mutation per resource (kapp rejects two copies of a
+// resource in one deploy), so they run on every core and kapp's Config is built once per round
+// rather than twice per mutation, which made generate quadratic at fleet scale. A mutation whose
+// pair could influence the others in a deploy (versioned resources, kapp config ConfigMaps, a
+// live object without kapp's app label) gets a call of its own, as does its baseline. Each
+// resource is decoded once to find its mutations and again only while its round is encoded for
+// kapp.
+func runMutations(all []mutation, configs []*unstructured.Unstructured, progress Progress, verified map[pair.Identity]verify.Result) ([]bool, error) {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].rule < all[j].rule })
-	// each resource's unmutated pair first, then the mutations
-	var jobs []mutation
-	baseline := map[pair.Identity]int{} // index into jobs
+	baseline := map[pair.Identity]verify.Result{}
+	var unverified []mutation // one per resource whose unmutated pair kapp is asked about here
+	seen := map[pair.Identity]bool{}
 	for _, m := range all {
-		if _, ok := baseline[m.r.ID]; !ok {
-			baseline[m.r.ID] = len(jobs)
-			jobs = append(jobs, mutation{r: m.r, single: m.single})
+		if seen[m.r.ID] {
+			continue
+		}
+		seen[m.r.ID] = true
+		if res, ok := verified[m.r.ID]; ok && res.Alone && !m.single {
+			baseline[m.r.ID] = res
+			continue
+		}
+		unverified = append(unverified, mutation{r: m.r, single: m.single})
+	}
+	for _, call := range calls(unverified) {
+		res, err := verify.VerifyEach(len(call), func(i int) (verify.Pair, error) {
+			return verifyPair(unverified[call[i]].r.Pair, nil, nil)
+		}, configs, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range call {
+			baseline[unverified[j].r.ID] = res[i]
 		}
 	}
-	jobs = append(jobs, all...)
-	var rounds, singles [][]int // indices into jobs
+	shown := make([]bool, len(all))
+	done := progress.stage("mutation checks", len(all))
+	for _, call := range calls(all) {
+		res, err := verify.Shown(len(call), func(i int) (verify.Pair, error) {
+			m := all[call[i]]
+			return verifyPair(m.r.Pair, m.path, m.value)
+		}, func(i int) verify.Result { return baseline[all[call[i]].r.ID] }, configs, done)
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range call {
+			shown[j] = res[i]
+		}
+	}
+	return shown, nil
+}
+
+// calls groups mutations into verify calls: the n-th mutation of each resource in the n-th call
+// (one copy of a resource per call), and a call of its own for each single one.
+func calls(ms []mutation) [][]int {
+	var rounds, singles [][]int
 	perResource := map[pair.Identity]int{}
-	for i, m := range jobs {
+	for i, m := range ms {
 		if m.single {
 			singles = append(singles, []int{i})
 			continue
 		}
-		n := perResource[m.r.ID] // this resource's n-th job goes to round n
+		n := perResource[m.r.ID]
 		perResource[m.r.ID]++
 		if n == len(rounds) {
 			rounds = append(rounds, nil)
 		}
 		rounds[n] = append(rounds[n], i)
 	}
-	results := make([]verify.Result, len(jobs))
-	done := progress.stage("mutation checks", len(all))
-	for _, round := range append(rounds, singles...) {
-		var tick func()
-		if done != nil { // progress counts mutations: a round's first calls stand for its baselines
-			var calls atomic.Int64
-			baselines := int64(len(slices.DeleteFunc(slices.Clone(round), func(j int) bool { return j >= len(jobs)-len(all) })))
-			tick = func() {
-				if calls.Add(1) > baselines {
-					done()
-				}
-			}
-		}
-		res, err := verify.VerifyEach(len(round), func(i int) (verify.Pair, error) {
-			m := jobs[round[i]]
-			return verifyPair(m.r.Pair, m.path, m.value)
-		}, configs, tick)
-		if err != nil {
-			return nil, err
-		}
-		for i, j := range round {
-			results[j] = res[i]
-		}
-	}
-	shown := make([]bool, len(all))
-	for i, m := range all {
-		res, base := results[len(jobs)-len(all)+i], results[baseline[m.r.ID]]
-		shown[i] = true
-		for _, b := range verify.Bases() {
-			if res.Op[b] != verify.OpUpdate || (base.Op[b] == verify.OpUpdate && res.Diff[b] == base.Diff[b]) {
-				shown[i] = false
-			}
-		}
-	}
-	return shown, nil
+	return append(rounds, singles...)
 }
 
 // batchable reports whether a mutated pair may share a verify.Verify call with other pairs and

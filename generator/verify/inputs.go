@@ -35,6 +35,7 @@ type inputs struct {
 	liveApp         []string // the live object's kapp.k14s.io/app label
 	context         [][]int  // other versioned pairs of the same app, see assignVersionedContext
 	configJSON      [][]byte // config sources after kapp's defaults, in order
+	pairConfigs     int      // of those, labelled config ConfigMaps among the pairs
 	lastConfigMods  int      // rebase mods the last config source makes (its rules, timed)
 	diffTime        atomic.Int64
 	ruleTime        atomic.Int64
@@ -131,6 +132,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 			return err
 		}
 		in.configJSON = append(in.configJSON, desiredJSON)
+		in.pairConfigs++
 	}
 
 	_, isVersioned := desired.Annotations()[kappconv.Versioned]

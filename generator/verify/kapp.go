@@ -30,81 +30,112 @@ var maskMu sync.Mutex
 // kapp deploy --diff-changes defaults (cmd/tools/diff_flags.go).
 var diffViewOpts = ctldiff.TextDiffViewOpts{Context: 2, LineNumbers: true, Mask: true}
 
-func (in *inputs) verifyPair(conf ctlconf.Conf, i int) (Result, error) {
-	r := Result{Op: map[Base]string{}, Diff: map[Base]string{}}
-	var sides [][2][]byte // desired and live JSON of pair i, then of its context
-	for _, j := range append([]int{i}, in.context[i]...) {
-		d, l, err := in.encoded(j)
-		if err != nil {
-			return Result{}, err
-		}
-		sides = append(sides, [2][]byte{d, l})
+// worker is one goroutine's kapp state: a private Conf and the change factory made from it
+// (kapp's deploy builds both once for all its resources).
+type worker struct {
+	conf ctlconf.Conf
+	cf   ctldiff.ChangeFactory
+}
+
+func (in *inputs) newWorker() (*worker, error) {
+	conf, err := in.conf()
+	if err != nil {
+		return nil, err
+	}
+	return &worker{conf: conf, cf: changeFactory(conf, in.lastConfigMods, &in.ruleTime)}, nil
+}
+
+func (in *inputs) verifyPair(w *worker, i int) (Result, error) {
+	r := Result{Op: map[Base]string{}, Diff: map[Base]string{}, Change: map[Base]Fingerprint{}, Alone: in.alone(i)}
+	rs, err := in.resources(i)
+	if err != nil {
+		return Result{}, err
 	}
 	start := time.Now()
 	for _, base := range Bases() {
-		var op, diff string
 		err := catch(func() error {
-			var err error
-			op, diff, err = in.kappDiff(conf, i, sides, base)
+			ch, err := in.change(w, i, rs, base)
+			if err != nil {
+				return err
+			}
+			if r.Change[base], err = fingerprint(ch); err != nil {
+				return err
+			}
+			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep {
+				r.Diff[base], err = textDiff(ch, maskRules(w.conf))
+			}
 			return err
 		})
 		if err != nil {
 			return Result{}, fmt.Errorf("%s base: %w", base, err)
 		}
-		r.Op[base], r.Diff[base] = op, diff
 	}
 	r.Time = time.Since(start)
 	in.diffTime.Add(int64(r.Time))
 	return r, nil
 }
 
-// kappDiff replays the part of `kapp deploy` (cmd/app/deploy.go) between reading the files and
-// printing the changes, for pair i plus the versioned pairs it may reference (sides, encoded).
-func (in *inputs) kappDiff(conf ctlconf.Conf, i int, sides [][2][]byte, base Base) (string, string, error) {
-	var newRs, existingRs []ctlres.Resource
-	for _, side := range sides {
-		res, err := desiredResource(side[0])
+// pairResources are pair i and its context parsed as kapp reads them, parsed once: each base
+// works on copies (kapp labels and rebases resources in place).
+type pairResources struct{ news, lives []ctlres.Resource }
+
+func (in *inputs) resources(i int) (pairResources, error) {
+	var rs pairResources
+	for _, j := range append([]int{i}, in.context[i]...) {
+		d, l, err := in.encoded(j)
 		if err != nil {
-			return "", "", err
+			return rs, err
 		}
-		newRs = append(newRs, res)
-		if side[1] != nil {
-			live, err := liveResource(side[1])
+		res, err := desiredResource(d)
+		if err != nil {
+			return rs, err
+		}
+		rs.news = append(rs.news, res)
+		if l != nil {
+			live, err := liveResource(l)
 			if err != nil {
-				return "", "", err
+				return rs, err
 			}
-			if err := asListedByKapp(live); err != nil {
-				return "", "", err
-			}
-			existingRs = append(existingRs, live)
+			rs.lives = append(rs.lives, live)
 		}
 	}
+	return rs, nil
+}
 
-	newRs, err := prepareNew(conf, newRs, in.appLabel[i])
+// change replays the part of `kapp deploy` (cmd/app/deploy.go) between reading the files and
+// printing the changes, for pair i plus the versioned pairs it may reference, and returns kapp's
+// change of pair i.
+func (in *inputs) change(w *worker, i int, rs pairResources, base Base) (ctldiff.Change, error) {
+	var newRs, existingRs []ctlres.Resource
+	for _, r := range rs.news {
+		newRs = append(newRs, r.DeepCopy())
+	}
+	for _, r := range rs.lives {
+		live := r.DeepCopy()
+		if err := asListedByKapp(live); err != nil {
+			return nil, err
+		}
+		existingRs = append(existingRs, live)
+	}
+
+	newRs, err := prepareNew(w.conf, newRs, in.appLabel[i])
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	// calculateAndPresentChanges()
-	cf := changeFactory(conf, in.lastConfigMods, &in.ruleTime)
 	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
-		return "", "", err
+		return nil, err
 	}
-	changes, err := ctldiff.NewChangeSetWithVersionedRs(existingRs, newRs, conf.TemplateRules(),
-		ctldiff.ChangeSetOpts{AgainstLastApplied: base == LastApplied}, cf).Calculate()
+	changes, err := ctldiff.NewChangeSetWithVersionedRs(existingRs, newRs, w.conf.TemplateRules(),
+		ctldiff.ChangeSetOpts{AgainstLastApplied: base == LastApplied}, w.cf).Calculate()
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-
 	ch := pickChange(changes, in.key[i], in.versioned[i])
 	if ch == nil {
-		return "", "", errors.New("kapp produced no change for this resource")
+		return nil, errors.New("kapp produced no change for this resource")
 	}
-	op := opName(ch.Op())
-	if op == OpKeep {
-		return op, "", nil
-	}
-	diff, err := textDiff(ch, maskRules(conf))
-	return op, diff, err
+	return ch, nil
 }
 
 // prepareNew is kapp deploy's newResources() after reading the files: Preparation (validation,

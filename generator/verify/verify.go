@@ -54,6 +54,14 @@ type Result struct {
 	Diff map[Base]string
 	// Time is what kapp's diff of the pair took, both bases.
 	Time time.Duration
+	// Change fingerprints, per base, the resources kapp's change was made of: kapp's op and diff
+	// are functions of them alone (see Shown).
+	Change map[Base]Fingerprint
+	// Alone: kapp's verdict depended on this pair and the configs only. No other pair of the call
+	// entered it: no versioned pair of its app, no labelled config ConfigMap, and the app label
+	// is the live object's own. The same pair verified alone (or beside others) with the same
+	// configs gets the same result.
+	Alone bool
 }
 
 // Verify runs kapp's diff for every pair under both bases. configs are kapp Config documents
@@ -84,40 +92,45 @@ type Cost struct {
 // VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
 // last config's rebase rules took (the rules a caller generated: their price on every deploy).
 func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
-	kappglobal.Prepare()
-	in, err := newInputs(n, pairAt, configs)
+	results := make([]Result, n)
+	in, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) (err error) {
+		results[i], err = in.verifyPair(w, i)
+		return err
+	})
 	if err != nil {
 		return nil, Cost{}, err
 	}
+	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load())}, nil
+}
 
-	results := make([]Result, n)
+// run calls each for every pair on every core, with a worker of its own per goroutine, and
+// returns the inputs it read or the errors naming every failing pair.
+func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), each func(in *inputs, w *worker, i int) error) (*inputs, error) {
+	kappglobal.Prepare()
+	in, err := newInputs(n, pairAt, configs)
+	if err != nil {
+		return nil, err
+	}
 	errs := make([]error, n)
-
 	parallel.Each(n, func() func(int) {
 		// One kapp Conf per worker: Conf and its mods look read-only, but a private copy costs a
 		// few ms and removes the question. The shared state that does exist (kapp's diff masking,
 		// ytt) is serialised in kapp.go; go test -race covers both.
-		conf, confErr := in.conf()
+		w, wErr := in.newWorker()
 		return func(i int) {
-			if confErr != nil {
-				errs[i] = confErr
-				return
+			if errs[i] = wErr; wErr == nil {
+				errs[i] = each(in, w, i)
 			}
-			results[i], errs[i] = in.verifyPair(conf, i)
 			if progress != nil {
 				progress()
 			}
 		}
 	})
-
 	var failed []error
 	for i, e := range errs {
 		if e != nil {
 			failed = append(failed, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], e))
 		}
 	}
-	if err := joinErrors(failed); err != nil {
-		return nil, Cost{}, err
-	}
-	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load())}, nil
+	return in, joinErrors(failed)
 }

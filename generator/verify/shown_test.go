@@ -1,0 +1,113 @@
+package verify
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Shown asks kapp no more than each answer needs (a change of the same resources as the
+// baseline's, one base after the other); its answers must be those of kapp's full verdict on
+// every changed pair under both bases: an update whose diff is not the unchanged pair's.
+func TestShownAgreesWithKappsFullVerdict(t *testing.T) {
+	desired := obj(t, deploymentYAML)
+	live := kappDeploy(t, desired)["web"]
+	mergeYAML(t, live, deploymentLater)
+	mergeYAML(t, live, `{spec: {replicas: 5}, status: {replicas: 5}}`)
+	changes := []struct {
+		name, patch string
+		shown       bool // what kapp's diff says, read from the diffs in TestControllerChangedReplicas
+	}{
+		// the rule copies the live replicas: the same change as the unchanged pair's
+		{"replicas", `{spec: {replicas: 3}}`, false},
+		// a new image: kapp updates under both bases, under the live base on top of the defaults
+		{"image", `{spec: {template: {spec: {containers: [{image: "nginx:1.28"}]}}}}`, true},
+		// the stored value declared: an update under both bases, under the live base one whose
+		// diff lacks a line the unchanged pair's diff has (the default it showed as removed)
+		{"progressDeadlineSeconds as stored", `{spec: {progressDeadlineSeconds: 600}}`, true},
+		{"a label", `{metadata: {labels: {tier: front}}}`, true},
+	}
+	configs := []*unstructured.Unstructured{obj(t, replicasRule)}
+	var pairs []Pair
+	for _, c := range changes {
+		d := desired.DeepCopy()
+		mergeYAML(t, d, c.patch)
+		pairs = append(pairs, Pair{Desired: d, Live: live})
+	}
+	base := verify1(t, Pair{Desired: desired, Live: live}, configs...)
+	if !base.Alone {
+		t.Fatal("a labelled live object verified alone: want Alone")
+	}
+	for i, c := range changes {
+		full := verify1(t, pairs[i], configs...) // one copy of a resource per call
+		oracle := true
+		for _, b := range Bases() {
+			if full.Op[b] != OpUpdate || (base.Op[b] == OpUpdate && full.Diff[b] == base.Diff[b]) {
+				oracle = false
+			}
+		}
+		got, err := Shown(1, func(int) (Pair, error) { return pairs[i], nil }, func(int) Result { return base }, configs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != oracle || got[0] != c.shown {
+			t.Errorf("%s: Shown says %t, kapp's full verdict %t, want %t\nlast-applied: %s\n%s\nlive: %s\n%s", c.name, got[0], oracle, c.shown,
+				full.Op[LastApplied], full.Diff[LastApplied], full.Op[Live], full.Diff[Live])
+		}
+	}
+}
+
+// Alone says when a Result is kapp's verdict on its pair and the configs only, so that it may
+// stand for the same pair verified in another call.
+func TestAlone(t *testing.T) {
+	cm := obj(t, `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-env
+  namespace: shop
+  annotations: {kapp.k14s.io/versioned: ""}
+data: {MODE: blue}
+`)
+	dep, settings := obj(t, deploymentYAML), obj(t, configMapYAML)
+	lives := kappDeploy(t, cm, dep, settings)
+	config := obj(t, `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kapp-config
+  namespace: shop
+  labels: {kapp.k14s.io/config: ""}
+data:
+  config.yml: |
+    apiVersion: kapp.k14s.io/v1alpha1
+    kind: Config
+`)
+	noApp := lives["web"].DeepCopy()
+	labels := noApp.GetLabels()
+	delete(labels, "kapp.k14s.io/app")
+	noApp.SetLabels(labels)
+
+	for _, c := range []struct {
+		name  string
+		pairs []Pair
+		alone []bool
+	}{
+		{"plain pairs", []Pair{{dep, lives["web"]}, {settings, lives["web-settings"]}}, []bool{true, true}},
+		// the versioned pair is diffed alone; the other with it, as kapp rewrites references to it
+		{"beside a versioned pair of the app", []Pair{{cm, lives["web-env-ver-1"]}, {settings, lives["web-settings"]}}, []bool{true, false}},
+		{"beside a labelled config ConfigMap", []Pair{{dep, lives["web"]}, {config, nil}}, []bool{false, false}},
+		{"a live object without the app label", []Pair{{dep, noApp}}, []bool{false}},
+		{"no live object", []Pair{{dep, nil}}, []bool{false}},
+	} {
+		rs, err := Verify(c.pairs, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for i, r := range rs {
+			if r.Alone != c.alone[i] {
+				t.Errorf("%s: pair %d Alone %t, want %t", c.name, i, r.Alone, c.alone[i])
+			}
+		}
+	}
+}
