@@ -221,7 +221,7 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 	}
 	var byIndex, byKey []synth.Rule
 	for _, r := range g.Rules {
-		if !strings.HasPrefix(strings.Join(r.Classes, ","), "defaulted") {
+		if len(r.Classes) == 0 || r.Classes[0] != classify.Defaulted {
 			continue
 		}
 		if len(r.Indexed) > 0 {

@@ -59,11 +59,15 @@ type Finding struct {
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.
-func (f Finding) Label() string {
-	if f.Class == Controller {
-		return string(f.Class) + ":" + f.Owner
+func (f Finding) Label() string { return f.Class.Label(f.Owner) }
+
+// Label writes the class with the manager owning the field when it is Controller:
+// controller:<manager>; owner is ignored for the other classes.
+func (c Class) Label(owner string) string {
+	if c == Controller {
+		return string(c) + ":" + owner
 	}
-	return string(f.Class)
+	return string(c)
 }
 
 // Covered reports whether existing rules (kapp's or the package's) already handle the field.

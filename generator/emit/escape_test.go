@@ -16,7 +16,7 @@ import (
 // TestGeneratedCommentsHoldNoBidiControls (issue 12 item 6): a resource name or evidence with a
 // right-to-left override reaches the rules' comments without it.
 func TestGeneratedCommentsHoldNoBidiControls(t *testing.T) {
-	rule := synth.Rule{Classes: []string{"defaulted"}, Resources: []string{"core/ConfigMap ns/a\u202egnp.exe"},
+	rule := synth.Rule{Classes: []classify.Class{classify.Defaulted}, Resources: []pair.Identity{{Kind: "ConfigMap", Namespace: "ns", Name: "a\u202egnp.exe"}},
 		Evidence: []string{"manager \u2066evil\u2069"}, Sources: []ctlres.FieldCopyModSource{"new", "existing"}, Paths: [][]string{{"data"}},
 		Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "v1", Kind: "ConfigMap"}}}}
 	for _, f := range []Format{FormatConfig, FormatYTT, FormatSecret} {

@@ -10,7 +10,9 @@ import (
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -73,11 +75,31 @@ const comment = "#! "
 // unreadable in review.
 const shownResources = 5
 
-func resourceNames(ids []string) string {
-	if len(ids) <= shownResources {
-		return strings.Join(ids, ", ")
+func resourceNames(ids []pair.Identity) string {
+	names := make([]string, min(len(ids), shownResources))
+	for i := range names {
+		names[i] = ids[i].String()
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(ids[:shownResources], ", "), len(ids)-shownResources)
+	if len(ids) <= shownResources {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names, ", "), len(ids)-shownResources)
+}
+
+// classLabels names a rule's classes as reports write them, controller:<manager> for each
+// manager owning a field of class Controller.
+func classLabels(r synth.Rule) string {
+	var labels []string
+	for _, c := range r.Classes {
+		if c != classify.Controller {
+			labels = append(labels, c.Label(""))
+			continue
+		}
+		for _, o := range r.Owners {
+			labels = append(labels, c.Label(o))
+		}
+	}
+	return strings.Join(labels, ", ")
 }
 
 func writeHeader(b *strings.Builder, h Header) {
@@ -94,7 +116,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 	}
 	b.WriteString("rebaseRules:\n")
 	for _, r := range rules {
-		fmt.Fprintf(b, "%s%s: %s\n", comment, clean(strings.Join(r.Classes, ", ")), clean(resourceNames(r.Resources)))
+		fmt.Fprintf(b, "%s%s: %s\n", comment, clean(classLabels(r)), clean(resourceNames(r.Resources)))
 		for _, e := range r.Evidence {
 			fmt.Fprintf(b, "%s  %s\n", comment, clean(e))
 		}

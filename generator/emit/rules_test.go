@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -12,11 +14,11 @@ import (
 // in its comment and counts the rest, instead of one line naming every resource.
 func TestRuleCommentNamesFewResources(t *testing.T) {
 	for _, n := range []int{1, 5, 6, 1000} {
-		var ids []string
+		var ids []pair.Identity
 		for i := range n {
-			ids = append(ids, fmt.Sprintf("apps/Deployment ns/web-%04d", i))
+			ids = append(ids, pair.Identity{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: fmt.Sprintf("web-%04d", i)})
 		}
-		rule := synth.Rule{Classes: []string{"defaulted"}, Resources: ids, Sources: synth.UserWins(),
+		rule := synth.Rule{Classes: []classify.Class{classify.Defaulted}, Resources: ids, Sources: synth.UserWins(),
 			Paths:    [][]string{{"spec", "revisionHistoryLimit"}},
 			Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "apps/v1", Kind: "Deployment"}}}}
 		var b strings.Builder
@@ -41,5 +43,22 @@ func TestRuleCommentNamesFewResources(t *testing.T) {
 		if line != want {
 			t.Errorf("%d resources: comment\n%s\nwant\n%s", n, line, want)
 		}
+	}
+}
+
+// A rule's comment names its classes, a controller-owned field's class with each manager owning
+// one: the typed provenance written as reports write classes.
+func TestRuleCommentNamesClassesAndOwners(t *testing.T) {
+	rule := synth.Rule{Classes: []classify.Class{classify.Calculated, classify.Controller}, Owners: []string{"hpa", "kube-controller-manager"},
+		Resources: []pair.Identity{{Kind: "Service", Namespace: "ns", Name: "a"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"}},
+		Sources:   synth.ControllerWins(), Paths: [][]string{{"spec", "x"}},
+		Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "v1", Kind: "Service"}}}}
+	var b strings.Builder
+	if err := WriteRules(&b, []synth.Rule{rule}, Header{Options: Options{Format: FormatConfig}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "#! calculated, controller:hpa, controller:kube-controller-manager: core/Service ns/a, rbac.authorization.k8s.io/ClusterRole view\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("want the comment line\n%s in\n%s", want, b.String())
 	}
 }

@@ -8,7 +8,9 @@ import (
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
 // UserWins is the sources order of a rule where the user's value wins: the new (desired) object
@@ -83,8 +85,13 @@ type KindNamespaceName struct {
 // merge key, add empty maps, rewrite values to their stored form or fold Secret stringData,
 // which kapp's copy cannot express.
 type Rule struct {
-	Classes   []string // for the comment: why the rule exists
-	Resources []string // identities the evidence came from
+	// Classes (sorted) and Owners say why the rule exists, for its comment: the classes of the
+	// fields it removes, and the managers owning those of class Controller.
+	Classes []classify.Class
+	Owners  []string
+	// Resources are the pairs the evidence came from, in the order of their names (String), as the
+	// comment lists them.
+	Resources []pair.Identity
 	Evidence  []string
 	Sources   []ctlres.FieldCopyModSource
 	Paths     [][]string // plain kapp paths

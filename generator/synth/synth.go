@@ -2,6 +2,8 @@ package synth
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,9 +21,10 @@ type Options struct {
 type group struct {
 	rule     Rule
 	paths    map[string]fielddiff.Path
-	res      map[string]bool
+	res      map[pair.Identity]bool
 	evid     map[string]bool
-	class    map[string]bool
+	class    map[classify.Class]bool
+	owners   map[string]bool // of the Controller fields
 	empty    map[string]bool // paths whose live value is an empty map
 	nulls    map[string]bool // paths whose live value is null
 	rewrites map[string]Rewrite
@@ -72,9 +75,12 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 					return Rule{Sources: UserWins(), Matchers: []Matcher{kindMatcher(r.ID, versions[key])}}
 				})
 			}
-			g.res[r.ID.String()] = true
+			g.res[r.ID] = true
 			g.evid[evidenceSummary(f)] = true
-			g.class[f.Label()] = true
+			g.class[f.Class] = true
+			if f.Class == classify.Controller {
+				g.owners[f.Owner] = true
+			}
 			switch {
 			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
@@ -157,7 +163,7 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[string]bool{}, evid: map[string]bool{}, class: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
 	m[k] = g
 	return g
 }
@@ -185,6 +191,9 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 			}
 			for k := range g.class {
 				m.class[k] = true
+			}
+			for k := range g.owners {
+				m.owners[k] = true
 			}
 			for k := range g.empty {
 				m.empty[k] = true
@@ -237,7 +246,8 @@ func (g *group) finish(rules ...Rule) []Rule {
 		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() {
 			continue
 		}
-		r.Resources, r.Evidence, r.Classes = sortedKeys(g.res), sortedKeys(g.evid), sortedKeys(g.class)
+		r.Resources, r.Evidence = byName(g.res), sortedKeys(g.evid)
+		r.Classes, r.Owners = slices.Sorted(maps.Keys(g.class)), sortedKeys(g.owners)
 		out = append(out, r)
 	}
 	return out
@@ -310,6 +320,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// byName sorts identities by their names (String), as a rule's comment lists them.
+func byName(ids map[pair.Identity]bool) []pair.Identity {
+	return slices.SortedFunc(maps.Keys(ids), func(a, b pair.Identity) int { return strings.Compare(a.String(), b.String()) })
 }
 
 func ytyKey(r Rule) string {

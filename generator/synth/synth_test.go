@@ -81,3 +81,32 @@ func TestWarningsAreGroupedAcrossResources(t *testing.T) {
 		t.Errorf("five resources:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A rule carries typed provenance (issue 10): the classes of its fields, the managers owning the
+// controller-owned ones, and the identities of the pairs it was made for, in the order of their
+// names as the comment lists them ("ns-x/a" before "ns/b": '-' sorts before '/').
+func TestRuleProvenance(t *testing.T) {
+	in := func(ns, name string, f classify.Finding) classify.Resource {
+		r := resource("apps/v1", "Deployment", name, f)
+		r.ID.Namespace = ns
+		return r
+	}
+	rep := &classify.Report{Resources: []classify.Resource{
+		in("ns", "b", field("spec.replicas", classify.Controller, "kube-controller-manager")),
+		in("ns-x", "a", field("spec.replicas", classify.Controller, "hpa")),
+		in("ns", "b", field("spec.progressDeadlineSeconds", classify.Defaulted, "")),
+		in("ns", "c", field("spec.revisionHistoryLimit", classify.Calculated, "")),
+	}}
+	got := Synthesize(rep, Options{}).Rules
+	if len(got) != 2 {
+		t.Fatalf("want a kind rule and one controller rule for both Deployments, got %+v", got)
+	}
+	kind, ctrl := got[0], got[1]
+	if fmt.Sprint(kind.Classes) != "[calculated defaulted]" || len(kind.Owners) != 0 || fmt.Sprint(kind.Resources) != "[apps/Deployment ns/b apps/Deployment ns/c]" {
+		t.Errorf("kind rule: classes %v, owners %v, resources %v", kind.Classes, kind.Owners, kind.Resources)
+	}
+	if fmt.Sprint(ctrl.Classes) != "[controller]" || fmt.Sprint(ctrl.Owners) != "[hpa kube-controller-manager]" ||
+		fmt.Sprint(ctrl.Resources) != "[apps/Deployment ns-x/a apps/Deployment ns/b]" {
+		t.Errorf("controller rule: classes %v, owners %v, resources %v", ctrl.Classes, ctrl.Owners, ctrl.Resources)
+	}
+}
