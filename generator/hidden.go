@@ -17,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // Hidden is a declared field whose change made in Git a rule hides: kapp's engine no longer
@@ -32,7 +33,7 @@ type Hidden struct {
 type ClusterRule struct {
 	Where   string // file, document, rebaseRules index
 	Rule    ctlconf.RebaseRule
-	matcher ctlres.ResourceMatcher
+	matcher kappmatch.Matcher
 }
 
 // ClusterRules reads the cluster-wins copy rules of Configs and labelled ConfigMaps with kapp's
@@ -49,7 +50,7 @@ func ClusterRules(configs []load.Object) []ClusterRule {
 			if r.Ytt != nil || r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting {
 				continue
 			}
-			if m, ok := anyMatcher(r.ResourceMatchers); ok {
+			if m, ok := kappmatch.New(r.ResourceMatchers); ok {
 				out = append(out, ClusterRule{Where: fmt.Sprintf("%s rebaseRules[%d]", o.Source, i), Rule: r, matcher: m})
 			}
 		}
@@ -70,24 +71,9 @@ func kappConfig(o load.Object) (ctlconf.Config, bool) {
 	return cfg, err == nil
 }
 
-// anyMatcher builds kapp's matcher for a rule; kapp panics on an empty matcher (lint reports it).
-func anyMatcher(ms []ctlconf.ResourceMatcher) (m ctlres.ResourceMatcher, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return ctlres.AnyMatcher{Matchers: ctlconf.ResourceMatchers(ms).AsResourceMatchers()}, true
-}
-
 // Matches is kapp's matcher on the object being rebased (the desired one).
-func (c ClusterRule) Matches(desired *unstructured.Unstructured) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return c.matcher.Matches(ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{}))
+func (c ClusterRule) Matches(desired *unstructured.Unstructured) bool {
+	return c.matcher.MatchesObject(desired)
 }
 
 // Describe renders the rule as its author wrote it: copy [spec] from [existing, new].

@@ -6,7 +6,6 @@ package generator
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,25 +17,32 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // mutations changes every declared value under each rule's paths, one at a time, and asks
 // kapp whether it still reports the change. Results are reported in rule order, then resource order.
 func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, configs []*unstructured.Unstructured, progress Progress, verified map[pair.Identity]verify.Result) error {
+	matchers, err := ruleMatchers(rules)
+	if err != nil {
+		return err
+	}
 	var all []mutation
 	for _, r := range rep.Resources {
-		var desired, live load.Object
-		for ri, rule := range rules {
-			if !ruleMatches(rule, r) {
-				continue
-			}
-			if desired.Unstructured == nil {
-				var err error
-				if desired, live, err = r.Objects(); err != nil {
-					return err
-				}
-			}
-			for _, p := range rulePaths(rule) {
+		desired, err := r.Desired.Object()
+		if err != nil {
+			return err
+		}
+		matched := matching(matchers, desired)
+		if len(matched) == 0 {
+			continue
+		}
+		live, err := r.Live.Object()
+		if err != nil {
+			return err
+		}
+		for _, ri := range matched {
+			for _, p := range rulePaths(rules[ri]) {
 				val, ok := p.Get(desired.Object)
 				mutated, can := mutate(val)
 				if !ok || !can {
@@ -45,7 +51,7 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 				// handed to a controller by this rule or by another one matching the resource
 				// (a kind-wide default rule for spec.replicas next to an HPA's rule for one resource)
 				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
-					controller: controllerRuled(rules, r, p),
+					controller: controllerRuled(rules, matched, p),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
 		}
@@ -174,13 +180,44 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 	return live != nil && live.GetLabels()[kappconv.AppLabel] != ""
 }
 
-// controllerRuled reports whether a rule matching r lets the cluster win at p.
-func controllerRuled(rules []synth.Rule, r classify.Resource, p fielddiff.Path) bool {
-	for _, rule := range rules {
-		if !rule.ControllerWins() || !ruleMatches(rule, r) {
+// ruleMatchers builds kapp's own matcher for each rule.
+func ruleMatchers(rules []synth.Rule) ([]kappmatch.Matcher, error) {
+	out := make([]kappmatch.Matcher, len(rules))
+	for i, r := range rules {
+		ms, err := synth.KappMatchers(r.Matchers)
+		var ok bool
+		if err == nil {
+			out[i], ok = kappmatch.New(ms)
+		}
+		if !ok { // synth writes no matcher kapp cannot read: a bug
+			return nil, fmt.Errorf("generated rule %d: kapp cannot read its matchers (%v)", i, err)
+		}
+	}
+	return out, nil
+}
+
+// matching lists the rules whose matchers kapp's own code says select desired, decided on the
+// unmutated object: a mutation changes one declared scalar, which no matcher synth writes reads
+// (kinds and names are never a rule's paths, and kapp's emptyFieldMatcher counts no scalar as
+// empty, resources/matcher_empty_field.go), so each rule matches a mutated object exactly when
+// it matches this one. kapp's engine decides the mutated pair with every matcher again anyway.
+func matching(matchers []kappmatch.Matcher, desired load.Object) []int {
+	var out []int
+	for i, m := range matchers {
+		if m.MatchesObject(desired.Unstructured) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// controllerRuled reports whether one of the matched rules lets the cluster win at p.
+func controllerRuled(rules []synth.Rule, matched []int, p fielddiff.Path) bool {
+	for _, ri := range matched {
+		if !rules[ri].ControllerWins() {
 			continue
 		}
-		for _, q := range rulePaths(rule) {
+		for _, q := range rulePaths(rules[ri]) {
 			if q.String() == p.String() {
 				return true
 			}
@@ -195,33 +232,6 @@ func rulePaths(r synth.Rule) []fielddiff.Path {
 		out = append(out, fielddiff.FromFields(p))
 	}
 	return out
-}
-
-func ruleMatches(rule synth.Rule, r classify.Resource) bool {
-	return slices.ContainsFunc(rule.Matchers, func(m synth.Matcher) bool { return matches(m, r) })
-}
-
-// matches is kapp's matcher semantics over pair identities.
-
-func matches(m synth.Matcher, r classify.Resource) bool {
-	switch {
-	case m.And != nil:
-		return !slices.ContainsFunc(m.And.Matchers, func(m synth.Matcher) bool { return !matches(m, r) })
-	case m.Any != nil:
-		return slices.ContainsFunc(m.Any.Matchers, func(m synth.Matcher) bool { return matches(m, r) })
-	case m.Not != nil:
-		return !matches(m.Not.Matcher, r)
-	case m.EmptyField != nil:
-		return true // decided on the object being rebased: a resource may match, and its mutations are checked
-	case m.APIVersionKind != nil:
-		return m.APIVersionKind.APIVersion == r.Desired.APIVersion && m.APIVersionKind.Kind == r.ID.Kind
-	case m.APIGroupKind != nil:
-		return m.APIGroupKind.APIGroup == r.ID.Group && m.APIGroupKind.Kind == r.ID.Kind
-	case m.KindNamespaceName != nil:
-		k := m.KindNamespaceName
-		return k.Kind == r.ID.Kind && k.Namespace == r.ID.Namespace && k.Name == r.ID.Name
-	}
-	return false
 }
 
 // mutate returns a different value of the same type, for scalars.

@@ -1,7 +1,9 @@
 package emit
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -61,4 +63,40 @@ func TestRuleCommentNamesClassesAndOwners(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("want the comment line\n%s in\n%s", want, b.String())
 	}
+}
+
+// synth.KappMatchers, which the mutation check and lint match with, is what kapp's parser reads
+// from the matchers emit writes: every shape synth writes, nested ones included.
+func TestKappMatchersAreWhatKappReads(t *testing.T) {
+	kind := synth.Matcher{APIVersionKind: &synth.APIVersionKind{APIVersion: "apps/v1", Kind: "Deployment"}}
+	named := synth.Matcher{KindNamespaceName: &synth.KindNamespaceName{Kind: "Deployment", Namespace: "ns", Name: "a"}}
+	rules := []synth.Rule{
+		{Sources: synth.UserWins(), Paths: [][]string{{"spec", "x"}}, Matchers: []synth.Matcher{kind, {APIGroupKind: &synth.APIGroupKind{APIGroup: "apps", Kind: "StatefulSet"}}}},
+		{Sources: synth.ControllerWins(), Paths: [][]string{{"spec", "x"}}, Matchers: []synth.Matcher{named, {KindNamespaceName: &synth.KindNamespaceName{Kind: "ClusterRole", Name: "view"}}}},
+		{Sources: synth.UserWins(), Paths: [][]string{{"metadata", "annotations"}}, Matchers: []synth.Matcher{{And: &synth.Matchers{Matchers: []synth.Matcher{
+			kind, {Not: &synth.Not{Matcher: synth.Matcher{Any: &synth.Matchers{Matchers: []synth.Matcher{named}}}}},
+			{EmptyField: &synth.EmptyField{Path: []string{"metadata", "annotations"}}}}}}}},
+	}
+	var b strings.Builder
+	if err := WriteRules(&b, rules, Header{Options: Options{Format: FormatConfig}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := parseConfig(t, []byte(b.String()))
+	for i, r := range rules {
+		got, err := synth.KappMatchers(r.Matchers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := cfg.RebaseRules[i].ResourceMatchers; !reflect.DeepEqual(got, want) {
+			t.Errorf("rule %d: KappMatchers %s, kapp reads %s", i, js(t, got), js(t, want))
+		}
+	}
+}
+
+func js(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
-	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // matchers checks every matcher; valid[i] says whether top-level matcher i can match anything.
@@ -165,34 +166,15 @@ func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
 
 // matching returns the resources kapp's own matcher code says the matchers (OR-ed) select.
 func (c *checker) matching(rs []resource, ms []ctlconf.ResourceMatcher) []resource {
-	m, ok := kappMatcher(ms)
+	m, ok := kappmatch.New(ms)
 	if !ok {
 		return nil
 	}
 	var out []resource
 	for _, r := range rs {
-		if matches(m, r.kapp) {
+		if m.Matches(r.kapp) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// kappMatcher recovers from the panic kapp raises for an empty matcher (reported separately).
-func kappMatcher(ms []ctlconf.ResourceMatcher) (m ctlres.ResourceMatcher, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return ctlres.AnyMatcher{Matchers: ctlconf.ResourceMatchers(ms).AsResourceMatchers()}, true
-}
-
-func matches(m ctlres.ResourceMatcher, r ctlres.Resource) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return m.Matches(r)
 }

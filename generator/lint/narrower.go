@@ -46,8 +46,8 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 	for _, res := range matched {
 		var paths []string
 		for _, g := range c.gen.Rules {
-			ms, ok := generatedMatchers(g)
-			if !ok || len(c.matching([]resource{res}, ms)) == 0 {
+			ms, err := synth.KappMatchers(g.Matchers)
+			if err != nil || len(c.matching([]resource{res}, ms)) == 0 {
 				continue
 			}
 			for _, p := range generatedPaths(g) {
@@ -73,12 +73,6 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 		s += fmt.Sprintf(" (and %d more)", more)
 	}
 	return s
-}
-
-// generatedMatchers reads a generated rule's matchers into kapp's type, to match with kapp's code.
-func generatedMatchers(g synth.Rule) ([]ctlconf.ResourceMatcher, bool) {
-	var ms []ctlconf.ResourceMatcher
-	return ms, decode(g.Matchers, &ms) == nil
 }
 
 func generatedPaths(g synth.Rule) []fielddiff.Path {

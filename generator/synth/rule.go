@@ -4,8 +4,10 @@
 package synth
 
 import (
+	"encoding/json"
 	"slices"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -36,6 +38,17 @@ type Matcher struct {
 	Not *Not      `json:"notMatcher,omitempty"`
 	// EmptyField matches while the object being rebased lacks the path (or holds an empty value).
 	EmptyField *EmptyField `json:"emptyFieldMatcher,omitempty"`
+}
+
+// KappMatchers reads matchers into kapp's own type as kapp reads a Config (its JSON keys, which
+// the json tags above spell): for matching with kapp's own matcher code. An error is a bug here.
+func KappMatchers(ms []Matcher) ([]ctlconf.ResourceMatcher, error) {
+	var out []ctlconf.ResourceMatcher
+	js, err := json.Marshal(ms)
+	if err == nil {
+		err = json.Unmarshal(js, &out)
+	}
+	return out, err
 }
 
 type EmptyField struct {
