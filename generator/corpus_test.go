@@ -137,7 +137,7 @@ func TestRealChangeStaysVisible(t *testing.T) {
 				}
 				isTarget := strings.HasSuffix(s.RealChange.Resource, "/"+d.GetName()) && strings.Contains(s.RealChange.Resource, "/"+d.GetKind()+" ")
 				for _, b := range verify.Bases() {
-					if got := res[0].Op[b]; isTarget && got != "update" {
+					if got := res[0].Op[b]; isTarget && got != verify.OpUpdate {
 						t.Errorf("%s: %s %s: real change hidden under the %s base: %s", s.Name, d.GetKind(), d.GetName(), b, got)
 					}
 				}
@@ -298,7 +298,7 @@ func TestRealChangeNotRuledWhenGeneratedFromTheChangedManifest(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, base := range verify.Bases() {
-					if pr[0].Op[base] != "update" {
+					if pr[0].Op[base] != verify.OpUpdate {
 						t.Errorf("%s: the Git change is hidden under the %s base", r.ID, base)
 					}
 				}

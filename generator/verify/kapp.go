@@ -46,7 +46,7 @@ func (in *inputs) newWorker() (*worker, error) {
 }
 
 func (in *inputs) verifyPair(w *worker, i int) (Result, error) {
-	r := Result{Op: map[Base]string{}, Diff: map[Base]string{}, Change: map[Base]Fingerprint{}, Alone: in.alone(i)}
+	r := Result{Op: map[Base]Op{}, Diff: map[Base]string{}, Change: map[Base]Fingerprint{}, Alone: in.alone(i)}
 	rs, err := in.resources(i)
 	if err != nil {
 		return Result{}, err
@@ -229,7 +229,7 @@ func pickChange(changes []ctldiff.Change, key string, versioned bool) ctldiff.Ch
 	return nil
 }
 
-func opName(op ctldiff.ChangeOp) string {
+func opName(op ctldiff.ChangeOp) Op {
 	switch op {
 	case ctldiff.ChangeOpAdd:
 		return OpCreate
@@ -242,7 +242,7 @@ func opName(op ctldiff.ChangeOp) string {
 	case ctldiff.ChangeOpDelete:
 		return OpDelete
 	}
-	return string(op)
+	return Op(op)
 }
 
 // secretAnnotations masks a Secret's annotations in kapp's diff text, beside the data and

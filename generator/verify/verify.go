@@ -37,18 +37,20 @@ const (
 // Bases lists both bases in a fixed order; a fresh slice on every call.
 func Bases() []Base { return []Base{LastApplied, Live} }
 
-// Ops reported in Result.Op.
+// Op is what kapp would do with a resource, as Result.Op reports it.
+type Op string
+
 const (
-	OpCreate = "create" // kapp "add"; also a new NAME-ver-N of a changed versioned resource
-	OpUpdate = "update"
-	OpKeep   = "keep"   // kapp "keep" and "noop" (kapp.k14s.io/noop annotation)
-	OpExists = "exists" // kapp.k14s.io/exists annotation and no live object
-	OpDelete = "delete" // only if kapp pairs things in a way we did not expect
+	OpCreate Op = "create" // kapp "add"; also a new NAME-ver-N of a changed versioned resource
+	OpUpdate Op = "update"
+	OpKeep   Op = "keep"   // kapp "keep" and "noop" (kapp.k14s.io/noop annotation)
+	OpExists Op = "exists" // kapp.k14s.io/exists annotation and no live object
+	OpDelete Op = "delete" // only if kapp pairs things in a way we did not expect
 )
 
 // Result is kapp's verdict for one Pair.
 type Result struct {
-	Op map[Base]string
+	Op map[Base]Op
 	// Diff is kapp's text diff as `kapp deploy --diff-changes` prints it (context 2, line numbers,
 	// diffMaskRules applied so Secret values are masked); "" when Op is keep.
 	Diff map[Base]string

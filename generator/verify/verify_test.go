@@ -305,7 +305,7 @@ func verify1(t *testing.T, p Pair, configs ...*unstructured.Unstructured) Result
 	return rs[0]
 }
 
-func expectOps(t *testing.T, r Result, lastApplied, live string) {
+func expectOps(t *testing.T, r Result, lastApplied, live Op) {
 	t.Helper()
 	if r.Op[LastApplied] != lastApplied || r.Op[Live] != live {
 		t.Errorf("ops last-applied=%s live=%s, want %s/%s\nlast-applied diff:\n%s\nlive diff:\n%s",
@@ -523,7 +523,7 @@ func TestOrderPreserved(t *testing.T) {
 	lives := kappDeploy(t, desired...)
 
 	var pairs []Pair
-	want := map[int]string{}
+	want := map[int]Op{}
 	for i, d := range desired {
 		switch i % 3 {
 		case 0:
