@@ -75,7 +75,7 @@ func (p Package) DataValues() (map[string]any, error) {
 // run renders the package, or only its data values when inspect is set, to YAML; input leaves
 // out the files rebasegen generated.
 func (p Package) run(inspect, input bool) (string, []byte, error) {
-	return p.runWithin(inspect, input, RenderTimeout, MaxFileSize)
+	return p.runWithin(inspect, input, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
 }
 
 // RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
@@ -83,8 +83,20 @@ func (p Package) run(inspect, input bool) (string, []byte, error) {
 // and exits).
 const RenderTimeout = time.Minute
 
-// runWithin is run within a time and an output size (tests lower them).
-func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut int64) (string, []byte, error) {
+// RenderMemory bounds the memory rendering a package may take, beyond what the process held
+// before: ytt keeps every value a template builds, and a package building 3,000 strings of 1 MB
+// reached 15 GB. Like a render that times out, one over the budget is abandoned.
+const RenderMemory = 2 << 30
+
+// renderLimits bound rendering a package (tests lower them).
+type renderLimits struct {
+	timeout time.Duration
+	output  int64 // bytes of YAML
+	memory  uint64
+}
+
+// runWithin is run within limits.
+func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []byte, error) {
 	var fs []*files.File
 	name := strings.Join(p.Dirs, ",")
 	if len(p.Dirs) > 0 {
@@ -112,6 +124,8 @@ func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut in
 	opts.DataValuesFlags.KVsFromStrings = p.Values
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
 	opts.DataValuesFlags.Inspect = inspect
+	over, stop := watchHeap(limits.memory)
+	defer stop()
 	done := make(chan template.Output, 1)
 	go func() {
 		done <- opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
@@ -119,8 +133,10 @@ func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut in
 	var out template.Output
 	select {
 	case out = <-done:
-	case <-time.After(timeout):
-		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, timeout)
+	case <-time.After(limits.timeout):
+		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
+	case <-over:
+		return "", nil, fmt.Errorf("rendering package %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, limits.memory>>20)
 	}
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
@@ -130,8 +146,8 @@ func (p Package) runWithin(inspect, input bool, timeout time.Duration, maxOut in
 	if err != nil {
 		return "", nil, fmt.Errorf("rendering package %s: %w", name, err)
 	}
-	if int64(len(rendered)) > maxOut { // read like an input file, within the same limit
-		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, maxOut>>20)
+	if int64(len(rendered)) > limits.output { // read like an input file, within the same limit
+		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, limits.output>>20)
 	}
 	return name, rendered, nil
 }

@@ -69,8 +69,8 @@ spec:
 	}
 }
 
-// TestRenderBounded (issue 12 item 5): a package that renders for too long, or more than an
-// input file may hold, is an error naming it.
+// TestRenderBounded (issue 12 item 5): a package that renders for too long, more than an input
+// file may hold, or in more memory than its budget, is an error naming it.
 func TestRenderBounded(t *testing.T) {
 	dir := t.TempDir()
 	loop := filepath.Join(dir, "loop")
@@ -87,12 +87,26 @@ func TestRenderBounded(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, _, err := Package{Dirs: []string{loop}}.runWithin(false, true, 2*time.Second, MaxFileSize)
+	_, _, err := Package{Dirs: []string{loop}}.runWithin(false, true, renderLimits{2 * time.Second, MaxFileSize, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+loop+" with ytt: not done after 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("endless loop: got %v after %v", err, time.Since(start))
 	}
-	_, _, err = Package{Dirs: []string{big}}.runWithin(false, true, time.Minute, 2<<20)
+	_, _, err = Package{Dirs: []string{big}}.runWithin(false, true, renderLimits{time.Minute, 2 << 20, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+big+" with ytt: the output is larger than 2 MiB") {
 		t.Errorf("3 MB output: got %v", err)
+	}
+	// 300 strings of 1 MB, each kept: the render is abandoned at 64 MiB, long before it ends (the
+	// output would be over the 64 MiB output limit too, and the error would say so)
+	hog := filepath.Join(dir, "hog")
+	if err := os.MkdirAll(hog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tpl := "#@ for i in range(300):\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ \"c\" + str(i)\ndata:\n  s: #@ str(i) + (\"y\" * (1 << 20))\n#@ end\n"
+	if err := os.WriteFile(filepath.Join(hog, "t.yml"), []byte(tpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Package{Dirs: []string{hog}}.runWithin(false, true, renderLimits{time.Minute, MaxFileSize, 64 << 20})
+	if err == nil || !strings.Contains(err.Error(), "rendering package "+hog+" with ytt: it needs more than 64 MiB of memory") {
+		t.Errorf("300 strings of 1 MB: got %v", err)
 	}
 }
