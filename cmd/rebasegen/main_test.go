@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,9 @@ type result struct {
 }
 
 // rebasegen runs the CLI in-process, as main does, capturing what it writes to stdout and stderr
-// (run writes to os.Stdout and os.Stderr, which are swapped for files meanwhile).
+// (run writes to os.Stdout and os.Stderr, which are swapped for files meanwhile). Without a
+// --quiet of the test's own, a global --quiet comes first: a run over 2 seconds (a loaded machine,
+// any run under -race) would add a timing line to the stderr the tests compare.
 func rebasegen(t *testing.T, args ...string) result {
 	t.Helper()
 	dir := t.TempDir()
@@ -36,6 +39,9 @@ func rebasegen(t *testing.T, args ...string) result {
 	os.Stdout, os.Stderr = files[0], files[1]
 	code := func() int {
 		defer func() { os.Stdout, os.Stderr = stdout, stderr }()
+		if !slices.ContainsFunc(args, func(a string) bool { return a == "-q" || a == "--quiet" || strings.HasPrefix(a, "--quiet=") }) {
+			args = append([]string{"--quiet"}, args...)
+		}
 		return run(append([]string{"rebasegen"}, args...))
 	}()
 	out, err := os.ReadFile(files[0].Name())
