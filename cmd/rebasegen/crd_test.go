@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,70 @@ func TestCRDFromLiveOrFlag(t *testing.T) {
 	}
 	if !strings.Contains(nowhere, "no CustomResourceDefinition for Backup.crd-defaults.rebasegen.dev among the inputs (pass the CRD of kind Backup, group crd-defaults.rebasegen.dev, with --crd") {
 		t.Errorf("without the CRD, the output does not say which to pass:\n%s", nowhere)
+	}
+}
+
+// TestCRDDefaultingBudget (issue 12 item 5b): a CRD default copied into every item of a long
+// list is refused before it is made, naming the file, the document and the CRD: a default of
+// 10,000 keys on the items of a 4,000-item list (156 KB of input) took 3.8 GB.
+func TestCRDDefaultingBudget(t *testing.T) {
+	dir := t.TempDir()
+	var def, items strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&def, "k%d: v\n", i)
+	}
+	for range 4000 {
+		items.WriteString("  - {}\n")
+	}
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: bombs.example.com}
+spec:
+  group: example.com
+  names: {kind: Bomb, plural: bombs, singular: bomb, listKind: BombList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              items:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    payload:
+                      type: object
+                      x-kubernetes-preserve-unknown-fields: true
+                      default: ` + "{" + strings.ReplaceAll(strings.TrimSuffix(def.String(), "\n"), "\n", ", ") + "}\n"
+	cr := "apiVersion: example.com/v1\nkind: Bomb\nmetadata: {name: b, namespace: ns}\nspec:\n  items:\n" + items.String()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c, d, l := write("crd.yaml", crd), write("desired.yaml", cr), write("live.yaml", cr)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := rebasegen(t, "explain", "--crd", c, "-d", d, "-l", l)
+	runtime.ReadMemStats(&after)
+	checkRejected(t, "explain", r, d+": document 1 (line 1)",
+		"structural-schema defaulting of CRD bombs.example.com would make more than 1112704 values of it (16 per value it holds, plus 1048576)")
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 512<<20 {
+		t.Errorf("explain allocated %d MiB", grew>>20)
+	}
+
+	// the same default on 10 items is within the budget: 100,000 values
+	d = write("small.yaml", strings.Replace(cr, items.String(), strings.Repeat("  - {}\n", 10), 1))
+	if r := rebasegen(t, "-q", "explain", "--crd", c, "-d", d, "-l", write("small-live.yaml", strings.Replace(cr, items.String(), strings.Repeat("  - {}\n", 10), 1))); r.code != 0 {
+		t.Errorf("10 items: exit %d\n%.2000s", r.code, r.stderr)
 	}
 }

@@ -66,10 +66,14 @@ func (c crdSchemas) lookup(gvk schema.GroupVersionKind) *crdSchema { return c[gv
 
 // apply defaults a custom resource the way the server's customresource handler does.
 func (s *crdSchema) apply(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	out := u.DeepCopy()
 	if s.structural == nil {
 		return nil, fmt.Errorf("no schema")
 	}
+	if ok, limit := withinDefaultingBudget(u.Object, s.structural); !ok {
+		return nil, fmt.Errorf("structural-schema defaulting of CRD %s would make more than %d values of it (%d per value it holds, plus %d): a default copied into every item of a long list?",
+			s.crdName, limit, defaultedPerValue, defaultedExtra)
+	}
+	out := u.DeepCopy()
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(out.Object, s.structural)
 	structuraldefaulting.Default(out.Object, s.structural)
 	return out, nil
