@@ -3,13 +3,16 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 export GOFLAGS := -buildvcs=false
 
-.PHONY: build test e2e tools fixtures bench fuzz lint demo clean
+.PHONY: build test race e2e tools fixtures bench fuzz lint demo clean
 
 build: ## the rebasegen binary in bin/
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rebasegen ./cmd/rebasegen
 
 test: ## unit and golden tests; no cluster (e2e tests skip themselves)
 	$(GO) test ./...
+
+race: ## the unit and golden tests under the race detector (several minutes on 2 cores; make test stays fast)
+	$(GO) test -race ./...
 
 tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, kapp-controller, vendir, built once into .cache/bin
 	bash hack/tools.sh
