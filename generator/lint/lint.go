@@ -112,13 +112,12 @@ func Count(fs []Finding) (errors, warnings int) {
 
 // env is what the rules are checked against.
 type env struct {
-	clusterKinds    map[string]bool // kindNamespaceNameMatcher names a kind without its group
-	namespacedKinds map[string]bool // kinds some CRD declares namespaced: never reported as cluster-scoped
-	desired         bool            // --desired given: rules and matchers must match something
-	resources       []resource      // desired objects, namespace defaulted as kapp prepares them
-	gen             *synth.Result
-	defaults        []ctlconf.RebaseRule
-	hides           func(rule map[string]any) ([]string, error)
+	scope     pair.Scope // cluster-scoped kinds: the rulesets' and the CRDs'
+	desired   bool       // --desired given: rules and matchers must match something
+	resources []resource // desired objects, namespace defaulted as kapp prepares them
+	gen       *synth.Result
+	defaults  []ctlconf.RebaseRule
+	hides     func(rule map[string]any) ([]string, error)
 }
 
 type resource struct {
@@ -129,7 +128,7 @@ type resource struct {
 }
 
 func newEnv(opts Options) (*env, error) {
-	e := &env{clusterKinds: map[string]bool{}, namespacedKinds: map[string]bool{}, desired: opts.Desired, gen: opts.Generated, hides: opts.Hides}
+	e := &env{desired: opts.Desired, gen: opts.Generated, hides: opts.Hides}
 	var err error
 	if e.defaults, err = kappDefaults(); err != nil {
 		return nil, err
@@ -140,22 +139,12 @@ func newEnv(opts Options) (*env, error) {
 			return nil, err
 		}
 	}
-	for _, k := range rs.ClusterScoped {
-		e.clusterKinds[k.Kind] = true
-	}
 	set := opts.Set
 	if set == nil {
+		e.scope = pair.NewScope(rs, nil)
 		return e, nil
 	}
-	for _, crd := range set.CRDs {
-		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-		scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
-		if scope == "Cluster" {
-			e.clusterKinds[kind] = true
-		} else {
-			e.namespacedKinds[kind] = true
-		}
-	}
+	e.scope = pair.NewScope(rs, set.CRDs)
 	add := func(id pair.Identity, d load.Doc, live bool) error {
 		o, err := d.Object()
 		if err == nil {
@@ -179,10 +168,6 @@ func newEnv(opts Options) (*env, error) {
 
 func newResource(id pair.Identity, u *unstructured.Unstructured, live bool) resource {
 	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{}), live: live}
-}
-
-func (e *env) clusterScoped(kind string) bool {
-	return e.clusterKinds[kind] && !e.namespacedKinds[kind]
 }
 
 // kappDefaults parses kapp's built-in Config with kapp's own parser.

@@ -353,3 +353,51 @@ rebaseRules:
 	}
 	assertFindings(t, got, rules, []want{{Warning, 4, "no autoscaler among the desired objects scales (apps/Deployment app/web)", ""}})
 }
+
+// CRD scope is read by GroupKind (issue 10): one kind, cluster-scoped in one API group and
+// namespaced in another (the two CRDs below say so). A matcher naming the group gets the scope of
+// that group; kindNamespaceNameMatcher, which names no group, is cluster-scoped only where no group
+// holds the kind namespaced.
+func TestScopeIsReadByGroupKind(t *testing.T) {
+	dir := t.TempDir()
+	desired := filepath.Join(dir, "desired.yaml")
+	os.WriteFile(desired, []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.cluster.example}
+spec: {group: cluster.example, scope: Cluster, names: {kind: Widget, plural: widgets}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.ns.example}
+spec: {group: ns.example, scope: Namespaced, names: {kind: Widget, plural: widgets}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.cluster.example}
+spec: {group: cluster.example, scope: Cluster, names: {kind: Gadget, plural: gadgets}}
+`), 0o644)
+	rules := filepath.Join(dir, "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, a]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: cluster.example/v1, kind: Widget, name: w}
+  - apiGroupKindMatcher: {apiGroup: ns.example, kind: Widget, name: w}
+  - kindNamespaceNameMatcher: {kind: Widget, namespace: x, name: w}
+  - kindNamespaceNameMatcher: {kind: Gadget, namespace: x, name: g}
+`), 0o644)
+	opts := optionsFor(t, []string{rules}, inputs{desired: []string{desired}})
+	opts.Desired = false // the matchers' scope only, not whether they match a desired object
+	got, err := Check(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, rules, []want{
+		{Error, 8, `unknown key "name" in apiVersionKindMatcher`, `kindNamespaceNameMatcher: {kind: Widget, namespace: "", name: w}`},
+		{Error, 9, `unknown key "name" in apiGroupKindMatcher`, "kindNamespaceNameMatcher: {kind: Widget, namespace: NAMESPACE, name: w}"},
+		{Error, 11, `Gadget is cluster-scoped, so namespace "x" never matches`, `kindNamespaceNameMatcher: {kind: Gadget, namespace: "", name: g}`},
+	})
+}

@@ -68,7 +68,7 @@ func (c *checker) matcher(m ctlconf.ResourceMatcher, a at) bool {
 	if m.NotMatcher != nil {
 		ok = c.matcher(m.NotMatcher.Matcher, orElse(a.field("notMatcher").field("matcher"), a)) && ok
 	}
-	if k := m.KindNamespaceNameMatcher; k != nil && k.Namespace != "" && c.clusterScoped(k.Kind) {
+	if k := m.KindNamespaceNameMatcher; k != nil && k.Namespace != "" && c.scope.ClusterScopedKind(k.Kind) {
 		knn := a.field("kindNamespaceNameMatcher")
 		c.add(Error, orElse(knn.field("namespace"), knn),
 			fmt.Sprintf("kindNamespaceNameMatcher: %s is cluster-scoped, so namespace %q never matches (kapp compares namespaces exactly and cluster-scoped objects have none)", k.Kind, k.Namespace),

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 )
@@ -208,8 +209,13 @@ func (c *checker) unknownKey(parent at, k, where string, known []string) {
 		msg = fmt.Sprintf("unknown key %q in %s: kapp ignores it, so the rule applies to %s, not one", k, where, every)
 		ns, _ := parent.field("namespace").v.(string)
 		name, _ := parent.field("name").v.(string)
+		group, _ := parent.field("apiGroup").v.(string)
+		if apiVersion, ok := parent.field("apiVersion").v.(string); ok && where == "apiVersionKindMatcher" {
+			gv, _ := schema.ParseGroupVersion(apiVersion)
+			group = gv.Group
+		}
 		switch {
-		case c.clusterScoped(kind):
+		case c.scope.ClusterScoped(schema.GroupKind{Group: group, Kind: kind}):
 			ns = `""`
 		case ns == "":
 			ns = "NAMESPACE"

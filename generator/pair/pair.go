@@ -80,7 +80,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	if set.CRDs, err = load.Objects(crds); err != nil {
 		return nil, err
 	}
-	scope := newScope(opts.Rules, set.CRDs)
+	scope := NewScope(opts.Rules, set.CRDs)
 
 	liveByID := map[Identity]load.Doc{}
 	liveVersion := map[Identity]int{}
@@ -151,7 +151,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 
 // inferNamespace returns the one namespace that holds the live counterparts (same group, kind
 // and name) of the namespaced desired objects without a namespace; "" when none is live.
-func inferNamespace(desired []load.Doc, live map[Identity]load.Doc, s scope) (string, error) {
+func inferNamespace(desired []load.Doc, live map[Identity]load.Doc, s Scope) (string, error) {
 	liveIn := map[Identity][]string{} // identity without namespace -> live namespaces
 	for id := range live {
 		ns := id.Namespace
@@ -183,7 +183,7 @@ func inferNamespace(desired []load.Doc, live map[Identity]load.Doc, s scope) (st
 	return "", fmt.Errorf("no -n given, and the live counterparts of the desired objects without a namespace are in %d namespaces: %s; choose one with -n", len(nss), strings.Join(where, "; "))
 }
 
-func sortObjects(objs []load.Doc, s scope) {
+func sortObjects(objs []load.Doc, s Scope) {
 	sort.Slice(objs, func(i, j int) bool { return s.identity(objs[i], "").Less(s.identity(objs[j], "")) })
 }
 

@@ -10,12 +10,14 @@ import (
 
 var crdGK = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
-// scope knows which kinds are cluster-scoped: built-in ones from the rulesets, custom ones from
-// CRDs among the inputs, and any kind a live object shows without a namespace.
-type scope map[schema.GroupKind]bool // true: cluster-scoped
+// Scope knows which kinds are cluster-scoped, by GroupKind: built-in ones from the rulesets,
+// custom ones from the CRDs among the inputs (a CRD's spec.scope wins over the rulesets). Every
+// other kind is namespaced. Pairing and lint both read scope through it.
+type Scope map[schema.GroupKind]bool // true: cluster-scoped
 
-func newScope(rs *rulesets.Ruleset, crds []load.Object) scope {
-	s := scope{}
+// NewScope reads the cluster-scoped kinds of rs (nil: none) and the scope every CRD declares.
+func NewScope(rs *rulesets.Ruleset, crds []load.Object) Scope {
+	s := Scope{}
 	if rs != nil {
 		for _, k := range rs.ClusterScoped {
 			s[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
@@ -30,11 +32,30 @@ func newScope(rs *rulesets.Ruleset, crds []load.Object) scope {
 	return s
 }
 
-func (s scope) namespaced(group, kind string) bool {
-	return !s[schema.GroupKind{Group: group, Kind: kind}]
+// ClusterScoped reports whether objects of the group and kind have no namespace.
+func (s Scope) ClusterScoped(gk schema.GroupKind) bool { return s[gk] }
+
+// ClusterScopedKind reports whether a kind named without its group (kapp's
+// kindNamespaceNameMatcher matches every group) is cluster-scoped: in some group the rulesets or
+// CRDs know, and namespaced in none of those.
+func (s Scope) ClusterScopedKind(kind string) bool {
+	found := false
+	for gk, cluster := range s {
+		if gk.Kind == kind {
+			if !cluster {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
-func (s scope) identity(d load.Doc, defaultNS string) Identity {
+func (s Scope) namespaced(group, kind string) bool {
+	return !s.ClusterScoped(schema.GroupKind{Group: group, Kind: kind})
+}
+
+func (s Scope) identity(d load.Doc, defaultNS string) Identity {
 	id := Identity{Group: groupOf(d.APIVersion), Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
 	if !s.namespaced(id.Group, id.Kind) {
 		id.Namespace = ""
