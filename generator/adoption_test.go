@@ -1,16 +1,13 @@
 package generator_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -18,13 +15,8 @@ import (
 // release annotation and managed-by label added to the live Deployment): adoption findings,
 // never ruled, and kapp's engine keeps every pair once kapp's next deploy has dropped them.
 func TestAdoptionChangesAreReportedAndTheRestVerified(t *testing.T) {
-	dir := filepath.Join("..", "fixtures", "hpa-replicas")
-	live, err := load.Paths([]string{filepath.Join(dir, "live.yaml")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	for _, l := range live {
+	in := fixture("hpa-replicas")
+	in.Live = []string{editedFixture(t, in.Live[0], func(l *unstructured.Unstructured) bool {
 		if l.GetKind() == "Deployment" {
 			ann := l.GetAnnotations()
 			ann["meta.helm.sh/release-name"] = "web"
@@ -33,17 +25,9 @@ func TestAdoptionChangesAreReportedAndTheRestVerified(t *testing.T) {
 			labels["app.kubernetes.io/managed-by"] = "Helm"
 			l.SetLabels(labels)
 		}
-		bs, err := yaml.Marshal(l.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(append(out, "---\n"...), bs...)
-	}
-	f := filepath.Join(t.TempDir(), "live.yaml")
-	if err := os.WriteFile(f, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g, err := generator.Generate(generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{f}, Namespace: "hpa-replicas"}, synth.Options{})
+		return true
+	})}
+	g, err := generator.Generate(in, synth.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

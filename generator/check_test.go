@@ -3,7 +3,6 @@ package generator_test
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,12 +11,11 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
-var hpaInputs = generator.Inputs{
-	Desired:   []string{"../fixtures/hpa-replicas/desired.yaml"},
-	Live:      []string{"../fixtures/hpa-replicas/live.yaml"},
-	Namespace: "hpa-replicas",
-	Package:   loadValues("ns=hpa-replicas"),
-}
+var hpaInputs = func() generator.Inputs {
+	in := fixture("hpa-replicas")
+	in.Package = loadValues("ns=hpa-replicas")
+	return in
+}()
 
 func rulesFile(t *testing.T, format emit.Format, edit func(string) string) string {
 	t.Helper()
@@ -30,9 +28,7 @@ func rulesFile(t *testing.T, format emit.Format, edit func(string) string) strin
 	if err := emit.WriteRules(&b, g.Rules, h); err != nil {
 		t.Fatal(err)
 	}
-	f := filepath.Join(t.TempDir(), "rules.yml")
-	os.WriteFile(f, []byte(edit(b.String())), 0o644)
-	return f
+	return writeFile(t, "rules.yml", edit(b.String()))
 }
 
 func same(s string) string { return s }
@@ -50,17 +46,7 @@ func TestCheckGeneratedRulesAreCleanInEveryFormat(t *testing.T) {
 }
 
 func TestCheckReportsResidualGhostsOfAHandWrittenRule(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "hand.yml")
-	os.WriteFile(f, []byte(`apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- path: [spec, replicas]
-  type: copy
-  sources: [existing, new]
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-`), 0o644)
-	c, err := generator.Check(hpaInputs, []string{f})
+	c, err := generator.Check(hpaInputs, []string{classicRules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +84,7 @@ func TestCheckReportsAStaleGeneratedFile(t *testing.T) {
 // A hand-written rule that copies a custom resource's whole spec from the cluster hides every
 // change made in Git under it: the mutation check generate runs on its own rules fails check.
 func TestCheckFailsOnARuleHidingDeclaredFields(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "hand.yml")
-	os.WriteFile(f, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+	f := writeFile(t, "hand.yml", `apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
 rebaseRules:
 - path: [spec]
@@ -107,8 +92,8 @@ rebaseRules:
   sources: [existing, new]
   resourceMatchers:
   - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
-`), 0o644)
-	in := generator.Inputs{Desired: []string{"../fixtures/crd-defaults/desired.yaml"}, Live: []string{"../fixtures/crd-defaults/live.yaml"}, Namespace: "crd-defaults"}
+`)
+	in := fixture("crd-defaults")
 	c, err := generator.Check(in, []string{f})
 	if err != nil {
 		t.Fatal(err)
@@ -152,21 +137,16 @@ rebaseRules:
 // A rule letting the cluster's replica count win where an autoscaler owns it hides nothing the
 // applier owns: spec.replicas is classified controller-owned, with managedFields as evidence.
 func TestCheckAcceptsARuleOverAControllersField(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "hand.yml")
-	os.WriteFile(f, []byte(`apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- path: [spec, replicas]
+	classic, err := os.ReadFile(classicRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := writeFile(t, "hand.yml", string(classic)+`- path: [spec, template, spec, containers, {allIndexes: true}, image]
   type: copy
   sources: [existing, new]
   resourceMatchers:
   - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-- path: [spec, template, spec, containers, {allIndexes: true}, image]
-  type: copy
-  sources: [existing, new]
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-`), 0o644)
+`)
 	c, err := generator.Check(hpaInputs, []string{f})
 	if err != nil {
 		t.Fatal(err)

@@ -1,17 +1,13 @@
 package generator_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -19,36 +15,21 @@ import (
 // object exported without managedFields when bare): the finding for path.
 func declaredFinding(t *testing.T, path string, bare bool, edit func(*unstructured.Unstructured)) classify.Finding {
 	t.Helper()
-	dir := filepath.Join("..", "fixtures", "adopt-kubectl-apply")
+	in := fixture("adopt-kubectl-apply")
 	rewrite := func(file string, f func(*unstructured.Unstructured)) string {
-		objs, err := load.Paths([]string{filepath.Join(dir, file)}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []byte
-		for _, o := range objs {
-			if o.GetKind() != "Deployment" {
-				continue
+		return editedFixture(t, file, func(u *unstructured.Unstructured) bool {
+			if u.GetKind() == "Deployment" {
+				f(u)
 			}
-			f(o.Unstructured)
-			bs, err := yaml.Marshal(o.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(append(out, "---\n"...), bs...)
-		}
-		p := filepath.Join(t.TempDir(), file)
-		if err := os.WriteFile(p, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+			return u.GetKind() == "Deployment"
+		})
 	}
-	live := rewrite("live.yaml", func(u *unstructured.Unstructured) {
+	in.Live = []string{rewrite(in.Live[0], func(u *unstructured.Unstructured) {
 		if bare {
 			u.SetManagedFields(nil)
 		}
-	})
-	in := generator.Inputs{Desired: []string{rewrite("desired.yaml", edit)}, Live: []string{live}, Namespace: "adopt-kubectl-apply"}
+	})}
+	in.Desired = []string{rewrite(in.Desired[0], edit)}
 	g, err := generator.Generate(in, synth.Options{})
 	if err != nil {
 		t.Fatal(err)

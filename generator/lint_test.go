@@ -2,7 +2,6 @@ package generator_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 
 // TestGeneratedConfigIsClean: what rebasegen generate writes lints without a finding.
 func TestGeneratedConfigIsClean(t *testing.T) {
-	in := generator.Inputs{
-		Desired:   []string{filepath.Join("../fixtures", "hpa-replicas", "desired.yaml")},
-		Live:      []string{filepath.Join("../fixtures", "hpa-replicas", "live.yaml")},
-		Namespace: "hpa-replicas",
-	}
+	in := fixture("hpa-replicas")
 	g, err := generator.Generate(in, synth.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -28,11 +23,7 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 	if err := emit.WriteRules(&buf, g.Rules, emit.Header{Version: "test", Options: emit.Options{Desired: in.Desired}}); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "rebase-rules.yml")
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := generator.Lint(in, []string{file})
+	got, _, err := generator.Lint(in, []string{writeFile(t, "rebase-rules.yml", buf.String())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +37,7 @@ func TestGeneratedConfigIsClean(t *testing.T) {
 // error at the rule's line; a rule over a controller's field (an autoscaler's spec.replicas) is not.
 func TestLintFlagsARuleHidingDeclaredFields(t *testing.T) {
 	file := filepath.Join("..", "fixtures", "lint", "crd-spec-copy", "rules.yml")
-	in := generator.Inputs{Desired: []string{"../fixtures/crd-defaults/desired.yaml"}, Live: []string{"../fixtures/crd-defaults/live.yaml"}, Namespace: "crd-defaults"}
+	in := fixture("crd-defaults")
 	got, _, err := generator.Lint(in, []string{file})
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +54,7 @@ func TestLintFlagsARuleHidingDeclaredFields(t *testing.T) {
 		t.Errorf("want one error at line 6 naming spec.storage.bucket, got %+v", got)
 	}
 
-	replicas := filepath.Join(t.TempDir(), "rules.yml")
-	os.WriteFile(replicas, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+	replicas := writeFile(t, "rules.yml", `apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
 rebaseRules:
 - path: [spec, replicas]
@@ -72,8 +62,8 @@ rebaseRules:
   sources: [existing, new]
   resourceMatchers:
   - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
-`), 0o644)
-	in = generator.Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
+`)
+	in = fixture("hpa-replicas")
 	if got, _, err = generator.Lint(in, []string{replicas}); err != nil {
 		t.Fatal(err)
 	}

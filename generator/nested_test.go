@@ -1,15 +1,12 @@
 package generator_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -17,17 +14,12 @@ import (
 // captured nested-templates objects (v1.35 omits it) get it back at each depth where Kubernetes
 // keeps an ObjectMeta; the rules must make kapp's engine keep both resources under both bases.
 func TestEmbeddedCreationTimestampNullAtEveryDepth(t *testing.T) {
-	dir := filepath.Join("..", "fixtures", "nested-templates")
-	live, err := load.Paths([]string{filepath.Join(dir, "live.yaml")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	paths := map[string][][]string{
 		"CronJob":     {{"spec", "jobTemplate", "metadata"}, {"spec", "jobTemplate", "spec", "template", "metadata"}},
 		"StatefulSet": {{"spec", "template", "metadata"}},
 	}
-	var out []byte
-	for _, l := range live {
+	in := fixture("nested-templates")
+	in.Live = []string{editedFixture(t, in.Live[0], func(l *unstructured.Unstructured) bool {
 		o := l.Object
 		for _, p := range paths[l.GetKind()] {
 			m := o
@@ -41,17 +33,8 @@ func TestEmbeddedCreationTimestampNullAtEveryDepth(t *testing.T) {
 				vct.(map[string]any)["metadata"].(map[string]any)["creationTimestamp"] = nil
 			}
 		}
-		bs, err := yaml.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(append(out, "---\n"...), bs...)
-	}
-	f := filepath.Join(t.TempDir(), "live.yaml")
-	if err := os.WriteFile(f, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in := generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{f}, Namespace: "nested-templates"}
+		return true
+	})}
 	g, err := generator.Generate(in, synth.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,43 +1,12 @@
 package generator_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
-
-// fixtureObject loads the named object of a captured fixture file, changed by edit, into a file
-// of its own.
-func fixtureObject(t *testing.T, file, name string, edit func(map[string]any)) string {
-	t.Helper()
-	objs, err := load.Paths([]string{file}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
-		if o.GetName() != name {
-			continue
-		}
-		edit(o.Object)
-		bs, err := yaml.Marshal(o.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(t.TempDir(), filepath.Base(file))
-		if err := os.WriteFile(f, bs, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
-	t.Fatalf("%s: no object %s", file, name)
-	return ""
-}
 
 // An empty list the manifest declares against the null the live object holds (the ClusterRole of
 // fixtures/aggregated-clusterrole that is not aggregated, so that kapp's built-in rule for

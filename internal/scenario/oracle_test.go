@@ -129,7 +129,8 @@ func withoutNoise(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return u
 }
 
-// secretData folds a desired Secret's stringData into data, base64-encoded, as the API server does.
+// secretData folds a desired Secret's stringData into data, base64-encoded, as the API server does
+// (written again here: fielddiff's own folding is part of what the test checks).
 func secretData(u *unstructured.Unstructured) *unstructured.Unstructured {
 	sd, ok := u.Object["stringData"].(map[string]any)
 	if !ok || u.GetKind() != "Secret" {
