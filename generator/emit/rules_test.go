@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
@@ -99,4 +103,35 @@ func js(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Paths that differ in one map key only become one path with a regex part there, at any depth;
+// paths differing in two parts, or whose leaves differ, stay apart (a merge must match exactly
+// the union of the paths, nothing more).
+func TestPathsDifferingInOneKeyMerge(t *testing.T) {
+	item := func(list string, leaf string) fielddiff.Path {
+		return fielddiff.Path(fieldpath.MakePathOrDie("spec", "template", "spec", list,
+			&value.FieldList{{Name: "name", Value: value.NewValueInterface("c")}}, leaf))
+	}
+	rule := synth.Rule{Sources: synth.UserWins(),
+		Paths: [][]string{{"spec", "x"}, {"spec", "v", "z"}, {"spec", "v", "w"}, {"status", "x"}},
+		Indexed: []fielddiff.Path{item("containers", "a"), item("containers", "b"), item("initContainers", "b"), item("initContainers", "a"),
+			item("ephemeralContainers", "a")},
+		Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "apps/v1", Kind: "Deployment"}}}}
+	want := []string{
+		`{regex: "^(spec|status)$"}, x`,
+		`spec, v, {regex: "^(z|w)$"}`,
+		`spec, template, spec, {regex: "^(containers|initContainers)$"}, {allIndexes: true}, {regex: "^(a|b)$"}`,
+		`spec, template, spec, ephemeralContainers, {allIndexes: true}, a`,
+	}
+	if got := siblingsAsRegex(rule); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var b strings.Builder
+	if err := WriteRules(&b, []synth.Rule{rule}, Header{Options: Options{Format: FormatConfig}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(parseConfig(t, []byte(b.String())).RebaseRules[0].Paths); n != len(want) {
+		t.Errorf("kapp reads %d paths, want %d", n, len(want))
+	}
 }
