@@ -2,12 +2,14 @@ package generator_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -153,5 +155,75 @@ func TestCheckAcceptsARuleOverAControllersField(t *testing.T) {
 	}
 	if len(c.Hidden) != 1 || c.Hidden[0].Path != "spec.template.spec.containers[0].image" || !strings.Contains(c.Hidden[0].Rule, "rebaseRules[1]") {
 		t.Errorf("want only the image hidden, by rule 1: %+v", c.Hidden)
+	}
+}
+
+// yttRuleConfig is a kapp Config whose one ytt rebase rule, for the crd-defaults fixture's Backup,
+// applies overlay.
+func yttRuleConfig(overlay string) string {
+	indented := "        " + strings.ReplaceAll(strings.TrimSpace(overlay), "\n", "\n        ")
+	return `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- ytt:
+    overlayContractV1:
+      overlay.yml: |
+` + indented + `
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+`
+}
+
+// A ytt rule taking spec.storage.bucket from the cluster hides a change made in Git to it, which
+// only the applier owns (desired.yaml declares it): check reports it like a copy rule's, and
+// lint --live flags the rule. A ytt rule filling spec.retention from the cluster only where the
+// manifest lacks it (it does: the CRD's schema defaults it) hides nothing.
+func TestCheckFailsOnAYTTRuleHidingADeclaredField(t *testing.T) {
+	const head = `#@ load("@ytt:data", "data")
+#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.all
+---
+spec:
+`
+	for _, tc := range []struct {
+		name, overlay string
+		hidden        string
+	}{
+		{"bucket from the cluster", head + `  storage:
+    bucket: #@ data.values.existing["spec"]["storage"]["bucket"]
+`, "[crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket]"},
+		{"retention where the manifest lacks it", head + `  #@ if "retention" not in data.values.new["spec"]:
+  #@overlay/match missing_ok=True
+  retention: #@ data.values.existing["spec"]["retention"]
+  #@ end
+`, "[]"},
+	} {
+		f := writeFile(t, "ytt-rule.yml", yttRuleConfig(tc.overlay))
+		in := fixture("crd-defaults")
+		c, err := generator.Check(in, []string{f})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, h := range c.Hidden {
+			got = append(got, h.Resource.String()+" "+h.Path)
+			if !strings.Contains(h.Rule, "rebaseRules[0] (ytt overlay)") {
+				t.Errorf("%s: the rule is not named: %q", tc.name, h.Rule)
+			}
+		}
+		if fmt.Sprint(got) != tc.hidden {
+			t.Errorf("%s: check: hidden %v, want %s", tc.name, got, tc.hidden)
+		}
+		findings, _, err := generator.Lint(in, []string{f})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		flagged := false
+		for _, l := range findings {
+			flagged = flagged || l.Severity == lint.Error && l.Line == 4 && strings.Contains(l.Message, "spec.storage.bucket")
+		}
+		if flagged != (tc.hidden != "[]") || len(findings) > 1 {
+			t.Errorf("%s: lint --live: %+v", tc.name, findings)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -29,15 +30,17 @@ type Hidden struct {
 }
 
 // ClusterRule is one rebase rule of a kapp Config that lets the cluster's value win (copy with
-// sources starting with existing): the rules the mutation check asks about.
+// sources starting with existing) or may (a ytt overlay rule, which can write any field): the
+// rules the mutation check asks about.
 type ClusterRule struct {
 	Where   string // file, document, rebaseRules index
 	Rule    ctlconf.RebaseRule
 	matcher kappmatch.Matcher
 }
 
-// ClusterRules reads the cluster-wins copy rules of Configs and labelled ConfigMaps with kapp's
-// own parser. A Config kapp cannot read has no such rules here: kapp's engine (and lint) report it.
+// ClusterRules reads the cluster-wins copy rules and the ytt rules of Configs and labelled
+// ConfigMaps with kapp's own parser. A Config kapp cannot read has no such rules here: kapp's
+// engine (and lint) report it.
 func ClusterRules(configs []load.Object) []ClusterRule {
 	kappglobal.Prepare()
 	var out []ClusterRule
@@ -47,7 +50,8 @@ func ClusterRules(configs []load.Object) []ClusterRule {
 			continue
 		}
 		for i, r := range cfg.RebaseRules {
-			if r.Ytt != nil || r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting {
+			ytt := r.Ytt != nil && r.Ytt.OverlayContractV1 != nil
+			if !ytt && (r.Ytt != nil || r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting) {
 				continue
 			}
 			if m, ok := kappmatch.New(r.ResourceMatchers); ok {
@@ -76,8 +80,12 @@ func (c ClusterRule) Matches(desired *unstructured.Unstructured) bool {
 	return c.matcher.MatchesObject(desired)
 }
 
-// Describe renders the rule as its author wrote it: copy [spec] from [existing, new].
+// Describe renders the rule as its author wrote it: copy [spec] from [existing, new], or ytt
+// overlay.
 func (c ClusterRule) Describe() string {
+	if c.Rule.Ytt != nil {
+		return "ytt overlay"
+	}
 	paths := c.Rule.Paths
 	if len(c.Rule.Path) > 0 {
 		paths = []ctlres.Path{c.Rule.Path}
@@ -94,10 +102,10 @@ func (c ClusterRule) Describe() string {
 }
 
 // HiddenBy runs the mutation check (runMutations, as generate does on its own rules) on rules:
-// every scalar value a matched desired object declares under a rule's paths is changed, one at
-// a time, and kapp's engine with configs must still report an update under both bases, unless
-// the classification found a manager other than the applier owning the field (class
-// controller, with its evidence).
+// every scalar value a matched desired object declares under a copy rule's paths, or that a ytt
+// rule rewrites (yttWrites), is changed, one at a time, and kapp's engine with configs must still
+// report an update under both bases, unless the classification found a manager other than the
+// applier owning the field (class controller, with its evidence).
 func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	var all []mutation
 	for _, r := range a.Report.Resources {
@@ -109,18 +117,16 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 			if !rule.Matches(desired.Unstructured) {
 				continue
 			}
-			paths := rule.Rule.Paths
-			if len(rule.Rule.Path) > 0 {
-				paths = []ctlres.Path{rule.Rule.Path}
+			ps, err := rule.declared(desired.Unstructured, live.Unstructured)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", rule.Where, r.ID, err)
 			}
-			for _, kp := range paths {
-				for _, p := range declaredUnder(desired.Object, kp) {
-					val, _ := p.Get(desired.Object)
-					mutated, _ := mutate(val)
-					all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: p.String(), by: rule.Where + " (" + rule.Describe() + ")",
-						controller: controlled(r, desired.Object, p),
-						single:     !batchable(desired.Unstructured, live.Unstructured)})
-				}
+			for _, p := range ps {
+				val, _ := p.Get(desired.Object)
+				mutated, _ := mutate(val)
+				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: p.String(), by: rule.Where + " (" + rule.Describe() + ")",
+					controller: controlled(r, desired.Object, p),
+					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
 		}
 	}
@@ -137,6 +143,56 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 		}
 		seen[key] = true
 		out = append(out, Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by})
+	}
+	return out, nil
+}
+
+// declared lists the scalars desired declares whose change the rule may hide: those under a copy
+// rule's paths; those a ytt rule rewrites (yttWrites).
+func (c ClusterRule) declared(desired, live *unstructured.Unstructured) ([]fielddiff.Path, error) {
+	if c.Rule.Ytt != nil {
+		return c.yttWrites(desired, live)
+	}
+	paths := c.Rule.Paths
+	if len(c.Rule.Path) > 0 {
+		paths = []ctlres.Path{c.Rule.Path}
+	}
+	var out []fielddiff.Path
+	for _, kp := range paths {
+		out = append(out, declaredUnder(desired.Object, kp)...)
+	}
+	return out, nil
+}
+
+// yttWrites lists the scalars desired declares that the ytt rule rewrites: with one of them
+// changed, kapp's own rebase code running this rule alone (live as the existing object) leaves
+// another value there, or none. An overlay can write any field, and whether it does may depend
+// on the values (a list item selected by its name), so every declared scalar is tried, one at a
+// time: one ytt evaluation each, cheaper than the kapp diff under both bases each candidate then
+// gets with every rule.
+func (c ClusterRule) yttWrites(desired, live *unstructured.Unstructured) (out []fielddiff.Path, err error) {
+	defer func() {
+		if p := recover(); p != nil { // kapp panics on some invalid rules
+			err = fmt.Errorf("kapp's ytt rebase rule failed: %v", p)
+		}
+	}()
+	mods := c.Rule.AsMods()
+	for i, m := range mods {
+		mods[i] = kappglobal.SerialYTT(m) // the one ytt lock: ytt's package-level state is not safe for concurrent runs
+	}
+	existing := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
+	for _, p := range declaredUnder(desired.Object, nil) {
+		val, _ := p.Get(desired.Object)
+		mutated, _ := mutate(val)
+		d := desired.DeepCopy()
+		p.Set(d.Object, mutated)
+		rebased, err := ctldiff.NewRebasedResource(existing, ctlres.NewResourceUnstructured(*d, ctlres.ResourceType{}), mods).Resource()
+		if err != nil {
+			return nil, err
+		}
+		if got, ok := p.Get(rebased.UnstructuredObject()); !ok || !fielddiff.Equal(got, mutated) {
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }

@@ -285,3 +285,30 @@ func TestNamespaceInferred(t *testing.T) {
 		}
 	}
 }
+
+// check mutation-checks ytt rebase rules as it does copy rules: a hand-written ytt rule taking the
+// declared spec.storage.bucket from the cluster fails the gate (exit 3) with a hidden: line.
+func TestCheckReportsAYTTRuleHidingAChange(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:overlay", "overlay")
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          storage:
+            bucket: #@ data.values.existing["spec"]["storage"]["bucket"]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+`), 0o644)
+	r := rebasegen(t, append([]string{"check", "--quiet", "--rules", rules}, scenario(t, "crd-defaults")...)...)
+	want := "hidden: crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket: a change made in Git is hidden by " + rules + ": document 1 (line 1) rebaseRules[0] (ytt overlay)"
+	if r.code != exitPending || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "1 declared field hidden by the rules") {
+		t.Errorf("want exit 3 and\n%s\ngot %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+}
