@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
@@ -127,6 +128,11 @@ func TestHostileInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			return asDesired(p, "larger than 64 MiB")
+		}},
+		{"object over 4 MiB", func(t *testing.T) input {
+			// no cluster holds it; a ConfigMap of 1,000,000 keys (13 MB) took 93 s and 2 GB
+			big := configMap("big") + "data:\n  x: " + strings.Repeat("a", 5<<20) + "\n"
+			return asDesired(file(t, "big.yaml", configMap("a")+"---\n"+big), "document 2 (line 4): the object is larger than 4 MiB as JSON")
 		}},
 		{"not a Kubernetes object", func(t *testing.T) input {
 			return asDesired(file(t, "notk8s.yaml", "hello: world\nitems: [1, 2]\n"), "field apiVersion: missing: not a Kubernetes object")
@@ -368,5 +374,27 @@ func TestGitHubOutputEscapes(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "evil%0A::error file=README.md,line=1::INJECTED%0D50%25") {
 		t.Errorf("name not escaped as GitHub requires (%%0A, %%0D, %%25):\n%s", out.String())
+	}
+}
+
+// TestREADMEStatesLimits: the README's "bad input" paragraph states the input limits the code
+// enforces (issue 12).
+func TestREADMEStatesLimits(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(data)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("Limits: %d MiB per file, before and after alias expansion", load.MaxFileSize>>20),
+		fmt.Sprintf("%d MiB for all inputs together", load.MaxTotalSize>>20),
+		fmt.Sprintf("%d MiB per object as JSON", load.MaxObjectSize>>20),
+		fmt.Sprintf("%d levels of nesting", load.MaxDepth),
+		fmt.Sprintf("a package renders with ytt within %v minute, %d GiB of memory and %d MiB of output",
+			load.RenderTimeout.Minutes(), load.RenderMemory>>30, load.MaxFileSize>>20),
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
 	}
 }

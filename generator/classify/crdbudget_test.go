@@ -1,6 +1,10 @@
 package classify
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -92,5 +96,17 @@ spec:
 	c.add(map[string]any{"spec": map[string]any{"list": make([]any, 1000)}}, s)
 	if c.n != 11 {
 		t.Errorf("counting went on past its limit: %d", c.n)
+	}
+}
+
+// TestREADMEStatesDefaultingBudget: the README's "bad input" paragraph states the budget.
+func TestREADMEStatesDefaultingBudget(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("a CRD's schema defaults make at most %d values per value of the object, plus %d", defaultedPerValue, defaultedExtra)
+	if !strings.Contains(strings.Join(strings.Fields(string(data)), " "), want) {
+		t.Errorf("README.md does not say %q", want)
 	}
 }

@@ -13,6 +13,12 @@ const MaxFileSize int64 = 64 << 20
 // and peak at 291 MB of heap, so 256 MiB of input stays within a few GB.
 const MaxTotalSize int64 = 256 << 20
 
+// MaxObjectSize bounds one Kubernetes object, as JSON. No cluster holds a larger one: etcd keeps
+// at most 1.5 MiB per object and the API server takes requests of at most 3 MiB; the margin is
+// for JSON of objects stored as protobuf. Hardening: rebasegen's work grows with an object's
+// values, and explain of a ConfigMap of 1,000,000 keys (13 MB of YAML) took 93 s and 2 GB.
+const MaxObjectSize = 4 << 20
+
 // MaxDepth bounds how deeply maps and lists nest in one document. Hardening: the YAML and JSON
 // parsers stop at 10,000 levels, but every later stage walks objects recursively (9,000 levels
 // took seconds); no Kubernetes object comes near this.

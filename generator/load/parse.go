@@ -109,7 +109,7 @@ func parseDoc(chunk []byte, src Source, budget int64) ([]Doc, int64, error) {
 		docs, err := listItems(js, items, src)
 		return docs, int64(len(js)), err
 	}
-	if err := checkObject(m, src); err != nil {
+	if err := checkObject(m, src, len(js)); err != nil {
 		return nil, 0, err
 	}
 	return []Doc{newDoc(js, m, src)}, int64(len(js)), nil
@@ -140,7 +140,7 @@ func listItems(js []byte, items any, src Source) ([]Doc, error) {
 		if !ok {
 			return nil, &Error{Source: s, Msg: "not a Kubernetes object: the item is not a mapping"}
 		}
-		if err := checkObject(m, s); err != nil {
+		if err := checkObject(m, s, len(raw.Items[i])); err != nil {
 			return nil, err
 		}
 		docs = append(docs, newDoc(raw.Items[i], m, s))
@@ -148,7 +148,10 @@ func listItems(js []byte, items any, src Source) ([]Doc, error) {
 	return docs, nil
 }
 
-func checkObject(m map[string]any, src Source) error {
+func checkObject(m map[string]any, src Source, size int) error {
+	if size > MaxObjectSize {
+		return &Error{Source: src, Msg: fmt.Sprintf("the object is larger than %d MiB as JSON: no API server stores it (etcd keeps at most 1.5 MiB per object, requests are at most 3 MiB)", MaxObjectSize>>20)}
+	}
 	for _, f := range []string{"apiVersion", "kind"} {
 		if str(m[f]) == "" {
 			return &Error{Source: src, Field: f, Msg: "missing: not a Kubernetes object"}
