@@ -116,18 +116,17 @@ func (in *inputs) addPair(i int, p Pair) error {
 		return errors.New("desired object needs apiVersion, kind and metadata.name")
 	}
 
-	desiredJSON, liveJSON, err := encode(p)
-	if err != nil {
-		return err
-	}
-	desired, err := desiredResource(desiredJSON)
-	if err != nil {
-		return err
-	}
+	// Read, not parsed: the key, labels, annotations and names are strings, the same in the
+	// objects as in what kapp parses from their JSON (each worker does that, see resources).
+	desired := ctlres.NewResourceUnstructured(*p.Desired, ctlres.ResourceType{})
 	in.key[i] = ctlres.NewUniqueResourceKey(desired).String()
 
 	if _, ok := desired.Labels()[kappconv.ConfigLabel]; ok {
 		// kapp reads such a ConfigMap as config AND applies it: keep it as a pair too.
+		desiredJSON, _, err := encode(Pair{Desired: p.Desired})
+		if err != nil {
+			return err
+		}
 		if err := validateConfig(desiredJSON); err != nil {
 			return err
 		}
@@ -142,10 +141,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 	}
 	in.liveApp[i] = p.Live.GetLabels()[kappconv.AppLabel]
 
-	live, err := liveResource(liveJSON)
-	if err != nil {
-		return err
-	}
+	live := ctlres.NewResourceUnstructured(*p.Live, ctlres.ResourceType{})
 	liveKey := ctlres.NewUniqueResourceKey(live).String()
 	base, ver := kappconv.SplitVersionedName(live.Name())
 	if _, err := strconv.Atoi(ver); isVersioned && ver != "" && err != nil {
