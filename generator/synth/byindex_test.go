@@ -49,8 +49,9 @@ func emptySecurityContext() classify.Finding {
 		Change: fielddiff.Added, Class: classify.Defaulted, Live: map[string]any{}}
 }
 
-// Items that line up by index get a plain copy; reordered items, and an empty map whose live
-// value is not empty on some resource, keep ytt rules naming exactly those resources.
+// Items that line up by index get a plain copy; reordered items keep a ytt rule naming exactly
+// that resource. A resource whose live value is not empty where the others' is an empty map is
+// excluded from the plain copy and gets no ytt rule: it has no finding there.
 func TestPlainCopiesOnlyWhereTheyAreRight(t *testing.T) {
 	rep := &classify.Report{Resources: []classify.Resource{
 		deployment(t, "aligned", []string{"a", "b"}, []string{"a", "b", "sidecar"}, map[string]any{},
@@ -88,7 +89,6 @@ func TestPlainCopiesOnlyWhereTheyAreRight(t *testing.T) {
 	want := []string{ // a plain rule for the kind except the resources named, a ytt rule for those
 		"spec.template.spec.containers[*].imagePullPolicy names=reordered",
 		"spec.template.spec.securityContext names=filled",
-		"ytt:spec.template.spec.securityContext names=filled",
 		"ytt:spec.template.spec.containers[name=a].imagePullPolicy names=reordered",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -260,5 +260,29 @@ func TestEmptyAnnotationsCopiedOnlyWhereLiveHasNone(t *testing.T) {
 	}
 	if want := "metadata.annotations names=stamped,empty:metadata.annotations"; strings.Join(got, "\n") != want {
 		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// The ytt rule for the resources a plain copy would be wrong on holds their paths only, and its
+// comment names them only: another Deployment's container names select nothing in theirs.
+func TestYTTRuleHoldsItsResourcesPathsOnly(t *testing.T) {
+	rep := &classify.Report{Resources: []classify.Resource{
+		deployment(t, "reordered", []string{"a", "b"}, []string{"b", "a"}, nil, containerField("a", "imagePullPolicy")),
+		deployment(t, "other", []string{"c"}, []string{"c"}, nil, containerField("c", "imagePullPolicy")),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		var res []string
+		for _, id := range r.Resources {
+			res = append(res, id.Name)
+		}
+		got = append(got, describe(r)+" resources="+strings.Join(res, ","))
+	}
+	want := []string{
+		"spec.template.spec.containers[*].imagePullPolicy names=reordered resources=other,reordered",
+		"ytt:spec.template.spec.containers[name=a].imagePullPolicy names=reordered resources=reordered",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -73,7 +73,9 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			continue
 		}
 		others, exceptions := g.split(misfits)
-		g.addKeyed(&exceptions, set, misfits)
+		if own := g.own(set, misfits); len(own) > 0 {
+			g.addKeyed(&exceptions, own, misfits)
+		}
 		if len(misfits) < len(matched) {
 			g.addPlain(&others, set)
 			extra = append(extra, others)
@@ -138,11 +140,26 @@ func and(ms ...Matcher) Matcher {
 	return Matcher{And: &Matchers{Matchers: all}}
 }
 
+// own returns the paths of set at which one of the misfits has a finding: the ytt rule naming
+// them needs no other (another resource's container names select nothing in theirs).
+func (g *group) own(set []fielddiff.Path, misfits []misfit) []fielddiff.Path {
+	var out []fielddiff.Path
+	for _, p := range set {
+		for _, m := range misfits {
+			if g.at[p.String()][m.id] {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
 func (g *group) isEmpty(p fielddiff.Path) bool { return g.empty[p.String()] }
 
 // addPlain adds paths to a plain copy rule.
 func (g *group) addPlain(r *Rule, paths []fielddiff.Path) {
-	for _, p := range paths {
+	for _, p := range uniqueByIndex(paths) {
 		if fields, ok := p.Fields(); ok {
 			r.Paths = append(r.Paths, fields)
 		} else {

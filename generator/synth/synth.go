@@ -21,6 +21,7 @@ type Options struct {
 type group struct {
 	rule     Rule
 	paths    map[string]fielddiff.Path
+	at       map[string]map[pair.Identity]bool // path -> the resources with a finding there
 	res      map[pair.Identity]bool
 	evid     map[string]bool
 	class    map[classify.Class]bool
@@ -112,10 +113,10 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				continue
 			}
 			if f.Whole != nil { // an item of an atomic list: kapp copies the list whole
-				g.paths[f.Whole.String()] = f.Whole
+				g.add(r.ID, f.Whole)
 				continue
 			}
-			g.paths[f.Path.String()] = f.Path
+			g.add(r.ID, f.Path)
 			if m, ok := f.Live.(map[string]any); ok && len(m) == 0 && f.Change == fielddiff.Added {
 				g.empty[f.Path.String()] = true
 			}
@@ -159,11 +160,21 @@ func resourceList(ids []pair.Identity) string {
 	return s
 }
 
+// add records that resource id has a finding at path p.
+func (g *group) add(id pair.Identity, p fielddiff.Path) {
+	k := p.String()
+	g.paths[k] = p
+	if g.at[k] == nil {
+		g.at[k] = map[pair.Identity]bool{}
+	}
+	g.at[k][id] = true
+}
+
 func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, at: map[string]map[pair.Identity]bool{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
 	m[k] = g
 	return g
 }
@@ -246,7 +257,7 @@ func (g *group) finish(rules ...Rule) []Rule {
 		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() {
 			continue
 		}
-		r.Resources, r.Evidence = byName(g.res), sortedKeys(g.evid)
+		r.Resources, r.Evidence = byName(named(g.res, r.Matchers)), sortedKeys(g.evid)
 		r.Classes, r.Owners = slices.Sorted(maps.Keys(g.class)), sortedKeys(g.owners)
 		out = append(out, r)
 	}
@@ -323,6 +334,24 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // byName sorts identities by their names (String), as a rule's comment lists them.
+// named narrows ids to the resources matchers name when they only name resources (a ytt rule for
+// the resources a plain copy would be wrong on): the rule's comment names what it matches.
+func named(ids map[pair.Identity]bool, matchers []Matcher) map[pair.Identity]bool {
+	out := map[pair.Identity]bool{}
+	for _, m := range matchers {
+		n := m.KindNamespaceName
+		if n == nil {
+			return ids
+		}
+		for id := range ids {
+			if id.Kind == n.Kind && id.Namespace == n.Namespace && id.Name == n.Name {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}
+
 func byName(ids map[pair.Identity]bool) []pair.Identity {
 	return slices.SortedFunc(maps.Keys(ids), func(a, b pair.Identity) int { return strings.Compare(a.String(), b.String()) })
 }
