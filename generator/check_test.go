@@ -177,7 +177,8 @@ rebaseRules:
 // A ytt rule taking spec.storage.bucket from the cluster hides a change made in Git to it, which
 // only the applier owns (desired.yaml declares it): check reports it like a copy rule's, and
 // lint --live flags the rule. A ytt rule filling spec.retention from the cluster only where the
-// manifest lacks it (it does: the CRD's schema defaults it) hides nothing.
+// manifest lacks it (it does: the CRD's schema defaults it) hides nothing, nor does one that
+// fails on a changed bucket (kapp's deploy would stop on that change).
 func TestCheckFailsOnAYTTRuleHidingADeclaredField(t *testing.T) {
 	const head = `#@ load("@ytt:data", "data")
 #@ load("@ytt:overlay", "overlay")
@@ -196,6 +197,13 @@ spec:
   #@overlay/match missing_ok=True
   retention: #@ data.values.existing["spec"]["retention"]
   #@ end
+`, "[]"},
+		// kapp's deploy fails on a changed bucket rather than hiding it: no candidate, no error
+		{"failing on a changed bucket", `#@ load("@ytt:assert", "assert")
+` + head + `  #@ if data.values.new["spec"]["storage"]["bucket"] != "backups":
+  #@   assert.fail("bucket changed")
+  #@ end
+  storage: {}
 `, "[]"},
 	} {
 		f := writeFile(t, "ytt-rule.yml", yttRuleConfig(tc.overlay))

@@ -117,11 +117,7 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 			if !rule.Matches(desired.Unstructured) {
 				continue
 			}
-			ps, err := rule.declared(desired.Unstructured, live.Unstructured)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", rule.Where, r.ID, err)
-			}
-			for _, p := range ps {
+			for _, p := range rule.declared(desired.Unstructured, live.Unstructured) {
 				val, _ := p.Get(desired.Object)
 				mutated, _ := mutate(val)
 				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: p.String(), by: rule.Where + " (" + rule.Describe() + ")",
@@ -149,7 +145,7 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 
 // declared lists the scalars desired declares whose change the rule may hide: those under a copy
 // rule's paths; those a ytt rule rewrites (yttWrites).
-func (c ClusterRule) declared(desired, live *unstructured.Unstructured) ([]fielddiff.Path, error) {
+func (c ClusterRule) declared(desired, live *unstructured.Unstructured) []fielddiff.Path {
 	if c.Rule.Ytt != nil {
 		return c.yttWrites(desired, live)
 	}
@@ -161,7 +157,7 @@ func (c ClusterRule) declared(desired, live *unstructured.Unstructured) ([]field
 	for _, kp := range paths {
 		out = append(out, declaredUnder(desired.Object, kp)...)
 	}
-	return out, nil
+	return out
 }
 
 // yttWrites lists the scalars desired declares that the ytt rule rewrites: with one of them
@@ -169,32 +165,43 @@ func (c ClusterRule) declared(desired, live *unstructured.Unstructured) ([]field
 // another value there, or none. An overlay can write any field, and whether it does may depend
 // on the values (a list item selected by its name), so every declared scalar is tried, one at a
 // time: one ytt evaluation each, cheaper than the kapp diff under both bases each candidate then
-// gets with every rule.
-func (c ClusterRule) yttWrites(desired, live *unstructured.Unstructured) (out []fielddiff.Path, err error) {
-	defer func() {
-		if p := recover(); p != nil { // kapp panics on some invalid rules
-			err = fmt.Errorf("kapp's ytt rebase rule failed: %v", p)
-		}
-	}()
+// gets with every rule. A change the rule fails on is no candidate: kapp's deploy would stop on
+// it, not hide it.
+func (c ClusterRule) yttWrites(desired, live *unstructured.Unstructured) []fielddiff.Path {
 	mods := c.Rule.AsMods()
 	for i, m := range mods {
 		mods[i] = kappglobal.SerialYTT(m) // the one ytt lock: ytt's package-level state is not safe for concurrent runs
 	}
 	existing := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
+	var out []fielddiff.Path
 	for _, p := range declaredUnder(desired.Object, nil) {
 		val, _ := p.Get(desired.Object)
 		mutated, _ := mutate(val)
 		d := desired.DeepCopy()
 		p.Set(d.Object, mutated)
-		rebased, err := ctldiff.NewRebasedResource(existing, ctlres.NewResourceUnstructured(*d, ctlres.ResourceType{}), mods).Resource()
-		if err != nil {
-			return nil, err
+		rebased, ok := rebaseAlone(mods, existing, d)
+		if !ok {
+			continue
 		}
-		if got, ok := p.Get(rebased.UnstructuredObject()); !ok || !fielddiff.Equal(got, mutated) {
+		if got, ok := p.Get(rebased); !ok || !fielddiff.Equal(got, mutated) {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// rebaseAlone is kapp's rebase of desired with mods only; false where kapp fails or panics.
+func rebaseAlone(mods []ctlres.ResourceModWithMultiple, existing ctlres.Resource, desired *unstructured.Unstructured) (obj map[string]any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	res, err := ctldiff.NewRebasedResource(existing, ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{}), mods).Resource()
+	if err != nil {
+		return nil, false
+	}
+	return res.UnstructuredObject(), true
 }
 
 // identity fields name the object: changing them makes kapp see another object, not an update.
