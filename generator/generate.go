@@ -220,7 +220,7 @@ func allGhosts(r classify.Resource, opts synth.Options) bool {
 
 // verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.
 func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress Progress) ([]verify.Result, verify.Cost, error) {
-	return verify.VerifyCost(len(pairs), func(i int) (verify.Pair, error) {
+	return verify.Baselines(len(pairs), func(i int) (verify.Pair, error) {
 		return verifyPair(pairs[i], nil, nil)
 	}, configs, progress.stage("verify", len(pairs)))
 }

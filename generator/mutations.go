@@ -119,7 +119,7 @@ func runMutations(all []mutation, configs []*unstructured.Unstructured, progress
 		unverified = append(unverified, mutation{r: m.r, single: m.single})
 	}
 	for _, call := range calls(unverified) {
-		res, err := verify.VerifyEach(len(call), func(i int) (verify.Pair, error) {
+		res, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
 			return verifyPair(unverified[call[i]].r.Pair, nil, nil)
 		}, configs, nil)
 		if err != nil {

@@ -45,8 +45,11 @@ func (in *inputs) newWorker() (*worker, error) {
 	return &worker{conf: conf, cf: changeFactory(conf, in.lastConfigMods, &in.ruleTime)}, nil
 }
 
-func (in *inputs) verifyPair(w *worker, i int) (Result, error) {
-	r := Result{Op: map[Base]Op{}, Diff: map[Base]string{}, Change: map[Base]Fingerprint{}, Alone: in.alone(i)}
+func (in *inputs) verifyPair(w *worker, i int, fingerprints bool) (Result, error) {
+	r := Result{Op: map[Base]Op{}, Diff: map[Base]string{}, Alone: in.alone(i)}
+	if fingerprints {
+		r.Change = map[Base]Fingerprint{}
+	}
 	rs, err := in.resources(i)
 	if err != nil {
 		return Result{}, err
@@ -58,8 +61,10 @@ func (in *inputs) verifyPair(w *worker, i int) (Result, error) {
 			if err != nil {
 				return err
 			}
-			if r.Change[base], err = fingerprint(ch); err != nil {
-				return err
+			if fingerprints {
+				if r.Change[base], err = fingerprint(ch); err != nil {
+					return err
+				}
 			}
 			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep {
 				r.Diff[base], err = textDiff(ch, maskRules(w.conf))

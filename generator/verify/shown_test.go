@@ -34,25 +34,35 @@ func TestShownAgreesWithKappsFullVerdict(t *testing.T) {
 		mergeYAML(t, d, c.patch)
 		pairs = append(pairs, Pair{Desired: d, Live: live})
 	}
-	base := verify1(t, Pair{Desired: desired, Live: live}, configs...)
-	if !base.Alone {
-		t.Fatal("a labelled live object verified alone: want Alone")
+	unchanged := Pair{Desired: desired, Live: live}
+	plain := verify1(t, unchanged, configs...)
+	bs, _, err := Baselines(1, func(int) (Pair, error) { return unchanged, nil }, configs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fingerprinted := bs[0]
+	if !fingerprinted.Alone || len(fingerprinted.Change) != 2 || plain.Change != nil {
+		t.Fatalf("Baselines: Alone %t, %d fingerprints; Verify: %d fingerprints", fingerprinted.Alone, len(fingerprinted.Change), len(plain.Change))
 	}
 	for i, c := range changes {
 		full := verify1(t, pairs[i], configs...) // one copy of a resource per call
 		oracle := true
 		for _, b := range Bases() {
-			if full.Op[b] != OpUpdate || (base.Op[b] == OpUpdate && full.Diff[b] == base.Diff[b]) {
+			if full.Op[b] != OpUpdate || (plain.Op[b] == OpUpdate && full.Diff[b] == plain.Diff[b]) {
 				oracle = false
 			}
 		}
-		got, err := Shown(1, func(int) (Pair, error) { return pairs[i], nil }, func(int) Result { return base }, configs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got[0] != oracle || got[0] != c.shown {
-			t.Errorf("%s: Shown says %t, kapp's full verdict %t, want %t\nlast-applied: %s\n%s\nlive: %s\n%s", c.name, got[0], oracle, c.shown,
-				full.Op[LastApplied], full.Diff[LastApplied], full.Op[Live], full.Diff[Live])
+		// against a baseline with fingerprints (kapp's text diff skipped where the change is the
+		// baseline's) and without (kapp's op and diff on every base asked)
+		for _, base := range []Result{fingerprinted, plain} {
+			got, err := Shown(1, func(int) (Pair, error) { return pairs[i], nil }, func(int) Result { return base }, configs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0] != oracle || got[0] != c.shown {
+				t.Errorf("%s (%d fingerprints): Shown says %t, kapp's full verdict %t, want %t\nlast-applied: %s\n%s\nlive: %s\n%s", c.name, len(base.Change), got[0], oracle, c.shown,
+					full.Op[LastApplied], full.Diff[LastApplied], full.Op[Live], full.Diff[Live])
+			}
 		}
 	}
 }

@@ -57,7 +57,7 @@ type Result struct {
 	// Time is what kapp's diff of the pair took, both bases.
 	Time time.Duration
 	// Change fingerprints, per base, the resources kapp's change was made of: kapp's op and diff
-	// are functions of them alone (see Shown).
+	// are functions of them alone (see Shown). Only Baselines sets it.
 	Change map[Base]Fingerprint
 	// Alone: kapp's verdict depended on this pair and the configs only. No other pair of the call
 	// entered it: no versioned pair of its app, no labelled config ConfigMap, and the app label
@@ -94,9 +94,20 @@ type Cost struct {
 // VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
 // last config's rebase rules took (the rules a caller generated: their price on every deploy).
 func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
+	return verifyCost(n, pairAt, configs, progress, false)
+}
+
+// Baselines is VerifyCost for pairs that changed copies of them will be compared against (Shown):
+// each Result also holds the fingerprints of kapp's changes (Result.Change), which cost kapp's
+// diff a few percent.
+func Baselines(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
+	return verifyCost(n, pairAt, configs, progress, true)
+}
+
+func verifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), fingerprints bool) ([]Result, Cost, error) {
 	results := make([]Result, n)
 	in, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) (err error) {
-		results[i], err = in.verifyPair(w, i)
+		results[i], err = in.verifyPair(w, i, fingerprints)
 		return err
 	})
 	if err != nil {
