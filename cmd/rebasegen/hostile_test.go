@@ -184,6 +184,17 @@ func TestHostileInputs(t *testing.T) {
 			}
 			return asDesired(p, "--desired %s: permission denied")
 		}},
+		{"unreadable file in a directory", func(t *testing.T) input {
+			if os.Geteuid() == 0 {
+				t.Skip("running as root: mode 000 does not stop root from reading the file")
+			}
+			p := file(t, "locked.yaml", configMap("a"))
+			if err := os.Chmod(p, 0); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Dir(p)
+			return asDesired(dir, "--desired "+dir+": reading "+p+": open "+p+": permission denied")
+		}},
 		{"directory with a symlink loop", func(t *testing.T) input {
 			dir := t.TempDir()
 			for link, target := range map[string]string{"loop.yaml": ".", "self.yaml": "self.yaml", "up": ".."} {
@@ -220,7 +231,7 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// TestUnreadableInputAsNobody runs TestHostileInputs' "unreadable file" case as user nobody
+// TestUnreadableInputAsNobody runs TestHostileInputs' "unreadable file" cases as user nobody
 // when the tests run as root, whom mode 000 does not stop (issue 12 item 5f: the error named
 // the file but not the flag it came from).
 func TestUnreadableInputAsNobody(t *testing.T) {
@@ -246,8 +257,9 @@ func TestUnreadableInputAsNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
-		"-test.run", "^TestHostileInputs$/^unreadable_file$", "-test.count=1", "-test.v").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestHostileInputs/unreadable_file") {
+		"-test.run", "^TestHostileInputs$/^unreadable_file", "-test.count=1", "-test.v").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestHostileInputs/unreadable_file ") ||
+		!strings.Contains(string(out), "--- PASS: TestHostileInputs/unreadable_file_in_a_directory ") {
 		t.Errorf("as nobody: %v\n%s", err, out)
 	}
 }

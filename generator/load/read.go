@@ -80,6 +80,9 @@ func docs(paths []string, stdin io.Reader, lim limits, flag string) ([]Doc, erro
 			}
 			if !f.stdin {
 				if f.data, f.err = readFile(f.name, stdin); f.err != nil {
+					if flag != "" && f.name != paths[f.path] { // a directory's file: name the flag too
+						f.err = fmt.Errorf("%s %s: %w", flag, paths[f.path], f.err)
+					}
 					return
 				}
 			}
