@@ -63,25 +63,7 @@ func TestPlainCopiesOnlyWhereTheyAreRight(t *testing.T) {
 	got := Synthesize(rep, Options{})
 	var lines []string
 	for _, r := range got.Rules {
-		var names []string
-		for _, m := range r.Matchers {
-			m.Walk(func(m Matcher) {
-				if m.KindNamespaceName != nil {
-					names = append(names, m.KindNamespaceName.Name)
-				}
-			})
-		}
-		var paths []string
-		for _, p := range r.Paths {
-			paths = append(paths, strings.Join(p, "."))
-		}
-		for _, p := range r.Indexed {
-			paths = append(paths, indexKey(p)[1:])
-		}
-		for _, p := range append(r.Keyed, r.Empty...) {
-			paths = append(paths, "ytt:"+p.String())
-		}
-		lines = append(lines, strings.Join(paths, ",")+" names="+strings.Join(names, ","))
+		lines = append(lines, describe(r))
 		if r.YTT() && r.ByKey == "" {
 			t.Errorf("a ytt rule without its reason: %+v", r)
 		}
