@@ -78,21 +78,19 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 			continue
 		}
 		bs, err := json.Marshal(c.Object)
+		mods := 0
 		if err == nil {
-			err = catch(func() error { return validateConfig(bs) })
+			err = catch(func() (err error) { mods, err = validateConfig(bs); return err })
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", label, err))
 			continue
 		}
 		in.configJSON = append(in.configJSON, bs)
+		in.lastConfigMods = mods
 	}
 	if err := joinErrors(errs); err != nil {
 		return nil, err
-	}
-
-	if len(configs) > 0 && len(errs) == 0 {
-		in.lastConfigMods = rebaseMods(in.configJSON[len(in.configJSON)-1])
 	}
 	in.assignAppLabels()
 	in.assignVersionedContext()
@@ -127,7 +125,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 		if err != nil {
 			return err
 		}
-		if err := validateConfig(desiredJSON); err != nil {
+		if _, err := validateConfig(desiredJSON); err != nil {
 			return err
 		}
 		in.configJSON = append(in.configJSON, desiredJSON)
@@ -248,23 +246,6 @@ func (in *inputs) conf() (ctlconf.Conf, error) {
 	return conf, nil
 }
 
-// rebaseMods is the number of rebase mods kapp makes of a validated kapp Config.
-func rebaseMods(bs []byte) int {
-	res, err := desiredResource(bs)
-	if err != nil || res.APIVersion() != kappconv.ConfigAPIVersion {
-		return 0 // a labelled ConfigMap: its rules are not timed
-	}
-	cfg, err := ctlconf.NewConfigFromResource(res)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, r := range cfg.RebaseRules {
-		n += len(r.AsMods())
-	}
-	return n
-}
-
 // desiredResource parses a desired object the way kapp reads -f files (sigs.k8s.io/yaml, so numbers
 // are float64): the recorded md5 was computed from exactly such an object.
 func desiredResource(bs []byte) (ctlres.Resource, error) {
@@ -288,11 +269,12 @@ func liveResource(bs []byte) (ctlres.Resource, error) {
 }
 
 // validateConfig parses one config source and builds every rule's mods, turning kapp's panics
-// (unknown rebase rule type, empty matcher) into errors that name the rule.
-func validateConfig(bs []byte) error {
+// (unknown rebase rule type, empty matcher) into errors that name the rule. It returns the
+// number of rebase mods a kapp Config makes (0 for a labelled ConfigMap: its rules are not timed).
+func validateConfig(bs []byte) (rebaseMods int, err error) {
 	res, err := desiredResource(bs)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var cfg ctlconf.Config
 	switch {
@@ -309,11 +291,12 @@ func validateConfig(bs []byte) error {
 			cfg, err = ctlconf.NewConfigFromResource(inner)
 		}
 	default:
-		return fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
+		return 0, fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
+	timed := res.APIVersion() == kappconv.ConfigAPIVersion
 
 	kvs := map[string]string{kappconv.AppLabel: fallbackAppLabel}
 	var errs []error
@@ -326,7 +309,11 @@ func validateConfig(bs []byte) error {
 		return func() { ctlconf.ResourceMatchers(ms).AsResourceMatchers() }
 	}
 	for i, r := range cfg.RebaseRules {
-		check("rebaseRules", i, func() { r.AsMods() })
+		check("rebaseRules", i, func() {
+			if mods := r.AsMods(); timed {
+				rebaseMods += len(mods)
+			}
+		})
 	}
 	for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
 		check("diffAgainstLastAppliedFieldExclusionRules", i, func() { r.AsMod() })
@@ -351,7 +338,7 @@ func validateConfig(bs []byte) error {
 			}
 		})
 	}
-	return joinErrors(errs)
+	return rebaseMods, joinErrors(errs)
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
