@@ -14,7 +14,6 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The API server's own defaulting functions for every built-in group.
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/authentication/install"
@@ -34,6 +33,8 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 var aggregatorScheme = func() *runtime.Scheme {
