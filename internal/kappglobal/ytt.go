@@ -23,6 +23,7 @@ type yttMemo struct {
 	mu           sync.Mutex
 	m            map[[sha256.Size]byte]ctlres.Resource
 	hits, misses atomic.Int64
+	off          atomic.Bool // every evaluation runs ytt, as kapp does (benchmarks of kapp's cost)
 }
 
 // yttMemoMax bounds the memo: entries are whole objects. Reuse happens within one pair (its bases,
@@ -86,6 +87,10 @@ func (y *yttMemo) put(k [sha256.Size]byte, r ctlres.Resource) {
 
 // apply is mod.ApplyFromMultiple through the memo; run does the real evaluation (under yttMu).
 func (y *yttMemo) apply(overlay string, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource, run func() error) error {
+	if y.off.Load() {
+		y.misses.Add(1)
+		return run()
+	}
 	k, ok := y.key(overlay, res, srcs)
 	if ok {
 		if r, hit := y.get(k); hit {
@@ -140,6 +145,15 @@ func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldC
 // YTTMemoStats reports how many ytt rebase evaluations were answered from the memo and how
 // many ran ytt, since the last ResetYTTMemo (for benchmarks).
 func YTTMemoStats() (hits, misses int64) { return yttResults.hits.Load(), yttResults.misses.Load() }
+
+// MemoizeYTT turns the memo on (the default) or off, and returns a function restoring the previous
+// setting. Off, every evaluation runs ytt as kapp itself does on a deploy: the bench measures what
+// the rules cost kapp with it off, since kapp has no memo (with it on, the fixture mix's ytt rules
+// looked ~25% cheaper than they are).
+func MemoizeYTT(on bool) (restore func()) {
+	was := !yttResults.off.Swap(!on)
+	return func() { yttResults.off.Store(!was) }
+}
 
 // ResetYTTMemo empties the memo and its counters, so that a benchmark's run does not profit
 // from the previous one.
