@@ -19,6 +19,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -103,7 +104,8 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	// diffs is residual even when each field looked covered, and one it updates for fields
 	// nothing explains is named with them.
 	never := func(classify.Finding) bool { return false }
-	if c.Verdict, _, _, _, err = verdictOf(a.Report, unstructuredOf(configs), never, a.Inputs.Progress); err != nil {
+	var results []verify.Result
+	if c.Verdict, _, results, _, err = verdictOf(a.Report, unstructuredOf(configs), never, a.Inputs.Progress); err != nil {
 		return nil, err
 	}
 	for _, u := range c.Verdict.Updates {
@@ -118,7 +120,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
 	// field only the manifest's applier owns.
-	if c.Hidden, err = a.HiddenBy(ClusterRules(configs), unstructuredOf(configs)); err != nil {
+	if c.Hidden, err = a.HiddenBy(ClusterRules(configs), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
 		return nil, err
 	}
 	for _, f := range ruleFiles {

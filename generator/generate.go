@@ -202,11 +202,17 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 			v.Residual = append(v.Residual, fmt.Sprintf("%s: %s", u.Resource, u.Diff))
 		}
 	}
+	return v, mutations(&v, rep, rules, configs, progress, verifiedBy(rep, results))
+}
+
+// verifiedBy indexes kapp's results on the report's unmutated pairs (results[i] is
+// rep.Resources[i]'s), for the mutation check's baselines.
+func verifiedBy(rep *classify.Report, results []verify.Result) map[pair.Identity]verify.Result {
 	verified := make(map[pair.Identity]verify.Result, len(results))
 	for i, r := range rep.Resources {
 		verified[r.ID] = results[i]
 	}
-	return v, mutations(&v, rep, rules, configs, progress, verified)
+	return verified
 }
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {

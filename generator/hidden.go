@@ -17,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
@@ -105,8 +106,10 @@ func (c ClusterRule) Describe() string {
 // every scalar value a matched desired object declares under a copy rule's paths, or that a ytt
 // rule rewrites (yttWrites), is changed, one at a time, and kapp's engine with configs must still
 // report an update under both bases, unless the classification found a manager other than the
-// applier owning the field (class controller, with its evidence).
-func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstructured) ([]Hidden, error) {
+// applier owning the field (class controller, with its evidence). verified holds kapp's results
+// on unmutated pairs with the same configs (check's verdict), reused as the mutations' baselines
+// where they provably answer the same question; nil: kapp is asked here.
+func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstructured, verified map[pair.Identity]verify.Result) ([]Hidden, error) {
 	var all []mutation
 	for _, r := range a.Report.Resources {
 		desired, live, err := r.Objects()
@@ -126,7 +129,7 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 			}
 		}
 	}
-	shown, err := runMutations(all, configs, a.Inputs.Progress, nil)
+	shown, err := runMutations(all, configs, a.Inputs.Progress, verified)
 	if err != nil {
 		return nil, err
 	}

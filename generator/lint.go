@@ -59,7 +59,7 @@ func (a *Analysis) hides(rule map[string]any) ([]string, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
-	hidden, err := a.HiddenBy(rules, append(unstructuredOf(a.Set.Configs), cfg.Unstructured))
+	hidden, err := a.HiddenBy(rules, append(unstructuredOf(a.Set.Configs), cfg.Unstructured), nil)
 	var out []string
 	for _, h := range hidden {
 		out = append(out, h.Resource.String()+" "+h.Path)
