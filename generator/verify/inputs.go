@@ -27,16 +27,17 @@ const (
 type inputs struct {
 	n               int // pairs
 	pairAt          func(int) (Pair, error)
-	desc            []string // for error messages
-	key             []string // kapp's unique key of the desired resource (namespace/group/kind/name)
-	appLabel        []string // kapp.k14s.io/app value the new resources are labelled with
-	versioned       []bool   // the pair is the NAME-ver-N change of a versioned resource
-	hasVersionedAnn []bool   // the desired object has kapp's versioned annotation
-	liveApp         []string // the live object's kapp.k14s.io/app label
-	context         [][]int  // other versioned pairs of the same app, see assignVersionedContext
-	configJSON      [][]byte // config sources after kapp's defaults, in order
-	pairConfigs     int      // of those, labelled config ConfigMaps among the pairs
-	lastConfigMods  int      // rebase mods the last config source makes (its rules, timed)
+	desc            []string     // for error messages
+	key             []string     // kapp's unique key of the desired resource (namespace/group/kind/name)
+	appLabel        []string     // kapp.k14s.io/app value the new resources are labelled with
+	versioned       []bool       // the pair is the NAME-ver-N change of a versioned resource
+	hasVersionedAnn []bool       // the desired object has kapp's versioned annotation
+	liveApp         []string     // the live object's kapp.k14s.io/app label
+	context         [][]int      // other versioned pairs of the same app, see assignVersionedContext
+	configJSON      [][]byte     // config sources after kapp's defaults, in order
+	pairConfigs     int          // of those, labelled config ConfigMaps among the pairs
+	lastConfigMods  int          // rebase mods the last config source makes (its rules, timed)
+	kapp            ctlconf.Conf // kapp's Conf of configJSON, shared by the workers (see kappConfs)
 	diffTime        atomic.Int64
 	ruleTime        atomic.Int64
 }
@@ -80,7 +81,7 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 		bs, err := json.Marshal(c.Object)
 		mods := 0
 		if err == nil {
-			err = catch(func() (err error) { mods, err = validateConfig(bs); return err })
+			err = catch(func() (err error) { mods, err = kappConfs.validate(bs); return err })
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", label, err))
@@ -95,8 +96,8 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 	in.assignAppLabels()
 	in.assignVersionedContext()
 
-	// Fail once here rather than once per pair in the workers.
-	if _, err := in.conf(); err != nil {
+	var err error
+	if in.kapp, err = kappConfs.conf(in.configJSON, in.conf); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -125,7 +126,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 		if err != nil {
 			return err
 		}
-		if _, err := validateConfig(desiredJSON); err != nil {
+		if _, err := kappConfs.validate(desiredJSON); err != nil {
 			return err
 		}
 		in.configJSON = append(in.configJSON, desiredJSON)
@@ -224,7 +225,7 @@ func (in *inputs) assignVersionedContext() {
 	}
 }
 
-// conf builds a fresh kapp Conf: built-in defaults, then the config sources in order.
+// conf builds kapp's Conf afresh: built-in defaults, then the config sources in order.
 func (in *inputs) conf() (ctlconf.Conf, error) {
 	var rs []ctlres.Resource
 	for _, bs := range in.configJSON {

@@ -30,19 +30,15 @@ var maskMu sync.Mutex
 // kapp deploy --diff-changes defaults (cmd/tools/diff_flags.go).
 var diffViewOpts = ctldiff.TextDiffViewOpts{Context: 2, LineNumbers: true, Mask: true}
 
-// worker is one goroutine's kapp state: a private Conf and the change factory made from it
-// (kapp's deploy builds both once for all its resources).
+// worker is one goroutine's kapp state: the call's Conf and a change factory of its own made from
+// it (kapp's deploy builds both once for all its resources).
 type worker struct {
 	conf ctlconf.Conf
 	cf   ctldiff.ChangeFactory
 }
 
-func (in *inputs) newWorker() (*worker, error) {
-	conf, err := in.conf()
-	if err != nil {
-		return nil, err
-	}
-	return &worker{conf: conf, cf: changeFactory(conf, in.lastConfigMods, &in.ruleTime)}, nil
+func (in *inputs) newWorker() *worker {
+	return &worker{conf: in.kapp, cf: changeFactory(in.kapp, in.lastConfigMods, &in.ruleTime)}
 }
 
 func (in *inputs) verifyPair(w *worker, i int, fingerprints bool) (Result, error) {

@@ -126,14 +126,12 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 	}
 	errs := make([]error, n)
 	parallel.Each(n, func() func(int) {
-		// One kapp Conf per worker: Conf and its mods look read-only, but a private copy costs a
-		// few ms and removes the question. The shared state that does exist (kapp's diff masking,
+		// One change factory per worker: fresh mods, timing this call's rules. The Conf they are
+		// made from is shared (kappConfs); the shared state kapp does have (its diff masking,
 		// ytt) is serialised in kapp.go; go test -race covers both.
-		w, wErr := in.newWorker()
+		w := in.newWorker()
 		return func(i int) {
-			if errs[i] = wErr; wErr == nil {
-				errs[i] = each(in, w, i)
-			}
+			errs[i] = each(in, w, i)
 			if progress != nil {
 				progress()
 			}
