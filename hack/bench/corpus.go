@@ -19,6 +19,7 @@ import (
 // corpus is a synthetic fleet written to disk: the captured fixtures' desired/live pairs
 // repeated with their names varied, one desired and one live file per copy of the fixtures.
 type corpus struct {
+	Name       string // fixtures or fleet
 	Dir        string
 	DesiredDir string
 	LiveDir    string

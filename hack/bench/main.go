@@ -4,7 +4,7 @@
 // targets are stated in.
 //
 //	go run ./hack/bench -sizes 100,1000,10000
-//	go run ./hack/bench -sizes 10000 -stages explain -cpuprofile /tmp/explain.pprof
+//	go run ./hack/bench -sizes 10000 -stages explain -cpuprofile /tmp/cpu  (writes /tmp/cpu.fleet-10000-explain, ...)
 package main
 
 import (
@@ -36,7 +36,7 @@ func mainErr() int {
 	fixtures := flag.String("fixtures", "fixtures", "captured fixtures directory")
 	corporaFlag := flag.String("corpora", "fixtures,fleet", "corpora: fixtures (every captured scenario) and fleet (Deployment + HPA pairs)")
 	work := flag.String("workdir", "", "directory for the corpora (default: a temp dir, removed)")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured stages")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of each measured stage to PATH.CORPUS-PAIRS-STAGE")
 	memprofile := flag.String("memprofile", "", "write an allocation profile after the run")
 	flag.Parse()
 
@@ -74,17 +74,20 @@ func mainErr() int {
 		}
 	}
 	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 1
-		}
-		defer f.Close()
-		profiling = func(on bool) {
-			if on {
-				_ = pprof.StartCPUProfile(f)
-			} else {
+		// one file per measured stage: pprof cannot read profiles written one after another
+		// into one file
+		profiling = func(label string) (stop func()) {
+			f, err := os.Create(*cpuprofile + "." + label)
+			if err == nil {
+				err = pprof.StartCPUProfile(f)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: cpu profile:", err)
+				return func() {}
+			}
+			return func() {
 				pprof.StopCPUProfile()
+				f.Close()
 			}
 		}
 	}
@@ -100,10 +103,10 @@ func mainErr() int {
 				fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
 				return 1
 			}
+			c.Name = name
 			fmt.Fprintf(os.Stderr, "%s corpus, %d pairs: %.1f MB of YAML in %s\n", name, n, float64(c.Bytes)/1e6, c.Dir)
 			for _, s := range stages {
 				m, err := runStage(s, c)
-				m.Corpus = name
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "bench: %s at %d pairs: %v\n", s, n, err)
 					failed = true
@@ -134,7 +137,8 @@ func mainErr() int {
 	return 0
 }
 
-var profiling = func(bool) {}
+// profiling starts a CPU profile of one stage (-cpuprofile) and returns what stops it.
+var profiling = func(label string) (stop func()) { return func() {} }
 
 func parseSizes(s string) ([]int, error) {
 	var out []int

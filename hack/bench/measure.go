@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -58,13 +59,13 @@ func measure(m *measurement, f func() (any, error)) (any, error) {
 			}
 		}
 	}()
-	profiling(true)
+	stopProfile := profiling(fmt.Sprintf("%s-%d-%s", m.Corpus, m.Pairs, m.Stage))
 	cpu0 := cpuTime()
 	start := time.Now()
 	res, err := f()
 	m.Time = time.Since(start)
 	m.CPU = cpuTime() - cpu0
-	profiling(false)
+	stopProfile()
 	close(stop)
 	wg.Wait()
 	if h := heapInUse(); h > peak.Load() {

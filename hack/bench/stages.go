@@ -43,7 +43,7 @@ func inputs(c *corpus) generator.Inputs {
 
 // runStage measures one stage on corpus c, after its untimed setup.
 func runStage(stage string, c *corpus) (measurement, error) {
-	m := measurement{Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
+	m := measurement{Corpus: c.Name, Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
 	run, err := prepare(stage, c, &m)
 	if err != nil {
 		return m, err
