@@ -1,17 +1,13 @@
 package emit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
-	"slices"
 	"strings"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -143,138 +139,11 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 	}
 }
 
-func writePath(b *strings.Builder, p []string) {
-	parts := make([]string, len(p))
-	for i, s := range p {
-		parts[i] = scalar(s)
-	}
-	fmt.Fprintf(b, "  - [%s]\n", strings.Join(parts, ", "))
-}
-
 func writeMatchers(b *strings.Builder, ms []synth.Matcher, nsValues map[string]string) {
 	b.WriteString("  resourceMatchers:\n")
 	for _, m := range ms {
 		writeMatcher(b, m, nsValues, "  ")
 	}
-}
-
-// siblingsAsRegex writes a plain rule's paths, paths that differ in one map key only as one path
-// whose part there is a {regex: "^(a|b)$"} matching exactly those keys: sibling keys under one
-// parent first, then parents holding the same keys (containers and initContainers). kapp makes
-// one copy mod per path, and each deep-copies the resource and its sources per source: on 1,000
-// Deployment + HPA pairs the 12 Deployment paths were 39% of kapp's diff CPU time with the rules
-// (make bench, fleet corpus). The same keys in fewer paths copy the same values at a fraction of
-// that. Each merge is exact: the paths differ in one part only, so the merged path matches their
-// union and nothing else.
-func siblingsAsRegex(r synth.Rule) []string {
-	var paths [][][]string // per path, per part: the map keys it matches; nil for {allIndexes: true}
-	for _, p := range r.Paths {
-		var parts [][]string
-		for _, s := range p {
-			parts = append(parts, []string{s})
-		}
-		paths = append(paths, parts)
-	}
-	for _, p := range r.Indexed {
-		var parts [][]string
-		for _, pe := range p {
-			if pe.FieldName != nil {
-				parts = append(parts, []string{*pe.FieldName})
-			} else {
-				parts = append(parts, nil)
-			}
-		}
-		paths = append(paths, parts)
-	}
-	for merged := true; merged; {
-		merged = false
-		for k := maxLen(paths) - 1; k >= 0; k-- { // leaves first
-			for i := 0; i < len(paths); i++ {
-				for j := i + 1; j < len(paths); j++ {
-					if differOnlyAt(paths[i], paths[j], k) {
-						for _, key := range paths[j][k] {
-							if !slices.Contains(paths[i][k], key) {
-								paths[i][k] = append(paths[i][k], key)
-							}
-						}
-						paths = slices.Delete(paths, j, j+1)
-						j--
-						merged = true
-					}
-				}
-			}
-		}
-	}
-	out := make([]string, len(paths))
-	for i, parts := range paths {
-		written := make([]string, len(parts))
-		for k, keys := range parts {
-			switch len(keys) {
-			case 0:
-				written[k] = "{allIndexes: true}"
-			case 1:
-				written[k] = scalar(keys[0])
-			default:
-				quoted := make([]string, len(keys))
-				for q, key := range keys {
-					quoted[q] = regexp.QuoteMeta(key)
-				}
-				written[k] = fmt.Sprintf("{regex: %s}", scalar("^("+strings.Join(quoted, "|")+")$"))
-			}
-		}
-		out[i] = strings.Join(written, ", ")
-	}
-	return out
-}
-
-// differOnlyAt reports whether two paths are the same but for the map keys of part k.
-func differOnlyAt(a, b [][]string, k int) bool {
-	if len(a) != len(b) || k >= len(a) || a[k] == nil || b[k] == nil {
-		return false
-	}
-	for i := range a {
-		if i != k && !sameKeys(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameKeys(a, b []string) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
-		return false
-	}
-	for _, k := range a {
-		if !slices.Contains(b, k) {
-			return false
-		}
-	}
-	return true
-}
-
-func maxLen(paths [][][]string) int {
-	n := 0
-	for _, p := range paths {
-		n = max(n, len(p))
-	}
-	return n
-}
-
-// indexedPath writes a path through list items as kapp's copy reads it: every item, whether
-// selected by key or by index, as {allIndexes: true} (synth checked that the items line up on every
-// pair the rule matches). Never {index: N}: kapp v0.66.0's copy indexes the source's list without
-// checking its length (resources/mod_field_copy.go), so a live list shorter than the manifest's
-// would panic kapp; {allIndexes: true} skips the items the source lacks.
-func indexedPath(p fielddiff.Path) string {
-	parts := make([]string, len(p))
-	for i, pe := range p {
-		if pe.FieldName != nil {
-			parts[i] = scalar(*pe.FieldName)
-		} else {
-			parts[i] = "{allIndexes: true}"
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // writeMatcher writes one list item of matchers at indent; and/any/not nest in block style.
@@ -305,26 +174,6 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 	default:
 		b.WriteString(indent + "- " + strings.ReplaceAll(matcher(m, nsValues), "\n      ", "\n"+indent+"    ") + "\n")
 	}
-}
-
-func pathList(r synth.Rule) string {
-	var ps []string
-	for _, p := range r.Keyed {
-		ps = append(ps, p.String())
-	}
-	for _, p := range r.Empty {
-		ps = append(ps, p.String()+" (empty map)")
-	}
-	for _, p := range r.Nulls {
-		ps = append(ps, p.String()+" (null)")
-	}
-	for _, rw := range r.Rewrites {
-		ps = append(ps, fmt.Sprintf("%s (%s stored as %s)", rw.Path, shown(rw.From), shown(rw.To)))
-	}
-	if r.FoldStringData {
-		ps = append(ps, "stringData (stored in data)")
-	}
-	return strings.Join(ps, ", ")
 }
 
 // yttWhy says why a rule is a ytt rule, which kapp runs for every resource it matches, under each
@@ -371,34 +220,6 @@ func matcher(m synth.Matcher, nsValues map[string]string) string {
 	return fmt.Sprintf("kindNamespaceNameMatcher: {kind: %s, namespace: %s, name: %s}", scalar(k.Kind), scalar(k.Namespace), scalar(k.Name))
 }
 
-var bare = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]*$`)
-
-// YAML 1.1 reads these bare words as booleans or null.
-var reserved = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true, "true": true, "false": true, "null": true}
-
-// scalar writes a string as a YAML scalar: bare when unambiguous, JSON-quoted otherwise, so
-// names with quotes, '#@', newlines or YAML syntax parse back to exactly themselves.
-func scalar(s string) string {
-	if bare.MatchString(s) && !reserved[strings.ToLower(s)] {
-		return s
-	}
-	q, _ := json.Marshal(s)
-	// JSON leaves DEL and the C1 controls raw, which YAML rejects ("control characters are not
-	// allowed") or reads as a line break (NEL): escape them (found by FuzzRulesRoundTrip).
-	return yamlUnprintable.ReplaceAllStringFunc(string(q), func(c string) string { return fmt.Sprintf(`\u%04x`, []rune(c)[0]) })
-}
-
-var yamlUnprintable = regexp.MustCompile(`[\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]`) // and bidi controls, escaped in values too
-
-// control is what a one-line comment must not hold: control characters, what YAML reads as
-// a line break (NEL, LS, PS) or rejects (U+FFFE, U+FFFF), and the bidirectional controls that
-// make a reviewer see text in another order than the file holds (CVE-2021-42574, "Trojan Source").
-var control = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]+`)
-
-// clean makes text safe for a one-line comment. Invalid UTF-8 (a file name can hold any bytes)
-// would make the whole file unreadable as YAML: it becomes U+FFFD (found by FuzzRulesRoundTrip).
-func clean(s string) string { return control.ReplaceAllString(strings.ToValidUTF8(s, "\uFFFD"), " ") }
-
 func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	var cfg strings.Builder
 	writeHeader(&cfg, h)
@@ -413,55 +234,6 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
 	writeIndented(b, cfg.String(), "    ")
-}
-
-// writeIndented writes text as the body of a YAML block scalar; empty lines stay empty.
-func writeIndented(b *strings.Builder, text, indent string) {
-	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if line != "" {
-			b.WriteString(indent + line)
-		}
-		b.WriteByte('\n')
-	}
-}
-
-// valueKey is a ytt data values key as #@ data.values.KEY reads it: Starlark identifiers joined
-// by dots. Anything else (a newline, "x or fail()") would be template code in the rules file.
-var valueKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
-
-func checkValueKeys(flags []string) error {
-	for _, f := range flags {
-		key := f
-		if _, k, ok := strings.Cut(f, "="); ok {
-			key = k
-		}
-		if !valueKey.MatchString(key) {
-			return fmt.Errorf("--namespace-value %q: the key must be a ytt data value name (letters, digits and _, not starting with a digit; nested with dots)", f)
-		}
-	}
-	return nil
-}
-
-// NamespaceValues maps namespaces to ytt data value keys from --namespace-value flags: NS=KEY
-// maps one namespace, a bare KEY every namespace the rules' matchers name.
-func NamespaceValues(flags []string, rules []synth.Rule) map[string]string {
-	out := map[string]string{}
-	for _, v := range flags {
-		if ns, key, ok := strings.Cut(v, "="); ok {
-			out[ns] = key
-			continue
-		}
-		for _, r := range rules {
-			for _, m := range r.Matchers {
-				m.Walk(func(m synth.Matcher) {
-					if m.KindNamespaceName != nil && m.KindNamespaceName.Namespace != "" {
-						out[m.KindNamespaceName.Namespace] = v
-					}
-				})
-			}
-		}
-	}
-	return out
 }
 
 // joinSources writes a copy rule's sources as kapp's YAML flow list holds them.
