@@ -1,30 +1,21 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
 
 // Target is the cluster a scenario runs on.
@@ -207,145 +198,6 @@ func (r *runner) read(ctx context.Context, start int64) (*Result, [][]Field, err
 	return res, all, nil
 }
 
-// applyBefore applies desired objects as other tools did before kapp takes them over.
-func (r *runner) applyBefore(ctx context.Context) error {
-	if err := r.resolve(); err != nil {
-		return err
-	}
-	for i, a := range r.s.Before {
-		if err := r.applyAs(ctx, a); err != nil {
-			return fmt.Errorf("%s: before %d: %w", r.s.Name, i+1, err)
-		}
-	}
-	return r.settle(ctx)
-}
-
-func (r *runner) applyAs(ctx context.Context, a Apply) error {
-	o, err := r.find(a.Resource)
-	if err != nil {
-		return err
-	}
-	bs, err := o.desired.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	if len(a.Merge) > 0 {
-		if bs, err = jsonpatch.MergePatch(bs, a.Merge); err != nil {
-			return err
-		}
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(bs); err != nil {
-		return err
-	}
-	if a.Mode == "server-side" {
-		force := true
-		_, err = r.client(o).Patch(ctx, u.GetName(), types.ApplyPatchType, bs, metav1.PatchOptions{FieldManager: a.FieldManager, Force: &force})
-	} else {
-		// kubectl apply (client-side) records the manifest as applied, then creates the object
-		// (k8s.io/kubectl pkg/util/apply.go CreateApplyAnnotation)
-		ann := u.GetAnnotations()
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[lastApplied] = string(bs) + "\n"
-		u.SetAnnotations(ann)
-		_, err = r.client(o).Create(ctx, u, metav1.CreateOptions{FieldManager: a.FieldManager})
-	}
-	if err == nil {
-		fmt.Fprintf(r.log, "  applied %s as %s (%s)\n", a.Resource, a.FieldManager, a.Mode)
-	}
-	return err
-}
-
-// changedByKapp returns the paths kapp's own writes changed since revision before of o (not what
-// controllers did next, such as the Deployment controller's rollout after kapp relabels the pod
-// template).
-func (r *runner) changedByKapp(ctx context.Context, o resolved, before *unstructured.Unstructured) ([]fielddiff.Path, error) {
-	after, err := r.get(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	if after.GetResourceVersion() == before.GetResourceVersion() {
-		return nil, nil
-	}
-	from, err := parseRV(before.GetResourceVersion())
-	if err != nil {
-		return nil, err
-	}
-	hist, err := r.history(ctx, o, from, after.GetResourceVersion()) // the revisions after before
-	if err != nil {
-		return nil, err
-	}
-	hist = append([]*unstructured.Unstructured{before}, hist...)
-	var out []fielddiff.Path
-	for k := 1; k < len(hist); k++ {
-		if !slices.Contains(writers(hist[k-1], hist[k]), "kapp") {
-			continue
-		}
-		ps, err := diffPaths(hist[k-1], hist[k], true)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ps...)
-	}
-	return out, nil
-}
-
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-
-// adopt reads the objects as the earlier tools and the steps left them, then deploys with kapp:
-// the differing fields kapp's deploy changed are what kapp changes once when it takes an object
-// over.
-func (r *runner) adopt(ctx context.Context, start int64) (*Result, error) {
-	if err := r.steps(ctx); err != nil {
-		return nil, err
-	}
-	res, fields, err := r.read(ctx, start)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.deploy(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.settle(ctx); err != nil {
-		return nil, err
-	}
-	res.Fields = nil
-	for i, o := range r.objs {
-		changed, err := r.changedByKapp(ctx, o, res.Live[i])
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fields[i] {
-			for _, c := range changed {
-				if c.String() == f.Path || strings.HasPrefix(c.String(), f.Path+".") || strings.HasPrefix(c.String(), f.Path+"[") {
-					f.Class = ClassAdoption
-					break
-				}
-			}
-			res.Fields = append(res.Fields, f)
-		}
-	}
-	return res, nil
-}
-
-// deploy runs `kapp deploy --wait=false`: nothing ever becomes ready without nodes. Without waiting
-// kapp would create custom resources before their CRD is established, so CRDs go first, in a
-// deploy that waits for them; the full deploy then leaves them untouched.
-func (r *runner) deploy(ctx context.Context) error {
-	args := []string{"deploy", "-a", r.s.Name, "-n", r.s.Namespace, "-f", "desired.yaml", "--yes"}
-	for _, o := range r.s.Objects {
-		if o.Desired.GetKind() == "CustomResourceDefinition" {
-			if err := r.kapp(ctx, append(args, "--filter-kind", "CustomResourceDefinition")...); err != nil {
-				return err
-			}
-			break
-		}
-	}
-	return r.kapp(ctx, append(args, "--wait=false")...)
-}
-
 // resolve maps every desired object to its resource through discovery (after the deploy, so that
 // the scenario's CRDs are served) and sets the namespace kapp gave it.
 func (r *runner) resolve() error {
@@ -436,160 +288,6 @@ func (r *runner) find(ref string) (resolved, error) {
 	return resolved{}, fmt.Errorf("resource %q is not in desired.yaml", ref)
 }
 
-// settle waits until no object of the scenario has changed for a second, so that each step starts
-// from a quiet state (at most 20s: some controllers never stop writing status).
-func (r *runner) settle(ctx context.Context) error {
-	var last string
-	quietSince := time.Now()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
-		var rvs strings.Builder
-		for _, o := range r.objs {
-			u, err := r.get(ctx, o)
-			if err != nil {
-				return err
-			}
-			rvs.WriteString(u.GetResourceVersion() + ",")
-		}
-		if rvs.String() != last {
-			last, quietSince = rvs.String(), time.Now()
-		} else if time.Since(quietSince) >= time.Second {
-			return nil
-		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// clusterRV is etcd's current revision: without watch cache a list is read from etcd.
-func (r *runner) clusterRV(ctx context.Context) (int64, error) {
-	l, err := r.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		return 0, err
-	}
-	return parseRV(l.ResourceVersion)
-}
-
-func (r *runner) endWindow(ctx context.Context) error {
-	rv, err := r.clusterRV(ctx)
-	r.windows = append(r.windows, rv)
-	return err
-}
-
-func (r *runner) step(ctx context.Context, i int, st Step) error {
-	switch {
-	case st.Patch != nil:
-		return r.patch(ctx, i, st.Patch)
-	case st.WaitFor != nil:
-		return r.waitFor(ctx, st.WaitFor)
-	default:
-		args := make([]string, len(st.Kapp.Args))
-		for j, a := range st.Kapp.Args {
-			args[j] = os.Expand(a, func(k string) string {
-				return map[string]string{"APP": r.s.Name, "NS": r.s.Namespace}[k]
-			})
-		}
-		return r.kapp(ctx, args...)
-	}
-}
-
-func (r *runner) patch(ctx context.Context, i int, p *Patch) error {
-	o, err := r.find(p.Resource)
-	if err != nil {
-		return err
-	}
-	body := []byte(p.Patch)
-	opts := metav1.PatchOptions{FieldManager: p.FieldManager}
-	pt, ok := map[string]types.PatchType{"merge": types.MergePatchType, "json": types.JSONPatchType,
-		"strategic": types.StrategicMergePatchType, "apply": types.ApplyPatchType}[p.Type]
-	if !ok {
-		return fmt.Errorf("patch type %q: want merge, json, strategic or apply", p.Type)
-	}
-	if pt == types.ApplyPatchType {
-		// an apply configuration names its object; fill that in so scenarios need not repeat it
-		var m map[string]any
-		if err := json.Unmarshal(body, &m); err != nil {
-			return err
-		}
-		u := &unstructured.Unstructured{Object: m}
-		u.SetAPIVersion(o.desired.GetAPIVersion())
-		u.SetKind(o.desired.GetKind())
-		u.SetName(o.desired.GetName())
-		if body, err = u.MarshalJSON(); err != nil {
-			return err
-		}
-		force := true // take fields from their current owners, as a controller would
-		opts.Force = &force
-	}
-	var sub []string
-	if p.Subresource != "" {
-		sub = []string{p.Subresource}
-	}
-	out, err := r.client(o).Patch(ctx, o.desired.GetName(), pt, body, opts, sub...)
-	if err != nil {
-		return err
-	}
-	// a scale subresource answers with a Scale carrying the object's new resourceVersion
-	r.patchRVs[out.GetResourceVersion()] = i
-	fmt.Fprintf(r.log, "  patched %s as %s (%s)\n", p.Resource, p.FieldManager, p.Type)
-	return nil
-}
-
-func (r *runner) waitFor(ctx context.Context, w *WaitFor) error {
-	o, err := r.find(w.Resource)
-	if err != nil {
-		return err
-	}
-	keys, err := mapKeys(w.Path)
-	if err != nil {
-		return err
-	}
-	timeout := w.Timeout.Duration
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	var want []byte
-	if len(w.Value) > 0 {
-		var v any
-		if err := json.Unmarshal(w.Value, &v); err != nil {
-			return err
-		}
-		want, _ = json.Marshal(v) // normalised, to compare with the live value's encoding
-	}
-	t0 := time.Now()
-	var got []byte
-	for deadline := t0.Add(timeout); time.Now().Before(deadline); {
-		u, err := r.get(ctx, o)
-		if err != nil {
-			return err
-		}
-		v, _, _ := unstructured.NestedFieldNoCopy(u.Object, keys...)
-		got, _ = json.Marshal(v)
-		if bytes.Equal(got, want) || want == nil && !bytes.Equal(got, []byte("null")) && !bytes.Equal(got, []byte("[]")) && !bytes.Equal(got, []byte("{}")) {
-			fmt.Fprintf(r.log, "  %s %s = %.60s after %.1fs\n", w.Resource, w.Path, got, time.Since(t0).Seconds())
-			return nil
-		}
-		if err := sleep(ctx, 250*time.Millisecond); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("waitFor %s %s = %s: still %s after %s", w.Resource, w.Path, want, got, timeout)
-}
-
-func (r *runner) kapp(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, r.tg.Kapp, args...)
-	cmd.Args[0] = "kapp" // kapp's field manager is its argv[0]: "kapp", as for users
-	cmd.Dir = r.s.Dir
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.tg.Kubeconfig)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("kapp %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	fmt.Fprintf(r.log, "  kapp %s: ok\n", strings.Join(args, " "))
-	return nil
-}
-
 // history replays every revision of o since the cluster revision `since`, up to the one with
 // resourceVersion last. This needs the API server to run without watch cache (a watch from an
 // old resourceVersion then reads etcd's history) and without compaction.
@@ -625,13 +323,4 @@ func parseRV(rv string) (int64, error) {
 		return 0, fmt.Errorf("resourceVersion %q: %w", rv, err)
 	}
 	return n, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
