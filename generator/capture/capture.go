@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -195,7 +196,7 @@ func redact(u *unstructured.Unstructured) *unstructured.Unstructured {
 	}
 	redactSecret(u.Object)
 	ann := u.GetAnnotations()
-	for _, k := range []string{kappconv.Original, "kubectl.kubernetes.io/last-applied-configuration"} {
+	for _, k := range []string{kappconv.Original, corev1.LastAppliedConfigAnnotation} {
 		orig, ok := ann[k]
 		if !ok {
 			continue

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -61,7 +62,7 @@ func (r *runner) applyAs(ctx context.Context, a Apply) error {
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		ann[lastApplied] = string(bs) + "\n"
+		ann[corev1.LastAppliedConfigAnnotation] = string(bs) + "\n"
 		u.SetAnnotations(ann)
 		_, err = r.client(o).Create(ctx, u, metav1.CreateOptions{FieldManager: a.FieldManager})
 	}
@@ -104,8 +105,6 @@ func (r *runner) changedByKapp(ctx context.Context, o resolved, before *unstruct
 	}
 	return out, nil
 }
-
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // adopt reads the objects as the earlier tools and the steps left them, then deploys with kapp:
 // the differing fields kapp's deploy changed are what kapp changes once when it takes an object
