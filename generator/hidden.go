@@ -64,15 +64,7 @@ func ClusterRules(configs []load.Object) []ClusterRule {
 }
 
 func kappConfig(o load.Object) (ctlconf.Config, bool) {
-	res := ctlres.NewResourceUnstructured(*o.Unstructured, ctlres.ResourceType{})
-	if isKappConfigMap(o) {
-		text, _, _ := unstructured.NestedString(o.Object, "data", "config.yml")
-		var err error
-		if res, err = ctlres.NewResourceFromBytes([]byte(text)); err != nil {
-			return ctlconf.Config{}, false
-		}
-	}
-	cfg, err := ctlconf.NewConfigFromResource(res)
+	cfg, err := verify.ConfigOf(ctlres.NewResourceUnstructured(*o.Unstructured, ctlres.ResourceType{}))
 	return cfg, err == nil
 }
 

@@ -269,6 +269,27 @@ func liveResource(bs []byte) (ctlres.Resource, error) {
 	return ctlres.NewResourceUnstructured(un, ctlres.ResourceType{}), nil
 }
 
+// ConfigOf reads the kapp Config res holds as kapp does: a Config, or a ConfigMap labelled
+// kapp.k14s.io/config holding one in data."config.yml".
+func ConfigOf(res ctlres.Resource) (ctlconf.Config, error) {
+	switch {
+	case res.APIVersion() == kappconv.ConfigAPIVersion:
+		return ctlconf.NewConfigFromResource(res)
+	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), kappconv.ConfigLabel):
+		data, _, _ := unstructured.NestedString(res.UnstructuredObject(), "data", kappconv.ConfigKey)
+		// a *ResourceImpl, compared as such: a nil one inside the Resource interface is not nil
+		inner, err := ctlres.NewResourceFromBytes([]byte(data))
+		if err == nil && inner == nil {
+			err = errors.New(`data."config.yml" is empty`)
+		}
+		if err != nil {
+			return ctlconf.Config{}, err
+		}
+		return ctlconf.NewConfigFromResource(inner)
+	}
+	return ctlconf.Config{}, fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
+}
+
 // validateConfig parses one config source and builds every rule's mods, turning kapp's panics
 // (unknown rebase rule type, empty matcher) into errors that name the rule. It returns the
 // number of rebase mods a kapp Config makes (0 for a labelled ConfigMap: its rules are not timed).
@@ -277,23 +298,7 @@ func validateConfig(bs []byte) (rebaseMods int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	var cfg ctlconf.Config
-	switch {
-	case res.APIVersion() == kappconv.ConfigAPIVersion:
-		cfg, err = ctlconf.NewConfigFromResource(res)
-	case res.APIVersion() == "v1" && res.Kind() == "ConfigMap" && hasKey(res.Labels(), kappconv.ConfigLabel):
-		data, _, _ := unstructured.NestedString(res.UnstructuredObject(), "data", "config.yml")
-		// a *ResourceImpl, compared as such: a nil one inside the Resource interface is not nil
-		var inner *ctlres.ResourceImpl
-		if inner, err = ctlres.NewResourceFromBytes([]byte(data)); err == nil && inner == nil {
-			err = errors.New(`data."config.yml" is empty`)
-		}
-		if err == nil {
-			cfg, err = ctlconf.NewConfigFromResource(inner)
-		}
-	default:
-		return 0, fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
-	}
+	cfg, err := ConfigOf(res)
 	if err != nil {
 		return 0, err
 	}
