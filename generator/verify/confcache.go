@@ -24,31 +24,14 @@ var kappConfs = &confCache{}
 const confCacheMax = 64
 
 type confCache struct {
-	mu    sync.Mutex
-	mods  map[string]int          // one source's JSON -> rebase mods it makes (validated)
-	confs map[string]ctlconf.Conf // every source's JSON, in order -> kapp's Conf
+	mods  memo[int]          // one source's JSON -> rebase mods it makes (validated)
+	confs memo[ctlconf.Conf] // every source's JSON, in order -> kapp's Conf
 }
 
 // validate is validateConfig, once per distinct source. Failures are not kept (and may panic,
 // as validateConfig does).
 func (c *confCache) validate(bs []byte) (int, error) {
-	c.mu.Lock()
-	n, ok := c.mods[string(bs)]
-	c.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	n, err := validateConfig(bs)
-	if err != nil {
-		return 0, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.mods == nil || len(c.mods) >= confCacheMax {
-		c.mods = map[string]int{}
-	}
-	c.mods[string(bs)] = n
-	return n, nil
+	return c.mods.get(string(bs), func() (int, error) { return validateConfig(bs) })
 }
 
 // conf is build(), once per distinct list of sources. Failures are not kept.
@@ -59,21 +42,38 @@ func (c *confCache) conf(sources [][]byte, build func() (ctlconf.Conf, error)) (
 		key.WriteByte(':')
 		key.Write(bs)
 	}
+	return c.confs.get(key.String(), build)
+}
+
+// memo keeps build's successful results by key, at most confCacheMax of them.
+type memo[V any] struct {
+	mu sync.Mutex
+	m  map[string]V
+}
+
+func (c *memo[V]) get(key string, build func() (V, error)) (V, error) {
 	c.mu.Lock()
-	conf, ok := c.confs[key.String()]
+	v, ok := c.m[key]
 	c.mu.Unlock()
 	if ok {
-		return conf, nil
+		return v, nil
 	}
-	conf, err := build()
+	v, err := build()
 	if err != nil {
-		return ctlconf.Conf{}, err
+		return v, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.confs == nil || len(c.confs) >= confCacheMax {
-		c.confs = map[string]ctlconf.Conf{}
+	if c.m == nil || len(c.m) >= confCacheMax {
+		c.m = map[string]V{}
 	}
-	c.confs[key.String()] = conf
-	return conf, nil
+	c.m[key] = v
+	return v, nil
+}
+
+// len is how many results are kept.
+func (c *memo[V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }

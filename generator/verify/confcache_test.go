@@ -11,9 +11,14 @@ import (
 
 // forget empties the cache: the next call builds everything from its configs, as with no reuse.
 func (c *confCache) forget() {
+	c.mods.reset()
+	c.confs.reset()
+}
+
+func (c *memo[V]) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mods, c.confs = nil, nil
+	c.m = nil
 }
 
 // fixtureDocs reads a captured fixture file, one object per YAML document.
@@ -77,7 +82,7 @@ func TestReusedConfigsSameVerdicts(t *testing.T) {
 	}
 
 	for round := range 3 {
-		if len(kappConfs.confs) == 0 {
+		if kappConfs.confs.len() == 0 {
 			t.Fatal("nothing cached: the calls below would not reuse anything")
 		}
 		if got := verdicts(configs); !reflect.DeepEqual(got, fresh) {
@@ -87,7 +92,7 @@ func TestReusedConfigsSameVerdicts(t *testing.T) {
 			t.Errorf("round %d, reused (no configs): %+v\nbuilt afresh: %+v", round, got, bare)
 		}
 	}
-	if len(kappConfs.confs) != 2 {
-		t.Errorf("%d Confs cached, want 2 (one per distinct config list)", len(kappConfs.confs))
+	if kappConfs.confs.len() != 2 {
+		t.Errorf("%d Confs cached, want 2 (one per distinct config list)", kappConfs.confs.len())
 	}
 }
