@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -74,6 +73,11 @@ func siblingsAsRegex(r synth.Rule) []string {
 		for k, keys := range parts {
 			switch len(keys) {
 			case 0:
+				// every item, whether selected by key or by index (synth checked that the items
+				// line up on every pair the rule matches). Never {index: N}: kapp v0.66.0's copy
+				// indexes the source's list without checking its length
+				// (resources/mod_field_copy.go), so a live list shorter than the manifest's would
+				// panic kapp; {allIndexes: true} skips the items the source lacks.
 				written[k] = "{allIndexes: true}"
 			case 1:
 				written[k] = scalar(keys[0])
@@ -121,23 +125,6 @@ func maxLen(paths [][][]string) int {
 		n = max(n, len(p))
 	}
 	return n
-}
-
-// indexedPath writes a path through list items as kapp's copy reads it: every item, whether
-// selected by key or by index, as {allIndexes: true} (synth checked that the items line up on every
-// pair the rule matches). Never {index: N}: kapp v0.66.0's copy indexes the source's list without
-// checking its length (resources/mod_field_copy.go), so a live list shorter than the manifest's
-// would panic kapp; {allIndexes: true} skips the items the source lacks.
-func indexedPath(p fielddiff.Path) string {
-	parts := make([]string, len(p))
-	for i, pe := range p {
-		if pe.FieldName != nil {
-			parts[i] = scalar(*pe.FieldName)
-		} else {
-			parts[i] = "{allIndexes: true}"
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 func pathList(r synth.Rule) string {
