@@ -40,6 +40,7 @@ type inputs struct {
 	kapp            ctlconf.Conf // kapp's Conf of configJSON, shared by the workers (see kappConfs)
 	diffTime        atomic.Int64
 	ruleTime        atomic.Int64
+	applied         atomic.Int64 // rebase mods applied (Cost.Applied)
 }
 
 func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Unstructured) (*inputs, error) {

@@ -38,12 +38,12 @@ type worker struct {
 }
 
 func (in *inputs) newWorker() *worker {
-	return &worker{conf: in.kapp, cf: changeFactory(in.kapp, in.lastConfigMods, &in.ruleTime)}
+	return &worker{conf: in.kapp, cf: changeFactory(in.kapp, in.lastConfigMods, &in.ruleTime, &in.applied)}
 }
 
-func (in *inputs) verifyPair(w *worker, i int, fingerprints bool) (Result, error) {
+func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 	r := Result{Op: map[Base]Op{}, Diff: map[Base]string{}, Alone: in.alone(i)}
-	if fingerprints {
+	if d.fingerprints {
 		r.Change = map[Base]Fingerprint{}
 	}
 	rs, err := in.resources(i)
@@ -57,12 +57,12 @@ func (in *inputs) verifyPair(w *worker, i int, fingerprints bool) (Result, error
 			if err != nil {
 				return err
 			}
-			if fingerprints {
+			if d.fingerprints {
 				if r.Change[base], err = fingerprint(ch); err != nil {
 					return err
 				}
 			}
-			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep {
+			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep && d.text {
 				r.Diff[base], err = textDiff(ch, maskRules(w.conf))
 			}
 			return err
@@ -156,15 +156,17 @@ func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctl
 	return rs, err
 }
 
-// changeFactory is kapp's, with ytt rules serialised and the last timed rebase mods (the last
-// config's rules) adding the time kapp spends in them to spent (nil: none timed).
-func changeFactory(conf ctlconf.Conf, timed int, spent *atomic.Int64) ctldiff.ChangeFactory {
+// changeFactory is kapp's, with ytt rules serialised, the last timed rebase mods (the last
+// config's rules) adding the time kapp spends in them to spent (nil: none timed), and every
+// application of a mod counted in applied.
+func changeFactory(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) ctldiff.ChangeFactory {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		mods[i] = kappglobal.SerialYTT(m)
+		m = kappglobal.SerialYTT(m)
 		if spent != nil && i >= len(mods)-timed {
-			mods[i] = timedMod{mods[i], spent}
+			m = timedMod{m, spent}
 		}
+		mods[i] = countedMod{m, applied}
 	}
 	return ctldiff.NewChangeFactory(mods, conf.DiffAgainstLastAppliedFieldExclusionMods(),
 		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
@@ -187,6 +189,17 @@ func (t timedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCo
 }
 
 func (t timedMod) since(start time.Time) { t.spent.Add(int64(time.Since(start))) }
+
+// countedMod is a kapp rebase mod, unchanged, counting its applications (Cost.Applied).
+type countedMod struct {
+	ctlres.ResourceModWithMultiple
+	applied *atomic.Int64
+}
+
+func (c countedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	c.applied.Add(1)
+	return c.ResourceModWithMultiple.ApplyFromMultiple(res, srcs)
+}
 
 // asListedByKapp applies what kapp does to objects it lists (resources/identified_resources_list.go):
 // objects with a kapp.k14s.io/identity annotation for another resource are "transient" (made by a

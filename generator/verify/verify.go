@@ -89,31 +89,48 @@ func VerifyEach(n int, pairAt func(i int) (Pair, error), configs []*unstructured
 type Cost struct {
 	Diff  time.Duration // kapp's diff of every pair, its rules included
 	Rules time.Duration // the part of Diff spent in the rebase rules of the last config
+	// Applied counts the rebase mods kapp applied, every config's: a copy or remove rule's path,
+	// or a ytt overlay, on a resource it matched, each time kapp rebases one (per base, and again
+	// when kapp recalculates the last-applied change).
+	Applied int64
 }
 
 // VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
 // last config's rebase rules took (the rules a caller generated: their price on every deploy).
 func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
-	return verifyCost(n, pairAt, configs, progress, false)
+	return verifyCost(n, pairAt, configs, progress, detail{text: true})
+}
+
+// Ops is VerifyCost without the diff text (Result.Diff stays empty): what `kapp deploy` computes
+// without --diff-changes, as kapp-controller runs it. kapp then still computes each change's
+// unmasked text diff, to decide its op (diff.ChangeImpl.Op), but not the masked one it prints.
+func Ops(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured) ([]Result, Cost, error) {
+	return verifyCost(n, pairAt, configs, nil, detail{})
 }
 
 // Baselines is VerifyCost for pairs that changed copies of them will be compared against (Shown):
 // each Result also holds the fingerprints of kapp's changes (Result.Change), which cost kapp's
 // diff a few percent.
 func Baselines(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
-	return verifyCost(n, pairAt, configs, progress, true)
+	return verifyCost(n, pairAt, configs, progress, detail{text: true, fingerprints: true})
 }
 
-func verifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), fingerprints bool) ([]Result, Cost, error) {
+// detail is what a Result holds beside kapp's ops.
+type detail struct {
+	text         bool // Diff: kapp's masked text diff of every change, as --diff-changes prints it
+	fingerprints bool // Change
+}
+
+func verifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), d detail) ([]Result, Cost, error) {
 	results := make([]Result, n)
 	in, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) (err error) {
-		results[i], err = in.verifyPair(w, i, fingerprints)
+		results[i], err = in.verifyPair(w, i, d)
 		return err
 	})
 	if err != nil {
 		return nil, Cost{}, err
 	}
-	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load())}, nil
+	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load()), Applied: in.applied.Load()}, nil
 }
 
 // run calls each for every pair on every core, with a worker of its own per goroutine, and

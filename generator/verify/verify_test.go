@@ -607,3 +607,42 @@ func (t namespacedKinds) Find(res ctlres.Resource) (ctlres.ResourceType, error) 
 }
 
 func (namespacedKinds) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }
+
+// Ops is what kapp deploy computes without --diff-changes: the same ops as Verify, no diff text;
+// and Cost.Applied counts the rebase mods kapp applied, the same either way: the copy rule adds
+// one application per rebase of the Deployment (at least one per base) to kapp's defaults.
+func TestOpsAndAppliedRules(t *testing.T) {
+	desired := obj(t, deploymentYAML)
+	live := kappDeploy(t, desired)["web"]
+	mergeYAML(t, live, deploymentLater)
+	mergeYAML(t, live, `{spec: {replicas: 5}, status: {replicas: 5}}`)
+	pairAt := func(int) (Pair, error) {
+		return Pair{Desired: desired.DeepCopy(), Live: live.DeepCopy()}, nil
+	}
+	var applied []int64
+	for _, configs := range [][]*unstructured.Unstructured{nil, {obj(t, replicasRule)}} {
+		want, wantCost, err := VerifyCost(1, pairAt, configs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, cost, err := Ops(1, pairAt, configs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[0].Op, want[0].Op) {
+			t.Errorf("Ops %v, Verify %v", got[0].Op, want[0].Op)
+		}
+		for _, b := range Bases() {
+			if got[0].Diff[b] != "" || (want[0].Op[b] != OpKeep && want[0].Diff[b] == "") {
+				t.Errorf("%s base: Ops diff %q, Verify diff %q", b, got[0].Diff[b], want[0].Diff[b])
+			}
+		}
+		if cost.Applied != wantCost.Applied {
+			t.Errorf("rebase mods applied: Ops %d, Verify %d", cost.Applied, wantCost.Applied)
+		}
+		applied = append(applied, cost.Applied)
+	}
+	if applied[0] == 0 || applied[1]-applied[0] < 2 {
+		t.Errorf("rebase mods applied: %d without the rule, %d with it", applied[0], applied[1])
+	}
+}
