@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -65,7 +67,8 @@ func TestCorpusPairsAndVerifies(t *testing.T) {
 	}
 }
 
-func TestParseFloorAndTable(t *testing.T) {
+// The parse floor parses every object of the corpus (one run: repeat is TestRepeat's).
+func TestParseFloor(t *testing.T) {
 	objs, err := fixturePairs(fixturesDir, "")
 	if err != nil {
 		t.Fatal(err)
@@ -74,15 +77,51 @@ func TestParseFloorAndTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := runStage(stageParse, c)
+	m := measurement{Stage: stageParse, Pairs: c.Pairs, Input: c.Bytes}
+	run, err := prepare(stageParse, c, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Corpus = "fixtures"
+	s, err := measureOnce(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Time <= 0 || s.Alloc < uint64(c.Bytes) {
+		t.Errorf("parsing %d bytes: %+v", c.Bytes, s)
+	}
+}
+
+// The table: every stage with its runs, the ratios against their targets, and what kapp ran per
+// pair without and with the rules.
+func TestTable(t *testing.T) {
+	at := func(stage string, runs int, secs, cpu float64, ytt, applied int64) measurement {
+		return measurement{Corpus: "fleet", Stage: stage, Pairs: 1000, Input: 4_700_000, Runs: runs,
+			Time: time.Duration(secs * float64(time.Second)), CPU: time.Duration(cpu * float64(time.Second)),
+			Peak: 40_000_000, PeakLive: 20_000_000, YTT: ytt, Applied: applied}
+	}
+	ms := []measurement{
+		at(stageParse, 8, 0.4, 0.6, 0, 0),
+		at(stageExplain, 4, 0.9, 1.5, 0, 0),
+		at(stageKapp, 3, 2, 4, 100, 18_000),
+		at(stageRules, 1, 3, 4.4, 360, 28_500),
+		at(stageGenerate, 1, 6, 12, 500, 40_000),
+	}
 	var b strings.Builder
-	printTable(&b, "fixtures", []measurement{m}, []int{10})
-	if !strings.Contains(b.String(), "(a) parse floor") {
-		t.Errorf("table:\n%s", b.String())
+	printTable(&b, "fleet", ms, []int{1000})
+	out := b.String()
+	for _, want := range []string{
+		"(d), (e): the diff of kapp deploy --app-changes-max-to-keep=5 --apply-timeout=5m --yes (kapp-controller v0.51.0's flags: no --diff-changes), over every pair under both bases",
+		"pairs                             stage  runs  time/op  CPU/op",
+		"1000                   (a) parse floor     8    400ms",
+		"1000  (e) kapp engine, generated rules     1       3s",
+		"2.25x (cpu 2.50x) OVER (max 2.0x)", // explain/parse
+		"3.00x (cpu 3.00x) OVER (max 1.5x)", // generate/kapp
+		"1.50x (cpu 1.10x) OVER (max 1.2x)", // rules overhead
+		"0.10 -> 0.36", "18.0 -> 28.5", // ytt evaluations and rebase mods per pair
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -168,4 +207,81 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// fakeStage returns runs that took the given times, one per call, CPU twice the time, and counts
+// its calls; past the list it fails the test.
+func fakeStage(t *testing.T, times ...time.Duration) (once func() (sample, error), calls *int) {
+	calls = new(int)
+	return func() (sample, error) {
+		if *calls >= len(times) {
+			t.Fatalf("run %d: the stage ran more often than %d times", *calls+1, len(times))
+		}
+		d := times[*calls]
+		*calls++
+		return sample{Time: d, CPU: 2 * d}, nil
+	}, calls
+}
+
+// A stage runs until it has run 3 times and 3 s in all; one whose first run takes 3 s or more
+// runs once.
+func TestRepeat(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		times []time.Duration
+		want  int
+	}{
+		{"sub-second runs until 3 s", []time.Duration{400 * ms, 400 * ms, 400 * ms, 400 * ms, 400 * ms, 400 * ms, 400 * ms, 400 * ms, 400 * ms}, 8},
+		{"a long first run is enough", []time.Duration{3 * time.Second, time.Second}, 1},
+		{"3 s after 2 runs: a third", []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}, 3},
+		{"a long second run: still 3 runs", []time.Duration{time.Second, 10 * time.Second, time.Second, time.Second}, 3},
+		{"3 runs short of 3 s: more", []time.Duration{900 * ms, 900 * ms, 900 * ms, 300 * ms, 300 * ms}, 4},
+	} {
+		once, calls := fakeStage(t, tc.times...)
+		runs, err := repeat(once)
+		if err != nil || len(runs) != tc.want || *calls != tc.want {
+			t.Errorf("%s: %d runs (%d calls), err %v; want %d", tc.name, len(runs), *calls, err, tc.want)
+		}
+		for i, r := range runs {
+			if r.Time != tc.times[i] {
+				t.Errorf("%s: run %d took %s, want %s", tc.name, i, r.Time, tc.times[i])
+			}
+		}
+	}
+
+	// a failing run ends the stage with its error
+	calls := 0
+	_, err := repeat(func() (sample, error) {
+		calls++
+		if calls == 2 {
+			return sample{}, errors.New("boom")
+		}
+		return sample{Time: time.Millisecond}, nil
+	})
+	if err == nil || err.Error() != "boom" || calls != 2 {
+		t.Errorf("error %v after %d runs, want boom after 2", err, calls)
+	}
+}
+
+// Time, CPU and allocation are each their own median over the runs; peaks the maximum.
+func TestSummarize(t *testing.T) {
+	s := time.Second
+	var m measurement
+	summarize(&m, []sample{
+		{Time: 5 * s, CPU: 2 * s, Alloc: 30, Peak: 7, PeakLive: 1},
+		{Time: 1 * s, CPU: 9 * s, Alloc: 10, Peak: 9, PeakLive: 4},
+		{Time: 3 * s, CPU: 4 * s, Alloc: 20, Peak: 8, PeakLive: 2},
+	})
+	if m.Runs != 3 || m.Time != 3*s || m.CPU != 4*s || m.Alloc != 20 || m.Peak != 9 || m.PeakLive != 4 {
+		t.Errorf("odd runs: %+v", m)
+	}
+	summarize(&m, []sample{{Time: 4 * s, CPU: s, Alloc: 8}, {Time: 2 * s, CPU: 3 * s, Alloc: 4}})
+	if m.Runs != 2 || m.Time != 3*s || m.CPU != 2*s || m.Alloc != 6 || m.Peak != 0 {
+		t.Errorf("even runs: the mean of the middle two: %+v", m)
+	}
+	summarize(&m, []sample{{Time: 7 * s, CPU: 6 * s, Alloc: 5, Peak: 3}})
+	if m.Runs != 1 || m.Time != 7*s || m.CPU != 6*s || m.Alloc != 5 || m.Peak != 3 {
+		t.Errorf("one run: %+v", m)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -25,10 +24,23 @@ const (
 	stageParse    = "parse"    // (a) floor: sigs.k8s.io/yaml into unstructured objects
 	stageExplain  = "explain"  // (b) generator.Explain
 	stageSynth    = "synth"    // (c) generator.Synthesize: generate without verification
-	stageKapp     = "kapp"     // (d) kapp's engine over every pair, both bases, kapp's own rules only
+	stageKapp     = "kapp"     // (d) kapp deploy's diff over every pair, both bases, kapp's own rules only (kappDeploy)
 	stageRules    = "rules"    // (e) the same with the generated Config
 	stageGenerate = "generate" // (f) generator.Generate: with verification and mutation checks
 )
+
+// kappDeploy is what stages (d) and (e) time: the diff phase of `kapp deploy` as kapp-controller
+// v0.51.0 runs it for an App or PackageInstall (pkg/deploy/kapp.go: `kapp deploy
+// --app-metadata-file-output F --prev-app NAME-ctrl -f - --app-changes-max-to-keep=5
+// --apply-timeout=5m --app NAME.app --yes`; pkg/config/config.go adds the two defaults, and nothing
+// else unless the App sets rawOptions or kapp-controller's config sets kappDeployRawOptions). No
+// --diff-changes (-c), so kapp v0.66.0 (cmd/app/deploy.go calculateAndPresentChanges,
+// clusterapply/change_set_view.go) prints the summary and never computes the masked text diff;
+// it does compute each change's unmasked text diff, to decide the op (diff.ChangeImpl.Op calls
+// ConfigurableTextDiff.Full). verify.Ops is exactly that; both bases are the last-applied
+// (--diff-against-last-applied=true, the default) and live ones (=false, kapp's fallback on an
+// md5 mismatch). The apply phase (a cluster) is not part of it.
+const kappDeploy = "kapp deploy --app-changes-max-to-keep=5 --apply-timeout=5m --yes (kapp-controller v0.51.0's flags: no --diff-changes)"
 
 var allStages = []string{stageParse, stageExplain, stageSynth, stageKapp, stageRules, stageGenerate}
 
@@ -41,20 +53,32 @@ func inputs(c *corpus) generator.Inputs {
 	return generator.Inputs{Desired: []string{c.DesiredDir}, Live: []string{c.LiveDir}, Namespace: "default"}
 }
 
-// runStage measures one stage on corpus c, after its untimed setup.
+// runStage measures one stage on corpus c, after its untimed setup, over as many runs as repeat
+// asks for; with -cpuprofile, one profile holds them all (the forced GCs before each run show
+// under main.measureOnce).
 func runStage(stage string, c *corpus) (measurement, error) {
 	m := measurement{Corpus: c.Name, Stage: stage, Pairs: c.Pairs, Input: c.Bytes}
 	run, err := prepare(stage, c, &m)
 	if err != nil {
 		return m, err
 	}
-	kappglobal.ResetYTTMemo() // no stage profits from the previous one's ytt results
-	res, err := measure(&m, run)
-	runtime.KeepAlive(res)
-	if hits, misses := kappglobal.YTTMemoStats(); hits+misses > 0 {
-		m.Note += fmt.Sprintf(" (ytt memo: %d of %d evaluations)", hits, hits+misses)
+	defer profiling(fmt.Sprintf("%s-%d-%s", m.Corpus, m.Pairs, m.Stage))()
+	runs, err := repeat(func() (sample, error) {
+		kappglobal.ResetYTTMemo() // no run profits from another's ytt results
+		m.Note = ""
+		s, err := measureOnce(run)
+		hits, misses := kappglobal.YTTMemoStats()
+		m.YTT = hits + misses
+		if hits > 0 {
+			m.Note = fmt.Sprintf("%s (ytt memo: %d of %d evaluations)", m.Note, hits, hits+misses)
+		}
+		return s, err
+	})
+	if err != nil {
+		return m, err
 	}
-	return m, err
+	summarize(&m, runs)
+	return m, nil
 }
 
 // prepare does a stage's untimed setup and returns the work to time; the work notes what it
@@ -95,10 +119,10 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 		g = nil
 		run = func() (any, error) {
 			defer kappglobal.MemoizeYTT(false)() // what kapp pays: it has no memo
-			res, err := verify.VerifyEach(len(pairs), func(i int) (verify.Pair, error) {
+			res, cost, err := verify.Ops(len(pairs), func(i int) (verify.Pair, error) {
 				d, l, err := pairs[i].Objects()
 				return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
-			}, configs, nil)
+			}, configs)
 			if err == nil {
 				keep := 0
 				for _, r := range res {
@@ -106,7 +130,8 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 						keep++
 					}
 				}
-				m.Note = fmt.Sprintf("%d/%d pairs keep", keep, len(res))
+				m.Applied = cost.Applied
+				m.Note = fmt.Sprintf("%d/%d pairs keep, %d rebase mods applied", keep, len(res), cost.Applied)
 			}
 			return res, err
 		}

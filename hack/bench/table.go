@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -32,15 +33,17 @@ func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "\n== %s corpus\n", corpus)
+	fmt.Fprintf(&b, "(d), (e): the diff of %s, over every pair under both bases\n", kappDeploy)
+	fmt.Fprintln(&b, "time/op, CPU/op, alloc: the median of the stage's runs; peak heaps: the maximum")
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pairs\tstage\ttime/op\tCPU\tCPU/time\tpeak heap MB\tpeak/input\tpeak live MB\tlive/input\talloc MB\t")
+	fmt.Fprintln(tw, "pairs\tstage\truns\ttime/op\tCPU/op\tCPU/time\tpeak heap MB\tpeak/input\tpeak live MB\tlive/input\talloc MB\t")
 	for _, n := range sizes {
 		for _, s := range allStages {
 			m := get(s, n)
 			if m == nil {
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.2f\t%.1f\t%.2fx\t%.1f\t%.2fx\t%.1f\t\n", n, stageLabel[s], fmtDur(m.Time), fmtDur(m.CPU),
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%.2f\t%.1f\t%.2fx\t%.1f\t%.2fx\t%.1f\t\n", n, stageLabel[s], m.Runs, fmtDur(m.Time), fmtDur(m.CPU),
 				m.CPU.Seconds()/m.Time.Seconds(), mb(m.Peak), float64(m.Peak)/float64(m.Input),
 				mb(m.PeakLive), float64(m.PeakLive)/float64(m.Input), mb(m.Alloc))
 		}
@@ -72,8 +75,19 @@ func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 		}
 		return fmt.Sprintf("%.0f MB ok", mb(m.Peak))
 	}
+	// what kapp ran per pair, both bases: its ytt evaluations and rebase mods (a rule's path or
+	// overlay on a resource it matched, each rebase), without (d) and with (e) the rules
+	perPair := func(d, e *measurement, v func(*measurement) int64, prec int) string {
+		if d == nil || e == nil {
+			return "-"
+		}
+		f := func(m *measurement) string { return strconv.FormatFloat(float64(v(m))/float64(m.Pairs), 'f', prec, 64) }
+		return f(d) + " -> " + f(e)
+	}
+	ytt := func(m *measurement) int64 { return m.YTT }
+	applied := func(m *measurement) int64 { return m.Applied }
 	tw = tabwriter.NewWriter(&b, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pairs\tinput MB\texplain/parse (b)/(a)\tgenerate/kapp (f)/(d)\trules overhead (e)/(d)\texplain peak\tgenerate peak\t")
+	fmt.Fprintln(tw, "pairs\tinput MB\texplain/parse (b)/(a)\tgenerate/kapp (f)/(d)\trules overhead (e)/(d)\tytt/pair (d) -> (e)\trules/pair (d) -> (e)\texplain peak\tgenerate peak\t")
 	for _, n := range sizes {
 		in := 0.0
 		for _, s := range allStages {
@@ -81,10 +95,12 @@ func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 				in = mb(uint64(m.Input))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n", n, in,
+		d, e := get(stageKapp, n), get(stageRules, n)
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, in,
 			ratio(get(stageExplain, n), get(stageParse, n), maxExplainOverParse),
-			ratio(get(stageGenerate, n), get(stageKapp, n), maxGenerateOverKapp),
-			ratio(get(stageRules, n), get(stageKapp, n), maxRulesOverKapp),
+			ratio(get(stageGenerate, n), d, maxGenerateOverKapp),
+			ratio(e, d, maxRulesOverKapp),
+			perPair(d, e, ytt, 2), perPair(d, e, applied, 1),
 			mem(get(stageExplain, n)), mem(get(stageGenerate, n)))
 	}
 	tw.Flush()
