@@ -220,16 +220,27 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 		t.Fatalf("verification failed:\n%s\nresidual: %s\nhidden: %v", v.Summary(), strings.Join(v.Residual, "\n"), v.Hidden)
 	}
 	var byIndex, byKey []synth.Rule
-	for _, r := range g.Rules {
-		if len(r.Classes) == 0 || r.Classes[0] != classify.Defaulted {
-			continue
+	yttRules := 0
+	for _, rule := range g.Rules {
+		if rule.YTT() {
+			yttRules++
 		}
-		if len(r.Indexed) > 0 {
-			byIndex = append(byIndex, r)
+		for _, r := range rule.Parts() {
+			if len(r.Classes) == 0 || r.Classes[0] != classify.Defaulted {
+				continue
+			}
+			if len(r.Indexed) > 0 {
+				byIndex = append(byIndex, r)
+			}
+			if len(r.Keyed) > 0 {
+				byKey = append(byKey, r)
+			}
 		}
-		if len(r.Keyed) > 0 {
-			byKey = append(byKey, r)
-		}
+	}
+	// the sidecar's container (the controller's) and its neighbour's defaults (the kind's): one
+	// ytt rule, so one ytt evaluation of the sidecar Deployment
+	if yttRules != 1 {
+		t.Errorf("%d ytt rules, want one for the sidecar Deployment", yttRules)
 	}
 	if len(byIndex) != 1 || len(byKey) != 1 {
 		t.Fatalf("want one plain rule by index and one ytt rule by key, got %d and %d", len(byIndex), len(byKey))

@@ -211,22 +211,34 @@ func matching(matchers []kappmatch.Matcher, desired load.Object) []int {
 	return out
 }
 
-// controllerRuled reports whether one of the matched rules lets the cluster win at p.
+// controllerRuled reports whether one of the matched rules lets the cluster win at p (a ytt rule
+// holding several rules: the one of them whose paths hold p).
 func controllerRuled(rules []synth.Rule, matched []int, p fielddiff.Path) bool {
 	for _, ri := range matched {
-		if !rules[ri].ControllerWins() {
-			continue
-		}
-		for _, q := range rulePaths(rules[ri]) {
-			if q.String() == p.String() {
-				return true
+		for _, part := range rules[ri].Parts() {
+			if !part.ControllerWins() {
+				continue
+			}
+			for _, q := range partPaths(part) {
+				if q.String() == p.String() {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
 
+// rulePaths are the paths of a rule and of every rule it holds (Also).
 func rulePaths(r synth.Rule) []fielddiff.Path {
+	var out []fielddiff.Path
+	for _, part := range r.Parts() {
+		out = append(out, partPaths(part)...)
+	}
+	return out
+}
+
+func partPaths(r synth.Rule) []fielddiff.Path {
 	out := append(append([]fielddiff.Path{}, r.Keyed...), r.Indexed...) // empty-map paths hold no declared value
 	for _, p := range r.Paths {
 		out = append(out, fielddiff.FromFields(p))

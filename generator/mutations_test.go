@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
@@ -37,20 +38,47 @@ func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 		{"empty", synth.Matcher{And: &synth.Matchers{Matchers: []synth.Matcher{hpa, empty}}}, 0, "[]"},
 	} {
 		rules := []synth.Rule{{Sources: synth.ControllerWins(), Paths: [][]string{{"spec", "maxReplicas"}}, Matchers: []synth.Matcher{tc.matcher}}}
-		var b bytes.Buffer
-		if err := emit.WriteRules(&b, rules, emit.Header{}); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := load.Bytes("rules", b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v Verification
-		if err := mutations(&v, a.Report, rules, []*unstructured.Unstructured{cfg[0].Unstructured}, nil, nil); err != nil {
-			t.Fatal(err)
-		}
+		v := mutationsUnder(t, a, rules)
 		if v.MutationsRun != tc.run || fmt.Sprint(v.Masked) != tc.masked || len(v.Hidden) != 0 {
 			t.Errorf("%s: %d mutations, masked %v, hidden %v; want %d, masked %s", tc.name, v.MutationsRun, v.Masked, v.Hidden, tc.run, tc.masked)
 		}
 	}
+}
+
+// A ytt rule holding several rules (synth.Rule.Also: one ytt evaluation per resource) is checked
+// per rule: a change hidden by the part that lets the cluster win is handed to a controller
+// (masked); the part where the manifest wins still shows its change. Judged by the head rule's
+// sources alone, the replicas change would have been reported as hidden.
+func TestMutationCheckPerRuleOfOneYTTRule(t *testing.T) {
+	a, err := Analyze(Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := []synth.Matcher{{KindNamespaceName: &synth.KindNamespaceName{Kind: "Deployment", Namespace: "hpa-replicas", Name: "web"}}}
+	label := fielddiff.FromFields([]string{"spec", "template", "metadata", "labels", "app.kubernetes.io/name"})
+	replicas := fielddiff.FromFields([]string{"spec", "replicas"})
+	rules := []synth.Rule{{Sources: synth.UserWins(), Keyed: []fielddiff.Path{label}, Matchers: web,
+		Also: []synth.Rule{{Sources: synth.ControllerWins(), Keyed: []fielddiff.Path{replicas}, Matchers: web}}}}
+	v := mutationsUnder(t, a, rules)
+	if want := "[apps/Deployment hpa-replicas/web spec.replicas]"; v.MutationsRun != 2 || fmt.Sprint(v.Masked) != want || len(v.Hidden) != 0 {
+		t.Errorf("%d mutations, masked %v, hidden %v; want 2, masked %s", v.MutationsRun, v.Masked, v.Hidden, want)
+	}
+}
+
+// mutationsUnder runs the mutation check of rules, written as generate writes them.
+func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) Verification {
+	t.Helper()
+	var b bytes.Buffer
+	if err := emit.WriteRules(&b, rules, emit.Header{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := load.Bytes("rules", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v Verification
+	if err := mutations(&v, a.Report, rules, []*unstructured.Unstructured{cfg[0].Unstructured}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -17,7 +17,9 @@ import (
 // schema's default, e.g. protocol TCP, so it does not prevent a match), and takes each path from
 // the first source that has it, like kapp's copy. "empty" paths get an empty map when the working
 // copy lacks one the live object has: narrower than copying the live map's contents. The paths
-// are data (base64 JSON), so nothing taken from the inputs is ever evaluated as code.
+// are data (base64 JSON), so nothing taken from the inputs is ever evaluated as code. The data
+// holds one entry per rule of Rule.Parts(), each with its own sources, run in order: one
+// evaluation for every rule naming the same resources.
 //
 // kapp compiles the program again for every resource the rule matches, under each base, on every
 // deploy, and converts each source it reads into plain values: so a rule's program holds only the
@@ -32,7 +34,7 @@ const (
 #@ load("@ytt:json", "json")
 #@ load("@ytt:base64", "base64")
 
-#@ rule = json.decode(base64.decode("RULE"))
+#@ rules = json.decode(base64.decode("RULES"))
 
 #@ def plain(v):
 #@   return json.decode(json.encode(v))
@@ -168,45 +170,47 @@ const (
 	yttRebase = `#@ def rebase(left):
 #@   obj = plain(left)
 #@   sources = {SOURCES}
+#@   for rule in rules:
 `
-	yttPaths = `#@   for steps in rule["paths"]:
-#@     for name in rule["sources"]:
-#@       v = lookup(sources[name], steps)
-#@       if v != None:
-#@         put(obj, steps, v, position(sources[name], steps))
-#@         break
+	yttPaths = `#@     for steps in rule["paths"]:
+#@       for name in rule["sources"]:
+#@         v = lookup(sources[name], steps)
+#@         if v != None:
+#@           put(obj, steps, v, position(sources[name], steps))
+#@           break
+#@         end
 #@       end
 #@     end
-#@   end
 `
-	yttEmpty = `#@   for steps in rule["empty"]:
-#@     if lookup(obj, steps) == None and lookup(sources["existing"], steps) != None:
-#@       put(obj, steps, {}, -1)
-#@     end
-#@   end
-`
-	yttNulls = `#@   for steps in rule["nulls"]:
-#@     parent = lookup(obj, steps[:-1])
-#@     if type(parent) == "dict" and not present(obj, steps) and present(sources["existing"], steps) and lookup(sources["existing"], steps) == None:
-#@       parent[steps[-1]["f"]] = None
-#@     end
-#@   end
-`
-	yttRewrites = `#@   for r in rule["rewrites"]:
-#@     if lookup(obj, r["path"]) == r["from"] and (r["from"] != None or present(obj, r["path"])) and lookup(sources["existing"], r["path"]) == r["to"]:
-#@       if r["to"] == None and present(sources["existing"], r["path"]):
-#@         lookup(obj, r["path"][:-1])[r["path"][-1]["f"]] = None
-#@       else:
-#@         put(obj, r["path"], r["to"], -1)
+	yttEmpty = `#@     for steps in rule["empty"]:
+#@       if lookup(obj, steps) == None and lookup(sources["existing"], steps) != None:
+#@         put(obj, steps, {}, -1)
 #@       end
 #@     end
-#@   end
 `
-	yttFoldStep = `#@   if rule["stringData"]:
-#@     fold(obj, sources["existing"])
-#@   end
+	yttNulls = `#@     for steps in rule["nulls"]:
+#@       parent = lookup(obj, steps[:-1])
+#@       if type(parent) == "dict" and not present(obj, steps) and present(sources["existing"], steps) and lookup(sources["existing"], steps) == None:
+#@         parent[steps[-1]["f"]] = None
+#@       end
+#@     end
 `
-	yttTail = `#@   return obj
+	yttRewrites = `#@     for r in rule["rewrites"]:
+#@       if lookup(obj, r["path"]) == r["from"] and (r["from"] != None or present(obj, r["path"])) and lookup(sources["existing"], r["path"]) == r["to"]:
+#@         if r["to"] == None and present(sources["existing"], r["path"]):
+#@           lookup(obj, r["path"][:-1])[r["path"][-1]["f"]] = None
+#@         else:
+#@           put(obj, r["path"], r["to"], -1)
+#@         end
+#@       end
+#@     end
+`
+	yttFoldStep = `#@     if rule["stringData"]:
+#@       fold(obj, sources["existing"])
+#@     end
+`
+	yttTail = `#@   end
+#@   return obj
 #@ end
 
 #@overlay/match by=overlay.all
@@ -215,41 +219,58 @@ const (
 `
 )
 
-// overlay renders the ytt rebase rule: the program parts the rule uses, and its data.
+// overlay renders the ytt rebase rule: the program parts its rules use, and their data, one
+// entry per rule of r.Parts() with its own sources.
 func overlay(r synth.Rule) string {
-	rewrites := []map[string]any{}
-	for _, rw := range r.Rewrites {
-		rewrites = append(rewrites, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
+	var data []map[string]any
+	var keyed, fold, empty, nulls, rewrites bool
+	var sources []string // the sources read: each rule's for its paths, the live object for the rest
+	use := func(s string) {
+		if !slices.Contains(sources, s) {
+			sources = append(sources, s)
+		}
 	}
-	js, _ := json.Marshal(map[string]any{"paths": steps(r.Keyed), "empty": steps(r.Empty), "nulls": steps(r.Nulls), "sources": r.Sources,
-		"rewrites": rewrites, "stringData": r.FoldStringData})
-	keyed, existing := len(r.Keyed) > 0, len(r.Empty)+len(r.Nulls)+len(r.Rewrites) > 0 || r.FoldStringData
+	for _, p := range r.Parts() {
+		rws := []map[string]any{}
+		for _, rw := range p.Rewrites {
+			rws = append(rws, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
+		}
+		data = append(data, map[string]any{"paths": steps(p.Keyed), "empty": steps(p.Empty), "nulls": steps(p.Nulls), "sources": p.Sources,
+			"rewrites": rws, "stringData": p.FoldStringData})
+		pKeyed, pExisting := len(p.Keyed) > 0, len(p.Empty)+len(p.Nulls)+len(p.Rewrites) > 0 || p.FoldStringData
+		for _, s := range p.Sources {
+			if pKeyed || s == "existing" && pExisting {
+				use(string(s))
+			}
+		}
+		if pExisting {
+			use("existing")
+		}
+		keyed = keyed || pKeyed
+		empty, nulls, rewrites, fold = empty || len(p.Empty) > 0, nulls || len(p.Nulls) > 0, rewrites || len(p.Rewrites) > 0, fold || p.FoldStringData
+	}
+	js, _ := json.Marshal(data)
 	var b strings.Builder
 	add := func(part string, need bool) {
 		if need {
 			b.WriteString("\n" + part)
 		}
 	}
-	b.WriteString(strings.Replace(yttHead, "RULE", base64.StdEncoding.EncodeToString(js), 1))
+	b.WriteString(strings.Replace(yttHead, "RULES", base64.StdEncoding.EncodeToString(js), 1))
 	add(yttLookup, true)
-	add(yttPresent, len(r.Nulls)+len(r.Rewrites) > 0)
+	add(yttPresent, nulls || rewrites)
 	add(yttPosition, keyed)
-	add(yttFold, r.FoldStringData)
-	add(yttPut, keyed || len(r.Empty)+len(r.Rewrites) > 0)
-	var sources []string // the sources read: the rule's for its paths, the live object for the rest
-	for _, s := range r.Sources {
-		if keyed || s == "existing" && existing {
-			sources = append(sources, fmt.Sprintf("%q: plain(data.values.%s)", s, s))
-		}
+	add(yttFold, fold)
+	add(yttPut, keyed || empty || rewrites)
+	read := make([]string, len(sources))
+	for i, s := range sources {
+		read[i] = fmt.Sprintf("%q: plain(data.values.%s)", s, s)
 	}
-	if existing && !slices.Contains(r.Sources, "existing") {
-		sources = append(sources, `"existing": plain(data.values.existing)`)
-	}
-	b.WriteString("\n" + strings.Replace(yttRebase, "SOURCES", strings.Join(sources, ", "), 1))
+	b.WriteString("\n" + strings.Replace(yttRebase, "SOURCES", strings.Join(read, ", "), 1))
 	for _, p := range []struct {
 		part string
 		need bool
-	}{{yttPaths, keyed}, {yttEmpty, len(r.Empty) > 0}, {yttNulls, len(r.Nulls) > 0}, {yttRewrites, len(r.Rewrites) > 0}, {yttFoldStep, r.FoldStringData}} {
+	}{{yttPaths, keyed}, {yttEmpty, empty}, {yttNulls, nulls}, {yttRewrites, rewrites}, {yttFoldStep, fold}} {
 		if p.need {
 			b.WriteString(p.part)
 		}

@@ -112,16 +112,19 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 	}
 	b.WriteString("rebaseRules:\n")
 	for _, r := range rules {
-		fmt.Fprintf(b, "%s%s: %s\n", comment, clean(classLabels(r)), clean(resourceNames(r.Resources)))
-		for _, e := range r.Evidence {
-			fmt.Fprintf(b, "%s  %s\n", comment, clean(e))
-		}
 		if r.YTT() {
-			fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, clean(pathList(r)))
-			fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, clean(yttWhy(r)))
+			for _, p := range r.Parts() { // each rule of the one ytt evaluation says what it rewrites and why
+				writeAbout(b, p)
+				fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, clean(pathList(p)))
+				fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, clean(yttWhy(p)))
+			}
+			if len(r.Also) > 0 {
+				fmt.Fprintf(b, "%s  the %d ytt rules above run as one: kapp evaluates a ytt rule once for every resource it matches, under each base\n", comment, len(r.Also)+1)
+			}
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
 			writeIndented(b, overlay(r), "        ")
 		} else {
+			writeAbout(b, r)
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
 			for _, p := range siblingsAsRegex(r) {
 				fmt.Fprintf(b, "  - [%s]\n", p)
@@ -136,6 +139,14 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			}
 			writeMatchers(b, r.RemoveMatchers, nsValues)
 		}
+	}
+}
+
+// writeAbout writes the comment naming a rule's classes, resources and evidence.
+func writeAbout(b *strings.Builder, r synth.Rule) {
+	fmt.Fprintf(b, "%s%s: %s\n", comment, clean(classLabels(r)), clean(resourceNames(r.Resources)))
+	for _, e := range r.Evidence {
+		fmt.Fprintf(b, "%s  %s\n", comment, clean(e))
 	}
 }
 

@@ -75,14 +75,16 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 	return s
 }
 
-func generatedPaths(g synth.Rule) []fielddiff.Path {
+func generatedPaths(r synth.Rule) []fielddiff.Path {
 	var out []fielddiff.Path
-	for _, p := range g.Paths {
-		out = append(out, fielddiff.FromFields(p))
-	}
-	out = append(append(append(out, g.Indexed...), g.Keyed...), g.Empty...)
-	for _, rw := range g.Rewrites {
-		out = append(out, rw.Path)
+	for _, g := range r.Parts() {
+		for _, p := range g.Paths {
+			out = append(out, fielddiff.FromFields(p))
+		}
+		out = append(append(append(out, g.Indexed...), g.Keyed...), g.Empty...)
+		for _, rw := range g.Rewrites {
+			out = append(out, rw.Path)
+		}
 	}
 	return out
 }

@@ -125,6 +125,17 @@ type Rule struct {
 	// FoldStringData moves Secret stringData into data where the live data holds the same values.
 	FoldStringData bool
 	Matchers       []Matcher
+	// Also are the other ytt rules naming exactly the resources this one names, run in the same
+	// ytt evaluation: kapp evaluates every ytt rule once per resource it matches, under each base,
+	// on every deploy. Each keeps its own sources, paths, classes and evidence.
+	Also []Rule
+}
+
+// Parts are the rule without Also, then the rules of Also: what one ytt evaluation runs, in order.
+func (r Rule) Parts() []Rule {
+	head := r
+	head.Also = nil
+	return append([]Rule{head}, r.Also...)
 }
 
 // Rewrite replaces From at Path with To when the live object holds To: the same value written
