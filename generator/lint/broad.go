@@ -110,11 +110,11 @@ var scaledKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Repl
 
 // replicas reports a rule that lets the cluster's spec.replicas win on every workload of a kind
 // when no autoscaler among the desired objects scales some of them: a replica count changed in
-// Git is then silently ignored there. Rules naming each resource are deliberate (a job may scale
-// it) and left alone.
+// Git is then silently ignored there. Rules naming each resource (namesOnly) are deliberate (a job
+// may scale it) and left alone.
 func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
 	if r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting ||
-		!slices.ContainsFunc(r.ResourceMatchers, func(m ctlconf.ResourceMatcher) bool { return m.KindNamespaceNameMatcher == nil }) {
+		!slices.ContainsFunc(r.ResourceMatchers, func(m ctlconf.ResourceMatcher) bool { return !namesOnly(m) }) {
 		return
 	}
 	for _, p := range rulePaths(a, r) {

@@ -401,3 +401,45 @@ rebaseRules:
 		{Error, 11, `Gadget is cluster-scoped, so namespace "x" never matches`, `kindNamespaceNameMatcher: {kind: Gadget, namespace: "", name: g}`},
 	})
 }
+
+// A rule naming several resources of a kind, as generate writes it (the kind's matcher, then the
+// anyMatcher of their names): a stale name in the list is reported on its own line, and the rule
+// is a deliberate list of names, so the replicas check leaves it alone (no autoscaler scales
+// app/api here, a job may).
+func TestNamesBehindKindMatcher(t *testing.T) {
+	dir := t.TempDir()
+	desired := filepath.Join(dir, "desired.yaml")
+	os.WriteFile(desired, []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: app}
+spec: {replicas: 1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: app}
+spec: {replicas: 1}
+`), 0o644)
+	rules := filepath.Join(dir, "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, replicas]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+      - anyMatcher:
+          matchers:
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: web}
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: gone}
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: api}
+`), 0o644)
+	got, err := Check(optionsFor(t, []string{rules}, inputs{desired: []string{desired}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, rules, []want{{Warning, 14, "kindNamespaceNameMatcher {kind: Deployment, name: gone, namespace: app} matches none of the desired objects",
+		"the desired Deployment objects have namespace/name app/api, app/web"}})
+}

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,15 +80,50 @@ func (c *checker) matcher(m ctlconf.ResourceMatcher, a at) bool {
 }
 
 // unmatched reports matchers that match none of the desired objects: a stale apiVersion, a
-// renamed resource, a kind the package no longer ships.
+// renamed resource, a kind the package no longer ships. Each name of a list of names behind an
+// andMatcher (what generate writes for several resources of a kind) counts as a matcher of its own.
 func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 	for i, item := range a.field("resourceMatchers").items() {
 		m := r.ResourceMatchers[i]
-		if !valid[i] || m.AllMatcher != nil || len(c.matching(c.resources, []ctlconf.ResourceMatcher{m})) > 0 {
+		if !valid[i] || m.AllMatcher != nil {
 			continue
 		}
-		c.add(Warning, item, describe(item)+" matches none of the desired objects", c.nearMiss(m))
+		if len(c.matching(c.resources, []ctlconf.ResourceMatcher{m})) == 0 {
+			c.add(Warning, item, describe(item)+" matches none of the desired objects", c.nearMiss(m))
+			continue
+		}
+		if m.AndMatcher == nil {
+			continue
+		}
+		for j, sub := range m.AndMatcher.Matchers {
+			if sub.AnyMatcher == nil || !namesOnly(sub) {
+				continue
+			}
+			list := nth(item.field("andMatcher").field("matchers"), j).field("anyMatcher").field("matchers")
+			for k, name := range sub.AnyMatcher.Matchers {
+				alone := slices.Clone(m.AndMatcher.Matchers)
+				alone[j] = name
+				if len(c.matching(c.resources, []ctlconf.ResourceMatcher{{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}})) == 0 {
+					at := nth(list, k)
+					c.add(Warning, at, describe(at)+" matches none of the desired objects", c.nearMiss(name))
+				}
+			}
+		}
 	}
+}
+
+// namesOnly reports whether m selects named resources only: a kindNamespaceNameMatcher, an
+// anyMatcher of such matchers, or an andMatcher with one among its matchers.
+func namesOnly(m ctlconf.ResourceMatcher) bool {
+	switch {
+	case m.KindNamespaceNameMatcher != nil:
+		return true
+	case m.AnyMatcher != nil:
+		return len(m.AnyMatcher.Matchers) > 0 && !slices.ContainsFunc(m.AnyMatcher.Matchers, func(m ctlconf.ResourceMatcher) bool { return !namesOnly(m) })
+	case m.AndMatcher != nil:
+		return slices.ContainsFunc(m.AndMatcher.Matchers, namesOnly)
+	}
+	return false
 }
 
 // describe renders a matcher item as flow YAML: apiVersionKindMatcher {apiVersion: apps/v1, kind: Deployment}.

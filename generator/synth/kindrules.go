@@ -4,8 +4,6 @@ package synth
 // included), a ytt rule selecting items by key only where it cannot.
 
 import (
-	"sort"
-
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -21,25 +19,21 @@ import (
 func (g *group) kindRules(matched []classify.Resource) []Rule {
 	plain, keyed := g.rule, g.rule
 	var extra []Rule
-	var rewritten []Matcher // the resources the rewrite rule names
+	var rewritten []Matcher // the resources the rewrite rule names, one matcher each
 	unfolded := len(g.folded) > 0
 	if len(g.rewrites) > 0 { // exact values of the resources that hold them: a rule naming them
 		rw := g.yttRule()
-		var ids []pair.Identity
-		for id := range g.rewritten {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i].Less(ids[j]) })
+		ids := sortedIDs(g.rewritten)
 		// the rewritten Secrets fold their stringData in the same rule: one ytt run, not two
 		rw.FoldStringData, unfolded = false, false
 		for _, id := range ids {
-			rewritten = append(rewritten, Matcher{KindNamespaceName: &KindNamespaceName{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}})
+			rewritten = append(rewritten, nameOf(id))
 			rw.FoldStringData = rw.FoldStringData || g.folded[id]
 		}
 		for id := range g.folded {
 			unfolded = unfolded || !g.rewritten[id]
 		}
-		rw.Matchers = rewritten
+		rw.Matchers = names(ids, g.kind)
 		extra = append(extra, rw)
 	}
 	var maps, items []fielddiff.Path // candidates: empty maps outside lists, paths through list items
@@ -117,15 +111,21 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 // ytt rule names exactly the resources that need it, even when that is every resource matched now
 // (then the caller emits no plain rule, which no pair would verify).
 func (g *group) split(misfits []misfit) (others, exceptions Rule) {
-	var names []Matcher
+	var ids []pair.Identity
+	var each []Matcher
 	for _, m := range misfits {
-		names = append(names, Matcher{KindNamespaceName: &KindNamespaceName{Kind: m.id.Kind, Namespace: m.id.Namespace, Name: m.id.Name}})
+		ids = append(ids, m.id)
+		each = append(each, nameOf(m.id))
 	}
 	others, exceptions = g.rule, g.rule
-	others.Matchers = []Matcher{and(g.rule.Matchers[0], Matcher{Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: names}}}})}
-	exceptions.Matchers = names
+	// behind the kind's matcher already: the names alone
+	others.Matchers = []Matcher{and(g.rule.Matchers[0], Matcher{Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: each}}}})}
+	exceptions.Matchers = names(ids, g.kind)
 	return others, exceptions
 }
+
+// kind is the matcher of the kind a kind's group rules (its rule's first matcher), for names.
+func (g *group) kind(pair.Identity) Matcher { return g.rule.Matchers[0] }
 
 // and is an andMatcher of ms, the matchers of an andMatcher among them inlined.
 func and(ms ...Matcher) Matcher {

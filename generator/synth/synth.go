@@ -67,9 +67,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			}
 			var g *group
 			if f.Class == classify.Controller {
-				g = get(byResource, r.ID, func() Rule {
-					return Rule{Sources: ControllerWins(), Matchers: []Matcher{{KindNamespaceName: &KindNamespaceName{Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name}}}}
-				})
+				g = get(byResource, r.ID, func() Rule { return Rule{Sources: ControllerWins()} })
 			} else {
 				key := r.ID.Group + "/" + r.ID.Kind
 				g = get(byKind, key, func() Rule {
@@ -135,6 +133,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 		res.Rules = append(res.Rules, g.kindRules(ofKind[key])...)
 	}
 	for _, g := range mergeSamePaths(byResource) {
+		g.rule.Matchers = names(sortedIDs(g.res), func(id pair.Identity) Matcher { return kindMatcher(id, versions[id.Group+"/"+id.Kind]) })
 		res.Rules = append(res.Rules, g.rules()...)
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
@@ -180,8 +179,8 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	return g
 }
 
-// mergeSamePaths puts resources whose controller-owned paths are identical into one rule with
-// one kindNamespaceNameMatcher each: still exactly those resources, fewer rules.
+// mergeSamePaths puts resources whose controller-owned paths are identical into one group, one
+// rule naming them all (names): still exactly those resources, fewer rules.
 func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 	merged := map[string]*group{}
 	var ids []pair.Identity
@@ -194,7 +193,6 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 		g := byResource[id]
 		key := strings.Join(sortedKeys(g.paths), "\n")
 		if m, ok := merged[key]; ok {
-			m.rule.Matchers = append(m.rule.Matchers, g.rule.Matchers...)
 			for k := range g.res {
 				m.res[k] = true
 			}
@@ -339,10 +337,12 @@ func evidenceSummary(f classify.Finding) string {
 
 func ruleKey(r Rule) string {
 	m := r.Matchers[0]
-	if m.And != nil {
+	var kind, rest string
+	if ns, ok := m.Names(); ok { // after the kind's own rules
+		m = Matcher{KindNamespaceName: &ns[0]}
+	} else if m.And != nil {
 		m = m.And.Matchers[0]
 	}
-	var kind, rest string
 	switch {
 	case m.APIVersionKind != nil:
 		kind, rest = m.APIVersionKind.Kind, "0"+m.APIVersionKind.APIVersion
@@ -371,25 +371,42 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// byName sorts identities by their names (String), as a rule's comment lists them.
 // named narrows ids to the resources matchers name when they only name resources (a ytt rule for
 // the resources a plain copy would be wrong on): the rule's comment names what it matches.
 func named(ids map[pair.Identity]bool, matchers []Matcher) map[pair.Identity]bool {
-	out := map[pair.Identity]bool{}
+	want := map[KindNamespaceName]bool{}
 	for _, m := range matchers {
-		n := m.KindNamespaceName
-		if n == nil {
+		ns, ok := m.Names()
+		if !ok {
 			return ids
 		}
-		for id := range ids {
-			if id.Kind == n.Kind && id.Namespace == n.Namespace && id.Name == n.Name {
-				out[id] = true
-			}
+		for _, n := range ns {
+			want[n] = true
+		}
+	}
+	out := map[pair.Identity]bool{}
+	for id := range ids {
+		if want[KindNamespaceName{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}] {
+			out[id] = true
 		}
 	}
 	return out
 }
 
+// sortedIDs lists ids in their order (pair.Identity.Less: each group/kind together).
+func sortedIDs(ids map[pair.Identity]bool) []pair.Identity {
+	return slices.SortedFunc(maps.Keys(ids), func(a, b pair.Identity) int {
+		if a.Less(b) {
+			return -1
+		}
+		if b.Less(a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// byName sorts identities by their names (String), as a rule's comment lists them.
 func byName(ids map[pair.Identity]bool) []pair.Identity {
 	return slices.SortedFunc(maps.Keys(ids), func(a, b pair.Identity) int { return strings.Compare(a.String(), b.String()) })
 }

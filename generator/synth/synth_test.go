@@ -37,7 +37,7 @@ func TestSynthesize(t *testing.T) {
 		t.Fatalf("want 2 rules (defaults per kind, one controller rule), got %+v", got.Rules)
 	}
 	ctrl, defaults := got.Rules[0], got.Rules[1]
-	if len(ctrl.Matchers) != 2 || ctrl.Matchers[0].KindNamespaceName.Name != "api" || ctrl.Matchers[1].KindNamespaceName.Name != "web" ||
+	if ns, ok := ctrl.Matchers[0].Names(); len(ctrl.Matchers) != 1 || !ok || fmt.Sprint(ns) != "[{Deployment ns api} {Deployment ns web}]" ||
 		fmt.Sprint(ctrl.Sources) != "[existing new]" {
 		t.Errorf("the two Deployments with the same owned path share one rule naming exactly them: %+v", ctrl)
 	}

@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
@@ -284,4 +288,82 @@ func TestSummarize(t *testing.T) {
 	if m.Runs != 1 || m.Time != 7*s || m.CPU != 6*s || m.Alloc != 5 || m.Peak != 3 {
 		t.Errorf("one run: %+v", m)
 	}
+}
+
+// BenchmarkRuleMatchers is what kapp's own matcher code costs to select the resources of every
+// rule generate writes for the fleet (REBASEGEN_MATCH_PAIRS pairs, default 10,000): per op, each
+// rule's matcher, as kapp builds it from the generated Config (an anyMatcher of the rule's
+// resourceMatchers), tried on every desired resource, once: what kapp pays per rebase of the
+// fleet. "flat" is the same rules with their names as a flat list of kindNamespaceNameMatchers,
+// which kapp tries in order on every resource of every kind.
+//
+//	go test ./hack/bench -run '^$' -bench RuleMatchers -benchtime 5x
+func BenchmarkRuleMatchers(b *testing.B) {
+	objs, err := fixturePairs(fixturesDir, corpora["fleet"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := strconv.Atoi(envOr("REBASEGEN_MATCH_PAIRS", "10000"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := buildCorpus(objs, n, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := generator.Synthesize(inputs(c), synth.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := verify.ConfigOf(ctlres.NewResourceUnstructured(*g.Config, ctlres.ResourceType{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var resources []ctlres.Resource
+	for _, r := range g.Report.Resources {
+		d, err := r.Desired.Object()
+		if err != nil {
+			b.Fatal(err)
+		}
+		resources = append(resources, ctlres.NewResourceUnstructured(*d.Unstructured, ctlres.ResourceType{}))
+	}
+	for _, shape := range []string{"generated", "flat"} {
+		var ms []ctlres.ResourceMatcher
+		for _, r := range cfg.RebaseRules {
+			rms := r.ResourceMatchers
+			if shape == "flat" {
+				rms = flatNames(rms)
+			}
+			ms = append(ms, ctlres.AnyMatcher{Matchers: ctlconf.ResourceMatchers(rms).AsResourceMatchers()})
+		}
+		b.Run(shape, func(b *testing.B) {
+			matched := 0
+			for b.Loop() {
+				matched = 0
+				for _, res := range resources {
+					for _, m := range ms {
+						if m.Matches(res) {
+							matched++
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(matched), "matches")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(resources)), "ns/resource")
+		})
+	}
+}
+
+// flatNames writes a list of names behind a kind's matcher (andMatcher of the kind and the
+// anyMatcher of kindNamespaceNameMatchers) as the names alone, the shape generate wrote before.
+func flatNames(ms []ctlconf.ResourceMatcher) []ctlconf.ResourceMatcher {
+	var out []ctlconf.ResourceMatcher
+	for _, m := range ms {
+		if m.AndMatcher != nil && len(m.AndMatcher.Matchers) == 2 && m.AndMatcher.Matchers[1].AnyMatcher != nil {
+			out = append(out, m.AndMatcher.Matchers[1].AnyMatcher.Matchers...)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
