@@ -129,6 +129,25 @@ func TestTable(t *testing.T) {
 	}
 }
 
+// Growth is judged for rebasegen's stages only: the floors' growth (parse, kapp's engine) is shown
+// without a verdict.
+func TestGrowthJudgesOnlyRebasegen(t *testing.T) {
+	at := func(stage string, n int, secs float64) measurement {
+		return measurement{Corpus: "fleet", Stage: stage, Pairs: n, Input: int64(n) * 4700, Runs: 1,
+			Time: time.Duration(secs * float64(time.Second)), CPU: time.Duration(secs * float64(time.Second))}
+	}
+	var ms []measurement
+	for _, s := range []string{stageParse, stageKapp, stageExplain} {
+		ms = append(ms, at(s, 1000, 1), at(s, 10000, 12))
+	}
+	var b strings.Builder
+	printTable(&b, "fleet", ms, []int{1000, 10000})
+	want := "growth 1000 -> 10000 pairs (10x the pairs): parse 12.00x (cpu 12.00x), explain 12.00x (cpu 12.00x) OVER (max 11.0x), kapp 12.00x (cpu 12.00x)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+}
+
 // The fleet corpus is Deployment + HPA pairs only, and generate's rules for it are plain copies:
 // no ytt rule for kapp to run on every deploy of such a fleet.
 func TestFleetCorpusGetsPlainRules(t *testing.T) {

@@ -111,7 +111,12 @@ func printTable(w io.Writer, corpus string, ms []measurement, sizes []int) {
 		max := float64(hi) / float64(lo) * maxGrowth10x / 10
 		var parts []string
 		for _, s := range allStages {
-			if r := ratio(get(s, hi), get(s, lo), max); r != "-" {
+			r := ratio(get(s, hi), get(s, lo), max)
+			if s == stageParse || s == stageKapp {
+				// the floors' growth is shown, not judged: the target is rebasegen's
+				r = strings.TrimSuffix(strings.Split(r, " OVER")[0], " ok")
+			}
+			if r != "-" {
 				parts = append(parts, s+" "+r)
 			}
 		}
