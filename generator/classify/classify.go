@@ -218,10 +218,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
-	for _, d := range findings {
+	for i, d := range findings {
 		f := c.field(fc, d)
-		f.CoveredByKappDefault = byKapp[d.Path.String()]
-		f.CoveredByPackageRules = byPkg[d.Path.String()]
+		f.CoveredByKappDefault = byKapp != nil && byKapp[i]
+		f.CoveredByPackageRules = byPkg != nil && byPkg[i]
 		if isSecretData(p.ID, d.Path) || isLastApplied(d.Path) {
 			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
 		}
