@@ -61,7 +61,11 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 		for _, p := range topMost(s) {
 			dv, _ := dl.GetDeclared(p)
 			lv, _ := ll.Get(p)
-			if c == Modified {
+			if c != Modified {
+				out = append(out, Delta{Path: p, Change: c, Desired: dv, Live: lv, Noise: noise(p)})
+				continue
+			}
+			if !stayDifferent(dv, lv) {
 				if nd == nil {
 					nd, nl = NewLookup(Normalize(d).Object), NewLookup(Normalize(l).Object)
 				}
@@ -71,10 +75,8 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 					out = append(out, Delta{Path: p, Change: Canonical, Desired: dv, Live: lv, Noise: noise(p)})
 					continue
 				}
-				out = append(out, expand(p, dv, lv)...)
-				continue
 			}
-			out = append(out, Delta{Path: p, Change: c, Desired: dv, Live: lv, Noise: noise(p)})
+			out = append(out, expand(p, dv, lv)...)
 		}
 	}
 	add(cmp.Added, Added)
@@ -91,6 +93,23 @@ func Diff(desired, live *unstructured.Unstructured) ([]Delta, error) {
 	}
 	sort.Sort(byKey{out, keys})
 	return out, nil
+}
+
+// stayDifferent reports whether two differing values are certain to differ once normalised as
+// well: two booleans, or two integers in int32's range (the built-in types hold integers in int32,
+// int64, Quantity and IntOrString fields, all of which keep such values exactly; a field the type
+// lacks is dropped, never made equal). Performance: a scaled Deployment's replicas made Diff
+// normalise both objects, a twentieth of explain's CPU at fleet scale, to find them different.
+func stayDifferent(a, b any) bool {
+	switch a := a.(type) {
+	case bool:
+		b, ok := b.(bool)
+		return ok && a != b
+	case int64:
+		b, ok := b.(int64)
+		return ok && a != b && a == int64(int32(a)) && b == int64(int32(b))
+	}
+	return false
 }
 
 // expand splits a modified atomic value (a list the schema does not key, a custom resource's

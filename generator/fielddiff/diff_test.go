@@ -133,3 +133,46 @@ func TestDiffCustomResourceByIndex(t *testing.T) {
 		t.Errorf("got:\n%s", got)
 	}
 }
+
+// TestStayDifferentHoldsOnceNormalised: where stayDifferent says two values cannot become equal
+// in normalisation, Normalize (the oracle) keeps them different in a field of each kind that
+// holds integers or booleans (int32, int64, Quantity, IntOrString, bool), so Diff may skip it.
+func TestStayDifferentHoldsOnceNormalised(t *testing.T) {
+	fields := []struct {
+		yaml string // the Pod's spec with %v for the value
+		path []any
+	}{
+		{"activeDeadlineSeconds: %v", []any{"activeDeadlineSeconds"}},
+		{"hostNetwork: %v", []any{"hostNetwork"}},
+		{"containers: [{name: c, ports: [{containerPort: %v}]}]", []any{"containers", 0, "ports", 0, "containerPort"}},
+		{"containers: [{name: c, resources: {limits: {cpu: %v}}}]", []any{"containers", 0, "resources", "limits", "cpu"}},
+		{"containers: [{name: c, readinessProbe: {httpGet: {port: %v}}}]", []any{"containers", 0, "readinessProbe", "httpGet", "port"}},
+	}
+	values := []string{"0", "1", "-1", "2147483647", "-2147483648", "4294967297", "1000", "true", "false"}
+	normalised := func(field, v string, path []any) any {
+		o := Normalize(obj(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {"+strings.ReplaceAll(field, "%v", v)+"}\n"))
+		var cur any = o.Object["spec"]
+		for _, k := range path {
+			switch k := k.(type) {
+			case string:
+				cur = cur.(map[string]any)[k]
+			case int:
+				cur = cur.([]any)[k]
+			}
+		}
+		return cur
+	}
+	for _, a := range values {
+		for _, b := range values {
+			decoded := func(v string) any { return obj(t, "apiVersion: v1\nkind: X\nmetadata: {name: x}\nv: "+v).Object["v"] }
+			if !stayDifferent(decoded(a), decoded(b)) {
+				continue
+			}
+			for _, f := range fields {
+				if na, nb := normalised(f.yaml, a, f.path), normalised(f.yaml, b, f.path); Equal(na, nb) {
+					t.Errorf("%s and %s in %q: equal once normalised (%v)", a, b, f.yaml, na)
+				}
+			}
+		}
+	}
+}
