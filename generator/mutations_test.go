@@ -26,7 +26,7 @@ func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	hpa := synth.Matcher{APIVersionKind: &synth.APIVersionKind{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"}}
-	empty := synth.Matcher{EmptyField: &synth.EmptyField{Path: []string{"spec", "maxReplicas"}}}
+	empty := synth.Matcher{EmptyField: &synth.EmptyField{Path: synth.Keys("spec", "maxReplicas")}}
 	for _, tc := range []struct {
 		name    string
 		matcher synth.Matcher
@@ -68,6 +68,16 @@ func TestMutationCheckPerRuleOfOneYTTRule(t *testing.T) {
 // mutationsUnder runs the mutation check of rules, written as generate writes them.
 func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) Verification {
 	t.Helper()
+	var v Verification
+	if err := mutations(&v, a.Report, rules, []*unstructured.Unstructured{configOf(t, rules)}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// configOf is the kapp Config generate writes for rules.
+func configOf(t *testing.T, rules []synth.Rule) *unstructured.Unstructured {
+	t.Helper()
 	var b bytes.Buffer
 	if err := emit.WriteRules(&b, rules, emit.Header{}); err != nil {
 		t.Fatal(err)
@@ -76,9 +86,5 @@ func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) Verification 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v Verification
-	if err := mutations(&v, a.Report, rules, []*unstructured.Unstructured{cfg[0].Unstructured}, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return cfg[0].Unstructured
 }

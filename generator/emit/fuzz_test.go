@@ -239,10 +239,14 @@ func sameMatcher(m synth.Matcher, km ctlconf.ResourceMatcher) error {
 		want[0] = fmt.Sprintf("%q", m.EmptyField.Path)
 		var parts []string
 		for _, p := range km.EmptyFieldMatcher.Path {
-			if p.MapKey == nil {
-				return fmt.Errorf("emptyFieldMatcher path %s read back with a part that is no map key", km.EmptyFieldMatcher.Path.AsString())
+			switch {
+			case p.MapKey != nil:
+				parts = append(parts, *p.MapKey)
+			case p.ArrayIndex != nil && p.ArrayIndex.Index != nil:
+				parts = append(parts, fmt.Sprintf("[%d]", *p.ArrayIndex.Index))
+			default:
+				return fmt.Errorf("emptyFieldMatcher path %s read back with a part that is no map key or index", km.EmptyFieldMatcher.Path.AsString())
 			}
-			parts = append(parts, *p.MapKey)
 		}
 		got[0] = fmt.Sprintf("%q", parts)
 	case m.Not != nil && km.NotMatcher != nil:

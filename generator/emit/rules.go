@@ -123,6 +123,15 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			}
 			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
 			writeIndented(b, overlay(r), "        ")
+		} else if r.Drop != nil {
+			writeAbout(b, r)
+			fmt.Fprintf(b, "%s  remove rule: %s, an empty value the server does not store, only while the manifest's value is empty (emptyFieldMatcher): a value declared in Git is still shown\n", comment, clean(r.Drop.String()))
+			parts := synth.KappPath(r.Drop)
+			written := make([]string, len(parts))
+			for i, p := range parts {
+				written[i] = kappPart(p)
+			}
+			fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s]\n", strings.Join(written, ", "))
 		} else {
 			writeAbout(b, r)
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
@@ -172,8 +181,8 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 		list("anyMatcher", m.Any.Matchers)
 	case m.EmptyField != nil:
 		parts := make([]string, len(m.EmptyField.Path))
-		for i, s := range m.EmptyField.Path {
-			parts[i] = scalar(s)
+		for i, p := range m.EmptyField.Path {
+			parts[i] = kappPart(p)
 		}
 		fmt.Fprintf(b, "%s- emptyFieldMatcher: {path: [%s]}\n", indent, strings.Join(parts, ", "))
 	case m.Not != nil:
@@ -185,6 +194,15 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 	default:
 		b.WriteString(indent + "- " + strings.ReplaceAll(matcher(m, nsValues), "\n      ", "\n"+indent+"    ") + "\n")
 	}
+}
+
+// kappPart writes one part of a kapp path: a map key, or {index: N}. An index only where kapp
+// reads the list's length first (emptyFieldMatcher, remove): its copy does not.
+func kappPart(p synth.PathPart) string {
+	if p.Index != nil {
+		return fmt.Sprintf("{index: %d}", *p.Index)
+	}
+	return scalar(p.Key)
 }
 
 // yttWhy says why a rule is a ytt rule, which kapp runs for every resource it matches, under each

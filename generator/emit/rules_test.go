@@ -79,7 +79,7 @@ func TestKappMatchersAreWhatKappReads(t *testing.T) {
 		{Sources: synth.ControllerWins(), Paths: [][]string{{"spec", "x"}}, Matchers: []synth.Matcher{named, {KindNamespaceName: &synth.KindNamespaceName{Kind: "ClusterRole", Name: "view"}}}},
 		{Sources: synth.UserWins(), Paths: [][]string{{"metadata", "annotations"}}, Matchers: []synth.Matcher{{And: &synth.Matchers{Matchers: []synth.Matcher{
 			kind, {Not: &synth.Not{Matcher: synth.Matcher{Any: &synth.Matchers{Matchers: []synth.Matcher{named}}}}},
-			{EmptyField: &synth.EmptyField{Path: []string{"metadata", "annotations"}}}}}}}},
+			{EmptyField: &synth.EmptyField{Path: synth.Keys("metadata", "annotations")}}}}}}},
 	}
 	var b strings.Builder
 	if err := WriteRules(&b, rules, Header{Options: Options{Format: FormatConfig}}); err != nil {

@@ -85,6 +85,9 @@ func generatedPaths(r synth.Rule) []fielddiff.Path {
 		for _, rw := range g.Rewrites {
 			out = append(out, rw.Path)
 		}
+		if g.Drop != nil {
+			out = append(out, g.Drop)
+		}
 	}
 	return out
 }

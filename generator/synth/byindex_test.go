@@ -110,7 +110,11 @@ func describe(r Rule) string {
 				names = append(names, m.KindNamespaceName.Name)
 			}
 			if m.EmptyField != nil {
-				names = append(names, "empty:"+strings.Join(m.EmptyField.Path, "."))
+				var keys []string
+				for _, p := range m.EmptyField.Path {
+					keys = append(keys, p.String())
+				}
+				names = append(names, "empty:"+strings.Join(keys, "."))
 			}
 		})
 	}

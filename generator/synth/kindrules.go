@@ -87,7 +87,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		if len(misfits) < len(matched) {
 			a.Paths, a.Remove, a.RemoveMatchers = [][]string{{"metadata", "annotations"}}, historyAnnotations(), a.Matchers
 			// only while the manifest declares no annotations: then it cannot hide one changed in Git
-			a.Matchers = []Matcher{and(a.Matchers[0], Matcher{EmptyField: &EmptyField{Path: []string{"metadata", "annotations"}}})}
+			a.Matchers = []Matcher{and(a.Matchers[0], Matcher{EmptyField: &EmptyField{Path: Keys("metadata", "annotations")}})}
 			extra = append(extra, a)
 		}
 	}
@@ -96,14 +96,14 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		// move a value from one field into another, encoded), except those the rewrite rule folds
 		f := g.rule
 		f.FoldStringData = true
-		ms := []Matcher{g.rule.Matchers[0], {Not: &Not{Matcher: Matcher{EmptyField: &EmptyField{Path: []string{"stringData"}}}}}}
+		ms := []Matcher{g.rule.Matchers[0], {Not: &Not{Matcher: Matcher{EmptyField: &EmptyField{Path: Keys("stringData")}}}}}
 		if len(rewritten) > 0 {
 			ms = append(ms, Matcher{Not: &Not{Matcher: Matcher{Any: &Matchers{Matchers: rewritten}}}})
 		}
 		f.Matchers = []Matcher{and(ms...)}
 		extra = append(extra, f)
 	}
-	return g.finish(append([]Rule{plain, keyed}, extra...)...)
+	return g.finish(append(append([]Rule{plain, keyed}, extra...), g.dropRules()...)...)
 }
 
 // split divides the kind's rule between the resources a plain copy is right on (the kind except

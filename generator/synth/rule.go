@@ -5,6 +5,7 @@ package synth
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -52,7 +53,51 @@ func KappMatchers(ms []Matcher) ([]ctlconf.ResourceMatcher, error) {
 }
 
 type EmptyField struct {
-	Path []string `json:"path"`
+	Path []PathPart `json:"path"`
+}
+
+// PathPart is one part of a kapp path: a map key, or a list index where Index is set.
+type PathPart struct {
+	Key   string
+	Index *int
+}
+
+// Keys is a kapp path of map keys.
+func Keys(keys ...string) []PathPart {
+	out := make([]PathPart, len(keys))
+	for i, k := range keys {
+		out[i] = PathPart{Key: k}
+	}
+	return out
+}
+
+// String is the key, or the index as [N].
+func (p PathPart) String() string {
+	if p.Index != nil {
+		return fmt.Sprintf("[%d]", *p.Index)
+	}
+	return p.Key
+}
+
+// MarshalJSON writes the part as kapp reads it: a string, or {"index": N}.
+func (p PathPart) MarshalJSON() ([]byte, error) {
+	if p.Index != nil {
+		return json.Marshal(map[string]int{"index": *p.Index})
+	}
+	return json.Marshal(p.Key)
+}
+
+// KappPath is p as a kapp path; p holds map keys and list indexes only.
+func KappPath(p fielddiff.Path) []PathPart {
+	out := make([]PathPart, len(p))
+	for i, pe := range p {
+		if pe.Index != nil {
+			out[i] = PathPart{Index: pe.Index}
+		} else {
+			out[i] = PathPart{Key: *pe.FieldName}
+		}
+	}
+	return out
 }
 
 type Matchers struct {
@@ -117,6 +162,12 @@ type Rule struct {
 	// brings back although kapp removes them from both sides before diffing.
 	Remove         [][]string
 	RemoveMatchers []Matcher
+	// Drop is the path of a declared empty value ([], {} or null) the server does not store, which
+	// a remove rule deletes: its Matchers hold kapp's emptyFieldMatcher on the path (absent, null,
+	// [] and {} are empty to it, never a scalar), so the declared value goes only while it is
+	// empty and a non-empty value in Git is still shown. kapp's remove makes no copies: nearly
+	// free, where a ytt rule costs kapp an evaluation per resource.
+	Drop fielddiff.Path
 	// ByKey says why Keyed paths are not Indexed.
 	ByKey    string
 	Empty    []fielddiff.Path // empty maps to add where the live object has them

@@ -33,6 +33,9 @@ type group struct {
 	// would otherwise run on every resource of the kind, on every deploy)
 	rewritten map[pair.Identity]bool
 	folded    map[pair.Identity]bool // Secrets whose stringData the server stored in data
+	// dropped: declared empty values the server drops, and the resources declaring each (Rule.Drop)
+	dropped   map[string]fielddiff.Path
+	droppedAt map[string]map[pair.Identity]bool
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
@@ -85,12 +88,24 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
 				g.rewritten[r.ID] = true
 				continue
+			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && isEmptyValue(f.Desired) && removable(f.Path):
+				// a declared empty value the server drops, the live object lacking the field: a
+				// remove rule while the declared value is empty (Rule.Drop), no ytt
+				g.dropped[f.Path.String()] = f.Path
+				if g.droppedAt[f.Path.String()] == nil {
+					g.droppedAt[f.Path.String()] = map[pair.Identity]bool{}
+				}
+				g.droppedAt[f.Path.String()][r.ID] = true
+				continue
 			case (f.Change == fielddiff.Removed || f.Change == fielddiff.Modified && f.Live == nil) && f.Class == classify.Defaulted && f.Desired != classify.Masked:
 				// a declared zero value the server does not store: dropped from the manifest
 				// only where it is exactly that value and the live object lacks the field, or
 				// set to null where the live object holds null (rules: [] stored as null): no
 				// copy can do it, kapp's copy takes the manifest's [] and the opposite order
-				// would also copy a rule the user declares later
+				// would also copy a rule the user declares later; nor a remove: kapp's engine
+				// then shows the live object's null as removed under the live base (measured on
+				// fixtures/aggregated-clusterrole), and a scalar (false, "") is never empty to
+				// kapp's emptyFieldMatcher, so its remove would hide a change made in Git
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired}
 				g.rewritten[r.ID] = true
 				continue
@@ -145,6 +160,44 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	return res
 }
 
+// isEmptyValue reports whether v is empty to kapp's emptyFieldMatcher: null, [] or {}
+// (resources/matcher_empty_field.go), never a scalar.
+func isEmptyValue(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(t) == 0
+	case map[string]any:
+		return len(t) == 0
+	}
+	return false
+}
+
+// removable reports whether kapp's remove and emptyFieldMatcher can name p: map keys and list
+// indexes, ending in a map key (no item selected by its key or value).
+func removable(p fielddiff.Path) bool {
+	for _, pe := range p {
+		if pe.FieldName == nil && pe.Index == nil {
+			return false
+		}
+	}
+	return len(p) > 0 && p[len(p)-1].FieldName != nil
+}
+
+// dropRules are the remove rules of the declared empty values the server drops, one per path
+// (each with its own emptyFieldMatcher), naming the resources that declare it.
+func (g *group) dropRules() []Rule {
+	var out []Rule
+	for _, k := range sortedKeys(g.dropped) {
+		r := g.rule
+		r.Drop = g.dropped[k]
+		r.Matchers = []Matcher{and(append(names(sortedIDs(g.droppedAt[k]), g.kind), Matcher{EmptyField: &EmptyField{Path: KappPath(r.Drop)}})...)}
+		out = append(out, r)
+	}
+	return out
+}
+
 // resourceList names resources for a warning, the first three and how many more: at fleet scale
 // one line per resource would bury everything else on stderr.
 func resourceList(ids []pair.Identity) string {
@@ -174,7 +227,8 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 	if g, ok := m[k]; ok {
 		return g
 	}
-	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, at: map[string]map[pair.Identity]bool{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{}}
+	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, at: map[string]map[pair.Identity]bool{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{},
+		dropped: map[string]fielddiff.Path{}, droppedAt: map[string]map[pair.Identity]bool{}}
 	m[k] = g
 	return g
 }
@@ -248,18 +302,25 @@ func oneYTTRulePerResources(rules []Rule) []Rule {
 	return out
 }
 
-// namesKey is the sorted names of matchers that only name resources; false for any other matcher.
+// namesKey is the sorted names of matchers that only name resources (as names writes them: a
+// kindNamespaceNameMatcher, or the andMatcher of a kind's matcher and the anyMatcher of names);
+// false for any other matcher.
 func namesKey(ms []Matcher) (string, bool) {
-	var names []string
+	var keys []string
 	for _, m := range ms {
-		n := m.KindNamespaceName
-		if n == nil {
+		if m.KindNamespaceName == nil && (m.And == nil || len(m.And.Matchers) != 2 || m.And.Matchers[1].Any == nil) {
 			return "", false
 		}
-		names = append(names, n.Kind+"\x00"+n.Namespace+"\x00"+n.Name)
+		ns, ok := m.Names()
+		if !ok {
+			return "", false
+		}
+		for _, n := range ns {
+			keys = append(keys, n.Kind+"\x00"+n.Namespace+"\x00"+n.Name)
+		}
 	}
-	sort.Strings(names)
-	return strings.Join(slices.Compact(names), "\n"), true
+	sort.Strings(keys)
+	return strings.Join(slices.Compact(keys), "\n"), true
 }
 
 // rules turns a group into one plain rule and, if needed, one keyed (ytt) rule.
@@ -290,7 +351,7 @@ var annotationsPath = fielddiff.FromFields([]string{"metadata", "annotations"})
 func (g *group) finish(rules ...Rule) []Rule {
 	var out []Rule
 	for _, r := range rules {
-		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() {
+		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() && r.Drop == nil {
 			continue
 		}
 		r.Resources, r.Evidence = byName(named(g.res, r.Matchers)), sortedKeys(g.evid)
@@ -421,6 +482,8 @@ func ytyKey(r Rule) string {
 		return r.Nulls[0].String()
 	case len(r.Rewrites) > 0:
 		return r.Rewrites[0].Path.String()
+	case r.Drop != nil:
+		return r.Drop.String()
 	}
 	return "stringData"
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -108,5 +110,81 @@ func TestRuleProvenance(t *testing.T) {
 	if fmt.Sprint(ctrl.Classes) != "[controller]" || fmt.Sprint(ctrl.Owners) != "[hpa kube-controller-manager]" ||
 		fmt.Sprint(ctrl.Resources) != "[apps/Deployment ns-x/a apps/Deployment ns/b]" {
 		t.Errorf("controller rule: classes %v, owners %v, resources %v", ctrl.Classes, ctrl.Owners, ctrl.Resources)
+	}
+}
+
+// Which declared zero values the server drops become a remove rule (no ytt): an empty value ([],
+// {}, null) the live object lacks, at a path of map keys and indexes. A null the live object
+// holds, a scalar (false), or a list item selected by key stays a ytt rewrite: kapp's engine
+// shows a removed null, its emptyFieldMatcher never counts a scalar as empty, and its remove
+// cannot select an item by key.
+func TestDroppedEmptyValuesAreRemoveRules(t *testing.T) {
+	dropped := func(path string, desired any, change fielddiff.Change) classify.Finding {
+		return classify.Finding{Path: fielddiff.FromFields(strings.Split(path, ".")), Change: change, Class: classify.Defaulted, Desired: desired}
+	}
+	keyed := dropped("x", []any{}, fielddiff.Removed)
+	name := "a"
+	keyed.Path = fielddiff.Path{{FieldName: &name}, {Key: &value.FieldList{{Name: "name", Value: value.NewValueInterface("c")}}}, {FieldName: &name}}
+	rep := &classify.Report{Resources: []classify.Resource{
+		resource("v1", "Thing", "one", dropped("spec.list", []any{}, fielddiff.Removed), dropped("spec.map", map[string]any{}, fielddiff.Removed),
+			dropped("spec.flag", false, fielddiff.Removed), keyed),
+		resource("v1", "Thing", "two", dropped("spec.list", []any{}, fielddiff.Removed), dropped("spec.null", []any{}, fielddiff.Modified)),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		for _, rw := range r.Rewrites {
+			got = append(got, "ytt "+rw.Path.String())
+		}
+		if r.Drop != nil {
+			var names []string
+			for _, id := range r.Resources {
+				names = append(names, id.Name)
+			}
+			and := r.Matchers[0].And.Matchers
+			empty := and[len(and)-1].EmptyField
+			got = append(got, fmt.Sprintf("remove %s of %s while %v is empty", r.Drop, strings.Join(names, ","), empty.Path))
+		}
+	}
+	want := "ytt a[name=c].a\nytt spec.flag\nytt spec.null\n" +
+		"remove spec.list of one,two while [spec list] is empty\nremove spec.map of one while [spec map] is empty"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// ytt rules naming the same resources are one ytt rule (Rule.Also): kapp evaluates a ytt rule once
+// per resource it matches. Two Deployments with a controller's container (a ytt rule naming both)
+// and a quantity the server rewrote (the kind's rewrite rule naming both) get one ytt rule, both
+// parts kept with their own sources; a third Deployment with another container keeps its own.
+func TestOneYTTRulePerResources(t *testing.T) {
+	containers, name := "containers", "name"
+	sidecar := classify.Finding{Path: fielddiff.Path{{FieldName: &containers}, {Key: &value.FieldList{{Name: name, Value: value.NewValueInterface("proxy")}}}},
+		Change: fielddiff.Added, Class: classify.Controller, Owner: "injector", Live: map[string]any{"name": "proxy"}}
+	envoy := sidecar
+	envoy.Path = fielddiff.Path{{FieldName: &containers}, {Key: &value.FieldList{{Name: name, Value: value.NewValueInterface("envoy")}}}}
+	quantity := classify.Finding{Path: fielddiff.FromFields([]string{"spec", "cpu"}), Change: fielddiff.Canonical, Class: classify.Defaulted, Desired: "1000m", Live: "1"}
+	rep := &classify.Report{Resources: []classify.Resource{
+		resource("apps/v1", "Deployment", "a", sidecar, quantity),
+		resource("apps/v1", "Deployment", "b", sidecar, quantity),
+		resource("apps/v1", "Deployment", "c", envoy),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		if !r.YTT() {
+			continue
+		}
+		var parts []string
+		for _, p := range r.Parts() {
+			var names []string
+			for _, id := range p.Resources {
+				names = append(names, id.Name)
+			}
+			parts = append(parts, fmt.Sprintf("%s %v %s", strings.Join(names, ","), p.Sources, ytyKey(p)))
+		}
+		got = append(got, strings.Join(parts, " + "))
+	}
+	want := "a,b [existing new] containers[name=proxy] + a,b [new existing] spec.cpu\nc [existing new] containers[name=envoy]"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("ytt rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
