@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -134,6 +135,9 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s]\n", strings.Join(written, ", "))
 		} else {
 			writeAbout(b, r)
+			if e := gate(r.Matchers); e != nil {
+				fmt.Fprintf(b, "%s  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches\n", comment, clean(emptyFieldString(*e)))
+			}
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
 			for _, p := range siblingsAsRegex(r) {
 				fmt.Fprintf(b, "  - [%s]\n", p)
@@ -199,10 +203,39 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 // kappPart writes one part of a kapp path: a map key, or {index: N}. An index only where kapp
 // reads the list's length first (emptyFieldMatcher, remove): its copy does not.
 func kappPart(p synth.PathPart) string {
+	if p.AllIndexes {
+		return "{allIndexes: true}"
+	}
 	if p.Index != nil {
 		return fmt.Sprintf("{index: %d}", *p.Index)
 	}
 	return scalar(p.Key)
+}
+
+// gate is the emptyFieldMatcher through list items a plain rule's andMatcher ends with, negated
+// (synth splits such rules off), or nil.
+func gate(ms []synth.Matcher) *synth.EmptyField {
+	if len(ms) != 1 || ms[0].And == nil {
+		return nil
+	}
+	last := ms[0].And.Matchers[len(ms[0].And.Matchers)-1]
+	if last.Not == nil || last.Not.Matcher.EmptyField == nil ||
+		!slices.ContainsFunc(last.Not.Matcher.EmptyField.Path, func(p synth.PathPart) bool { return p.AllIndexes }) {
+		return nil
+	}
+	return last.Not.Matcher.EmptyField
+}
+
+// emptyFieldString writes an emptyFieldMatcher's path as reports write paths, [*] for every item.
+func emptyFieldString(e synth.EmptyField) string {
+	var b strings.Builder
+	for i, p := range e.Path {
+		if i > 0 && !p.AllIndexes && p.Index == nil {
+			b.WriteString(".")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
 }
 
 // yttWhy says why a rule is a ytt rule, which kapp runs for every resource it matches, under each

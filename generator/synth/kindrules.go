@@ -103,7 +103,11 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		f.Matchers = []Matcher{and(ms...)}
 		extra = append(extra, f)
 	}
-	return g.finish(append(append([]Rule{plain, keyed}, extra...), g.dropRules()...)...)
+	var rules []Rule
+	for _, r := range append([]Rule{plain, keyed}, extra...) {
+		rules = append(rules, gated(r, matched)...)
+	}
+	return g.finish(append(rules, g.dropRules()...)...)
 }
 
 // split divides the kind's rule between the resources a plain copy is right on (the kind except

@@ -56,10 +56,12 @@ type EmptyField struct {
 	Path []PathPart `json:"path"`
 }
 
-// PathPart is one part of a kapp path: a map key, or a list index where Index is set.
+// PathPart is one part of a kapp path: a map key, a list index where Index is set, or every
+// item of a list where AllIndexes is.
 type PathPart struct {
-	Key   string
-	Index *int
+	Key        string
+	Index      *int
+	AllIndexes bool
 }
 
 // Keys is a kapp path of map keys.
@@ -71,16 +73,22 @@ func Keys(keys ...string) []PathPart {
 	return out
 }
 
-// String is the key, or the index as [N].
+// String is the key, the index as [N], or [*] for every item.
 func (p PathPart) String() string {
+	if p.AllIndexes {
+		return "[*]"
+	}
 	if p.Index != nil {
 		return fmt.Sprintf("[%d]", *p.Index)
 	}
 	return p.Key
 }
 
-// MarshalJSON writes the part as kapp reads it: a string, or {"index": N}.
+// MarshalJSON writes the part as kapp reads it: a string, {"index": N} or {"allIndexes": true}.
 func (p PathPart) MarshalJSON() ([]byte, error) {
+	if p.AllIndexes {
+		return json.Marshal(map[string]bool{"allIndexes": true})
+	}
 	if p.Index != nil {
 		return json.Marshal(map[string]int{"index": *p.Index})
 	}
