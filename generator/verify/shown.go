@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -12,36 +14,85 @@ import (
 )
 
 // Fingerprint identifies the resources one kapp change was made of: the existing and the new
-// (rebased) resource as JSON, and whether kapp ignores the existing one (transient). kapp computes
-// a change's op and text diff from these alone (diff.ChangeImpl: the noop and exists annotations
+// (rebased) resource, and whether kapp ignores the existing one (transient). kapp computes a
+// change's op and text diff from these alone (diff.ChangeImpl: the noop and exists annotations
 // are the new resource's, the YAML kapp diffs is encoded from the same objects), so two changes
 // with one fingerprint get the same op and diff.
 type Fingerprint [sha256.Size]byte
 
 func fingerprint(ch ctldiff.Change) (Fingerprint, error) {
-	h := sha256.New()
+	b := make([]byte, 0, 8<<10) // two objects of the fleet: ~6 KB
 	for _, r := range []ctlres.Resource{ch.ExistingResource(), ch.NewResource()} {
-		var bs []byte
-		if r != nil {
-			var err error
-			if bs, err = json.Marshal(r.UnstructuredObject()); err != nil {
-				return Fingerprint{}, fmt.Errorf("fingerprinting kapp's change: %w", err)
-			}
+		switch {
+		case r == nil:
+			b = append(b, 0)
+			continue
+		case r.Transient():
+			b = append(b, 2)
+		default:
+			b = append(b, 1)
 		}
-		var n [9]byte
-		binary.BigEndian.PutUint64(n[:8], uint64(len(bs)))
-		if r != nil {
-			n[8] = 1
-			if r.Transient() {
-				n[8] = 2
-			}
+		var err error
+		if b, err = canonical(b, r.UnstructuredObject()); err != nil {
+			return Fingerprint{}, fmt.Errorf("fingerprinting kapp's change: %w", err)
 		}
-		h.Write(n[:])
-		h.Write(bs)
 	}
-	var f Fingerprint
-	h.Sum(f[:0])
-	return f, nil
+	return sha256.Sum256(b), nil
+}
+
+// canonical appends an encoding of v that two values share only when they are the same tree of
+// the same Go types (a type tag before each value, a length before each string and container,
+// map keys sorted), so equal encodings mean equal objects, hence equal YAML for kapp's diff. A
+// type unstructured objects do not hold is written as its JSON, tagged. It replaced JSON, which
+// took 2.45 s of generate's 120 s CPU at 10,000 fleet pairs (reflection, escaping).
+func canonical(b []byte, v any) ([]byte, error) {
+	var err error
+	switch t := v.(type) {
+	case nil:
+		return append(b, 'n'), nil
+	case bool:
+		if t {
+			return append(b, 't'), nil
+		}
+		return append(b, 'f'), nil
+	case string:
+		return appendString(append(b, 's'), t), nil
+	case int64:
+		return binary.BigEndian.AppendUint64(append(b, 'i'), uint64(t)), nil
+	case float64:
+		return binary.BigEndian.AppendUint64(append(b, 'd'), math.Float64bits(t)), nil
+	case []any:
+		b = binary.AppendUvarint(append(b, 'l'), uint64(len(t)))
+		for _, x := range t {
+			if b, err = canonical(b, x); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	case map[string]any:
+		b = binary.AppendUvarint(append(b, 'm'), uint64(len(t)))
+		var small [16]string // most maps: no allocation for their keys
+		keys := small[:0]
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if b, err = canonical(appendString(b, k), t[k]); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(binary.AppendUvarint(append(b, 'j'), uint64(len(js))), js...), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // alone reports whether kapp's verdict on pair i depends on it and the configs only (Result.Alone).

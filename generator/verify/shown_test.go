@@ -121,3 +121,36 @@ data:
 		}
 	}
 }
+
+// canonical (Fingerprint's encoding) is the same for the same object however it was built, and
+// differs wherever the objects or their Go types differ, also where a concatenation of keys or
+// strings would not tell them apart.
+func TestCanonicalTellsObjectsApart(t *testing.T) {
+	enc := func(v any) string {
+		b, err := canonical(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a := map[string]any{"x": int64(1), "y": []any{"a", map[string]any{}}}
+	b := map[string]any{}
+	b["y"] = []any{"a", map[string]any{}}
+	b["x"] = int64(1)
+	if enc(a) != enc(b) {
+		t.Errorf("the same object, built in another order: %q vs %q", enc(a), enc(b))
+	}
+	distinct := []any{
+		nil, true, false, "", "1", int64(1), float64(1), int32(1), []any{}, map[string]any{},
+		[]any{"ab"}, []any{"a", "b"}, []any{nil}, []any{[]any{}},
+		map[string]any{"ab": "c"}, map[string]any{"a": "bc"}, map[string]any{"a": "b", "c": ""},
+		map[string]any{"a": nil}, map[string]any{"a": map[string]any{}}, map[string]any{"a": []any{}},
+	}
+	seen := map[string]int{}
+	for i, v := range distinct {
+		if j, ok := seen[enc(v)]; ok {
+			t.Errorf("%#v and %#v encode alike", distinct[j], v)
+		}
+		seen[enc(v)] = i
+	}
+}
