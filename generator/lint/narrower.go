@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // maxPaths keeps the narrower-rule suggestion short.
@@ -41,13 +42,20 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 		}
 		prefixes = append(prefixes, keys)
 	}
+	gen := make([]*kappmatch.Matcher, len(c.gen.Rules)) // built once: a rule may name thousands
+	for i, g := range c.gen.Rules {
+		if ms, err := synth.KappMatchers(g.Matchers); err == nil {
+			if m, ok := kappmatch.New(ms); ok {
+				gen[i] = &m
+			}
+		}
+	}
 	var parts []string
 	shown, more := 0, 0
 	for _, res := range matched {
 		var paths []string
-		for _, g := range c.gen.Rules {
-			ms, err := synth.KappMatchers(g.Matchers)
-			if err != nil || len(c.matching([]resource{res}, ms)) == 0 {
+		for i, g := range c.gen.Rules {
+			if gen[i] == nil || !gen[i].Matches(res.kapp) {
 				continue
 			}
 			for _, p := range generatedPaths(g) {
