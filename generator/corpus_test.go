@@ -18,7 +18,7 @@ import (
 	"github.com/rebasegen/rebasegen/internal/scenario"
 )
 
-func scenarios(t *testing.T) []*scenario.Scenario {
+func scenarios(t testing.TB) []*scenario.Scenario {
 	t.Helper()
 	all, err := scenario.LoadAll("../fixtures")
 	if err != nil {
