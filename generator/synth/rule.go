@@ -6,7 +6,6 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -207,7 +206,9 @@ type Rewrite struct {
 }
 
 // ControllerWins reports whether the rule lets the cluster's value win.
-func (r Rule) ControllerWins() bool { return slices.Equal(r.Sources, ControllerWins()) }
+func (r Rule) ControllerWins() bool {
+	return len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting
+}
 
 // YTT reports whether the rule needs a ytt rebase rule.
 func (r Rule) YTT() bool {

@@ -152,7 +152,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 		res.Rules = append(res.Rules, g.rules()...)
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
-	res.Rules = oneYTTRulePerResources(res.Rules)
+	res.Rules = existingOnly(oneYTTRulePerResources(res.Rules), rep)
 	for msg, ids := range warned {
 		res.Warnings = append(res.Warnings, resourceList(ids)+" "+msg)
 	}
