@@ -105,7 +105,7 @@ func loadSet(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	crds, err := load.Paths(in.CRDs, in.Stdin)
+	crds, err := load.Docs(in.CRDs, in.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -29,11 +29,15 @@ type crdSchema struct {
 // crdSchemas holds the structural schema of every CRD version among the inputs.
 type crdSchemas map[schema.GroupVersionKind]*crdSchema
 
-func newCRDSchemas(crds []load.Object) (crdSchemas, error) {
+func newCRDSchemas(crds []load.Doc) (crdSchemas, error) {
 	out := crdSchemas{}
-	for _, o := range crds {
-		if o.GetAPIVersion() != "apiextensions.k8s.io/v1" {
+	for _, d := range crds {
+		if d.APIVersion != "apiextensions.k8s.io/v1" {
 			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
 		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); err != nil {

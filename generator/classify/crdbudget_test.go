@@ -18,7 +18,7 @@ import (
 // the object structuraldefaulting.Default makes, with defaults inside defaults, nulls replaced
 // by defaults in lists, properties and additional properties.
 func TestDefaultedValueCount(t *testing.T) {
-	objs, err := load.Bytes("crd.yaml", []byte(`apiVersion: apiextensions.k8s.io/v1
+	objs, err := load.ParseDocs("crd.yaml", []byte(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: things.example.com}
 spec:

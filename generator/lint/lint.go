@@ -141,10 +141,12 @@ func newEnv(opts Options) (*env, error) {
 	}
 	set := opts.Set
 	if set == nil {
-		e.scope = pair.NewScope(rs, nil)
-		return e, nil
+		e.scope, err = pair.NewScope(rs, nil)
+		return e, err
 	}
-	e.scope = pair.NewScope(rs, set.CRDs)
+	if e.scope, err = pair.NewScope(rs, set.CRDs); err != nil {
+		return nil, err
+	}
 	add := func(id pair.Identity, d load.Doc, live bool) error {
 		o, err := d.Object()
 		if err == nil {

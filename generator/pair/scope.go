@@ -16,20 +16,24 @@ var crdGK = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourc
 type Scope map[schema.GroupKind]bool // true: cluster-scoped
 
 // NewScope reads the cluster-scoped kinds of rs (nil: none) and the scope every CRD declares.
-func NewScope(rs *rulesets.Ruleset, crds []load.Object) Scope {
+func NewScope(rs *rulesets.Ruleset, crds []load.Doc) (Scope, error) {
 	s := Scope{}
 	if rs != nil {
 		for _, k := range rs.ClusterScoped {
 			s[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
 		}
 	}
-	for _, o := range crds {
+	for _, d := range crds {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
 		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
 		sc, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
 		s[schema.GroupKind{Group: group, Kind: kind}] = sc == "Cluster"
 	}
-	return s
+	return s, nil
 }
 
 // ClusterScoped reports whether objects of the group and kind have no namespace.
