@@ -7,6 +7,7 @@ import (
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -18,7 +19,8 @@ import (
 // rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
 // object is decided by kapp's code, not by a copied list.
 type rebaser struct {
-	mods []ctlres.ResourceModWithMultiple
+	mods  []ctlres.ResourceModWithMultiple
+	reach []reach // reach[i] is mods[i]'s
 }
 
 // newRebaser uses kapp's built-in rules, plus configs when given (the package's own rules);
@@ -46,10 +48,12 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 		return rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
 	}
 	mods := conf.RebaseMods()
+	r = rebaser{mods: mods, reach: make([]reach, len(mods))}
 	for i, m := range mods {
+		r.reach[i] = reachOf(m)
 		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
 	}
-	return rebaser{mods: mods}, nil
+	return r, nil
 }
 
 func sources(objs []load.Object) string {
@@ -62,19 +66,35 @@ func sources(objs []load.Object) string {
 
 // covered reports for each path of ps whether kapp's rules already restore its live value; nil
 // when none does.
+//
+// Performance: kapp's copy rules copy both resources whole for every path they copy (several
+// times over: resources/mod_field_copy.go), so this rebase was a fifth of classification's
+// allocations at fleet scale, nearly all of it copying spec and status for rules of metadata.
+// kapp is handed the resources with only the top-level fields its rules can read or write (see
+// fields): what it does with those fields is exactly what it does with the whole resources, and
+// it leaves every other field as the new resource has it.
 func (r rebaser) covered(desired, live *unstructured.Unstructured, ps []fielddiff.Path) ([]bool, error) {
 	if len(r.mods) == 0 || len(ps) == 0 {
 		return nil, nil
 	}
-	rebased, err := r.rebase(desired, live)
+	fields, all := r.fields(desired)
+	newRes, existing := desired, live
+	if !all {
+		newRes, existing = only(desired, fields), only(live, fields)
+	}
+	rebased, err := r.rebase(newRes, existing)
 	if err != nil {
 		return nil, err
 	}
-	rl, ll := fielddiff.NewLookup(rebased.Object), fielddiff.NewLookup(live.Object)
+	rl, dl, ll := fielddiff.NewLookup(rebased.Object), fielddiff.NewLookup(desired.Object), fielddiff.NewLookup(live.Object)
 	var out []bool
 	for i, p := range ps {
+		at := rl
+		if !all && (len(p) == 0 || p[0].FieldName == nil || !fields[*p[0].FieldName]) {
+			at = dl // no rule reaches the field: kapp keeps the new resource's value
+		}
 		// raw values, as kapp's text diff compares them
-		rv, rok := rl.Get(p)
+		rv, rok := at.Get(p)
 		lv, lok := ll.Get(p)
 		if rok == lok && fielddiff.Equal(rv, lv) {
 			if out == nil {
@@ -84,6 +104,161 @@ func (r rebaser) covered(desired, live *unstructured.Unstructured, ps []fielddif
 		}
 	}
 	return out, nil
+}
+
+// reach is what a rebase rule can read or write of a resource: the top-level fields its path
+// and its matcher's emptyFieldMatchers start with, or any field (a ytt rule, a path or matcher of
+// a shape not known here).
+type reach struct {
+	matcher ctlres.ResourceMatcher // nil: unknown, it may match anything
+	fields  []string
+	any     bool
+}
+
+func reachOf(m ctlres.ResourceModWithMultiple) reach {
+	var r reach
+	switch m := m.(type) {
+	case ctlres.FieldCopyMod:
+		r.matcher = m.ResourceMatcher
+		r.path(m.Path)
+	case ctlres.FieldRemoveMod:
+		r.matcher = m.ResourceMatcher
+		r.path(m.Path)
+	case yttresmod.OverlayContractV1Mod: // reads both resources whole and may write anything
+		r.matcher = m.ResourceMatcher
+		r.any = true
+	default:
+		r.any = true
+	}
+	if r.matcher != nil {
+		r.emptyFields(r.matcher)
+	}
+	return r
+}
+
+// path adds the top-level field a rule's path starts with.
+func (r *reach) path(p ctlres.Path) {
+	if len(p) == 0 || p[0].MapKey == nil {
+		r.any = true
+		return
+	}
+	r.fields = append(r.fields, *p[0].MapKey)
+}
+
+// emptyFields adds the fields a matcher reads beyond apiVersion, kind and metadata.
+func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
+	switch m := m.(type) {
+	case ctlres.AnyMatcher:
+		for _, m := range m.Matchers {
+			r.emptyFields(m)
+		}
+	case ctlres.AndMatcher:
+		for _, m := range m.Matchers {
+			r.emptyFields(m)
+		}
+	case ctlres.NotMatcher:
+		r.emptyFields(m.Matcher)
+	case ctlres.EmptyFieldMatcher:
+		r.path(m.Path)
+	case ctlres.AllMatcher, ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher,
+		ctlres.KindNamespaceNameMatcher, ctlres.HasAnnotationMatcher, ctlres.HasNamespaceMatcher:
+		// apiVersion, kind and metadata only
+	default:
+		r.any = true
+	}
+}
+
+// fields returns the top-level fields kapp's rules can read or write when they rebase a resource
+// of desired's apiVersion and kind: apiVersion, kind and metadata (which matchers read), and the
+// fields of every rule that may match it. A rule whose matcher cannot match that apiVersion and
+// kind (kindMatch) never runs; none that may run writes apiVersion or kind, else all is true, as
+// it is when a rule that may run reaches any field.
+func (r rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all bool) {
+	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
+	kindOnly := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": desired.GetAPIVersion(), "kind": desired.GetKind()}}, ctlres.ResourceType{})
+	for _, m := range r.reach {
+		if m.matcher != nil && kindMatch(m.matcher, kindOnly) == never {
+			continue
+		}
+		if m.matcher == nil || m.any {
+			return nil, true
+		}
+		for _, f := range m.fields {
+			if f == "apiVersion" || f == "kind" {
+				return nil, true
+			}
+			fields[f] = true
+		}
+	}
+	return fields, false
+}
+
+type tri int8
+
+const (
+	never tri = iota
+	always
+	maybe
+)
+
+// kindMatch says whether a matcher matches a resource of kindOnly's apiVersion and kind, when
+// that alone decides it; maybe otherwise. Matchers that read nothing else are asked themselves.
+func kindMatch(m ctlres.ResourceMatcher, kindOnly ctlres.Resource) tri {
+	switch m := m.(type) {
+	case ctlres.AllMatcher:
+		return always
+	case ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher:
+		if m.Matches(kindOnly) {
+			return always
+		}
+		return never
+	case ctlres.KindNamespaceNameMatcher:
+		if m.Kind != kindOnly.Kind() {
+			return never
+		}
+	case ctlres.AnyMatcher:
+		out := never
+		for _, m := range m.Matchers {
+			switch kindMatch(m, kindOnly) {
+			case always:
+				return always
+			case maybe:
+				out = maybe
+			}
+		}
+		return out
+	case ctlres.AndMatcher:
+		out := always
+		for _, m := range m.Matchers {
+			switch kindMatch(m, kindOnly) {
+			case never:
+				return never
+			case maybe:
+				out = maybe
+			}
+		}
+		return out
+	case ctlres.NotMatcher:
+		switch kindMatch(m.Matcher, kindOnly) {
+		case always:
+			return never
+		case never:
+			return always
+		}
+	}
+	return maybe
+}
+
+// only returns u with the top-level fields named in fields alone (the values are u's, shared).
+func only(u *unstructured.Unstructured, fields map[string]bool) *unstructured.Unstructured {
+	m := make(map[string]any, len(fields))
+	for f := range fields {
+		if v, ok := u.Object[f]; ok {
+			m[f] = v
+		}
+	}
+	return &unstructured.Unstructured{Object: m}
 }
 
 func (r rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstructured.Unstructured, err error) {
