@@ -25,42 +25,54 @@ type misfit struct {
 	why string
 }
 
-// fitPlain checks every resource of rs against paths a plain copy would write: through keyed list
-// items by index ({allIndexes: true}), and for empty maps (isEmpty) by copying the live value. It
-// returns the resources that cannot take them, with the first reason each. Resources are decoded
-// on every core; one that does not decode (a bug) is a misfit, so it keeps the ytt rule.
-func fitPlain(rs []classify.Resource, paths []fielddiff.Path, isEmpty func(fielddiff.Path) bool) []misfit {
-	out := make([]misfit, len(rs))
+// fitPlain checks every resource of rs against each set of paths a plain copy would write:
+// through keyed list items by index ({allIndexes: true}), and for empty maps (isEmpty) by copying
+// the live value. It returns, for each set, the resources that cannot take them, with the first
+// reason each. Resources are decoded on every core, once for all the sets (performance: decoded
+// once per set, synth spent as much on decoding as classification does); one that does not
+// decode (a bug) is a misfit of every set, so it keeps the ytt rule.
+func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool) [][]misfit {
+	out := make([][]misfit, len(sets))
+	if !slices.ContainsFunc(sets, func(s []fielddiff.Path) bool { return len(s) > 0 }) {
+		return out
+	}
+	whys := make([][]string, len(rs))
 	parallel.Each(len(rs), func() func(int) {
-		return func(i int) { out[i] = misfit{id: rs[i].ID, why: fits(rs[i], paths, isEmpty)} }
+		return func(i int) { whys[i] = fits(rs[i], sets, isEmpty) }
 	})
-	var bad []misfit
-	for _, m := range out {
-		if m.why != "" {
-			bad = append(bad, m)
+	for i, w := range whys {
+		for j, why := range w {
+			if why != "" {
+				out[j] = append(out[j], misfit{id: rs[i].ID, why: why})
+			}
 		}
 	}
-	return bad
+	return out
 }
 
-func fits(r classify.Resource, paths []fielddiff.Path, isEmpty func(fielddiff.Path) bool) string {
+// fits returns, for each set of paths, why r cannot take a plain copy of them ("" if it can).
+func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool) []string {
+	whys := make([]string, len(sets))
 	desired, live, err := r.Objects()
-	if err != nil {
-		return err.Error()
-	}
-	for _, p := range paths {
-		var leaf func(d, l any, dok, lok bool) string
-		switch {
-		case isEmpty(p) && p.String() == "metadata.annotations":
-			leaf = emptyForKapp
-		case isEmpty(p):
-			leaf = emptyOrDeclared
+	for j, paths := range sets {
+		if len(paths) > 0 && err != nil {
+			whys[j] = err.Error()
+			continue
 		}
-		if why := lineUp(desired.Object, live.Object, p, 0, leaf); why != "" {
-			return why
+		for _, p := range paths {
+			var leaf func(d, l any, dok, lok bool) string
+			switch {
+			case isEmpty(p) && p.String() == "metadata.annotations":
+				leaf = emptyForKapp
+			case isEmpty(p):
+				leaf = emptyOrDeclared
+			}
+			if whys[j] = lineUp(desired.Object, live.Object, p, 0, leaf); whys[j] != "" {
+				break
+			}
 		}
 	}
-	return ""
+	return whys
 }
 
 // lineUp walks path p (from element i) through the desired and live values d and l. At every

@@ -57,11 +57,16 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			plain.Paths = append(plain.Paths, fields)
 		}
 	}
-	for _, set := range [][]fielddiff.Path{maps, items} {
+	var annotationsSet []fielddiff.Path
+	if annotations {
+		annotationsSet = []fielddiff.Path{annotationsPath}
+	}
+	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty)
+	for i, set := range [][]fielddiff.Path{maps, items} {
 		if len(set) == 0 {
 			continue
 		}
-		misfits := fitPlain(matched, uniqueByIndex(set), g.isEmpty)
+		misfits := fit[i]
 		if len(misfits) == 0 {
 			g.addPlain(&plain, set)
 			continue
@@ -80,7 +85,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		// A misfit holds annotations kapp does not strip (a webhook's, Helm's), so it shows no
 		// empty annotations map: it needs no rule, and the copy must not take those annotations
 		// (the copies of the ghost ones among them add the map where they need it).
-		a, misfits := g.rule, fitPlain(matched, []fielddiff.Path{annotationsPath}, g.isEmpty)
+		a, misfits := g.rule, fit[2]
 		if len(misfits) > 0 {
 			a, _ = g.split(misfits)
 		}
