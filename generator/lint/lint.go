@@ -115,9 +115,12 @@ type env struct {
 	scope     pair.Scope // cluster-scoped kinds: the rulesets' and the CRDs'
 	desired   bool       // --desired given: rules and matchers must match something
 	resources []resource // desired objects, namespace defaulted as kapp prepares them
-	gen       *synth.Result
-	defaults  []ctlconf.RebaseRule
-	hides     func(rule map[string]any) ([]string, error)
+	// byName: the resources by kind, namespace and name as kapp reads them, the only ones a
+	// kindNamespaceNameMatcher (which compares those three) or a matcher requiring it can match
+	byName   map[[3]string][]resource
+	gen      *synth.Result
+	defaults []ctlconf.RebaseRule
+	hides    func(rule map[string]any) ([]string, error)
 }
 
 type resource struct {
@@ -164,6 +167,11 @@ func newEnv(opts Options) (*env, error) {
 		if err := add(id, d, false); err != nil {
 			return nil, err
 		}
+	}
+	e.byName = map[[3]string][]resource{}
+	for _, r := range e.resources {
+		k := [3]string{r.kapp.Kind(), r.kapp.Namespace(), r.kapp.Name()}
+		e.byName[k] = append(e.byName[k], r)
 	}
 	return e, nil
 }

@@ -403,7 +403,8 @@ rebaseRules:
 }
 
 // A rule naming several resources of a kind, as generate writes it (the kind's matcher, then the
-// anyMatcher of their names): a stale name in the list is reported on its own line, and the rule
+// anyMatcher of their names): a stale name in the list is reported on its own line, as one in a
+// plain list of names is, and the rule
 // is a deliberate list of names, so the replicas check leaves it alone (no autoscaler scales
 // app/api here, a job may).
 func TestNamesBehindKindMatcher(t *testing.T) {
@@ -435,11 +436,18 @@ rebaseRules:
           - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: web}
           - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: gone}
           - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: api}
+- path: [spec, paused]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: api}
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: other, name: api}
 `), 0o644)
 	got, err := Check(optionsFor(t, []string{rules}, inputs{desired: []string{desired}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertFindings(t, got, rules, []want{{Warning, 14, "kindNamespaceNameMatcher {kind: Deployment, name: gone, namespace: app} matches none of the desired objects",
-		"the desired Deployment objects have namespace/name app/api, app/web"}})
+		"the desired Deployment objects have namespace/name app/api, app/web"},
+		{Warning, 21, "kindNamespaceNameMatcher {kind: Deployment, name: api, namespace: other} matches none of the desired objects", ""}})
 }

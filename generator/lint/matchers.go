@@ -88,7 +88,7 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 		if !valid[i] || m.AllMatcher != nil {
 			continue
 		}
-		if len(c.matching(c.resources, []ctlconf.ResourceMatcher{m})) == 0 {
+		if len(c.matching(c.candidates(m), []ctlconf.ResourceMatcher{m})) == 0 {
 			c.add(Warning, item, describe(item)+" matches none of the desired objects", c.nearMiss(m))
 			continue
 		}
@@ -103,13 +103,30 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 			for k, name := range sub.AnyMatcher.Matchers {
 				alone := slices.Clone(m.AndMatcher.Matchers)
 				alone[j] = name
-				if len(c.matching(c.resources, []ctlconf.ResourceMatcher{{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}})) == 0 {
+				and := ctlconf.ResourceMatcher{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}
+				if len(c.matching(c.candidates(and), []ctlconf.ResourceMatcher{and})) == 0 {
 					at := nth(list, k)
 					c.add(Warning, at, describe(at)+" matches none of the desired objects", c.nearMiss(name))
 				}
 			}
 		}
 	}
+}
+
+// candidates are the resources m can match: those a kindNamespaceNameMatcher it requires (itself,
+// or one among its andMatcher's) names, else all. At fleet scale, checking each of 5,000 names
+// against every resource took lint 30 s.
+func (c *checker) candidates(m ctlconf.ResourceMatcher) []resource {
+	ms := []ctlconf.ResourceMatcher{m}
+	if m.AndMatcher != nil {
+		ms = m.AndMatcher.Matchers
+	}
+	for _, m := range ms {
+		if k := m.KindNamespaceNameMatcher; k != nil && c.byName != nil {
+			return c.byName[[3]string{k.Kind, k.Namespace, k.Name}]
+		}
+	}
+	return c.resources
 }
 
 // namesOnly reports whether m selects named resources only: a kindNamespaceNameMatcher, an
