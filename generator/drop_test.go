@@ -1,10 +1,12 @@
 package generator
 
 import (
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
 )
@@ -65,5 +67,49 @@ func TestDroppedEmptyValueRemovedOnlyWhileEmpty(t *testing.T) {
 		if op != verify.OpKeep {
 			t.Errorf("the remove rule without its emptyFieldMatcher, %s base: kapp %s; the check above cannot fail", base, op)
 		}
+	}
+}
+
+// A declared empty value the server stores as null (a ClusterRole's `rules: []`, live `rules:
+// null`) stays a ytt rewrite: removed instead, kapp's engine shows the live object's null as
+// removed under the live base.
+func TestEmptyValueStoredAsNullIsNoRemoveRule(t *testing.T) {
+	in := Inputs{Desired: []string{"../fixtures/aggregated-clusterrole/desired.yaml"}, Live: []string{"../fixtures/aggregated-clusterrole/live.yaml"}}
+	g, err := Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Verification; !v.OK() || v.KeptPairs != v.GhostPairs {
+		t.Fatalf("verification failed: %s", v.Summary())
+	}
+	var removed []synth.Rule
+	rewritten := false
+	for _, r := range g.Rules {
+		for _, rw := range r.Rewrites {
+			if rw.Path.String() == "rules" {
+				rewritten = true
+				r.Rewrites = nil
+				r.Drop = rw.Path
+				r.Matchers = []synth.Matcher{{And: &synth.Matchers{Matchers: append(r.Matchers, synth.Matcher{EmptyField: &synth.EmptyField{Path: synth.Keys("rules")}})}}}
+			}
+		}
+		removed = append(removed, r)
+	}
+	if !rewritten {
+		t.Fatal("want the ytt rewrite of rules: [] stored as null")
+	}
+	i := slices.IndexFunc(g.Set.Pairs, func(p pair.Pair) bool { return p.ID.Name == "rebasegen-aggregated-clusterrole-empty" })
+	if i < 0 {
+		t.Fatal("the ClusterRole declaring rules: [] is missing")
+	}
+	res, err := verify.VerifyEach(1, func(int) (verify.Pair, error) {
+		d, l, err := g.Set.Pairs[i].Objects()
+		return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
+	}, []*unstructured.Unstructured{configOf(t, removed)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := res[0].Op[verify.Live]; op != verify.OpUpdate {
+		t.Errorf("rules: [] removed instead of rewritten, live base: kapp %s, want update (the live null shown as removed)", op)
 	}
 }

@@ -138,7 +138,7 @@ const (
 func overlay(r synth.Rule) string {
 	var data []map[string]any
 	var keyed, fold, empty, nulls, rewrites bool
-	atField := true // every rewrite's path ends in a field
+	atField := true      // every rewrite's path ends in a field
 	var sources []string // the sources read: each rule's for its paths, the live object for the rest
 	use := func(s string) {
 		if !slices.Contains(sources, s) {
