@@ -114,6 +114,9 @@ func Shown(n int, pairAt func(i int) (Pair, error), baseline func(i int) Result,
 	shown := make([]bool, n)
 	_, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) error {
 		rs, err := in.resources(i)
+		if err == nil {
+			rs, err = in.prepared(i, rs)
+		}
 		if err != nil {
 			return err
 		}
@@ -121,7 +124,7 @@ func Shown(n int, pairAt func(i int) (Pair, error), baseline func(i int) Result,
 		for _, b := range []Base{Live, LastApplied} {
 			var differs bool
 			err := catch(func() (err error) {
-				differs, err = in.differs(w, i, rs, b, base)
+				differs, err = in.differs(w, i, rs, b, base, b == LastApplied)
 				return err
 			})
 			if err != nil {
@@ -141,8 +144,8 @@ func Shown(n int, pairAt func(i int) (Pair, error), baseline func(i int) Result,
 }
 
 // differs reports whether kapp, under base b, updates pair i with another diff than baseline's.
-func (in *inputs) differs(w *worker, i int, rs pairResources, b Base, baseline Result) (bool, error) {
-	ch, err := in.change(w, i, rs, b)
+func (in *inputs) differs(w *worker, i int, rs pairResources, b Base, baseline Result, last bool) (bool, error) {
+	ch, err := in.change(w, i, rs, b, last)
 	if err != nil {
 		return false, err
 	}
