@@ -121,7 +121,7 @@ func TestTable(t *testing.T) {
 		"2.25x (cpu 2.50x) OVER (max 2.0x)", // explain/parse
 		"3.00x (cpu 3.00x) OVER (max 1.5x)", // generate/kapp
 		"1.50x (cpu 1.10x) OVER (max 1.2x)", // rules overhead
-		"0.10 -> 0.36", "18.0 -> 28.5", // ytt evaluations and rebase mods per pair
+		"0.10 -> 0.36", "18.0 -> 28.5",      // ytt evaluations and rebase mods per pair
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
