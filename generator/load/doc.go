@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,7 +20,8 @@ import (
 // Performance: decoded into maps, a fleet's objects take about 9 times the size of their YAML;
 // their JSON about as much as the YAML, and compressed with s2 (which decompresses at GB/s) half
 // that. Holding every input decoded made peak memory ~22x the input at 10,000 pairs; holding Docs
-// leaves the compressed JSON plus what the workers decode at a time.
+// leaves the compressed JSON plus what the workers decode at a time. Documents read together are
+// compressed against an earlier one of their kind (see dictionaries).
 type Doc struct {
 	Source     Source
 	APIVersion string
@@ -28,12 +30,59 @@ type Doc struct {
 	// decoded object that namespace (pairing does this for namespaced desired objects).
 	Namespace string
 	Name      string
-	json      []byte // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
+	json      []byte   // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
+	dict      *s2.Dict // what json was compressed against; nil: none
 }
 
-func newDoc(js []byte, m map[string]any, src Source) Doc {
+func newDoc(js []byte, m map[string]any, src Source, dicts *dictionaries) Doc {
 	u := unstructured.Unstructured{Object: m}
-	return Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), json: compress(js)}
+	d := Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+	d.json, d.dict = dicts.compress(d.APIVersion+" "+d.Kind, js)
+	return d
+}
+
+// dictionaries compress the documents of one read, each against the first document of its
+// apiVersion and kind (an s2 dictionary). Performance: a fleet's objects of one kind differ in a
+// few values; compressed against another of their kind they take a fourteenth of the space s2
+// alone gives them (fleet 10,000: 1.4 MB instead of 19.6 MB of Docs; the fixture mix 4.8 MB
+// instead of 16.6 MB), and decompress as fast. Which document of a kind comes first depends on
+// which file a worker reads first: it changes the compressed size only.
+type dictionaries struct {
+	mu     sync.Mutex
+	byKind map[string]*dictionary
+}
+
+// dictionary is a kind's: made from the first document when a second one comes (a kind of one
+// document costs no dictionary).
+type dictionary struct {
+	first []byte
+	dict  *s2.Dict
+}
+
+func newDictionaries() *dictionaries { return &dictionaries{byKind: map[string]*dictionary{}} }
+
+// compress returns js compressed, and the dictionary it was compressed against (nil: none).
+func (ds *dictionaries) compress(kind string, js []byte) ([]byte, *s2.Dict) {
+	if ds == nil {
+		return compress(js), nil
+	}
+	ds.mu.Lock()
+	e := ds.byKind[kind]
+	switch {
+	case e == nil:
+		ds.byKind[kind] = &dictionary{first: bytes.Clone(js)}
+	case e.first != nil:
+		e.dict, e.first = s2.MakeDict(e.first, nil), nil // (nil when shorter than s2.MinDictSize)
+	}
+	var dict *s2.Dict
+	if e != nil {
+		dict = e.dict
+	}
+	ds.mu.Unlock()
+	if dict == nil {
+		return compress(js), nil
+	}
+	return bytes.Clone(dict.Encode(nil, js)), dict
 }
 
 // compress returns js compressed, in a slice of its own size (s2.Encode returns part of a buffer
@@ -57,7 +106,13 @@ func (d Doc) GroupKind() schema.GroupKind {
 // Object decodes the Doc into a new object the caller owns.
 func (d Doc) Object() (Object, error) {
 	var m map[string]any
-	js, err := s2.Decode(nil, d.json)
+	var js []byte
+	var err error
+	if d.dict != nil {
+		js, err = d.dict.Decode(nil, d.json)
+	} else {
+		js, err = s2.Decode(nil, d.json)
+	}
 	if err == nil {
 		err = utiljson.Unmarshal(js, &m)
 	}
@@ -90,5 +145,5 @@ func NewDoc(o Object) (Doc, error) {
 	if err != nil {
 		return Doc{}, fmt.Errorf("%s: encoding: %w", o.Source, err)
 	}
-	return newDoc(js, o.Object, o.Source), nil
+	return newDoc(js, o.Object, o.Source, nil), nil
 }

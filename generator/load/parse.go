@@ -21,13 +21,13 @@ func Bytes(name string, data []byte) ([]Object, error) {
 
 // ParseDocs parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
 func ParseDocs(name string, data []byte) ([]Doc, error) {
-	docs, _, err := parseDocs(name, data, MaxFileSize)
+	docs, _, err := parseDocs(name, data, MaxFileSize, nil)
 	return docs, err
 }
 
 // parseDocs is ParseDocs, also returning the bytes of JSON the documents took: the file's
-// size after alias expansion, at most limit.
-func parseDocs(name string, data []byte, limit int64) ([]Doc, int64, error) {
+// size after alias expansion, at most limit. The Docs are compressed with dicts (nil: none).
+func parseDocs(name string, data []byte, limit int64, dicts *dictionaries) ([]Doc, int64, error) {
 	var docs []Doc
 	var used int64
 	starts := separators(data)
@@ -59,7 +59,7 @@ func parseDocs(name string, data []byte, limit int64) ([]Doc, int64, error) {
 		if !utf8.Valid(chunk) {
 			return nil, 0, &Error{Source: src, Msg: "not UTF-8 text"}
 		}
-		parsed, size, err := parseDoc(chunk, src, limit-used)
+		parsed, size, err := parseDoc(chunk, src, limit-used, dicts)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -129,7 +129,7 @@ func onlyComments(b []byte) bool {
 	return true
 }
 
-func parseDoc(chunk []byte, src Source, budget int64) ([]Doc, int64, error) {
+func parseDoc(chunk []byte, src Source, budget int64, dicts *dictionaries) ([]Doc, int64, error) {
 	js, err := toJSON(chunk, src.Line, budget)
 	if err != nil {
 		return nil, 0, &Error{Source: src, Msg: err.Error()}
@@ -149,17 +149,17 @@ func parseDoc(chunk []byte, src Source, budget int64) ([]Doc, int64, error) {
 		return nil, 0, &Error{Source: src, Msg: fmt.Sprintf("not a Kubernetes object: the document is a %T, not a mapping", v)}
 	}
 	if items, isList := m["items"]; isList && strings.HasSuffix(str(m["kind"]), "List") {
-		docs, err := listItems(js, items, src)
+		docs, err := listItems(js, items, src, dicts)
 		return docs, int64(len(js)), err
 	}
 	if err := checkObject(m, src, len(js)); err != nil {
 		return nil, 0, err
 	}
-	return []Doc{newDoc(js, m, src)}, int64(len(js)), nil
+	return []Doc{newDoc(js, m, src, dicts)}, int64(len(js)), nil
 }
 
 // listItems expands a List whose JSON is js: each item's Doc keeps exactly its own bytes.
-func listItems(js []byte, items any, src Source) ([]Doc, error) {
+func listItems(js []byte, items any, src Source, dicts *dictionaries) ([]Doc, error) {
 	list, ok := items.([]any)
 	if !ok && items != nil {
 		return nil, &Error{Source: src, Field: "items", Msg: "expected a list"}
@@ -186,7 +186,7 @@ func listItems(js []byte, items any, src Source) ([]Doc, error) {
 		if err := checkObject(m, s, len(raw.Items[i])); err != nil {
 			return nil, err
 		}
-		docs = append(docs, newDoc(raw.Items[i], m, s))
+		docs = append(docs, newDoc(raw.Items[i], m, s, dicts))
 	}
 	return docs, nil
 }

@@ -72,6 +72,7 @@ func docs(paths []string, stdin io.Reader, lim limits, flag string) ([]Doc, erro
 		}
 	}
 	var total atomic.Int64
+	dicts := newDictionaries()
 	parallel.Each(len(files), func() func(int) {
 		return func(i int) {
 			f := files[i]
@@ -91,7 +92,7 @@ func docs(paths []string, stdin io.Reader, lim limits, flag string) ([]Doc, erro
 				return
 			}
 			var size int64
-			f.docs, size, f.err = parseDocs(f.name, f.data, lim.file)
+			f.docs, size, f.err = parseDocs(f.name, f.data, lim.file, dicts)
 			f.data = nil
 			if f.err == nil && total.Add(size) > lim.total {
 				f.err = fmt.Errorf("reading %s: the inputs are larger than %d MiB in all after alias expansion", f.name, lim.total>>20)

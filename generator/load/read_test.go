@@ -1,6 +1,8 @@
 package load
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -265,4 +267,64 @@ func mustJSON(t *testing.T, y string) []byte {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// TestDocsOfAKindDecodeToWhatWasParsed: documents read together are compressed against an earlier
+// one of their kind (a dictionary) and still decode to exactly what parsing produced, in files
+// read on several workers, List items and documents of a kind read once included; the fleet-like
+// files take less space than compressed alone.
+func TestDocsOfAKindDecodeToWhatWasParsed(t *testing.T) {
+	dir := t.TempDir()
+	var want []map[string]any
+	for f := range 20 {
+		var b strings.Builder
+		for i := range 3 {
+			fmt.Fprintf(&b, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-%d-%d, labels: {app: web}}\n"+
+				"spec: {replicas: %d, template: {spec: {containers: [{name: web, image: nginx:1.%d, ports: [{containerPort: 80}], resources: {limits: {cpu: 0.5}}}]}}}\n", f, i, i, f)
+		}
+		if f == 7 {
+			b.WriteString("---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: once}, data: {r: \"1.0\"}}\n")
+		}
+		write(t, filepath.Join(dir, fmt.Sprintf("f%02d.yaml", f)), b.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "---\n")[1:] {
+			var m map[string]any
+			if err := utiljson.Unmarshal(mustJSON(t, doc), &m); err != nil {
+				t.Fatal(err)
+			}
+			if items, ok := m["items"].([]any); ok {
+				for _, it := range items {
+					want = append(want, it.(map[string]any))
+				}
+				continue
+			}
+			want = append(want, m)
+		}
+	}
+	docs, err := Docs([]string{dir}, nil)
+	if err != nil || len(docs) != len(want) {
+		t.Fatalf("%d docs, want %d: %v", len(docs), len(want), err)
+	}
+	withDict, alone := 0, 0
+	for i, d := range docs {
+		o, err := d.Object()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(o.Object, want[i]) {
+			t.Errorf("%s decodes to %#v, parsed %#v", d.Source, o.Object, want[i])
+		}
+		withDict += len(d.json)
+		js, _ := json.Marshal(o.Object)
+		alone += len(compress(js))
+	}
+	if withDict*2 > alone {
+		t.Errorf("the Docs take %d bytes compressed, %d compressed alone: not compressed against each other", withDict, alone)
+	}
 }
