@@ -187,15 +187,16 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, err
 	}
-	deltas, err := fielddiff.Diff(desired.Unstructured, live.Unstructured)
+	compared, err := fielddiff.Compare(desired.Unstructured, live.Unstructured)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", live.Source, err)
 	}
+	deltas := compared.Deltas
 	fc := fieldContext{id: p.ID} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
 	if fc.owners, err = owners(live); err != nil {
 		return res, err
 	}
-	declaredSet, err := fielddiff.Declared(desired.Unstructured)
+	declaredSet, err := compared.Declared()
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	}

@@ -176,3 +176,44 @@ func TestStayDifferentHoldsOnceNormalised(t *testing.T) {
 		}
 	}
 }
+
+// TestComparedDeclaredIsDeclared: the declared fields Compare hands on, reusing its conversion
+// of desired where it can, are those Declared finds converting desired afresh: a plain object,
+// one with kapp's keys or a Secret's stringData (compared as something else), desired and live
+// under different apiVersions, a live the built-in schema rejects, and a custom resource.
+func TestComparedDeclaredIsDeclared(t *testing.T) {
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: default}\n"
+	cases := []struct {
+		name, desired, live string
+		reused              bool
+	}{
+		{"plain", desiredDeploy, desiredDeploy, true},
+		{"kapp keys", strings.Replace(desiredDeploy, "labels: {app: web}}", "labels: {app: web, kapp.k14s.io/app: \"1\"}}", 1), desiredDeploy, false},
+		{"stringData", secret + "stringData: {a: b}\n", secret + "data: {a: Yg==}\n", false},
+		{"apiVersions differ", desiredDeploy, strings.Replace(desiredDeploy, "apps/v1", "apps/v1beta2", 1), false},
+		{"live rejected", desiredDeploy, strings.Replace(desiredDeploy, "replicas: 1", "replicas: {a: b}", 1), false},
+		{"desired rejected", strings.Replace(desiredDeploy, "replicas: 1", "replicas: {a: b}", 1), desiredDeploy, true},
+		{"custom resource", "apiVersion: x.io/v1\nkind: X\nmetadata: {name: x}\nspec: {a: [1, 2]}\n", "apiVersion: x.io/v1\nkind: X\nmetadata: {name: x}\nspec: {a: [1]}\n", true},
+	}
+	for _, c := range cases {
+		d, l := obj(t, c.desired), obj(t, c.live)
+		want, err := Declared(d)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		compared, err := Compare(d, l)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if reused := compared.typedDesired != nil; reused != c.reused {
+			t.Errorf("%s: conversion reused %v, want %v", c.name, reused, c.reused)
+		}
+		got, err := compared.Declared()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !got.Equals(want) || got.Empty() {
+			t.Errorf("%s: declared %s, want %s", c.name, got, want)
+		}
+	}
+}

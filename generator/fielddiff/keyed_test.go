@@ -62,7 +62,7 @@ func TestKeyedListsReachSMDInKeyOrder(t *testing.T) {
 	}
 
 	l := deployment([]string{"c2", "c1", "c10", "c4"}, "y")
-	ordered, err := compare(d, l)
+	ordered, _, err := compare(d, l)
 	if err != nil {
 		t.Fatal(err)
 	}

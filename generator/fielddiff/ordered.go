@@ -11,8 +11,13 @@ import (
 // insert each field into a sorted slice (fieldpath.PathElementSet.Insert), moving half of it per
 // insert: quadratic in a map's size (explain of a ConfigMap of 100,000 keys took 35 s, of
 // 1,000,000 keys over two minutes). Walked in key order, every insert appends.
-func ordered(tv *typed.TypedValue) (*typed.TypedValue, error) {
-	return typed.AsTyped(orderedValue{tv.AsValue()}, tv.Schema(), tv.TypeRef(), typed.AllowDuplicates)
+//
+// tv was validated when it was converted, and the same value walked in another order is just
+// as valid: it is not validated again (performance: with Compared.Declared's reuse, validation
+// fell from 1.3-1.5 s to 0.4 s of explain's 12 s of CPU, fleet of 10,000 pairs).
+func ordered(tv *typed.TypedValue) *typed.TypedValue {
+	//lint:ignore SA1019 deprecated only for values not yet validated; tv was (see above)
+	return typed.AsTypedUnvalidated(orderedValue{tv.AsValue()}, tv.Schema(), tv.TypeRef())
 }
 
 // orderedValue is a value whose maps, at any depth, zip in key order.

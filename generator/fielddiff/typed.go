@@ -21,20 +21,22 @@ var deduced = managedfields.NewDeducedTypeConverter()
 // toTyped converts both objects with the built-in schema when it knows their kind and both
 // have the same apiVersion; otherwise (custom resources, fields the schema does not know,
 // desired and live under different versions) both are compared schema-less, lists by index.
-func toTyped(d, l *unstructured.Unstructured) (*typed.TypedValue, *typed.TypedValue, error) {
+// dDeclared says whether d's conversion is the one Declared makes: built-in, or schema-less
+// because the built-in schema rejects d.
+func toTyped(d, l *unstructured.Unstructured) (td, tl *typed.TypedValue, dDeclared bool, err error) {
 	if d.GetAPIVersion() == l.GetAPIVersion() {
 		td, errD := builtinTyped(d)
 		tl, errL := builtinTyped(l)
 		if errD == nil && errL == nil {
-			return td, tl, nil
+			return td, tl, true, nil
 		}
+		dDeclared = errD != nil
 	}
-	td, err := deduced.ObjectToTyped(d)
-	if err != nil {
-		return nil, nil, err
+	if td, err = deduced.ObjectToTyped(d); err != nil {
+		return nil, nil, false, err
 	}
-	tl, err := deduced.ObjectToTyped(l)
-	return td, tl, err
+	tl, err = deduced.ObjectToTyped(l)
+	return td, tl, dDeclared, err
 }
 
 // Normalize round-trips a built-in object through its Go type, as the API server stores it:
@@ -87,9 +89,11 @@ func Declared(u *unstructured.Unstructured) (*fieldpath.Set, error) {
 			return nil, err
 		}
 	}
-	if tv, err = ordered(tv); err != nil {
-		return nil, err
-	}
+	return declared(ordered(tv))
+}
+
+// declared is Declared of tv, u converted and ordered.
+func declared(tv *typed.TypedValue) (*fieldpath.Set, error) {
 	set, err := tv.ToFieldSet()
 	if err != nil {
 		return nil, err
