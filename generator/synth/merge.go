@@ -4,6 +4,7 @@ package synth
 // them all, ytt rules naming the same resources run as one evaluation.
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -25,30 +26,14 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 		g := byResource[id]
 		key := strings.Join(sortedKeys(g.paths), "\n")
 		if m, ok := merged[key]; ok {
-			for k := range g.res {
-				m.res[k] = true
-			}
-			for k := range g.evid {
-				m.evid[k] = true
-			}
-			for k := range g.class {
-				m.class[k] = true
-			}
-			for k := range g.owners {
-				m.owners[k] = true
-			}
-			for k := range g.empty {
-				m.empty[k] = true
-			}
-			for k := range g.nulls {
-				m.nulls[k] = true
-			}
-			for k, v := range g.rewrites {
-				m.rewrites[k] = v
-			}
-			for k := range g.folded {
-				m.folded[k] = true
-			}
+			maps.Copy(m.res, g.res)
+			maps.Copy(m.evid, g.evid)
+			maps.Copy(m.class, g.class)
+			maps.Copy(m.owners, g.owners)
+			maps.Copy(m.empty, g.empty)
+			maps.Copy(m.nulls, g.nulls)
+			maps.Copy(m.rewrites, g.rewrites)
+			maps.Copy(m.folded, g.folded)
 			continue
 		}
 		merged[key] = g
