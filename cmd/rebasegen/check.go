@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -40,15 +41,14 @@ func checkCommand() *cli.Command {
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
 			}
-			findings := res.Lint
-			if err := writeCheck(c.App.Writer, format, res, rules, findings, c.Bool("fail-on-drift")); err != nil {
+			findings := res.Findings(generator.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
+			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
 				return err
 			}
 			switch {
-			case len(res.Residual) > 0 || len(res.Unknown) > 0 || len(res.Hidden) > 0 || len(res.Unpaired) > 0 || len(res.Stale) > 0 || (c.Bool("fail-on-drift") && len(res.Drift) > 0) ||
-				(c.Bool("fail-on-adoption") && len(res.Adoption) > 0):
+			case generator.Failing(findings):
 				return cli.Exit("", exitPending)
-			case lint.HasErrors(findings):
+			case lint.HasErrors(res.Lint):
 				return cli.Exit("", exitLint)
 			}
 			return nil
@@ -77,7 +77,9 @@ type fieldJSON struct {
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
-	Severity string `json:"severity,omitempty"` // drift: error with --fail-on-drift, else warning
+	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
+	// --fail-on-adoption), else warning; drift and adoption only.
+	Severity string `json:"severity,omitempty"`
 }
 
 type staleJSON struct {
@@ -86,118 +88,150 @@ type staleJSON struct {
 	Diff string `json:"diff"`
 }
 
+// writeCheck writes what check found in the format asked for: one renderer per format, each
+// rendering every kind of finding (generator.Kinds), then lint's findings in the same format.
+func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, fs []generator.CheckFinding) error {
+	switch format {
+	case "json":
+		return checkJSONOut(w, res, fs)
+	case "github":
+		return checkGitHub(w, res, fs, rules[0])
+	default:
+		return checkText(w, res, fs)
+	}
+}
+
+// severity is a finding's level in the github format and JSON: error when it fails the gate.
+func severity(f generator.CheckFinding) string {
+	if f.Fails {
+		return "error"
+	}
+	return "warning"
+}
+
 // what names the field, or the resource when kapp's engine found it changed as a whole.
-func (f fieldJSON) what() string {
+func what(f generator.CheckFinding) string {
 	if f.Path == "" {
-		return f.Resource + " (kapp still updates it)"
+		return f.Resource.String() + " (kapp still updates it)"
 	}
 	return fmt.Sprintf("%s %s (%s)", f.Resource, f.Path, f.Class)
 }
 
-func fields(rs []generator.Residual) []fieldJSON {
-	out := []fieldJSON{}
-	for _, r := range rs {
-		f := fieldJSON{Resource: r.Resource.String(), Evidence: r.Finding.Evidence}
-		if r.Finding.Path != nil {
-			f.Path, f.Class = r.Finding.Path.String(), r.Finding.Label()
+func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
+	var b strings.Builder
+	n := map[generator.Kind]int{}
+	for _, f := range fs {
+		n[f.Kind]++
+		switch f.Kind {
+		case generator.KindResidual:
+			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", what(f), f.Evidence)
+		case generator.KindPendingCreate:
+			fmt.Fprintf(&b, "pending create, not compared: %s: %s\n", f.Resource, f.Evidence)
+		case generator.KindUnknown:
+			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
+		case generator.KindHidden:
+			fmt.Fprintf(&b, "hidden: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+		case generator.KindStale:
+			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", f.File, f.Line, f.Diff)
+		case generator.KindDrift:
+			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", severity(f), f.Resource, f.Path, f.Evidence)
+		case generator.KindAdoption:
+			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+		default:
+			return fmt.Errorf("check: no text rendering for findings of kind %q", f.Kind)
 		}
-		out = append(out, f)
 	}
-	return out
-}
-
-// writeCheck writes what check found; drift is an error with --fail-on-drift (it fails the
-// gate), else a warning.
-func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, findings []lint.Finding, failOnDrift bool) error {
+	if err := lint.Write(&b, res.Lint, lint.FormatText); err != nil {
+		return err
+	}
+	// one summary line, lint's counts in it
+	pending := ""
+	if k := n[generator.KindPendingCreate]; k > 0 {
+		pending = ", " + words.Count(k, "pending create")
+	}
+	if k := n[generator.KindHidden]; k > 0 {
+		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
+	}
+	if k := n[generator.KindAdoption]; k > 0 {
+		pending += ", " + words.Count(k, "adoption change")
+	}
 	driftLevel := "warning"
-	if failOnDrift {
+	if slices.ContainsFunc(fs, func(f generator.CheckFinding) bool { return f.Kind == generator.KindDrift && f.Fails }) {
 		driftLevel = "error"
 	}
-	j := checkJSON{Version: 1, Residual: fields(res.Residual), Drift: fields(res.Drift), Unknown: fields(res.Unknown), Adoption: fields(res.Adoption), Stale: []staleJSON{}, Lint: findings,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}}
-	for _, h := range res.Hidden {
-		j.Hidden = append(j.Hidden, fieldJSON{Resource: h.Resource.String(), Path: h.Path, Evidence: hiddenEvidence(h)})
-	}
-	for _, u := range res.Unpaired {
-		j.PendingCreates = append(j.PendingCreates, fieldJSON{Resource: u.Resource.String(), Evidence: "no live counterpart: kapp would create it, nothing was compared. " + u.Hint})
-	}
-	for i := range j.Drift {
-		j.Drift[i].Severity = driftLevel
-	}
-	if j.Lint == nil {
-		j.Lint = []lint.Finding{}
-	}
-	for _, s := range res.Stale {
-		j.Stale = append(j.Stale, staleJSON{File: s.File, Line: s.Line, Diff: s.Diff})
-	}
+	fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", res.Verdict.Kept, res.Verdict.Paired, pending,
+		words.Count(n[generator.KindResidual], "residual ghost diff"), words.Count(n[generator.KindUnknown], "unknown field"),
+		words.Count(n[generator.KindStale], "stale generated file"), words.Count(n[generator.KindDrift], "drift "+driftLevel), lint.Summary(res.Lint))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// checkGitHub writes workflow commands; annotations point at the rules file (that is what the
+// author fixes), a stale file's at its first differing line.
+func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFinding, rules string) error {
 	var b strings.Builder
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(j)
-	case "github":
-		// Annotations point at the rules file: that is what the author fixes.
-		for _, f := range j.Residual {
-			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "residual ghost diff: "+f.what()))
+	for _, f := range fs {
+		var msg string
+		switch f.Kind {
+		case generator.KindResidual:
+			msg = "residual ghost diff: " + what(f)
+		case generator.KindPendingCreate:
+			msg = fmt.Sprintf("pending create, not compared: %s: %s", f.Resource, f.Evidence)
+		case generator.KindUnknown:
+			msg = fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)
+		case generator.KindHidden:
+			msg = fmt.Sprintf("change hidden by a rule: %s %s: %s", f.Resource, f.Path, f.Evidence)
+		case generator.KindStale:
+			b.WriteString(lint.GitHubCommand(severity(f), f.File, f.Line, f.Evidence))
+			continue
+		case generator.KindDrift:
+			msg = fmt.Sprintf("drift in the live objects: %s %s", f.Resource, f.Path)
+		case generator.KindAdoption:
+			msg = fmt.Sprintf("adoption (kapp changes it once, when it takes the object over): %s %s: %s", f.Resource, f.Path, f.Evidence)
+		default:
+			return fmt.Errorf("check: no github rendering for findings of kind %q", f.Kind)
 		}
-		for _, f := range j.PendingCreates {
-			b.WriteString(lint.GitHubCommand("error", rules[0], 1, "pending create, not compared: "+f.Resource+": "+f.Evidence))
-		}
-		for _, f := range j.Unknown {
-			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)))
-		}
-		for _, f := range j.Hidden {
-			b.WriteString(lint.GitHubCommand("error", rules[0], 1, fmt.Sprintf("change hidden by a rule: %s %s: %s", f.Resource, f.Path, f.Evidence)))
-		}
-		for _, s := range j.Stale {
-			b.WriteString(lint.GitHubCommand("error", s.File, s.Line, "generated rules are stale: regenerate with the command in the file's header"))
-		}
-		for _, f := range j.Drift {
-			b.WriteString(lint.GitHubCommand(driftLevel, rules[0], 1, fmt.Sprintf("drift in the live objects: %s %s", f.Resource, f.Path)))
-		}
-		if err := lint.Write(&b, findings, lint.FormatGitHub); err != nil {
-			return err
-		}
-	default:
-		for _, f := range j.Residual {
-			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", f.what(), f.Evidence)
-		}
-		for _, u := range res.Unpaired {
-			fmt.Fprintf(&b, "pending create, not compared: %s has no live counterpart (kapp would create it)%s\n", u.Resource, hint(u.Hint))
-		}
-		for _, f := range j.Unknown {
-			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
-		}
-		for _, f := range j.Hidden {
-			fmt.Fprintf(&b, "hidden: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
-		}
-		for _, s := range j.Stale {
-			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", s.File, s.Line, s.Diff)
-		}
-		for _, f := range j.Drift {
-			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", driftLevel, f.Resource, f.Path, f.Evidence)
-		}
-		for _, f := range j.Adoption {
-			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
-		}
-		if err := lint.Write(&b, findings, lint.FormatText); err != nil {
-			return err
-		}
-		// one summary line, lint's counts in it
-		pending := ""
-		if n := len(j.PendingCreates); n > 0 {
-			pending = ", " + words.Count(n, "pending create")
-		}
-		if n := len(j.Hidden); n > 0 {
-			pending += ", " + words.Count(n, "declared field") + " hidden by the rules"
-		}
-		fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", j.Kept, j.Paired, pending,
-			words.Count(len(j.Residual), "residual ghost diff"), words.Count(len(j.Unknown), "unknown field"),
-			words.Count(len(j.Stale), "stale generated file"), words.Count(len(j.Drift), "drift "+driftLevel), lint.Summary(findings))
+		b.WriteString(lint.GitHubCommand(severity(f), rules, 1, msg))
+	}
+	if err := lint.Write(&b, res.Lint, lint.FormatGitHub); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
+	j := checkJSON{Version: 1, Residual: []fieldJSON{}, Drift: []fieldJSON{}, Unknown: []fieldJSON{}, Stale: []staleJSON{}, Lint: res.Lint,
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}}
+	if j.Lint == nil {
+		j.Lint = []lint.Finding{}
+	}
+	for _, f := range fs {
+		fj := fieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
+		switch f.Kind {
+		case generator.KindResidual:
+			j.Residual = append(j.Residual, fj)
+		case generator.KindPendingCreate:
+			j.PendingCreates = append(j.PendingCreates, fj)
+		case generator.KindUnknown:
+			j.Unknown = append(j.Unknown, fj)
+		case generator.KindHidden:
+			j.Hidden = append(j.Hidden, fj)
+		case generator.KindStale:
+			j.Stale = append(j.Stale, staleJSON{File: f.File, Line: f.Line, Diff: f.Diff})
+		case generator.KindDrift:
+			fj.Severity = severity(f)
+			j.Drift = append(j.Drift, fj)
+		case generator.KindAdoption:
+			fj.Severity = severity(f)
+			j.Adoption = append(j.Adoption, fj)
+		default:
+			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
 }
 
 // hint appends a hint to a line, when there is one.
@@ -206,9 +240,4 @@ func hint(h string) string {
 		return ""
 	}
 	return "; " + h
-}
-
-// hiddenEvidence says which rule hides a declared field, and why that is an error.
-func hiddenEvidence(h generator.Hidden) string {
-	return fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)
 }

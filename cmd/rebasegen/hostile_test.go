@@ -371,7 +371,7 @@ func TestGitHubOutputEscapes(t *testing.T) {
 		Stale:    []generator.Stale{{File: "a,b:c.yml", Line: 2}},
 	}
 	var out strings.Builder
-	if err := writeCheck(&out, "github", res, []string{"rules,x:y.yml"}, nil, false); err != nil {
+	if err := writeCheck(&out, "github", res, []string{"rules,x:y.yml"}, res.Findings(generator.Gate{})); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

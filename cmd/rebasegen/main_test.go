@@ -229,7 +229,7 @@ func TestUnpairedObjectsAreNotASuccess(t *testing.T) {
 	rules := filepath.Join(t.TempDir(), "rules.yml")
 	os.WriteFile(rules, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644)
 	r = rebasegen(t, append([]string{"check", "--quiet", "--rules", rules}, wrongNS...)...)
-	if r.code != exitPending || !strings.Contains(r.stdout, "pending create, not compared: apps/Deployment other/web has no live counterpart") ||
+	if r.code != exitPending || !strings.Contains(r.stdout, "pending create, not compared: apps/Deployment other/web: no live counterpart") ||
 		!strings.Contains(r.stdout, "did you mean -n hpa-replicas?") || !strings.Contains(r.stdout, "2 pending creates") {
 		t.Errorf("check: want exit 3 naming the pending creates, got %d:\n%s", r.code, r.stdout)
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// Every output format renders every kind of finding check has (issue 24 item 3), failing or
+// not: a kind added to generator.Kinds without a renderer in a format fails here.
+func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
+	for _, k := range generator.Kinds() {
+		for _, fails := range []bool{true, false} {
+			marker := "marker-" + string(k)
+			f := generator.CheckFinding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
+				Class: "c", Evidence: "evidence", File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
+			res := &generator.Checked{}
+			for _, format := range []string{"text", "json", "github"} {
+				var out strings.Builder
+				if err := writeCheck(&out, format, res, []string{"rules.yml"}, []generator.CheckFinding{f}); err != nil {
+					t.Errorf("%s, %s: %v", k, format, err)
+					continue
+				}
+				got := out.String()
+				if !strings.Contains(got, marker) {
+					t.Errorf("%s (fails %v), %s: the finding is not in the output:\n%s", k, fails, format, got)
+				}
+				switch format {
+				case "github":
+					level := "::warning "
+					if fails {
+						level = "::error "
+					}
+					if !strings.HasPrefix(got, level) || strings.Count(got, "\n") != 1 {
+						t.Errorf("%s (fails %v): want one %s annotation, got:\n%s", k, fails, level, got)
+					}
+				case "json":
+					var j map[string]any
+					if err := json.Unmarshal([]byte(got), &j); err != nil {
+						t.Fatalf("%s: %v", k, err)
+					}
+					n := 0
+					for _, v := range j {
+						if list, ok := v.([]any); ok {
+							n += len(list)
+						}
+					}
+					if n != 1 {
+						t.Errorf("%s: want the finding once in the JSON's lists, got %d:\n%s", k, n, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Checked.Findings yields every kind of Kinds, and only those.
+func TestCheckedFindingsCoverEveryKind(t *testing.T) {
+	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	data := "data"
+	field := []generator.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
+	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field,
+		Hidden: []generator.Hidden{{Resource: id, Path: "data"}}, Unpaired: []generator.Unpaired{{Resource: id}},
+		Stale: []generator.Stale{{File: "rules.yml", Line: 1}}}
+	got := map[generator.Kind]bool{}
+	for _, f := range res.Findings(generator.Gate{}) {
+		got[f.Kind] = true
+	}
+	for _, k := range generator.Kinds() {
+		if !got[k] {
+			t.Errorf("kind %s: no finding of it from a Checked holding one of each", k)
+		}
+		delete(got, k)
+	}
+	if len(got) > 0 {
+		t.Errorf("kinds not listed in generator.Kinds: %v", got)
+	}
+}
+
+// Regression (issue 24 item 3): check --fail-on-adoption --output github exited 3 with no output
+// at all; the adoption changes are annotations, errors with the flag and warnings without.
+func TestCheckAdoptionInEveryFormat(t *testing.T) {
+	fix := scenario(t, "adoption-view")
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	for _, c := range []struct {
+		flags []string
+		code  int
+		level string
+	}{{[]string{"--fail-on-adoption"}, exitPending, "error"}, {nil, 0, "warning"}} {
+		args := append(append([]string{"check", "--rules", rules}, fix...), c.flags...)
+		r := rebasegen(t, append(args, "--output", "github")...)
+		want := "::" + c.level + " file=" + rules + ",line=1::adoption (kapp changes it once, when it takes the object over): core/Service adoption-view/web metadata.labels[\"app.kubernetes.io/managed-by\"]"
+		if r.code != c.code || strings.Count(r.stdout, "::"+c.level+" ") != 4 || !strings.Contains(r.stdout, want) {
+			t.Errorf("%v --output github: want exit %d and 4 adoption %ss, got %d:\n%s%s", c.flags, c.code, c.level, r.code, r.stdout, r.stderr)
+		}
+		r = rebasegen(t, append(args, "--output", "json")...)
+		var j struct{ Adoption []fieldJSON }
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != c.code || len(j.Adoption) != 4 || j.Adoption[0].Severity != c.level {
+			t.Errorf("%v --output json: want exit %d and 4 adoption %ss, got %d (%v):\n%s", c.flags, c.code, c.level, r.code, err, r.stdout)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package generator
+
+import (
+	"fmt"
+
+	"github.com/rebasegen/rebasegen/generator/pair"
+)
+
+// Kind is one kind of finding check reports. Kinds lists them all: every output format renders
+// each of them (a test ranges over Kinds), so a kind added here without a renderer fails it.
+type Kind string
+
+const (
+	KindResidual      Kind = "residual"       // a ghost diff the rules leave
+	KindUnknown       Kind = "unknown"        // kapp updates a resource for a field nothing explains
+	KindHidden        Kind = "hidden"         // a rule hides a change made in Git to a declared field
+	KindPendingCreate Kind = "pending-create" // a desired object with no live counterpart
+	KindStale         Kind = "stale"          // a generated rule file that would change
+	KindDrift         Kind = "drift"          // a person changed the live object
+	KindAdoption      Kind = "adoption"       // kapp changes the object once, taking it over
+)
+
+// Kinds returns every kind of finding, in report order; a fresh slice on every call.
+func Kinds() []Kind {
+	return []Kind{KindResidual, KindPendingCreate, KindUnknown, KindHidden, KindStale, KindDrift, KindAdoption}
+}
+
+// CheckFinding is one finding of check, whatever its kind, as every output format renders it.
+type CheckFinding struct {
+	Kind     Kind
+	Resource pair.Identity // zero for a stale file
+	Path     string        // the field; empty when kapp's engine reports the resource as a whole
+	Class    string        // the field's class label, when it has one
+	Evidence string
+	// Stale files: the file, its first differing line and the unified diff.
+	File string
+	Line int
+	Diff string
+	// Fails: the finding fails the gate (exit 3); else it is a warning.
+	Fails bool
+}
+
+// Gate says which findings fail the gate besides those that always do.
+type Gate struct {
+	FailOnDrift    bool
+	FailOnAdoption bool
+}
+
+// Findings lists everything check found, kind by kind in the order of Kinds, each marked with
+// whether it fails the gate. Lint findings are reported on their own (lint's formats).
+func (c *Checked) Findings(g Gate) []CheckFinding {
+	var out []CheckFinding
+	field := func(k Kind, rs []Residual, fails bool) {
+		for _, r := range rs {
+			f := CheckFinding{Kind: k, Resource: r.Resource, Evidence: r.Finding.Evidence, Fails: fails}
+			if r.Finding.Path != nil {
+				f.Path, f.Class = r.Finding.Path.String(), r.Finding.Label()
+			}
+			out = append(out, f)
+		}
+	}
+	field(KindResidual, c.Residual, true)
+	for _, u := range c.Unpaired {
+		out = append(out, CheckFinding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
+			Evidence: "no live counterpart: kapp would create it, nothing was compared" + hintSuffix(u.Hint)})
+	}
+	field(KindUnknown, c.Unknown, true)
+	for _, h := range c.Hidden {
+		out = append(out, CheckFinding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true,
+			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)})
+	}
+	for _, s := range c.Stale {
+		out = append(out, CheckFinding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true,
+			Evidence: "generated rules are stale: regenerate with the command in the file's header"})
+	}
+	field(KindDrift, c.Drift, g.FailOnDrift)
+	field(KindAdoption, c.Adoption, g.FailOnAdoption)
+	return out
+}
+
+// Failing reports whether a finding fails the gate.
+func Failing(fs []CheckFinding) bool {
+	for _, f := range fs {
+		if f.Fails {
+			return true
+		}
+	}
+	return false
+}
+
+func hintSuffix(h string) string {
+	if h == "" {
+		return ""
+	}
+	return "; " + h
+}
