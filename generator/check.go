@@ -120,7 +120,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
 	// field only the manifest's applier owns.
-	if c.Hidden, err = a.HiddenBy(ClusterRules(configs), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
+	if c.Hidden, err = a.HiddenBy(HidingRules(configs), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
 		return nil, err
 	}
 	for _, f := range ruleFiles {

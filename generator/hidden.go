@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
@@ -30,37 +32,120 @@ type Hidden struct {
 	Rule     string // the rule that lets the cluster win there: file, document and index
 }
 
-// ClusterRule is one rebase rule of a kapp Config that lets the cluster's value win (copy with
-// sources starting with existing) or may (a ytt overlay rule, which can write any field): the
-// rules the mutation check asks about.
-type ClusterRule struct {
-	Where   string // file, document, rebaseRules index
-	Rule    ctlconf.RebaseRule
+// HidingRule is one rule of a kapp Config that can make kapp ignore or rewrite a declared field,
+// the rules the mutation check asks about (README, check, lists what kapp v0.66.0 reads and why
+// the other keys cannot hide a change):
+//   - rebaseRules: a copy whose sources start with existing (the cluster's value wins), a remove
+//     (kapp drops the manifest's value), a ytt overlay (it can write any field); a copy from new
+//     first keeps every value the manifest declares;
+//   - diffAgainstExistingFieldExclusionRules: the path is removed from both sides before kapp
+//     diffs (diff/change_factory.go newResourceWithoutHistory);
+//   - diffAgainstLastAppliedFieldExclusionRules: the path is ignored when kapp decides whether
+//     its last-applied copy still holds (diff/resource_with_history.go);
+//   - ownershipLabelRules, labelScopingRules: kapp writes its labels into the map at the path
+//     (resources/labeled_resources.go), over a declared value of the same key;
+//   - templateRules: kapp writes a versioned name into the references at each objectReferences
+//     path (diff/versioned_resource.go);
+//   - additionalLabels: kapp writes these labels through every ownership label rule, its own
+//     included, over declared values of the same keys.
+type HidingRule struct {
+	Where   string // file, document, the Config key and index
+	what    string // the rule as its author wrote it
+	paths   []ctlres.Path
+	keys    map[string]bool                  // additionalLabels: the declared map entries of these keys, wherever they stand
+	ytt     []ctlres.ResourceModWithMultiple // a ytt rebase rule's mods: it rewrites what they rewrite
 	matcher kappmatch.Matcher
 }
 
-// ClusterRules reads the cluster-wins copy rules and the ytt rules of Configs and labelled
+// HidingRules reads the rules that can hide a declared field from Configs and labelled
 // ConfigMaps with kapp's own parser. A Config kapp cannot read has no such rules here: kapp's
 // engine (and lint) report it.
-func ClusterRules(configs []load.Object) []ClusterRule {
+func HidingRules(configs []load.Object) []HidingRule {
 	kappglobal.Prepare()
-	var out []ClusterRule
+	var out []HidingRule
 	for _, o := range configs {
 		cfg, ok := kappConfig(o)
 		if !ok {
 			continue
 		}
-		for i, r := range cfg.RebaseRules {
-			ytt := r.Ytt != nil && r.Ytt.OverlayContractV1 != nil
-			if !ytt && (r.Ytt != nil || r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting) {
-				continue
+		add := func(key string, i int, what string, ms []ctlconf.ResourceMatcher, paths ...ctlres.Path) *HidingRule {
+			m, ok := kappmatch.New(ms)
+			if !ok {
+				return nil
 			}
-			if m, ok := kappmatch.New(r.ResourceMatchers); ok {
-				out = append(out, ClusterRule{Where: fmt.Sprintf("%s rebaseRules[%d]", o.Source, i), Rule: r, matcher: m})
+			where := fmt.Sprintf("%s %s", o.Source, key)
+			if i >= 0 {
+				where += fmt.Sprintf("[%d]", i)
+			}
+			out = append(out, HidingRule{Where: where, what: what, paths: paths, matcher: m})
+			return &out[len(out)-1]
+		}
+		for i, r := range cfg.RebaseRules {
+			switch {
+			case r.Ytt != nil && r.Ytt.OverlayContractV1 != nil:
+				if h := add("rebaseRules", i, "ytt overlay", r.ResourceMatchers); h != nil {
+					h.ytt = r.AsMods()
+				}
+			case r.Ytt != nil:
+			case r.Type == "copy" && len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting:
+				sources := make([]string, len(r.Sources))
+				for i, s := range r.Sources {
+					sources[i] = string(s)
+				}
+				add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), strings.Join(sources, ", ")), r.ResourceMatchers, rulePathsOf(r)...)
+			case r.Type == "remove":
+				add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...)
+			}
+		}
+		for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
+			add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
+			add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.OwnershipLabelRules {
+			add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.LabelScopingRules {
+			add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.TemplateRules {
+			for j, ref := range r.AffectedResources.ObjectReferences {
+				if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
+					h.Where += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
+				}
+			}
+		}
+		if len(cfg.AdditionalLabels) > 0 {
+			keys := slices.Sorted(maps.Keys(cfg.AdditionalLabels))
+			noun := "label "
+			if len(keys) > 1 {
+				noun = "labels "
+			}
+			if h := add("additionalLabels", -1, "kapp writes "+noun+strings.Join(keys, ", "), []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}); h != nil {
+				h.keys = map[string]bool{}
+				for _, k := range keys {
+					h.keys[k] = true
+				}
 			}
 		}
 	}
 	return out
+}
+
+func rulePathsOf(r ctlconf.RebaseRule) []ctlres.Path {
+	if len(r.Path) > 0 {
+		return []ctlres.Path{r.Path}
+	}
+	return r.Paths
+}
+
+func pathsText(ps []ctlres.Path) string {
+	texts := make([]string, len(ps))
+	for i, p := range ps {
+		texts[i] = lint.FormatPath(p)
+	}
+	return strings.Join(texts, " ")
 }
 
 func kappConfig(o load.Object) (ctlconf.Config, bool) {
@@ -69,39 +154,22 @@ func kappConfig(o load.Object) (ctlconf.Config, bool) {
 }
 
 // Matches is kapp's matcher on the object being rebased (the desired one).
-func (c ClusterRule) Matches(desired *unstructured.Unstructured) bool {
+func (c HidingRule) Matches(desired *unstructured.Unstructured) bool {
 	return c.matcher.MatchesObject(desired)
 }
 
 // Describe renders the rule as its author wrote it: copy [spec] from [existing, new], or ytt
 // overlay.
-func (c ClusterRule) Describe() string {
-	if c.Rule.Ytt != nil {
-		return "ytt overlay"
-	}
-	paths := c.Rule.Paths
-	if len(c.Rule.Path) > 0 {
-		paths = []ctlres.Path{c.Rule.Path}
-	}
-	var ps []string
-	for _, p := range paths {
-		ps = append(ps, "["+p.AsString()+"]")
-	}
-	sources := make([]string, len(c.Rule.Sources))
-	for i, s := range c.Rule.Sources {
-		sources[i] = string(s)
-	}
-	return fmt.Sprintf("copy %s from [%s]", strings.Join(ps, " "), strings.Join(sources, ", "))
-}
+func (c HidingRule) Describe() string { return c.what }
 
 // HiddenBy runs the mutation check (runMutations, as generate does on its own rules) on rules:
-// every scalar value a matched desired object declares under a copy rule's paths, or that a ytt
-// rule rewrites (yttWrites), is changed, one at a time, and kapp's engine with configs must still
-// report an update under both bases, unless the classification found a manager other than the
-// applier owning the field (class controller, with its evidence). verified holds kapp's results
-// on unmutated pairs with the same configs (check's verdict), reused as the mutations' baselines
-// where they provably answer the same question; nil: kapp is asked here.
-func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstructured, verified map[pair.Identity]verify.Result) ([]Hidden, error) {
+// every scalar value a matched desired object declares where the rule may hide it (declared) is
+// changed, one at a time, and kapp's engine with configs must still report an update under both
+// bases, unless the classification found a manager other than the applier owning the field
+// (class controller, with its evidence). verified holds kapp's results on unmutated pairs with
+// the same configs (check's verdict), reused as the mutations' baselines where they provably
+// answer the same question; nil: kapp is asked here.
+func (a *Analysis) HiddenBy(rules []HidingRule, configs []*unstructured.Unstructured, verified map[pair.Identity]verify.Result) ([]Hidden, error) {
 	var all []mutation
 	for _, r := range a.Report.Resources {
 		desired, live, err := r.Objects()
@@ -112,11 +180,9 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 			if !rule.Matches(desired.Unstructured) {
 				continue
 			}
-			for _, p := range rule.declared(desired.Unstructured, live.Unstructured) {
-				val, _ := p.Get(desired.Object)
-				mutated, _ := mutate(val)
-				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: p.String(), by: rule.Where + " (" + rule.Describe() + ")",
-					controller: controlled(r, desired.Object, p),
+			for _, c := range rule.declared(desired.Unstructured, live.Unstructured) {
+				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: c.path.String(), by: rule.Where + " (" + rule.Describe() + ")",
+					controller: controlled(r, desired.Object, c.path),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
 		}
@@ -138,19 +204,36 @@ func (a *Analysis) HiddenBy(rules []ClusterRule, configs []*unstructured.Unstruc
 	return out, nil
 }
 
-// declared lists the scalars desired declares whose change the rule may hide: those under a copy
-// rule's paths; those a ytt rule rewrites (yttWrites).
-func (c ClusterRule) declared(desired, live *unstructured.Unstructured) []fielddiff.Path {
-	if c.Rule.Ytt != nil {
+// candidate is a declared scalar and the value it is changed to.
+type candidate struct {
+	path  fielddiff.Path
+	value any
+}
+
+// declared lists the scalars desired declares whose change the rule may hide, each with its
+// mutated value: those under the rule's paths; for additionalLabels those of its keys, wherever
+// they stand (kapp's ownership label rules, its own and the Configs', decide where it writes
+// them, and kapp's engine whether that hides them); those a ytt rule rewrites (yttWrites).
+func (c HidingRule) declared(desired, live *unstructured.Unstructured) []candidate {
+	if c.ytt != nil {
 		return c.yttWrites(desired, live)
 	}
-	paths := c.Rule.Paths
-	if len(c.Rule.Path) > 0 {
-		paths = []ctlres.Path{c.Rule.Path}
+	var ps []fielddiff.Path
+	if c.keys != nil {
+		for _, p := range declaredUnder(desired.Object, nil) {
+			if last := p[len(p)-1]; last.FieldName != nil && c.keys[*last.FieldName] {
+				ps = append(ps, p)
+			}
+		}
 	}
-	var out []fielddiff.Path
-	for _, kp := range paths {
-		out = append(out, declaredUnder(desired.Object, kp)...)
+	for _, kp := range c.paths {
+		ps = append(ps, declaredUnder(desired.Object, kp)...)
+	}
+	out := make([]candidate, len(ps))
+	for i, p := range ps {
+		val, _ := p.Get(desired.Object)
+		mutated, _ := mutate(val)
+		out[i] = candidate{p, mutated}
 	}
 	return out
 }
@@ -162,13 +245,13 @@ func (c ClusterRule) declared(desired, live *unstructured.Unstructured) []fieldd
 // time: one ytt evaluation each, cheaper than the kapp diff under both bases each candidate then
 // gets with every rule. A change the rule fails on is no candidate: kapp's deploy would stop on
 // it, not hide it.
-func (c ClusterRule) yttWrites(desired, live *unstructured.Unstructured) []fielddiff.Path {
-	mods := c.Rule.AsMods()
+func (c HidingRule) yttWrites(desired, live *unstructured.Unstructured) []candidate {
+	mods := slices.Clone(c.ytt)
 	for i, m := range mods {
 		mods[i] = kappglobal.SerialYTT(m) // the one ytt lock: ytt's package-level state is not safe for concurrent runs
 	}
 	existing := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
-	var out []fielddiff.Path
+	var out []candidate
 	for _, p := range declaredUnder(desired.Object, nil) {
 		val, _ := p.Get(desired.Object)
 		mutated, _ := mutate(val)
@@ -179,7 +262,7 @@ func (c ClusterRule) yttWrites(desired, live *unstructured.Unstructured) []field
 			continue
 		}
 		if got, ok := p.Get(rebased); !ok || !fielddiff.Equal(got, mutated) {
-			out = append(out, p)
+			out = append(out, candidate{p, mutated})
 		}
 	}
 	return out

@@ -50,12 +50,15 @@ func (a *Analysis) lint(rules []string, mutations bool) ([]lint.Finding, error) 
 	return lint.Check(opts)
 }
 
-// hides runs the mutation check on one rule, with the package's own rules: the declared fields
-// it hides, "Kind namespace/name path".
-func (a *Analysis) hides(rule map[string]any) ([]string, error) {
+// hides runs the mutation check on one rule of a Config's key (additionalLabels: the map), with
+// the package's own rules: the declared fields it hides, "Kind namespace/name path".
+func (a *Analysis) hides(key string, rule any) ([]string, error) {
+	if key != "additionalLabels" {
+		rule = []any{rule}
+	}
 	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", "rebaseRules": []any{rule}}}}
-	rules := ClusterRules([]load.Object{cfg})
+		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", key: rule}}}
+	rules := HidingRules([]load.Object{cfg})
 	if len(rules) == 0 {
 		return nil, nil
 	}

@@ -5,7 +5,10 @@ package generator
 // other than the applier owns the field.
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -246,17 +249,37 @@ func partPaths(r synth.Rule) []fielddiff.Path {
 	return out
 }
 
-// mutate returns a different value of the same type, for scalars.
+// mutate returns a different value of the same type, for scalars, drawn at random for every
+// call (crypto/rand): a rule keyed to a fixed marker or a fixed step (a suffix, +1) would let
+// exactly the mutation check's values through and hide every change made in Git. The values
+// never reach any output (findings name paths), so output stays deterministic.
 func mutate(v any) (any, bool) {
 	switch t := v.(type) {
 	case string:
-		return t + "-rebasegen-mutation", true
+		for {
+			if s := rand.Text(); s != t {
+				return s, true
+			}
+		}
 	case int64:
-		return t + 1, true
+		d := randomStep()
+		if t > math.MaxInt64-d {
+			return t - d, true
+		}
+		return t + d, true
 	case float64:
-		return t + 1, true
+		return t + float64(randomStep()), true
 	case bool:
 		return !t, true
 	}
 	return nil, false
+}
+
+// randomStep is a random number from 1 to 2^20.
+func randomStep() int64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand.Read never fails (Go 1.24+)
+	}
+	return int64(binary.LittleEndian.Uint64(b[:])%(1<<20)) + 1
 }

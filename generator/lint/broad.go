@@ -31,7 +31,7 @@ func (c *checker) duplicates(a at, r ctlconf.RebaseRule) {
 			if d.Ytt == nil && d.Type == r.Type && slices.Equal(d.Sources, r.Sources) &&
 				subset(r.ResourceMatchers, d.ResourceMatchers) &&
 				slices.ContainsFunc(slices.Concat(d.Paths, []ctlres.Path{d.Path}), func(q ctlres.Path) bool { return reflect.DeepEqual(q, p.p) }) {
-				c.add(Warning, p.at, fmt.Sprintf("path %s repeats kapp's built-in rebase rule (same type, sources and matchers): kapp applies its defaults before any Config, so this changes nothing", formatPath(p.p)),
+				c.add(Warning, p.at, fmt.Sprintf("path %s repeats kapp's built-in rebase rule (same type, sources and matchers): kapp applies its defaults before any Config, so this changes nothing", FormatPath(p.p)),
 					"remove it (kapp deploy-config prints the built-in rules)")
 				break
 			}
@@ -77,7 +77,7 @@ func (c *checker) broad(a at, r ctlconf.RebaseRule) {
 			if key == "status" {
 				fallback = "remove the path"
 			}
-			c.add(Warning, p.at, fmt.Sprintf("path %s rebases a whole subtree: %s", formatPath(p.p), why), suggest(fallback))
+			c.add(Warning, p.at, fmt.Sprintf("path %s rebases a whole subtree: %s", FormatPath(p.p), why), suggest(fallback))
 		}
 	}
 	for i, item := range a.field("resourceMatchers").items() {

@@ -60,10 +60,11 @@ type Options struct {
 	// Generated is what rebasegen generate writes for the pairs (nil without live objects): the
 	// narrower paths suggested for a broad rule.
 	Generated *synth.Result
-	// Hides runs the mutation check on one rule (as read from the Config) against the paired
-	// objects: the declared fields only the manifest's applier owns whose change made in Git the
-	// rule hides from kapp. nil without live objects.
-	Hides func(rule map[string]any) ([]string, error)
+	// Hides runs the mutation check on one rule (as read from the Config: an item of the list
+	// under key, or additionalLabels itself) against the paired objects: the declared fields only
+	// the manifest's applier owns whose change made in Git the rule hides from kapp. nil without
+	// live objects.
+	Hides func(key string, rule any) ([]string, error)
 }
 
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
@@ -120,7 +121,7 @@ type env struct {
 	byName   map[[3]string][]resource
 	gen      *synth.Result
 	defaults []ctlconf.RebaseRule
-	hides    func(rule map[string]any) ([]string, error)
+	hides    func(key string, rule any) ([]string, error)
 }
 
 type resource struct {

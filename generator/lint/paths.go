@@ -112,12 +112,13 @@ func (c *checker) path(p rulePath) {
 		}
 	}
 	if last := p.p[len(p.p)-1]; last.ArrayIndex != nil && (last.ArrayIndex.Index != nil || last.ArrayIndex.All != nil) {
-		c.add(Error, partAt(len(p.p)-1), fmt.Sprintf(`path %s ends in a list index: kapp copies and removes map keys only (it fails with "Expected last part of the path to be map key")`, formatPath(p.p)),
+		c.add(Error, partAt(len(p.p)-1), fmt.Sprintf(`path %s ends in a list index: kapp copies and removes map keys only (it fails with "Expected last part of the path to be map key")`, FormatPath(p.p)),
 			"end the path with a field of the items, [..., {allIndexes: true}, FIELD], or keep whole items with a ytt rule (rebasegen generate writes one)")
 	}
 }
 
-func formatPath(p ctlres.Path) string {
+// FormatPath renders a kapp path as a Config writes it: [spec, {index: 1}, port].
+func FormatPath(p ctlres.Path) string {
 	parts := make([]string, len(p))
 	for i, part := range p {
 		switch {

@@ -59,6 +59,8 @@ func (c *checker) config() {
 		c.rule = i
 		c.checkRule(r)
 	}
+	c.rule = -1
+	c.hidingRules(root)
 }
 
 func (c *checker) checkRule(a at) {
@@ -77,7 +79,7 @@ func (c *checker) checkRule(a at) {
 	c.duplicates(a, r)
 	c.broad(a, r)
 	c.replicas(a, r)
-	c.hidden(a, r)
+	c.hidden(a, "rebaseRules", "", func() string { return c.narrower(a, r) })
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}

@@ -1,0 +1,107 @@
+package generator_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/lint"
+)
+
+// hiddenBy lists check's hidden findings as "resource path <- rule".
+func hiddenBy(t *testing.T, in generator.Inputs, rules string) []string {
+	t.Helper()
+	c, err := generator.Check(in, []string{writeFile(t, "rules.yml", rules)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range c.Hidden {
+		rule := h.Rule[strings.Index(h.Rule, ")")+2:] // after "FILE: document 1 (line 1) "
+		got = append(got, h.Resource.String()+" "+h.Path+" <- "+rule)
+	}
+	return got
+}
+
+// Every key of kapp's Config that makes kapp ignore or rewrite a field is mutation-checked, not
+// only rebaseRules: a diffAgainstExistingFieldExclusionRules path is removed from both sides
+// before kapp diffs (hiding spec.storage.bucket, which the manifest declares), a remove rebase
+// rule drops the declared value, and additionalLabels overwrite the declared label kapp writes
+// through its ownership label rules (metadata and pod template labels, not the selector: label
+// scoping writes only the app label). diffAgainstLastAppliedFieldExclusionRules only decide
+// whether kapp's last-applied copy is still valid: kapp's engine shows the change, nothing hidden.
+func TestCheckMutationChecksEveryConfigKeyThatHidesAField(t *testing.T) {
+	got := hiddenBy(t, fixture("crd-defaults"), `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+diffAgainstExistingFieldExclusionRules:
+- path: [spec, storage]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+diffAgainstLastAppliedFieldExclusionRules:
+- path: [spec, targets]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+rebaseRules:
+- path: [spec, targets, {index: 1}, port]
+  type: remove
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+`)
+	want := "[crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.targets[1].port <- rebaseRules[0] (remove [spec, targets, {index: 1}, port])" +
+		" crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket <- diffAgainstExistingFieldExclusionRules[0] (removed from both sides before diffing: [spec, storage])]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("hidden:\n got %v\nwant %s", got, want)
+	}
+
+	got = hiddenBy(t, hpaInputs, `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+additionalLabels:
+  app.kubernetes.io/name: web
+`)
+	want = `[apps/Deployment hpa-replicas/web metadata.labels["app.kubernetes.io/name"] <- additionalLabels (kapp writes label app.kubernetes.io/name)` +
+		` apps/Deployment hpa-replicas/web spec.template.metadata.labels["app.kubernetes.io/name"] <- additionalLabels (kapp writes label app.kubernetes.io/name)]`
+	if fmt.Sprint(got) != want {
+		t.Errorf("hidden:\n got %v\nwant %s", got, want)
+	}
+}
+
+// lint --live runs the same mutation check on each rule of those keys, alone.
+func TestLintMutationChecksExclusionRules(t *testing.T) {
+	f := writeFile(t, "rules.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+diffAgainstExistingFieldExclusionRules:
+- path: [spec, storage]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
+`)
+	findings, _, err := generator.Lint(fixture("crd-defaults"), []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 || findings[0].Severity != lint.Error || findings[0].Line != 4 ||
+		!strings.Contains(findings[0].Message, "diffAgainstExistingFieldExclusionRules[0]: ") || !strings.Contains(findings[0].Message, "spec.storage.bucket") {
+		t.Errorf("want one error on line 4 naming the rule and spec.storage.bucket, got %+v", findings)
+	}
+}
+
+// The mutated values are unpredictable: a ytt rule that takes the cluster's bucket unless the
+// manifest's value ends in the suffix the mutation check once appended passes every change the
+// check used to make, and hides every change made in Git; so does one keyed to the original
+// value being kept as a prefix.
+func TestCheckMutationValuesAreUnpredictable(t *testing.T) {
+	for _, passes := range []string{`b.endswith("-rebasegen-mutation")`, `b.startswith("backups") and b != "backups"`} {
+		got := hiddenBy(t, fixture("crd-defaults"), yttRuleConfig(`#@ load("@ytt:data", "data")
+#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.all
+---
+spec:
+  storage:
+    #@ b = data.values.new["spec"]["storage"]["bucket"]
+    bucket: #@ b if `+passes+` else data.values.existing["spec"]["storage"]["bucket"]
+`))
+		if fmt.Sprint(got) != "[crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket <- rebaseRules[0] (ytt overlay)]" {
+			t.Errorf("%s: hidden: %v", passes, got)
+		}
+	}
+}
