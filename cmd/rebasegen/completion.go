@@ -9,7 +9,8 @@ import (
 
 // The bash and zsh scripts ask rebasegen itself for candidates (urfave/cli's hidden
 // --generate-bash-completion flag, app.EnableBashCompletion); they are urfave/cli v2's
-// autocomplete/bash_autocomplete and zsh_autocomplete (MIT) with the program name filled in.
+// autocomplete/bash_autocomplete and zsh_autocomplete (MIT) with the program name filled in, and
+// REBASEGEN_COMPLETION=1 (completionEnv) set for the call.
 const bashCompletion = `# bash completion for rebasegen: source <(rebasegen completion bash)
 _rebasegen_complete() {
   local cur words
@@ -17,9 +18,9 @@ _rebasegen_complete() {
   cur="${COMP_WORDS[COMP_CWORD]}"
   words=("${COMP_WORDS[@]:0:$COMP_CWORD}")
   if [[ "$cur" == "-"* ]]; then
-    opts=$("${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)
+    opts=$(REBASEGEN_COMPLETION=1 "${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)
   else
-    opts=$("${words[@]}" --generate-bash-completion 2>/dev/null)
+    opts=$(REBASEGEN_COMPLETION=1 "${words[@]}" --generate-bash-completion 2>/dev/null)
   fi
   COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
 }
@@ -33,9 +34,9 @@ _rebasegen_complete() {
   local cur
   cur=${words[-1]}
   if [[ "$cur" == "-"* ]]; then
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion)}")
+    opts=("${(@f)$(REBASEGEN_COMPLETION=1 ${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion)}")
   else
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion)}")
+    opts=("${(@f)$(REBASEGEN_COMPLETION=1 ${words[@]:0:#words[@]-1} --generate-bash-completion)}")
   fi
   if [[ "${opts[1]}" != "" ]]; then
     _describe 'values' opts

@@ -29,6 +29,7 @@ func main() {
 func run(args []string) int {
 	start, quiet := time.Now(), false // timing summary on stderr (timing.go), silenced by --quiet
 	unknown := ""                     // a command name that is not one (urfave/cli exits 3 for it: "ghost diffs remain")
+	var stray error                   // a positional argument: named rather than a required flag it hid
 	defer func() { timingSummary(os.Stderr, args, start, quiet) }()
 	app := &cli.App{
 		Flags:  []cli.Flag{quietFlag()},
@@ -47,7 +48,7 @@ func run(args []string) int {
 			versionCommand(),
 			completionCommand(),
 		},
-		EnableBashCompletion: true, // the hidden --generate-bash-completion the completion scripts call
+		EnableBashCompletion: completionRequested(), // the hidden --generate-bash-completion, when the completion scripts call
 		Writer:               os.Stdout,
 		ErrWriter:            os.Stderr,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run() prints and maps errors itself
@@ -58,9 +59,21 @@ func run(args []string) int {
 	// --quiet also after the command name, where people put it.
 	for _, cmd := range app.Commands {
 		cmd.Flags = append(cmd.Flags, quietFlag())
-		cmd.Before = func(c *cli.Context) error { quiet = isQuiet(c); return checkPaths(c) }
+		cmd.Before = func(c *cli.Context) error {
+			quiet = isQuiet(c)
+			if stray = strayArgument(c, args); stray != nil {
+				return stray
+			}
+			return checkPaths(c)
+		}
+		// After runs also when a required flag is missing (Before does not): the flag parser
+		// stops at the first argument, so the flags after it were not read.
+		cmd.After = func(c *cli.Context) error { stray = strayArgument(c, args); return nil }
 	}
 	err := app.Run(args)
+	if stray != nil {
+		err = stray
+	}
 	if err == nil && unknown != "" {
 		var names []string
 		for _, cmd := range app.Commands {

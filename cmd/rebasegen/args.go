@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// maxArgs are the positional arguments a command takes; every other command takes none.
+var maxArgs = map[string]int{"completion": 1}
+
+// strayArgument refuses positional arguments a command does not take: every flag takes one value,
+// so the second file of `--rules *.yml` (a shell glob) arrives as an argument, and the flag
+// parser stops there, leaving every later flag unread too. args is the command line, for the
+// flag the argument follows.
+func strayArgument(c *cli.Context, args []string) error {
+	rest := c.Args().Slice()
+	if len(rest) <= maxArgs[c.Command.Name] {
+		return nil
+	}
+	stray := rest[maxArgs[c.Command.Name]]
+	if c.Command.Name == "completion" {
+		return fmt.Errorf("completion: unexpected argument %q: it takes one, the shell", stray)
+	}
+	msg := fmt.Sprintf("%s: unexpected argument %q: it takes no arguments, only flags", c.Command.Name, stray)
+	if i := len(args) - len(rest) + maxArgs[c.Command.Name]; i >= 2 && i < len(args) {
+		flag, value := args[i-2], args[i-1]
+		if name, v, ok := strings.Cut(value, "="); ok && strings.HasPrefix(name, "-") {
+			flag, value = name, v
+		}
+		if repeatable(c.Command, flag) {
+			return fmt.Errorf("%s\nhint: %s takes one value: repeat it for each (%s %s %s %s), as for the files of a shell glob", msg, flag, flag, value, flag, stray)
+		}
+	}
+	return fmt.Errorf("%s\nhint: quote a value that holds spaces; see rebasegen %s --help", msg, c.Command.Name)
+}
+
+// repeatable says whether arg names one of cmd's list flags.
+func repeatable(cmd *cli.Command, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range cmd.Flags {
+		if _, ok := f.(*cli.StringSliceFlag); ok && strings.HasPrefix(arg, "-") && slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// completionEnv is set by the completion scripts when they ask rebasegen for candidates: only
+// then is a last argument --generate-bash-completion urfave/cli's completion request. Otherwise
+// it would make any command print flags and exit 0 without running (check passing unchecked),
+// also as a flag's value (--rules --generate-bash-completion).
+const completionEnv = "REBASEGEN_COMPLETION"
+
+func completionRequested() bool { return os.Getenv(completionEnv) == "1" }
