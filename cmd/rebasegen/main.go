@@ -64,6 +64,9 @@ func run(args []string) int {
 			if stray = strayArgument(c, args); stray != nil {
 				return stray
 			}
+			if err := checkNames(c); err != nil {
+				return err
+			}
 			return checkPaths(c)
 		}
 		// After runs also when a required flag is missing (Before does not): the flag parser

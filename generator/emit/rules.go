@@ -292,7 +292,9 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	}
 	name := pi + "-rebase-rules"
 	fmt.Fprintf(b, comment+"Rebase rules for the PackageInstall %s: apply this Secret, then annotate the PackageInstall:\n", clean(pi))
-	fmt.Fprintf(b, comment+"  kubectl annotate packageinstall %s -n %s ext.packaging.carvel.dev/ytt-paths-from-secret-name.0=%s\n", clean(pi), clean(ns), clean(name))
+	// quoted for the shell it is pasted into: the names are not validated here
+	fmt.Fprintf(b, comment+"  kubectl annotate packageinstall %s -n %s %s\n", clean(shellQuote(pi)), clean(shellQuote(ns)),
+		clean(shellQuote("ext.packaging.carvel.dev/ytt-paths-from-secret-name.0="+name)))
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
 	writeIndented(b, cfg.String(), "    ")

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// nameFlags are the flags naming Kubernetes objects, with the validation the API server applies
+// to such a name (apimachinery's: ValidateNamespaceName is IsDNS1123Label, ConfigMap, Secret and
+// PackageInstall names NameIsDNSSubdomain). Hardening: the names reach suggested commands
+// (kubectl annotate packageinstall NAME -n NAMESPACE) and the names of what rebasegen writes.
+var nameFlags = map[string]func(string) []string{
+	"namespace": validation.IsDNS1123Label,
+	"app":       validation.IsDNS1123Subdomain, // kapp's app ConfigMap
+	// the PackageInstall, its kapp app ConfigMap NAME.app and the Secret generate writes,
+	// NAME-rebase-rules (emit)
+	"package-install": func(name string) []string {
+		for _, n := range []string{name, name + ".app", name + "-rebase-rules"} {
+			if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+				return errs
+			}
+		}
+		return nil
+	},
+}
+
+// checkNames fails on the first name flag whose value Kubernetes would refuse as that name.
+func checkNames(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		valid, ok := nameFlags[name]
+		if !ok || c.String(name) == "" {
+			continue
+		}
+		if errs := valid(c.String(name)); len(errs) > 0 {
+			return fmt.Errorf("--%s %q: not a valid Kubernetes name: %s", name, c.String(name), strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
