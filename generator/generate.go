@@ -149,6 +149,9 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 		return g, nil
 	}
 	g := &Generated{Report: a.Report, Set: a.Set, Result: synth.Synthesize(a.Report, opts)}
+	if err := a.place(&g.Result); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := emit.WriteRules(&buf, g.Rules, emit.Header{}); err != nil {
 		return nil, err

@@ -63,13 +63,16 @@ type Analysis struct {
 	Set     *pair.Set         // pairs, created and deleted objects, CRDs, the package's own Configs
 	Ruleset *rulesets.Ruleset // built-in rulesets plus the user's
 	Report  *classify.Report  // every differing field of every pair, classified
+	// placed are the documents the package rendered without a namespace: kapp places them into
+	// the namespace it deploys to, wherever the package is installed
+	placed map[load.Source]bool
 
 	synthesized map[synth.Options]*Generated // rules per option set, without verification
 }
 
 // Analyze loads, pairs and classifies the inputs.
 func Analyze(in Inputs) (*Analysis, error) {
-	set, rs, err := loadSet(in)
+	set, rs, placed, err := loadSet(in)
 	if err != nil {
 		return nil, err
 	}
@@ -77,44 +80,52 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep}, nil
+	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
 }
 
-// loadSet reads and pairs the inputs.
-func loadSet(in Inputs) (*pair.Set, *rulesets.Ruleset, error) {
+// loadSet reads and pairs the inputs; placed are the package's documents without a namespace.
+func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Source]bool, err error) {
 	if err := load.TotalSize(in.paths()...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rs, err := rulesets.Load(in.Rulesets...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := stdinOnce(in, nil); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Stdin)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rendered, err := in.Package.RenderInput()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	for _, d := range rendered {
+		if d.Namespace == "" {
+			if placed == nil {
+				placed = map[load.Source]bool{}
+			}
+			placed[d.Source] = true
+		}
 	}
 	desired = append(desired, rendered...)
 	live, err := load.Inputs("--live", in.Live, in.Stdin)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	crds, err := load.Docs(in.CRDs, in.Stdin)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	set.CRDs = append(set.CRDs, crds...)
-	return set, rs, nil
+	return set, rs, placed, nil
 }
 
 // Explain classifies every differing field of every pair.

@@ -154,7 +154,7 @@ func checkNamespaceValues(flags []string, pkg load.Package) error {
 			v, ok := m[part]
 			if !ok {
 				have := slices.Sorted(maps.Keys(m))
-				return fmt.Errorf("--namespace-value %s: the package's data values have no %s (at this level: %s); add it to the package's data values schema or pick one of those", f, key, strings.Join(have, ", "))
+				return fmt.Errorf("--namespace-value %s: the package's data values have no %s (at this level: %s); add it to the package's data values schema or pick one of those (objects the package renders without a namespace need none: their rules follow the install namespace)", f, key, strings.Join(have, ", "))
 			}
 			node = v
 		}

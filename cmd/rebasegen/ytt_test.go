@@ -84,8 +84,9 @@ func TestPackageFlags(t *testing.T) {
 			t.Errorf("--namespace-value %s: exit %d, stdout %q, stderr:\n%s", key, r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := rebasegen(t, append([]string{"generate", "-o", "ytt", "--namespace-value", "name"}, in...)...); r.code != 0 || !strings.Contains(r.stdout, "data.values.name") {
-		t.Errorf("--namespace-value name (in the schema): exit %d, stderr:\n%s", r.code, r.stderr)
+	// the rules name no namespace (the template sets none: they follow the install namespace)
+	if r := rebasegen(t, append([]string{"generate", "-o", "ytt", "--namespace-value", "name"}, in...)...); r.code != 0 || !strings.Contains(r.stdout, "rebaseRules:") || strings.Contains(r.stdout, "namespace:") {
+		t.Errorf("--namespace-value name (in the schema): exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	// lint --package: the matcher of a rule for a Deployment the package does not render is stale.
 	rules := filepath.Join("..", "..", "fixtures", "lint", "stale-apiversion", "rules.yml")

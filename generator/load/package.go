@@ -166,28 +166,62 @@ type packageCR struct {
 				Template []map[string]struct {
 					Paths []string `json:"paths"`
 				} `json:"template"`
+				Deploy []struct {
+					Kapp *struct {
+						IntoNs string   `json:"intoNs"`
+						MapNs  []string `json:"mapNs"`
+					} `json:"kapp"`
+				} `json:"deploy"`
 			} `json:"spec"`
 		} `json:"template"`
 	} `json:"spec"`
 }
 
-// packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
-// Other fetch kinds need the network and are out of scope.
-func packageCRFiles(file string) ([]*files.File, error) {
+// DeployNamespaces are the namespace options of the kapp deploy step of the package's Package
+// (--package-cr): intoNs puts every namespaced object into that namespace, mapNs maps namespaces
+// (kapp-controller v0.51.0 passes them to kapp deploy as --into-ns and --map-ns). Empty without
+// a Package.
+func (p Package) DeployNamespaces() (intoNs string, mapNs []string, err error) {
+	if p.CR == "" {
+		return "", nil, nil
+	}
+	cr, err := readPackageCR(p.CR)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, d := range cr.Spec.Template.Spec.Deploy {
+		if d.Kapp != nil {
+			intoNs, mapNs = d.Kapp.IntoNs, append(mapNs, d.Kapp.MapNs...)
+		}
+	}
+	return intoNs, mapNs, nil
+}
+
+func readPackageCR(file string) (packageCR, error) {
+	var cr packageCR
 	data, err := readFile(file, nil)
 	if err != nil {
-		return nil, err
+		return cr, err
 	}
 	js, err := ToJSON(file, data)
 	if err != nil {
-		return nil, err
+		return cr, err
 	}
-	var cr packageCR
 	if err := yaml.Unmarshal(js, &cr); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return cr, fmt.Errorf("%s: %w", file, err)
 	}
 	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
-		return nil, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
+		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
+	}
+	return cr, nil
+}
+
+// packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
+// Other fetch kinds need the network and are out of scope.
+func packageCRFiles(file string) ([]*files.File, error) {
+	cr, err := readPackageCR(file)
+	if err != nil {
+		return nil, err
 	}
 	spec := cr.Spec.Template.Spec
 	if len(spec.Fetch) == 0 {

@@ -1,0 +1,81 @@
+package generator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// place makes the rules for the objects the package renders without a namespace follow the
+// namespace it is installed into (synth.Place), and warns about rules that cannot.
+func (a *Analysis) place(res *synth.Result) error {
+	if len(a.placed) == 0 || len(res.Rules) == 0 {
+		return nil
+	}
+	intoNs, mapNs, err := a.Inputs.Package.DeployNamespaces()
+	switch {
+	case err != nil:
+		return err
+	case intoNs != "":
+		return nil // kapp puts every namespaced object into the Package's intoNs: the rules name it
+	case len(mapNs) > 0:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: its kapp deploy step maps namespaces (mapNs): the rules name the namespaces the objects were analysed in", a.Inputs.Package.CR))
+		return nil
+	}
+	p := synth.Placement{}
+	add := func(d load.Doc) error {
+		obj, err := d.Object()
+		if err != nil {
+			return err
+		}
+		placed := a.placed[d.Source] && d.Namespace != "" // a cluster-scoped object has none anyway
+		if placed {
+			p.Namespace = d.Namespace
+		}
+		p.Desired, p.Placed = append(p.Desired, obj.Unstructured), append(p.Placed, placed)
+		return nil
+	}
+	for _, pr := range a.Set.Pairs {
+		if err := add(pr.Desired); err != nil {
+			return err
+		}
+	}
+	for _, d := range a.Set.Created {
+		if err := add(d); err != nil {
+			return err
+		}
+	}
+	if p.Namespace == "" {
+		return nil
+	}
+	var pinned []pair.Identity
+	res.Rules, pinned = synth.Place(res.Rules, p)
+	if len(pinned) > 0 {
+		res.Warnings = append(res.Warnings, pinnedWarning(pinned, p.Namespace))
+		slices.Sort(res.Warnings)
+	}
+	return nil
+}
+
+// pinnedWarning says why rules for objects the package renders without a namespace name the
+// namespace they were analysed in, and what to do for an install elsewhere.
+func pinnedWarning(ids []pair.Identity, ns string) string {
+	names := make([]string, len(ids))
+	kinds := map[string]bool{}
+	var kindNames []string
+	for i, id := range ids {
+		names[i] = id.String()
+		gk := pair.Identity{Group: id.Group, Kind: id.Kind}.String()
+		gk = strings.TrimSuffix(gk, " ")
+		if !kinds[gk] {
+			kinds[gk] = true
+			kindNames = append(kindNames, gk)
+		}
+	}
+	return fmt.Sprintf("%s: the package renders it without a namespace, but the rules name namespace %s: kapp selects a resource by name only together with its namespace (kindNamespaceNameMatcher), and the rules treat the package's %s objects without a namespace differently from one another, so they hold only where the package is installed into %s (kapp-controller installs objects without a namespace into the PackageInstall's namespace, or its spec.defaultNamespace); for another namespace, generate with -n NAMESPACE, or with --output ytt --namespace-value KEY and a data value KEY holding the install namespace",
+		strings.Join(names, ", "), ns, strings.Join(kindNames, ", "), ns)
+}
