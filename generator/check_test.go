@@ -153,7 +153,7 @@ func TestCheckAcceptsARuleOverAControllersField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Hidden) != 1 || c.Hidden[0].Path != "spec.template.spec.containers[0].image" || !strings.Contains(c.Hidden[0].Rule, "rebaseRules[1]") {
+	if len(c.Hidden) != 1 || c.Hidden[0].Path != "spec.template.spec.containers[name=web].image" || !strings.Contains(c.Hidden[0].Rule, "rebaseRules[1]") {
 		t.Errorf("want only the image hidden, by rule 1: %+v", c.Hidden)
 	}
 }

@@ -105,3 +105,32 @@ spec:
 		}
 	}
 }
+
+// lint names list items one way, by merge key as explain does, in the hidden fields and in the
+// suggestion alike, and never ends a list with "(and 1 more)": one more is named.
+func TestLintNamesItemsByMergeKeyAndElidesOnlyTwoOrMore(t *testing.T) {
+	f := writeFile(t, "rules.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, template, spec]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`)
+	findings, _, err := generator.Lint(hpaInputs, []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 {
+		t.Fatalf("want one finding, got %+v", findings)
+	}
+	msg, sug := findings[0].Message, findings[0].Suggestion
+	if !strings.Contains(msg, "spec.template.spec.containers[name=web].ports[containerPort=80,protocol=TCP].containerPort") || strings.Contains(msg+sug, "[0]") {
+		t.Errorf("want items by merge key only:\n%s\n%s", msg, sug)
+	}
+	// 9 paths, 8 shown at most: the ninth is named
+	if strings.Contains(sug, "(and 1 more)") || !strings.Contains(sug, "spec.template.spec.terminationGracePeriodSeconds") {
+		t.Errorf("suggestion: %s", sug)
+	}
+}

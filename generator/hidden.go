@@ -181,7 +181,7 @@ func (a *Analysis) HiddenBy(rules []HidingRule, configs []*unstructured.Unstruct
 				continue
 			}
 			for _, c := range rule.declared(desired.Unstructured, live.Unstructured) {
-				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: c.path.String(), by: rule.Where + " (" + rule.Describe() + ")",
+				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: fielddiff.ByKey(desired.Unstructured, c.path).String(), by: rule.Where + " (" + rule.Describe() + ")",
 					controller: controlled(r, desired.Object, c.path),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}

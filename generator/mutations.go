@@ -53,7 +53,7 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 				}
 				// handed to a controller by this rule or by another one matching the resource
 				// (a kind-wide default rule for spec.replicas next to an HPA's rule for one resource)
-				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, p),
+				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, fielddiff.ByKey(desired.Unstructured, p)),
 					controller: controllerRuled(rules, matched, p),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rebasegen/rebasegen/internal/words"
 )
@@ -22,13 +21,8 @@ func (c *checker) hidden(a at, key, prefix string, suggestion func() string) {
 	if err != nil || len(fields) == 0 {
 		return // a rule kapp cannot run is reported by the other checks
 	}
-	shown := fields[:min(len(fields), maxHidden)]
-	more := ""
-	if n := len(fields) - len(shown); n > 0 {
-		more = fmt.Sprintf(" (and %d more)", n)
-	}
-	c.add(Error, a, fmt.Sprintf("%sthe rule hides a change made in Git to %s only the manifest's applier owns (kapp reports no update when they change): %s%s",
-		prefix, words.Count(len(fields), "declared field"), strings.Join(shown, ", "), more),
+	c.add(Error, a, fmt.Sprintf("%sthe rule hides a change made in Git to %s only the manifest's applier owns (kapp reports no update when they change): %s",
+		prefix, words.Count(len(fields), "declared field"), words.List(fields, maxHidden)),
 		suggestion())
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // maxPaths keeps the narrower-rule suggestion short.
@@ -50,34 +51,37 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 			}
 		}
 	}
-	var parts []string
-	shown, more := 0, 0
-	for _, res := range matched {
+	perResource := make([][]string, len(matched))
+	total := 0
+	for ri, res := range matched {
 		var paths []string
 		for i, g := range c.gen.Rules {
 			if gen[i] == nil || !gen[i].Matches(res.kapp) {
 				continue
 			}
 			for _, p := range generatedPaths(g) {
-				if under(p, prefixes) && !slices.Contains(paths, p.String()) {
-					paths = append(paths, p.String())
+				if s := fielddiff.ByKey(res.obj, p).String(); under(p, prefixes) && !slices.Contains(paths, s) {
+					paths = append(paths, s)
 				}
 			}
 		}
 		slices.Sort(paths)
-		if n := min(len(paths), maxPaths-shown); n > 0 {
-			parts = append(parts, res.id.String()+": "+strings.Join(paths[:n], ", "))
-			shown += n
-			more += len(paths) - n
-		} else {
-			more += len(paths)
-		}
+		perResource[ri] = paths
+		total += len(paths)
 	}
-	if shown == 0 {
+	if total == 0 {
 		return fmt.Sprintf("rebasegen generate finds no ghost diff there on the %d resources the rule matches: no rule needed", len(matched))
 	}
+	var parts []string
+	left := words.Shown(total, maxPaths)
+	for ri, res := range matched {
+		if n := min(len(perResource[ri]), left); n > 0 {
+			parts = append(parts, res.id.String()+": "+strings.Join(perResource[ri][:n], ", "))
+			left -= n
+		}
+	}
 	s := "rebasegen generate writes only " + strings.Join(parts, "; ")
-	if more > 0 {
+	if more := total - words.Shown(total, maxPaths); more > 0 {
 		s += fmt.Sprintf(" (and %d more)", more)
 	}
 	return s
