@@ -29,7 +29,8 @@ bench: ## fleet-scale benchmarks (fixture mix and Deployment+HPA fleet): per sta
 
 FUZZTIME ?= 60s
 FUZZ_TARGETS := ./generator/load:FuzzLoad ./generator/pair:FuzzPair ./generator/fielddiff:FuzzDiff \
-	./generator/emit:FuzzRulesRoundTrip ./generator/classify:FuzzManagedFields ./generator/load:FuzzExpansion
+	./generator/emit:FuzzRulesRoundTrip ./generator/classify:FuzzManagedFields ./generator/load:FuzzExpansion \
+	./generator/load:FuzzSplitAsKapp
 fuzz: ## run every fuzz target for FUZZTIME each (default 60s); a crasher is saved under the package's testdata/fuzz/ and replays in make test
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t##*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -28,38 +29,63 @@ func ParseDocs(name string, data []byte) ([]Doc, error) {
 // parseDocs is ParseDocs, also returning the bytes of JSON the documents took: the file's
 // size after alias expansion, at most limit. The Docs are compressed with dicts (nil: none).
 func parseDocs(name string, data []byte, limit int64, dicts *dictionaries) ([]Doc, int64, error) {
+	chunks, bad := splitDocs(data)
 	var docs []Doc
 	var used int64
-	starts := separators(data)
-	begin, doc := 0, 0
+	doc := 0
 	line, counted := 1, 0 // line of data[counted]: counted incrementally, not from the start per document (quadratic in big files)
-	for i := 0; i <= len(starts); i++ {
-		end := len(data)
-		if i < len(starts) {
-			end = starts[i][0]
+	lineOf := func(at int) int {
+		line += bytes.Count(data[counted:at], newline)
+		counted = at
+		return line
+	}
+	content := func(c span) bool {
+		return !blankLine(data[c.begin:c.body], true) || !onlyComments(data[c.body:c.end])
+	}
+	if bad >= 0 {
+		// kapp (k8s.io/apimachinery's YAMLReader) refuses content after "---" before it reads
+		// any document; YAML would read it as a document that the decoder, reading one
+		// document, silently drops.
+		for _, c := range chunks {
+			if content(c) {
+				doc++
+			}
 		}
-		chunk := data[begin:end]
-		line += bytes.Count(data[counted:begin], []byte("\n"))
-		counted = begin
-		if i < len(starts) {
-			begin = starts[i][1]
+		return nil, 0, &Error{Source: Source{File: name, Doc: doc + 1, Line: lineOf(bad)},
+			Msg: "invalid document separator: only a comment may follow --- on its line (kapp refuses it too)"}
+	}
+	if last := bytes.LastIndexByte(data, '\n') + 1; kappDropsLastLine(data[last:]) {
+		for _, c := range chunks {
+			if content(c) && c.body < last {
+				doc++
+			}
 		}
-		if sep := badSeparator(chunk); sep >= 0 {
-			// kapp (k8s.io/apimachinery's YAMLReader) refuses content after "---"; YAML would
-			// read it as a document that the decoder, reading one document, silently drops.
-			at := line + bytes.Count(chunk[:sep], []byte("\n"))
-			return nil, 0, &Error{Source: Source{File: name, Doc: doc + 2, Line: at},
-				Msg: "invalid document separator: only a comment may follow --- on its line (kapp refuses it too)"}
-		}
-		if onlyComments(chunk) {
+		return nil, 0, &Error{Source: Source{File: name, Doc: max(doc, 1), Line: lineOf(last)},
+			Msg: fmt.Sprintf("the last line is %d bytes long with no newline after it: kapp (k8s.io/apimachinery's YAMLReader) drops such a line without a word; end the file with a newline", len(data)-last)}
+	}
+	for _, c := range chunks {
+		if !content(c) {
 			continue
 		}
 		doc++
-		src := Source{File: name, Doc: doc, Line: line}
+		// the document's line is that of the separator before it (1 for the first)
+		at := max(c.body-1, 0)
+		lo := lineOf(min(c.begin, at))
+		src := Source{File: name, Doc: doc, Line: lo + bytes.Count(data[min(c.begin, at):at], newline)}
+		first := lo + bytes.Count(data[min(c.begin, at):c.begin], newline)
+		chunk := data[c.begin:c.end]
 		if !utf8.Valid(chunk) {
 			return nil, 0, &Error{Source: src, Msg: "not UTF-8 text"}
 		}
-		parsed, size, err := parseDoc(chunk, src, limit-used, dicts)
+		// as kapp's reader reads lines: bufio.Reader.ReadLine drops the "\r" of "\r\n", and
+		// apimachinery's LineReader ends every line with "\n" (a literal block scalar keeps it)
+		if bytes.IndexByte(chunk, '\r') >= 0 {
+			chunk = bytes.ReplaceAll(chunk, crlf, newline)
+		}
+		if chunk[len(chunk)-1] != '\n' {
+			chunk = append(chunk[:len(chunk):len(chunk)], '\n')
+		}
+		parsed, size, err := parseDoc(chunk, src, first, limit-used, dicts)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -71,43 +97,82 @@ func parseDocs(name string, data []byte, limit int64, dicts *dictionaries) ([]Do
 	return docs, used, nil
 }
 
-// The document separators are found line by line rather than with regular expressions
-// (performance: the two regexps, (?m)^---[ \t]*(#.*)?$ for a separator and (?m)^---[ \t]*[^\s#]
-// for content after one, were a tenth of explain's CPU at fleet scale; TestSeparatorsAsRegexps
-// checks the functions against them).
+// A span is one document of a file as kapp's reader returns it: data[begin:end]. body is where
+// its content starts: after the separator line kapp's reader keeps as the document's first line
+// when the separator opens the file or follows another separator (begin otherwise).
+type span struct{ begin, body, end int }
 
-// separators returns the [start, end) of each separator line of data: "---", then optionally
-// spaces or tabs and a comment, up to the end of the line (not including its newline).
-func separators(data []byte) [][2]int {
-	var out [][2]int
-	for start := 0; start < len(data); {
+// splitDocs splits data into documents exactly as kapp does (k8s.io/apimachinery's YAMLReader,
+// read by kapp's resources.YAMLFile): a line starting with "---" followed by nothing but white
+// space (unicode.IsSpace, so "---\r" too) or a comment separates documents; a line starting
+// with "---" followed by anything else makes the whole file an error (bad: the offset of that
+// line; -1 when there is none, and then chunks holds every document, empty ones left out).
+// Line endings are kept: the caller reads "\r\n" as kapp's reader does.
+//
+// Performance: the lines are not visited one by one; only those starting with "---" are found
+// (bytes.Index), which keeps the scan at memory speed at fleet scale.
+func splitDocs(data []byte) (chunks []span, bad int) {
+	begin, body := 0, 0
+	for at := 0; ; {
+		start := 0
+		if at > 0 || !bytes.HasPrefix(data, dashes) {
+			i := bytes.Index(data[at:], nlDashes)
+			if i < 0 {
+				break
+			}
+			start = at + i + 1
+		}
 		end := lineEnd(data, start)
-		if l := data[start:end]; bytes.HasPrefix(l, dashes) {
-			if rest := bytes.TrimLeft(l[3:], " \t"); len(rest) == 0 || rest[0] == '#' {
-				out = append(out, [2]int{start, end})
+		if rest := bytes.TrimLeftFunc(data[start+len(dashes):end], unicode.IsSpace); len(rest) > 0 && rest[0] != '#' {
+			if start > begin {
+				chunks = append(chunks, span{begin, body, start})
 			}
+			return chunks, start
 		}
-		start = end + 1
+		next := min(end+1, len(data))
+		if start > begin {
+			chunks = append(chunks, span{begin, body, start})
+			begin, body = next, next
+		} else {
+			body = next // kapp's reader keeps a separator opening the file or following another
+		}
+		at = end
 	}
-	return out
+	if begin < len(data) {
+		chunks = append(chunks, span{begin, body, len(data)})
+	}
+	return chunks, -1
 }
 
-// badSeparator returns the offset of the first line of chunk that starts with "---" followed,
-// after spaces or tabs, by anything but white space or a comment; -1 when there is none.
-func badSeparator(chunk []byte) int {
-	for start := 0; start < len(chunk); {
-		end := lineEnd(chunk, start)
-		if l := chunk[start:end]; bytes.HasPrefix(l, dashes) {
-			if rest := bytes.TrimLeft(l[3:], " \t"); len(rest) > 0 && strings.IndexByte("\f\r #", rest[0]) < 0 {
-				return start
-			}
-		}
-		start = end + 1
+// kappReadBuffer is the size of the bufio.Reader kapp's resources.YAMLFile reads a file with.
+const kappReadBuffer = 4096
+
+// kappDropsLastLine reports whether kapp's reader loses line, the file's last one when no
+// newline ends it. bufio.Reader.ReadLine returns a line longer than the reader's buffer in
+// pieces of the buffer's size (one byte less when the piece ends in "\r", which it puts back);
+// when the last piece fills the buffer exactly, the call after it returns the end of the file,
+// which apimachinery's LineReader returns together with the line, and its YAMLReader returns
+// what it had before the line (a separator line excepted).
+func kappDropsLastLine(line []byte) bool {
+	if len(line) < kappReadBuffer || bytes.HasPrefix(line, dashes) {
+		return false
 	}
-	return -1
+	for len(line) >= kappReadBuffer {
+		n := kappReadBuffer
+		if line[n-1] == '\r' {
+			n--
+		}
+		line = line[n:]
+	}
+	return len(line) == 0
 }
 
-var dashes = []byte("---")
+var (
+	dashes   = []byte("---")
+	nlDashes = []byte("\n---")
+	newline  = []byte("\n")
+	crlf     = []byte("\r\n")
+)
 
 // lineEnd returns the offset of the newline ending the line that starts at start, or len(b).
 func lineEnd(b []byte, start int) int {
@@ -117,11 +182,11 @@ func lineEnd(b []byte, start int) int {
 	return len(b)
 }
 
-// onlyComments reports whether every line of b is blank or a comment.
+// onlyComments reports whether YAML reads b as nothing: every line blank or a comment.
 func onlyComments(b []byte) bool {
 	for start := 0; start < len(b); {
 		end := lineEnd(b, start)
-		if t := bytes.TrimSpace(b[start:end]); len(t) > 0 && t[0] != '#' {
+		if !blankLine(b[start:end], false) {
 			return false
 		}
 		start = end + 1
@@ -129,8 +194,26 @@ func onlyComments(b []byte) bool {
 	return true
 }
 
-func parseDoc(chunk []byte, src Source, budget int64, dicts *dictionaries) ([]Doc, int64, error) {
-	js, err := toJSON(chunk, src.Line, budget)
+// blankLine reports whether YAML reads l, a line without its "\n", as nothing: spaces and tabs,
+// then at most a comment, and a "\r" only at the end (elsewhere it ends a line: what follows it
+// is read). With marker, l may also open with a document marker ("---" then a blank), which is
+// how the separator kapp's reader keeps as a document's first line reads as nothing (when
+// nothing blank follows "---", YAML reads it as text); an empty l is blank.
+func blankLine(l []byte, marker bool) bool {
+	if marker && bytes.HasPrefix(l, dashes) {
+		if l = l[len(dashes):]; len(l) > 0 && l[0] != ' ' && l[0] != '\t' && l[0] != '\r' && l[0] != '\n' {
+			return false
+		}
+	}
+	l = bytes.TrimSuffix(bytes.TrimLeft(l, " \t"), newline)
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	return len(l) == 0 || l[0] == '#' && bytes.IndexByte(l, '\r') < 0
+}
+
+// parseDoc parses one document, chunk, which starts at line first of its file (before src.Line
+// when it opens with a separator line).
+func parseDoc(chunk []byte, src Source, first int, budget int64, dicts *dictionaries) ([]Doc, int64, error) {
+	js, err := toJSON(chunk, first, budget)
 	if err != nil {
 		return nil, 0, &Error{Source: src, Msg: err.Error()}
 	}

@@ -1,55 +1,188 @@
 package load
 
 import (
-	"regexp"
-	"slices"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// The regular expressions the separator functions replaced (for speed): the oracle they are
-// checked against.
-var (
-	separatorRE    = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
-	badSeparatorRE = regexp.MustCompile(`(?m)^---[ \t]*[^\s#]`)
-)
+// kappReads is the oracle: the objects kapp reads from data, with kapp's own functions
+// (resources.FileResource.Resources: apimachinery's YAMLReader, then sigs.k8s.io/yaml), as
+// JSON-decoded values; splitErr is the error of its document splitting alone.
+func kappReads(data []byte) (objs []any, splitErr, err error) {
+	if _, splitErr = ctlres.NewYAMLFile(ctlres.NewBytesSource(data)).Docs(); splitErr != nil {
+		return nil, splitErr, splitErr
+	}
+	rs, err := ctlres.NewFileResource(ctlres.NewBytesSource(data)).Resources()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rs {
+		objs = append(objs, normalise(r.UnstructuredObject()))
+	}
+	return objs, nil, nil
+}
 
-// FuzzSeparatorsAsRegexps: separators, badSeparator and onlyComments find what the regular
-// expressions and the comment stripping they replaced found, on any bytes.
-func FuzzSeparatorsAsRegexps(f *testing.F) {
+// normalise decodes v's JSON as load decodes it (numbers as int64 or float64).
+func normalise(v any) any {
+	js, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out any
+	if err := utiljson.Unmarshal(js, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// rebasegenReads is what ParseDocs reads from data, decoded like kappReads.
+func rebasegenReads(data []byte) ([]any, error) {
+	docs, err := ParseDocs("in.yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	var objs []any
+	for _, d := range docs {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, normalise(o.Object))
+	}
+	return objs, nil
+}
+
+// checkAsKapp: data splits into documents as kapp splits it. kapp refusing the separators and
+// rebasegen refusing them go together; where both read data, they read the same objects.
+func checkAsKapp(t *testing.T, data []byte) (ours, kapps error) {
+	t.Helper()
+	want, splitErr, kerr := kappReads(data)
+	got, err := rebasegenReads(data)
+	sepErr := err != nil && strings.Contains(err.Error(), "invalid document separator")
+	switch {
+	case splitErr != nil && !sepErr:
+		t.Fatalf("%q: kapp refuses the separators (%v), rebasegen: %v", data, splitErr, err)
+	case splitErr == nil && sepErr:
+		t.Fatalf("%q: rebasegen refuses the separators (%v), kapp does not", data, err)
+	case err == nil && kerr == nil && !reflect.DeepEqual(got, want):
+		t.Fatalf("%q: rebasegen reads %d objects, kapp %d:\n%v\n%v", data, len(got), len(want), got, want)
+	}
+	var le *Error
+	if err != nil && (!errors.As(err, &le) || le.Source.Doc < 1 || le.Source.Line < 1) {
+		t.Fatalf("%q: error does not locate the input: %v", data, err)
+	}
+	return err, kerr
+}
+
+// FuzzSplitAsKapp: any bytes split into the documents kapp reads (checkAsKapp).
+func FuzzSplitAsKapp(f *testing.F) {
 	for _, data := range fixtureFiles(f) {
 		f.Add(data)
+		f.Add([]byte(strings.ReplaceAll(string(data), "\n", "\r\n")))
 	}
 	for _, s := range []string{
 		"", "---", "---\n", "--- \t\n", "---#x\n", "--- # c\n---x", "----\n", "--- \v\n", "--- \f\n", "---\r\n",
 		"a\n---  é\n", "a: 1\n  ---\n", "\n---\n\n---", "--- \xff\n", "# only\n  # comments\n\n", " \u00a0\n", "x\n# c",
-		"---\t#\n--- a\n", "a\r\n---\r\n# c\r\n",
+		"---\t#\n--- a\n", "a\r\n---\r\n# c\r\n", "---\u00a0\n", "---\u0085x\n", "\ufeff---\na: 1\n---\nb: 2\n",
+		"---\n...\na: 1\n", "a: 1\n---\n---\n...\nb: 2\n", "a: 1\r\r\n---\r\nb: |\r\n  x\r\n  y\r\n",
+		obj("a") + "---\r\n" + obj("b") + "---\r" + "\n" + obj("c"),
+		obj("a") + "data:\n  k: " + strings.Repeat("v", kappReadBuffer-len("data:\n  k: ")-1) + "\n",
+		obj("a") + "data: {k: " + strings.Repeat("v", 2*kappReadBuffer-len("data: {k: }")) + "}",
+		obj("a") + "data: {k: " + strings.Repeat("v", 2*kappReadBuffer-len("data: {k: }")-1) + "}\r",
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var want [][2]int
-		for _, m := range separatorRE.FindAllIndex(data, -1) {
-			want = append(want, [2]int{m[0], m[1]})
+	f.Fuzz(func(t *testing.T, data []byte) { checkAsKapp(t, data) })
+}
+
+// TestSplitAsKapp: files made of valid objects, written with every way kapp's reader accepts of
+// ending lines and separating documents (CRLF, "---\r", white space and comments after "---",
+// a byte order mark, blank and comment-only documents, repeated separators, no final newline),
+// are read in full, and as the same objects as kapp reads them; what kapp refuses is refused (a
+// separator with a control character opening a document: kapp's reader keeps it, and YAML
+// refuses it). (The regression: a CRLF file was read as its first document only.)
+func TestSplitAsKapp(t *testing.T) {
+	seps := []string{"---", "--- ", "---\t", "--- # c", "---#c", "---\r", "--- \v", "---\f"}
+	fill := []string{"", "# a comment\n", "\n", "  \n# c\n", "---\n", "--- # c\n"}
+	r := rand.New(rand.NewPCG(24, 1))
+	read := 0
+	for i := range 500 {
+		var b strings.Builder
+		if r.IntN(8) == 0 {
+			b.WriteString("\ufeff")
 		}
-		if got := separators(data); !slices.Equal(got, want) {
-			t.Errorf("separators(%q) = %v, the regexp finds %v", data, got, want)
-		}
-		want1 := -1
-		if m := badSeparatorRE.FindIndex(data); m != nil {
-			want1 = m[0]
-		}
-		if got := badSeparator(data); got != want1 {
-			t.Errorf("badSeparator(%q) = %d, the regexp finds %d", data, got, want1)
-		}
-		var kept []string
-		for _, l := range strings.Split(string(data), "\n") {
-			if t := strings.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-				kept = append(kept, t)
+		n := 1 + r.IntN(5)
+		for j := range n {
+			if j > 0 || r.IntN(3) == 0 {
+				b.WriteString(seps[r.IntN(len(seps))] + "\n")
+			}
+			b.WriteString(fill[r.IntN(len(fill))])
+			b.WriteString(obj(fmt.Sprintf("o%d", j)) + "data:\n  k: |\n    line one\n    line two\n")
+			if r.IntN(4) == 0 {
+				b.WriteString("---\n" + fill[r.IntN(len(fill))])
 			}
 		}
-		if got, want := onlyComments(data), len(kept) == 0; got != want {
-			t.Errorf("onlyComments(%q) = %v, want %v", data, got, want)
+		data := b.String()
+		if r.IntN(2) == 0 {
+			data = strings.ReplaceAll(data, "\n", "\r\n")
 		}
-	})
+		if r.IntN(4) == 0 {
+			data = strings.TrimRight(data, "\r\n")
+		}
+		ours, kapps := checkAsKapp(t, []byte(data))
+		if (ours == nil) != (kapps == nil) {
+			t.Fatalf("case %d: %q: rebasegen: %v; kapp: %v", i, data, ours, kapps)
+		}
+		if ours != nil {
+			continue
+		}
+		read++
+		if got, _ := rebasegenReads([]byte(data)); len(got) != n {
+			t.Fatalf("case %d: %q: %d objects read, %d written", i, data, len(got), n)
+		}
+	}
+	if read < 400 {
+		t.Errorf("only %d files of 500 were read", read)
+	}
+}
+
+// TestCRLFLineNumbers: errors in a CRLF file name the same document and lines as in the file
+// with LF line endings.
+func TestCRLFLineNumbers(t *testing.T) {
+	for _, data := range []string{
+		obj("a") + "---\n" + obj("b") + "data:\n  a: b\n  c: [d, e\n  f: g\n",
+		obj("a") + "---\n" + obj("b") + "data: {}\nkind: Secret\n",
+		"---\n" + obj("a") + "--- # c\n" + obj("b") + "data: {a: 1, a: 2}\n",
+		obj("a") + "---\n" + obj("b") + "--- {x: 1}\n",
+	} {
+		_, lf := Bytes("in.yaml", []byte(data))
+		_, crlf := Bytes("in.yaml", []byte(strings.ReplaceAll(data, "\n", "\r\n")))
+		if lf == nil || crlf == nil || lf.Error() != crlf.Error() {
+			t.Errorf("%q:\nLF:   %v\nCRLF: %v", data, lf, crlf)
+		}
+	}
+}
+
+// TestKappDropsLastLine: a last line kapp's reader would drop (see kappDropsLastLine) is an
+// error, not read as kapp does not read it; the same line ending in a newline loads.
+func TestKappDropsLastLine(t *testing.T) {
+	long := obj("a") + "data: {k: " + strings.Repeat("v", 2*kappReadBuffer-len("data: {k: }")) + "}"
+	if objs, _, _ := kappReads([]byte(long)); len(objs) != 1 || objs[0].(map[string]any)["data"] != nil {
+		t.Fatalf("kapp's reader no longer drops the line: %v", objs)
+	}
+	_, err := Bytes("in.yaml", []byte(long))
+	if want := "in.yaml: document 1 (line 5): the last line is 8192 bytes long with no newline after it"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s...", err, want)
+	}
+	if _, err := Bytes("in.yaml", []byte(long+"\n")); err != nil {
+		t.Error(err)
+	}
 }
