@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,33 +55,32 @@ func run(args []string) int {
 	}
 	cli.VersionPrinter = func(c *cli.Context) { _ = writeVersion(c.App.Writer) }
 	cli.HelpPrinter = printHelp
+	app.OnUsageError = usageError
+	required := requiredFlags(app)
 	// --quiet also after the command name, where people put it.
 	for _, cmd := range app.Commands {
 		cmd.Flags = append(cmd.Flags, quietFlag())
+		cmd.OnUsageError = usageError
 		cmd.Before = func(c *cli.Context) error {
 			quiet = isQuiet(c)
 			if stray = strayArgument(c, args); stray != nil {
 				return stray
+			}
+			if err := checkRequired(c, required[cmd.Name]); err != nil {
+				return err
 			}
 			if err := checkNames(c); err != nil {
 				return err
 			}
 			return checkPaths(c)
 		}
-		// After runs also when a required flag is missing (Before does not): the flag parser
-		// stops at the first argument, so the flags after it were not read.
-		cmd.After = func(c *cli.Context) error { stray = strayArgument(c, args); return nil }
 	}
 	err := app.Run(args)
 	if stray != nil {
 		err = stray
 	}
 	if err == nil && unknown != "" {
-		var names []string
-		for _, cmd := range app.Commands {
-			names = append(names, cmd.Name)
-		}
-		err = fmt.Errorf("unknown command %q: want one of %s", unknown, strings.Join(names, ", "))
+		err = unknownCommand(app, unknown)
 	}
 	if err == nil {
 		return 0

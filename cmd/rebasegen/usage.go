@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Usage errors are one or two lines on stderr: what is wrong, with the closest flag or command
+// when there is one, and where the help is. urfave/cli's own handling prints the whole help on
+// stdout (where `> rules.yml` sends it) and names flags as Go's flag package does (-desired).
+
+// usageError is every command's OnUsageError (a flag urfave/cli could not parse).
+func usageError(c *cli.Context, err error, _ bool) error {
+	msg := err.Error()
+	flags := c.Command.Flags
+	for _, f := range flagErrors {
+		m := f.re.FindStringSubmatch(msg)
+		if m == nil {
+			continue
+		}
+		msg = f.format(m[1:])
+		if f.unknown {
+			msg += didYouMean(flagNames(flags), dashed(m[1])) + otherCommands(c, m[1])
+		}
+		break
+	}
+	return usageExit(c, msg)
+}
+
+// flagErrors are the errors of Go's flag package (which urfave/cli parses with), their flag
+// named as on the command line.
+var flagErrors = []struct {
+	re      *regexp.Regexp
+	format  func(m []string) string
+	unknown bool
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(m []string) string { return "unknown flag " + dashed(m[0]) }, true},
+	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(m []string) string { return dashed(m[0]) + " needs a value" }, false},
+	{regexp.MustCompile(`^invalid (?:boolean )?value ("(?s:.*)") for (?:flag )?-([^:]*): (?s:(.*))$`), func(m []string) string {
+		return fmt.Sprintf("invalid value %s for %s: %s", m[0], dashed(m[1]), m[2])
+	}, false},
+	{regexp.MustCompile(`^bad flag syntax: (.*)$`), func(m []string) string { return "bad flag syntax: " + m[0] }, false},
+}
+
+// dashed is a flag's name as given on the command line: -n, --namespace.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// usageExit is msg as a usage error (exit status 1) of c's command, with where its help is.
+func usageExit(c *cli.Context, msg string) error {
+	help := c.App.Name + " --help"
+	if c.Command != nil && c.Command.Name != c.App.Name {
+		msg = c.Command.Name + ": " + msg
+		help = c.App.Name + " " + c.Command.Name + " --help"
+	}
+	return cli.Exit(msg+"\nRun '"+help+"' for usage.", exitError)
+}
+
+// unknownCommand is the error for a command name that is not one.
+func unknownCommand(app *cli.App, name string) error {
+	var names []string
+	for _, cmd := range app.Commands {
+		if !cmd.Hidden {
+			names = append(names, cmd.Names()...)
+		}
+	}
+	return cli.Exit(fmt.Sprintf("unknown command %q%s\nRun '%s --help' for the commands.", name, didYouMean(names, name), app.Name), exitError)
+}
+
+// requiredFlags takes the Required mark off app's command flags and returns them by command:
+// urfave/cli's own check prints the whole help on stdout; checkRequired's is one line.
+func requiredFlags(app *cli.App) map[string][]cli.Flag {
+	out := map[string][]cli.Flag{}
+	for _, cmd := range app.Commands {
+		for _, f := range cmd.Flags {
+			switch f := f.(type) {
+			case *cli.StringFlag:
+				if f.Required {
+					f.Required = false
+					out[cmd.Name] = append(out[cmd.Name], f)
+				}
+			case *cli.StringSliceFlag:
+				if f.Required {
+					f.Required = false
+					out[cmd.Name] = append(out[cmd.Name], f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkRequired is a usage error naming the first of required that c was not given.
+func checkRequired(c *cli.Context, required []cli.Flag) error {
+	for _, f := range required {
+		names := f.Names()
+		if !slices.ContainsFunc(names, c.IsSet) {
+			var alias string
+			if len(names) > 1 {
+				alias = " (" + dashed(names[1]) + ")"
+			}
+			what := ""
+			if d, ok := f.(cli.DocGenerationFlag); ok && d.GetUsage() != "" {
+				what = ": " + d.GetUsage()
+			}
+			return usageExit(c, "missing "+dashed(names[0])+alias+what)
+		}
+	}
+	return nil
+}
+
+// flagNames are the names of flags, dashed.
+func flagNames(flags []cli.Flag) []string {
+	var out []string
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			out = append(out, dashed(n))
+		}
+	}
+	return out
+}
+
+// otherCommands names the commands that have the flag c's command does not, or "".
+func otherCommands(c *cli.Context, name string) string {
+	var has []string
+	for _, cmd := range c.App.Commands {
+		if cmd.Name != c.Command.Name && slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) }) {
+			has = append(has, cmd.Name)
+		}
+	}
+	if len(has) == 0 {
+		return ""
+	}
+	return " (a flag of " + strings.Join(has, ", ") + ")"
+}
+
+// didYouMean is ": did you mean X?" for the candidate closest to given (by edit distance, the first
+// of equals in candidates' order), or "" when none is close: within a third of the length (so
+// none for a one- or two-letter name, one letter from every other), or starting with what was
+// given.
+func didYouMean(candidates []string, given string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		if d := editDistance(given, c); bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if name := strings.TrimLeft(given, "-"); bestDist > len(name)/3 {
+		best = ""
+		for _, c := range candidates {
+			if len(name) >= 2 && strings.HasPrefix(c, given) {
+				best = c
+				break
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ": did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

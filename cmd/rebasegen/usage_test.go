@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: a mistyped flag or command, a flag without its value and a missing required
+// flag are one or two lines on stderr, naming the flag as typed (--desired, not -desired) with
+// the closest one, nothing on stdout (where `> rules.yml` would keep the help), exit status 1.
+// (The regression: ~70 lines of help on stdout, the flag single-dashed, no suggestion.)
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"generate", "--desire", "d.yaml", "-l", "l.yaml"}, "rebasegen: generate: unknown flag --desire: did you mean --desired?"},
+		{[]string{"explain", "--des", "d.yaml"}, "rebasegen: explain: unknown flag --des: did you mean --desired?"},
+		{[]string{"explain", "--rules", "r.yml"}, "rebasegen: explain: unknown flag --rules: did you mean --ruleset? (a flag of check, lint)"},
+		{[]string{"explain", "-x"}, "rebasegen: explain: unknown flag -x\n"},
+		{[]string{"explain", "--desired"}, "rebasegen: explain: --desired needs a value"},
+		{[]string{"check", "-l", "l.yaml", "--rules", "r.yml", "--fail-on-drift=maybe"}, `rebasegen: check: invalid value "maybe" for --fail-on-drift`},
+		{[]string{"explain"}, "rebasegen: explain: missing --live (-l): live objects"},
+		{[]string{"generate", "-d", "d.yaml"}, "rebasegen: generate: missing --live (-l)"},
+		{[]string{"check", "-l", "l.yaml"}, "rebasegen: check: missing --rules"},
+		{[]string{"lint"}, "rebasegen: lint: missing --rules (-r)"},
+		{[]string{"capture", "--app", "a"}, "rebasegen: capture: missing --output-directory"},
+		{[]string{"--bogus"}, "rebasegen: unknown flag --bogus\nRun 'rebasegen --help' for usage."},
+		{[]string{"genrate"}, "rebasegen: unknown command \"genrate\": did you mean generate?\nRun 'rebasegen --help' for the commands."},
+		{[]string{"help", "explian"}, "rebasegen: unknown command \"explian\": did you mean explain?"},
+		{[]string{"frobnicate"}, "rebasegen: unknown command \"frobnicate\"\n"},
+	} {
+		r := rebasegen(t, tc.args...)
+		lines := strings.Count(r.stderr, "\n")
+		if r.code != exitError || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) || lines < 1 || lines > 2 {
+			t.Errorf("rebasegen %s: exit %d, stdout %d bytes, stderr:\n%s\nwant exit 1, nothing on stdout, stderr starting %q in one or two lines",
+				strings.Join(tc.args, " "), r.code, len(r.stdout), r.stderr, tc.want)
+		}
+		if cmd := tc.args[0]; !strings.HasPrefix(cmd, "-") && cmd != "help" && !strings.Contains(tc.want, "unknown command") &&
+			!strings.HasSuffix(r.stderr, "Run 'rebasegen "+cmd+" --help' for usage.\n") {
+			t.Errorf("rebasegen %s: stderr does not say where the help is:\n%s", strings.Join(tc.args, " "), r.stderr)
+		}
+	}
+}
+
+// TestDidYouMean: the suggestion is the closest candidate, and none when nothing is close.
+func TestDidYouMean(t *testing.T) {
+	flags := []string{"--desired", "-d", "--live", "-l", "--namespace", "-n", "--package", "--package-cr"}
+	for given, want := range map[string]string{
+		"--desire": "--desired", "--desird": "--desired", "--lve": "--live", "--namespce": "--namespace",
+		"--pack": "--package", "--packge-cr": "--package-cr", "-x": "", "--zzzzzz": "", "--l": "",
+	} {
+		got := didYouMean(flags, given)
+		if want != "" {
+			want = ": did you mean " + want + "?"
+		}
+		if got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", given, got, want)
+		}
+	}
+}
