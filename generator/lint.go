@@ -50,10 +50,11 @@ func (a *Analysis) lint(rules []string, mutations bool) ([]lint.Finding, error) 
 	return lint.Check(opts)
 }
 
-// hides runs the mutation check on one rule of a Config's key (additionalLabels: the map), with
-// the package's own rules: the declared fields it hides, "Kind namespace/name path".
+// hides runs the mutation check on one rule of a Config's key (additionalLabels: the map;
+// rebaseRules: a rule, or the list of the rules kapp applies as one unit), with the package's own
+// rules: the declared fields it hides, "Kind namespace/name path".
 func (a *Analysis) hides(key string, rule any) ([]string, error) {
-	if key != "additionalLabels" {
+	if _, unit := rule.([]any); key != "additionalLabels" && !(key == "rebaseRules" && unit) {
 		rule = []any{rule}
 	}
 	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{

@@ -11,6 +11,7 @@ import (
 	"math"
 	"sort"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -45,7 +46,11 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 			return err
 		}
 		for _, ri := range matched {
-			for _, p := range rulePaths(rules[ri]) {
+			paths := rulePaths(rules[ri])
+			for _, m := range rules[ri].Owned { // the manifest's keys, which the copy of the whole map must not hide
+				paths = append(paths, declaredUnder(desired.Object, ctlres.NewPathFromStrings(m.Path))...)
+			}
+			for _, p := range paths {
 				val, ok := p.Get(desired.Object)
 				mutated, can := mutate(val)
 				if !ok || !can {

@@ -135,6 +135,12 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s]\n", strings.Join(written, ", "))
 		} else {
 			writeAbout(b, r)
+			for _, m := range r.Owned {
+				writeOwned(b, m, r.Matchers, nsValues)
+			}
+			if len(r.Paths)+len(r.Indexed) == 0 {
+				continue // every path was in an owned map
+			}
 			if e := gate(r.Matchers); e != nil {
 				fmt.Fprintf(b, "%s  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches\n", comment, clean(emptyFieldString(*e)))
 			}
@@ -154,6 +160,27 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		}
 	}
 }
+
+// writeOwned writes the three rules that rebase an owned map (synth.OwnedMap): copied whole from
+// the live object, every key but the controller's removed, the manifest's keys copied back.
+func writeOwned(b *strings.Builder, m synth.OwnedMap, ms []synth.Matcher, nsValues map[string]string) {
+	path := make([]string, len(m.Path))
+	for i, k := range m.Path {
+		path[i] = scalar(k)
+	}
+	at := strings.Join(path, ", ")
+	fmt.Fprintf(b, "%s  %d keys of %s owned by the controller (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)\n",
+		comment, len(m.Keys), clean(strings.Join(m.Path, ".")), clean(m.Keys[0]), clean(m.Keys[len(m.Keys)-1]))
+	fmt.Fprintf(b, "- type: copy\n  sources: [existing]\n  paths:\n  - [%s]\n", at)
+	writeMatchers(b, ms, nsValues)
+	fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(m.Others))
+	writeMatchers(b, ms, nsValues)
+	fmt.Fprintf(b, "- type: copy\n  sources: [new]\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(everyKey))
+	writeMatchers(b, ms, nsValues)
+}
+
+// everyKey is the {regex} of every key of a map.
+const everyKey = "(?s)^.*$"
 
 // writeAbout writes the comment naming a rule's classes, resources and evidence.
 func writeAbout(b *strings.Builder, r synth.Rule) {

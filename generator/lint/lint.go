@@ -61,9 +61,9 @@ type Options struct {
 	// narrower paths suggested for a broad rule.
 	Generated *synth.Result
 	// Hides runs the mutation check on one rule (as read from the Config: an item of the list
-	// under key, or additionalLabels itself) against the paired objects: the declared fields only
-	// the manifest's applier owns whose change made in Git the rule hides from kapp. nil without
-	// live objects.
+	// under key, a list of the rebaseRules kapp applies as one unit, or additionalLabels itself)
+	// against the paired objects: the declared fields only the manifest's applier owns whose change
+	// made in Git the rule hides from kapp. nil without live objects.
 	Hides func(key string, rule any) ([]string, error)
 }
 

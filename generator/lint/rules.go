@@ -55,15 +55,23 @@ func (c *checker) config() {
 		c.add(Error, rules, "rebaseRules is not a list: kapp rejects the Config", "")
 		return
 	}
-	for i, r := range rules.items() {
+	items := rules.items()
+	unitEnd := 0 // rules before it belong to the last unit of several
+	for i, r := range items {
 		c.rule = i
-		c.checkRule(r)
+		unit := []at{r}
+		if i >= unitEnd && ownedMapRules(items, i) { // judged together: the first alone hides what the others restore
+			unit, unitEnd = items[i:i+3], i+3
+		}
+		c.checkRule(r, unit)
 	}
 	c.rule = -1
 	c.hidingRules(root)
 }
 
-func (c *checker) checkRule(a at) {
+// checkRule checks the rule at a; the mutation check runs on unit, the rules kapp applies together
+// with it (a alone, or ownedMapRules).
+func (c *checker) checkRule(a at, unit []at) {
 	c.unknownKeys(a, reflect.TypeOf(ctlconf.RebaseRule{}), "rebase rule")
 	var r ctlconf.RebaseRule
 	if err := decode(a.v, &r); err != nil {
@@ -77,9 +85,18 @@ func (c *checker) checkRule(a at) {
 		c.copyRule(a, r)
 	}
 	c.duplicates(a, r)
-	c.broad(a, r)
+	judged := a
+	if len(unit) == 1 {
+		c.broad(a, r)
+	} else {
+		list := make([]any, len(unit))
+		for i, u := range unit {
+			list[i] = u.v
+		}
+		judged.v = list
+	}
 	c.replicas(a, r)
-	c.hidden(a, "rebaseRules", "", func() string { return c.narrower(a, r) })
+	c.hidden(judged, "rebaseRules", "", func() string { return c.narrower(a, r) })
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}

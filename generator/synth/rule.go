@@ -160,6 +160,8 @@ type Rule struct {
 	Evidence  []string
 	Sources   []ctlres.FieldCopyModSource
 	Paths     [][]string // plain kapp paths
+	// Owned are maps whose keys the controller owns in bulk, each rebased whole before Paths.
+	Owned []OwnedMap
 	// Indexed are paths through keyed list items that a plain copy writes by index, each key step
 	// as {allIndexes: true}: the items line up by index in desired and live on every pair it matches.
 	Indexed []fielddiff.Path

@@ -147,9 +147,15 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	for key, g := range byKind {
 		res.Rules = append(res.Rules, g.kindRules(ofKind[key])...)
 	}
+	byID := map[pair.Identity]classify.Resource{}
+	for _, r := range rep.Resources {
+		byID[r.ID] = r
+	}
 	for _, g := range mergeSamePaths(byResource) {
 		g.rule.Matchers = names(sortedIDs(g.res), func(id pair.Identity) Matcher { return kindMatcher(id, versions[id.Group+"/"+id.Kind]) })
-		res.Rules = append(res.Rules, g.rules()...)
+		for _, r := range g.rules() {
+			res.Rules = append(res.Rules, ownedMaps(r, byID))
+		}
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
 	res.Rules = existingOnly(oneYTTRulePerResources(res.Rules), rep)
@@ -285,7 +291,9 @@ func ruleKey(r Rule) string {
 		kind, rest = m.KindNamespaceName.Kind, "1"+m.KindNamespaceName.Namespace+"/"+m.KindNamespaceName.Name
 	}
 	first := ""
-	if len(r.Paths) > 0 {
+	if len(r.Owned) > 0 {
+		first = strings.Join(r.Owned[0].Path, ".")
+	} else if len(r.Paths) > 0 {
 		first = strings.Join(r.Paths[0], ".")
 	} else if len(r.Indexed) > 0 {
 		first = indexKey(r.Indexed[0])[1:]
