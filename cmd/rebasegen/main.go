@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -22,6 +24,7 @@ const (
 )
 
 func main() {
+	load.RenderChild() // a package render child of this process (started by load) ends here
 	os.Exit(run(os.Args))
 }
 

@@ -95,14 +95,50 @@ type renderLimits struct {
 	memory  uint64
 }
 
-// runWithin is run within limits.
+// runWithin is run within limits: in a child process whose memory the kernel bounds where this
+// executable serves renders (RenderChild), else in this process, with the heap watched.
 func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []byte, error) {
+	if childRenders.Load() {
+		return p.renderInChild(inspect, input, limits)
+	}
+	over, stop := watchHeap(limits.memory)
+	defer stop()
+	type result struct {
+		name     string
+		rendered []byte
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		name, rendered, err := p.render(inspect, input, limits.output)
+		done <- result{name, rendered, err}
+	}()
+	select {
+	case r := <-done:
+		return r.name, r.rendered, r.err
+	case <-time.After(limits.timeout):
+		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", p.name(), limits.timeout)
+	case <-over:
+		return "", nil, overBudget(p.name(), limits.memory)
+	}
+}
+
+// name names the package in messages: its Package CR, else its directories.
+func (p Package) name() string {
+	if p.CR != "" {
+		return p.CR
+	}
+	return strings.Join(p.Dirs, ",")
+}
+
+// render renders the package with ytt, without limits but on its output (bytes of YAML).
+func (p Package) render(inspect, input bool, output int64) (string, []byte, error) {
 	var fs []*files.File
-	name := strings.Join(p.Dirs, ",")
+	name := p.name()
 	if len(p.Dirs) > 0 {
 		var err error
 		if fs, err = files.NewSortedFilesFromPaths(p.Dirs, files.SymlinkAllowOpts{}); err != nil {
-			return "", nil, fmt.Errorf("reading package %s: %w", name, err)
+			return "", nil, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
 		}
 	}
 	if p.CR != "" {
@@ -111,7 +147,6 @@ func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []
 			return "", nil, err
 		}
 		fs = append(fs, crFiles...)
-		name = p.CR
 	}
 	if input {
 		fs = slices.DeleteFunc(fs, func(f *files.File) bool {
@@ -124,20 +159,7 @@ func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []
 	opts.DataValuesFlags.KVsFromStrings = p.Values
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
 	opts.DataValuesFlags.Inspect = inspect
-	over, stop := watchHeap(limits.memory)
-	defer stop()
-	done := make(chan template.Output, 1)
-	go func() {
-		done <- opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
-	}()
-	var out template.Output
-	select {
-	case out = <-done:
-	case <-time.After(limits.timeout):
-		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
-	case <-over:
-		return "", nil, fmt.Errorf("rendering package %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, limits.memory>>20)
-	}
+	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
 		return "", nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
@@ -146,8 +168,8 @@ func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []
 	if err != nil {
 		return "", nil, fmt.Errorf("rendering package %s: %w", name, err)
 	}
-	if int64(len(rendered)) > limits.output { // read like an input file, within the same limit
-		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, limits.output>>20)
+	if int64(len(rendered)) > output { // read like an input file, within the same limit
+		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, output>>20)
 	}
 	return name, rendered, nil
 }

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +73,9 @@ spec:
 }
 
 // TestRenderBounded (issue 12 item 5): a package that renders for too long, more than an input
-// file may hold, or in more memory than its budget, is an error naming it.
+// file may hold, or in more memory than its budget, is an error naming it: in a render child
+// (RenderChild, as the rebasegen command renders) and in the process itself (a program using the
+// library without it).
 func TestRenderBounded(t *testing.T) {
 	if os.Getenv("REBASEGEN_TEST_RENDER_BOUNDED") == "" {
 		// ytt cannot be cancelled: the renders this test abandons go on (an endless loop on a core,
@@ -85,6 +89,16 @@ func TestRenderBounded(t *testing.T) {
 		}
 		return
 	}
+	if !childRenders.Load() {
+		t.Fatal("TestMain did not call RenderChild")
+	}
+	t.Run("child", testRenderBounded)
+	childRenders.Store(false)
+	defer childRenders.Store(true)
+	t.Run("in-process", testRenderBounded)
+}
+
+func testRenderBounded(t *testing.T) {
 	dir := t.TempDir()
 	loop := filepath.Join(dir, "loop")
 	big := filepath.Join(dir, "big")
@@ -121,5 +135,31 @@ func TestRenderBounded(t *testing.T) {
 	_, _, err = Package{Dirs: []string{hog}}.runWithin(false, true, renderLimits{time.Minute, MaxFileSize, 64 << 20})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+hog+" with ytt: it needs more than 64 MiB of memory") {
 		t.Errorf("300 strings of 1 MB: got %v", err)
+	}
+}
+
+// TestRenderChildSameAsInProcess: a package renders to the same bytes, and fails with the same
+// message, in a render child as in the process itself.
+func TestRenderChildSameAsInProcess(t *testing.T) {
+	if !childRenders.Load() {
+		t.Skip("no render child on this OS")
+	}
+	for _, p := range []Package{
+		{Dirs: []string{pkgDir + "/config"}, ValuesFiles: []string{pkgDir + "/values.yml"}},
+		{Dirs: []string{pkgDir + "/config"}, Values: []string{"replicas=oops"}},
+		{Dirs: []string{"no-such-package"}},
+	} {
+		for _, inspect := range []bool{false, true} {
+			name, child, childErr := p.run(inspect, true)
+			childRenders.Store(false)
+			name2, own, ownErr := p.run(inspect, true)
+			childRenders.Store(true)
+			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
+				t.Errorf("%+v inspect %v: child %q %q %v, in-process %q %q %v", p, inspect, name, child, childErr, name2, own, ownErr)
+			}
+			if inspect && childErr == nil && len(child) == 0 {
+				t.Errorf("%+v: no data values", p)
+			}
+		}
 	}
 }

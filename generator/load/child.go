@@ -1,0 +1,166 @@
+package load
+
+// Rendering a package in a child process whose memory the kernel bounds. ytt cannot be cancelled
+// and a template can allocate without bound: the heap watch of an in-process render is polled, so
+// a template doubling a 1 GB string peaked at 2.9 GB before it noticed, and one list of 2^30 items
+// (16 GB in one allocation) was a fatal out-of-memory error of the whole process. A child whose
+// data segment is limited (RLIMIT_DATA: the Go heap's mappings count) fails its allocation instead,
+// and the parent turns its death into the error an over-budget render gets.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// childEnv holds, in a render child's environment, the memory budget in bytes.
+const childEnv = "REBASEGEN_RENDER_CHILD"
+
+// childRenders: this executable serves renders (RenderChild was called) on an OS whose kernel
+// bounds the child's memory.
+var childRenders atomic.Bool
+
+// RenderChild makes the executable able to render packages in a child process of itself: started
+// as such a child (by runWithin), it renders the package its parent sends, writes the result and
+// exits; otherwise it records that renders may run so, and returns. The rebasegen command calls it
+// first in main, and test binaries that render packages in TestMain: an executable that does not
+// (a program using the library) renders in its own process, bounded only by the heap watch.
+func RenderChild() {
+	budget, ok := os.LookupEnv(childEnv)
+	if !ok {
+		childRenders.Store(memoryBounded)
+		return
+	}
+	os.Exit(serveRender(budget))
+}
+
+// renderRequest is what the parent sends the child on its standard input.
+type renderRequest struct {
+	Package        Package
+	Inspect, Input bool
+	Output         int64
+}
+
+// renderResult is what the child writes to the pipe it is given as file descriptor 3.
+type renderResult struct {
+	Name     string
+	Rendered []byte
+	Err      string
+}
+
+// serveRender is the child: the render within budget bytes of memory more than it holds now.
+func serveRender(budget string) int {
+	n, err := strconv.ParseUint(budget, 10, 64)
+	if err == nil {
+		err = limitMemory(n)
+	}
+	out := os.NewFile(3, "result")
+	if err != nil || out == nil {
+		fmt.Fprintf(os.Stderr, "rebasegen render child: %v\n", err)
+		return 1
+	}
+	var req renderRequest
+	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+		fmt.Fprintf(os.Stderr, "rebasegen render child: reading the request: %v\n", err)
+		return 1
+	}
+	var res renderResult
+	if res.Name, res.Rendered, err = req.Package.render(req.Inspect, req.Input, req.Output); err != nil {
+		res.Err = err.Error()
+	}
+	if err := json.NewEncoder(out).Encode(res); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// renderInChild renders the package in a child process of this executable, within limits: a child
+// that runs out of its memory or time is killed, and the error names the package and the limit,
+// as an in-process render's does.
+func (p Package) renderInChild(inspect, input bool, limits renderLimits) (string, []byte, error) {
+	name := p.name()
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+	}
+	req, err := json.Marshal(renderRequest{Package: p, Inspect: inspect, Input: input, Output: limits.output})
+	if err != nil {
+		return "", nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+strconv.FormatUint(limits.memory, 10))
+	cmd.Stdin = bytes.NewReader(req)
+	var stderr head
+	cmd.Stderr = &stderr
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+	}
+	w.Close()
+	// the result: base64 of at most the output limit, and the error text
+	read := make(chan []byte, 1)
+	go func() {
+		data, _ := io.ReadAll(io.LimitReader(r, limits.output/3*4+MaxFileSize))
+		read <- data
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-exited:
+	case <-time.After(limits.timeout):
+		_ = cmd.Process.Kill()
+		<-exited
+		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
+	}
+	data := <-read
+	var res renderResult
+	if waitErr != nil || json.Unmarshal(data, &res) != nil {
+		// an allocation over the limit: the Go runtime's fatal error ("fatal error: out of
+		// memory", "runtime: out of memory: cannot allocate ..."), a new thread's stack (which
+		// counts as data too: "runtime/cgo: pthread_create failed: Resource temporarily
+		// unavailable"), or the kernel's OOM killer
+		if bytes.Contains(stderr.b, []byte("out of memory")) || bytes.Contains(stderr.b, []byte("pthread_create failed")) || killed(cmd.ProcessState) {
+			return "", nil, overBudget(name, limits.memory)
+		}
+		return "", nil, fmt.Errorf("rendering package %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
+	}
+	if res.Err != "" {
+		return "", nil, errors.New(res.Err)
+	}
+	return res.Name, res.Rendered, nil
+}
+
+func overBudget(name string, memory uint64) error {
+	return fmt.Errorf("rendering package %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, memory>>20)
+}
+
+// head keeps the first 4 KiB written to it: a dying child's stderr starts with what went wrong
+// (Go's "fatal error: out of memory", a panic's message) and goes on with every goroutine's stack.
+type head struct{ b []byte }
+
+func (h *head) Write(p []byte) (int, error) {
+	if n := 4<<10 - len(h.b); n > 0 {
+		h.b = append(h.b, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// first is the first line written.
+func (h *head) first() string {
+	line, _, _ := bytes.Cut(bytes.TrimSpace(h.b), []byte("\n"))
+	return string(line)
+}
