@@ -60,7 +60,10 @@ func (c *checker) config() {
 	for i, r := range items {
 		c.rule = i
 		unit := []at{r}
-		if i >= unitEnd && ownedMapRules(items, i) { // judged together: the first alone hides what the others restore
+		switch {
+		case i < unitEnd:
+			unit = nil // judged with the first rule of its unit
+		case ownedMapRules(items, i): // judged together: each alone hides what the others restore
 			unit, unitEnd = items[i:i+3], i+3
 		}
 		c.checkRule(r, unit)
@@ -70,7 +73,7 @@ func (c *checker) config() {
 }
 
 // checkRule checks the rule at a; the mutation check runs on unit, the rules kapp applies together
-// with it (a alone, or ownedMapRules).
+// with it (a alone, or ownedMapRules; none for the other rules of a unit).
 func (c *checker) checkRule(a at, unit []at) {
 	c.unknownKeys(a, reflect.TypeOf(ctlconf.RebaseRule{}), "rebase rule")
 	var r ctlconf.RebaseRule
@@ -85,18 +88,22 @@ func (c *checker) checkRule(a at, unit []at) {
 		c.copyRule(a, r)
 	}
 	c.duplicates(a, r)
-	judged := a
 	if len(unit) == 1 {
 		c.broad(a, r)
-	} else {
+	}
+	c.replicas(a, r)
+	switch judged := a; len(unit) {
+	case 0:
+	case 1:
+		c.hidden(a, "rebaseRules", "", func() string { return c.narrower(a, r) })
+	default:
 		list := make([]any, len(unit))
 		for i, u := range unit {
 			list[i] = u.v
 		}
 		judged.v = list
+		c.hidden(judged, "rebaseRules", "", func() string { return c.narrower(a, r) })
 	}
-	c.replicas(a, r)
-	c.hidden(judged, "rebaseRules", "", func() string { return c.narrower(a, r) })
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}
