@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -36,8 +35,7 @@ type Checked struct {
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
 	Lint              []lint.Finding
-	// LintSkipped: lint could not read the rule files (a ytt-format file needs rendering);
-	// the gate does not fail on it.
+	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
 	LintSkipped error
 }
 
@@ -130,23 +128,25 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		}
 		c.Stale = append(c.Stale, st...)
 	}
-	// lint reads Config documents as written (its findings name their lines): ytt templates,
-	// which need rendering, and a file lint cannot read are skipped with a note rather than
-	// failing the gate.
+	// lint reads the rule files as written (its findings name their lines), and the paths ytt
+	// renders (ytt-format files, package directories) as rendered.
 	var plain []string
+	var rendered []lint.Rendered
 	for _, f := range ruleFiles {
-		if IsYTT(f) {
-			c.LintSkipped = errors.Join(c.LintSkipped, fmt.Errorf("%s: ytt templates", f))
-		} else {
+		if !IsYTT(f) {
 			plain = append(plain, f)
+			continue
 		}
+		objs, err := ruleObjects(f, a.Inputs.Package, stdin)
+		if err != nil {
+			return nil, err
+		}
+		rendered = append(rendered, lint.Rendered{Path: f, Objects: objs})
 	}
-	if len(plain) > 0 {
+	if len(plain)+len(rendered) > 0 {
 		withStdin := *a
 		withStdin.Inputs.Stdin = bytes.NewReader(stdin)
-		var err error
-		c.Lint, err = withStdin.lint(plain, false)
-		c.LintSkipped = errors.Join(c.LintSkipped, err)
+		c.Lint, c.LintSkipped = withStdin.lint(plain, rendered, false)
 	}
 	return c, nil
 }

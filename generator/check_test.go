@@ -41,8 +41,8 @@ func TestCheckGeneratedRulesAreCleanInEveryFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
-		if len(c.Residual)+len(c.Stale)+len(c.Drift) != 0 {
-			t.Errorf("%s: want clean, got residual %v stale %v drift %v", format, c.Residual, c.Stale, c.Drift)
+		if len(c.Residual)+len(c.Stale)+len(c.Drift)+len(c.Lint) != 0 || c.LintSkipped != nil {
+			t.Errorf("%s: want clean, got residual %v stale %v drift %v lint %v %v", format, c.Residual, c.Stale, c.Drift, c.Lint, c.LintSkipped)
 		}
 	}
 }

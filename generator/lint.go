@@ -32,11 +32,12 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 
 // Lint lints the kapp Configs under rules against the analysed objects; with live objects, each
 // rule letting the cluster win gets the mutation check too.
-func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) { return a.lint(rules, true) }
+func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) { return a.lint(rules, nil, true) }
 
-// lint: check runs the mutation check on all the rules together and skips it here.
-func (a *Analysis) lint(rules []string, mutations bool) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: rules, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
+// lint: check runs the mutation check on all the rules together and skips it here; rendered
+// are the rule paths ytt renders, linted as rendered.
+func (a *Analysis) lint(rules []string, rendered []lint.Rendered, mutations bool) ([]lint.Finding, error) {
+	opts := lint.Options{Rules: rules, Rendered: rendered, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {

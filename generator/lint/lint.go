@@ -9,9 +9,11 @@ package lint
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 
@@ -65,7 +67,20 @@ type Options struct {
 	// against the paired objects: the declared fields only the manifest's applier owns whose change
 	// made in Git the rule hides from kapp. nil without live objects.
 	Hides func(key string, rule any) ([]string, error)
+	// Rendered are rule paths ytt renders (a ytt-format file, a package's config directory),
+	// linted as rendered: line positions are unknown there.
+	Rendered []Rendered
 }
+
+// Rendered is a rule path's objects as ytt rendered them.
+type Rendered struct {
+	Path    string
+	Objects []load.Object
+}
+
+// SecretKey is where a rules Secret (rebasegen generate --output secret) holds its Configs, in
+// stringData or data: the file kapp-controller adds to the package's ytt step.
+const SecretKey = "rebase-rules.yml"
 
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
 func Check(opts Options) ([]Finding, error) {
@@ -74,12 +89,12 @@ func Check(opts Options) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, findings, err := readConfigs(opts.Rules, opts.Stdin)
+	docs, findings, err := readConfigs(opts.Rules, opts.Stdin, opts.Rendered)
 	if err != nil {
 		return nil, err
 	}
 	if len(docs) == 0 && len(findings) == 0 {
-		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s) and no ConfigMap labelled %s in %v", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, opts.Rules)
+		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules)
 	}
 	for _, d := range docs {
 		c := &checker{env: env, doc: d, rule: -1}
@@ -198,11 +213,13 @@ type doc struct {
 	node   *yaml.Node // the Config mapping; nil when positions are unknown
 	line0  int        // where the document (or the ConfigMap's config.yml) starts
 	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
+	note   string     // where in the file, when lines cannot say: a document of ytt's output
 }
 
-// readConfigs reads the Configs and labelled ConfigMaps under paths; other documents are ignored.
-// A labelled ConfigMap kapp would reject is a finding, not an input error.
-func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
+// readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
+// rendered; other documents are ignored. A labelled ConfigMap kapp would reject is a finding, not
+// an input error.
+func readConfigs(paths []string, stdin io.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
 	var stdinData []byte
 	if slices.Contains(paths, "-") && stdin != nil {
 		var err error
@@ -217,11 +234,34 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 	var docs []*doc
 	var findings []Finding
 	nodes := map[string][]*yaml.Node{}
-	for _, o := range objs {
+	read := func(o load.Object, file string, n *yaml.Node, line0 int, note string) {
 		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
-		if _, labelled := o.GetLabels()[kappconv.ConfigLabel]; !isConfig && !labelled {
-			continue
+		_, labelled := o.GetLabels()[kappconv.ConfigLabel]
+		var ds []*doc
+		problem := ""
+		switch {
+		case isConfig:
+			ds = []*doc{{obj: o.Object, node: n}}
+		case labelled:
+			var d *doc
+			if d, problem = fromConfigMap(o, n); d != nil {
+				ds = []*doc{d}
+			}
+		case o.GetAPIVersion() == "v1" && o.GetKind() == "Secret":
+			ds, problem = fromSecret(o, n)
 		}
+		if problem != "" {
+			findings = append(findings, Finding{Severity: Error, File: file, Line: line0, Rule: -1, Message: note + problem})
+		}
+		for _, d := range ds {
+			d.file, d.note = file, note
+			if d.line0 == 0 || n == nil {
+				d.line0 = line0
+			}
+			docs = append(docs, d)
+		}
+	}
+	for _, o := range objs {
 		file := o.Source.File
 		if _, ok := nodes[file]; !ok {
 			data := stdinData
@@ -230,48 +270,88 @@ func readConfigs(paths []string, stdin io.Reader) ([]*doc, []Finding, error) {
 			}
 			nodes[file] = documentNodes(data)
 		}
-		n := find(nodes[file], o.Source)
-		if isConfig {
-			docs = append(docs, &doc{file: file, obj: o.Object, node: n, line0: o.Source.Line})
-			continue
+		read(o, file, find(nodes[file], o.Source), o.Source.Line, "")
+	}
+	for _, r := range rendered {
+		for _, o := range r.Objects {
+			read(o, r.Path, nil, 0, fmt.Sprintf("ytt output document %d: ", o.Source.Doc))
 		}
-		d, problem := fromConfigMap(o, n)
-		if problem != "" {
-			findings = append(findings, Finding{Severity: Error, File: file, Line: o.Source.Line, Rule: -1,
-				Message: "ConfigMap labelled " + kappconv.ConfigLabel + " " + problem + ": kapp rejects it"})
-			continue
-		}
-		docs = append(docs, d)
 	}
 	return docs, findings, nil
 }
 
-// fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml".
+// fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml"; a problem
+// when kapp rejects the ConfigMap.
 func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 	if o.GetAPIVersion() != "v1" || o.GetKind() != "ConfigMap" {
-		return nil, "is not a v1 ConfigMap"
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " is not a v1 ConfigMap: kapp rejects it"
 	}
 	text, found, _ := unstructured.NestedString(o.Object, "data", kappconv.ConfigKey)
 	if !found {
-		return nil, "has no data." + kappconv.ConfigKey
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " has no data." + kappconv.ConfigKey + ": kapp rejects it"
 	}
-	d := &doc{file: o.Source.File, line0: o.Source.Line}
-	value := at{n: n}.field("data").field(kappconv.ConfigKey).n
-	if value != nil {
-		d.line0 = value.Line
+	ds := embedded(o, text, at{n: n}.field("data").field(kappconv.ConfigKey).n)
+	if len(ds) != 1 {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " does not hold exactly one kapp Config in data." + kappconv.ConfigKey + ": kapp rejects it"
 	}
-	inner, err := load.Bytes(o.Source.File, []byte(text))
-	if err != nil || len(inner) != 1 || !load.IsKappConfig(inner[0].GetAPIVersion(), inner[0].GetKind()) {
-		return nil, "does not hold exactly one kapp Config in data." + kappconv.ConfigKey
-	}
-	d.obj = inner[0].Object
-	// Only a literal block (config.yml: |) keeps the text's lines aligned with the file's.
-	if value != nil && value.Style&yaml.LiteralStyle != 0 {
-		if ns := documentNodes([]byte(text)); len(ns) > 0 {
-			d.node, d.offset = ns[0], value.Line
+	return ds[0], ""
+}
+
+// fromSecret reads the Configs a rules Secret holds under stringData or data (base64) SecretKey,
+// as check reads them; none for any other Secret.
+func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
+	text, found, _ := unstructured.NestedString(o.Object, "stringData", SecretKey)
+	value := at{n: n}.field("stringData").field(SecretKey).n
+	if !found {
+		enc, found, _ := unstructured.NestedString(o.Object, "data", SecretKey)
+		if !found {
+			return nil, ""
 		}
+		dec, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, "Secret data." + SecretKey + " is not base64"
+		}
+		text, value = string(dec), nil
 	}
-	return d, ""
+	if yttText.MatchString(text) {
+		return nil, "" // a ytt template, rendered by kapp-controller's ytt step: not lintable as written
+	}
+	return embedded(o, text, value), ""
+}
+
+// yttText: ytt annotations at the start of a line, or after a document separator.
+var yttText = regexp.MustCompile(`(?m)^(---\s*)?#@`)
+
+// embedded reads the kapp Configs in text, the value node of o holding it (nil: unknown): their
+// lines are the file's where the value is a literal block (key: |), which keeps the text's lines
+// aligned with the file's, else the value's. Text kapp cannot parse holds none.
+func embedded(o load.Object, text string, value *yaml.Node) []*doc {
+	inner, err := load.Bytes(o.Source.File, []byte(text))
+	if err != nil {
+		return nil
+	}
+	var nodes []*yaml.Node
+	literal := value != nil && value.Style&yaml.LiteralStyle != 0
+	if literal {
+		nodes = documentNodes([]byte(text))
+	}
+	var out []*doc
+	for _, x := range inner {
+		if !load.IsKappConfig(x.GetAPIVersion(), x.GetKind()) {
+			continue
+		}
+		d := &doc{obj: x.Object}
+		if value != nil {
+			d.line0 = value.Line
+		}
+		if literal {
+			if d.node = find(nodes, x.Source); d.node != nil {
+				d.offset = value.Line
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // documentNodes parses every document of a file; a document yaml.v3 cannot parse ends the list

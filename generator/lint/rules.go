@@ -19,7 +19,7 @@ type checker struct {
 
 func (c *checker) add(sev Severity, a at, msg, suggestion string) {
 	c.findings = append(c.findings, Finding{Severity: sev, File: c.doc.file, Line: c.line(a), Rule: c.rule,
-		Message: msg, Suggestion: suggestion})
+		Message: c.doc.note + msg, Suggestion: suggestion})
 }
 
 // line is the line of a's key, else of its value, else of the document.
