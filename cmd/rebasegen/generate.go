@@ -69,7 +69,7 @@ func generateCommand() *cli.Command {
 			for _, w := range g.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "%s; %s\n", words.Count(len(g.Rules), "rule"), g.Verification.Summary())
+			fmt.Fprintf(c.App.ErrWriter, "%s; %s\n", words.Count(synth.Entries(g.Rules), "rule"), g.Verification.Summary())
 			if c.Bool("cost") {
 				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
 			}

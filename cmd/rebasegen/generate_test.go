@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -479,5 +481,28 @@ func TestOutputFileHandling(t *testing.T) {
 				t.Errorf("%s changed", tc.out)
 			}
 		})
+	}
+}
+
+// The summary counts the rules as the file holds them: every entry of rebaseRules, the remove
+// following the copy for kapp's empty annotations map included (issue 24: "11 rules" for 15).
+func TestRuleCountMatchesTheFile(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "package-app")
+	r := rebasegen(t, "generate", "-d", filepath.Join(dir, "desired.yaml"), "-l", filepath.Join(dir, "live.yaml"), "-n", "package-app")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var cfg struct {
+		RebaseRules []map[string]any `json:"rebaseRules"`
+	}
+	if err := yaml.Unmarshal([]byte(r.stdout), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^(\d+) rules?;`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no rule count on stderr:\n%s", r.stderr)
+	}
+	if n, _ := strconv.Atoi(m[1]); n != len(cfg.RebaseRules) {
+		t.Errorf("the summary counts %d rules, the file holds %d", n, len(cfg.RebaseRules))
 	}
 }

@@ -30,7 +30,7 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 	return Finding{
 		Path:     fielddiff.FromFields([]string{"metadata", "annotations"}),
 		Change:   fielddiff.Added,
-		Class:    Calculated,
+		Class:    KappArtifact,
 		Owner:    "kapp",
 		Live:     map[string]any{},
 		KappView: true,

@@ -22,17 +22,21 @@ const (
 	// Adoption: another tool's bookkeeping that kapp removes once, when it takes the object over
 	// (rulesets/adoption.yaml): reported, never ruled. Summaries show it only when present.
 	Adoption Class = "adoption"
+	// KappArtifact: kapp's own reading of the live object makes the difference, not the server:
+	// the empty annotations map kapp leaves when it strips its own annotations. Ruled like
+	// Calculated; a class of its own so that it is not called the server's.
+	KappArtifact Class = "kapp-artifact"
 )
 
 // Classes returns the classes in report order (Adoption, when present, is reported after them);
 // a fresh slice on every call.
 func Classes() []Class {
-	return []Class{Defaulted, Calculated, Admission, Controller, Drift, Unknown}
+	return []Class{Defaulted, Calculated, KappArtifact, Admission, Controller, Drift, Unknown}
 }
 
 // Ghost reports whether the class is a ghost diff that a rebase rule should remove.
 func (c Class) Ghost() bool {
-	return c == Defaulted || c == Calculated || c == Admission || c == Controller
+	return c == Defaulted || c == Calculated || c == KappArtifact || c == Admission || c == Controller
 }
 
 // Finding is one differing field with its class and evidence.

@@ -99,7 +99,7 @@ func WriteExplainJSON(w io.Writer, rep *classify.Report) error {
 type Palette struct{ On bool }
 
 var classColour = map[classify.Class]string{
-	classify.Defaulted: "\x1b[36m", classify.Calculated: "\x1b[34m", classify.Controller: "\x1b[33m",
+	classify.Defaulted: "\x1b[36m", classify.Calculated: "\x1b[34m", classify.KappArtifact: "\x1b[34m", classify.Controller: "\x1b[33m",
 	classify.Drift: "\x1b[31m", classify.Unknown: "\x1b[35m",
 }
 
@@ -158,7 +158,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	if n := counts[classify.Adoption]; n > 0 {
 		parts = append(parts, fmt.Sprintf("adoption %d (kapp changes them once, when it takes the objects over)", n))
 	}
-	fmt.Fprintf(b, "Summary: %s, %s\n", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", "))
+	fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

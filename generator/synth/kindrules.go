@@ -4,6 +4,10 @@ package synth
 // included), a ytt rule selecting items by key only where it cannot.
 
 import (
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -90,10 +94,20 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			a, _ = g.split(misfits)
 		}
 		if len(misfits) < len(matched) {
-			a.Paths, a.Remove, a.RemoveMatchers = [][]string{{"metadata", "annotations"}}, historyAnnotations(), a.Matchers
-			// only while the manifest declares no annotations: then it cannot hide one changed in Git
-			a.Matchers = []Matcher{and(a.Matchers[0], Matcher{EmptyField: &EmptyField{Path: Keys("metadata", "annotations")}})}
-			extra = append(extra, a)
+			// one rule for every kind (artifactRule): the kind's part of it
+			ids := map[pair.Identity]bool{}
+			for id := range g.at[annotationsPath.String()] {
+				if !slices.ContainsFunc(misfits, func(m misfit) bool { return m.id == id }) {
+					ids[id] = true
+				}
+			}
+			a.Resources = byName(ids)
+			a.Evidence = sortedKeys(g.evidAt[annotationsPath.String()])
+			for c := range g.classAt[annotationsPath.String()] {
+				a.Classes = append(a.Classes, c)
+			}
+			slices.Sort(a.Classes)
+			g.artifact = &a
 		}
 	}
 	if unfolded {
@@ -212,4 +226,38 @@ func historyAnnotations() [][]string {
 		out = append(out, []string{"metadata", "annotations", k})
 	}
 	return out
+}
+
+// artifactRule is the one rule for kapp's empty annotations map, for every kind that shows it
+// (each kind's part: its matcher, without the resources whose live annotations hold others): a
+// copy of metadata.annotations only while the manifest declares none (emptyFieldMatcher: then it
+// cannot hide one changed in Git), and a remove of kapp's history annotations the copy brings
+// back. It comes last: no other rule writes metadata.annotations of a resource it matches (one
+// whose live annotations hold any but kapp's is not matched), so the order changes nothing, and
+// the rules for the objects' own fields come first.
+func artifactRule(kinds []*Rule) Rule {
+	slices.SortFunc(kinds, func(a, b *Rule) int { return strings.Compare(ruleKey(*a), ruleKey(*b)) })
+	r := Rule{Sources: UserWins(), Paths: [][]string{{"metadata", "annotations"}}, Remove: historyAnnotations()}
+	ids, evid, classes := map[pair.Identity]bool{}, map[string]bool{}, map[classify.Class]bool{}
+	var parts []Matcher
+	for _, k := range kinds {
+		parts = append(parts, k.Matchers[0])
+		for _, id := range k.Resources {
+			ids[id] = true
+		}
+		for _, e := range k.Evidence {
+			evid[e] = true
+		}
+		for _, c := range k.Classes {
+			classes[c] = true
+		}
+	}
+	kind := parts[0]
+	if len(parts) > 1 {
+		kind = Matcher{Any: &Matchers{Matchers: parts}}
+	}
+	r.Matchers = []Matcher{and(kind, Matcher{EmptyField: &EmptyField{Path: Keys("metadata", "annotations")}})}
+	r.RemoveMatchers = parts // kapp ORs a rule's matchers
+	r.Resources, r.Evidence, r.Classes = byName(ids), sortedKeys(evid), slices.Sorted(maps.Keys(classes))
+	return r
 }

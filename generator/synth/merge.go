@@ -34,6 +34,9 @@ func mergeSamePaths(byResource map[pair.Identity]*group) []*group {
 			maps.Copy(m.nulls, g.nulls)
 			maps.Copy(m.rewrites, g.rewrites)
 			maps.Copy(m.folded, g.folded)
+			mergeAt(m.evidAt, g.evidAt)
+			mergeAt(m.classAt, g.classAt)
+			mergeAt(m.ownerAt, g.ownerAt)
 			continue
 		}
 		merged[key] = g

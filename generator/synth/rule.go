@@ -222,3 +222,16 @@ type Result struct {
 	Rules    []Rule
 	Warnings []string
 }
+
+// Entries is how many entries rules take in a Config's rebaseRules, as a summary counts them:
+// one each (a ytt rule holding others, Also, is one), and one more for the remove that follows a
+// copy bringing kapp's history annotations back (Remove).
+func Entries(rules []Rule) int {
+	n := len(rules)
+	for _, r := range rules {
+		if len(r.Remove) > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -19,13 +19,20 @@ type Options struct {
 
 // group collects the fields that end up in one rule.
 type group struct {
-	rule     Rule
-	paths    map[string]fielddiff.Path
-	at       map[string]map[pair.Identity]bool // path -> the resources with a finding there
-	res      map[pair.Identity]bool
-	evid     map[string]bool
-	class    map[classify.Class]bool
-	owners   map[string]bool // of the Controller fields
+	rule   Rule
+	paths  map[string]fielddiff.Path
+	at     map[string]map[pair.Identity]bool // path -> the resources with a finding there
+	res    map[pair.Identity]bool
+	evid   map[string]bool
+	class  map[classify.Class]bool
+	owners map[string]bool // of the Controller fields
+	// evidAt, classAt, ownerAt: the evidence, classes and owners of the findings at each path (its
+	// String, a whole list's for a field inside it): a rule's comment cites those of its own paths
+	evidAt  map[string]map[string]bool
+	classAt map[string]map[classify.Class]bool
+	ownerAt map[string]map[string]bool
+	// artifact is the kind's part of the rule for kapp's empty annotations map (artifactRule)
+	artifact *Rule
 	empty    map[string]bool // paths whose live value is an empty map
 	nulls    map[string]bool // paths whose live value is null
 	rewrites map[string]Rewrite
@@ -56,7 +63,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				continue
 			}
 			switch {
-			case f.Class == classify.Defaulted || f.Class == classify.Calculated || f.Class == classify.Admission:
+			case f.Class == classify.Defaulted || f.Class == classify.Calculated || f.Class == classify.KappArtifact || f.Class == classify.Admission:
 				// per kind, the manifest's value wins: an admission plugin or webhook mutates
 				// every object of the kinds it matches, and adds only what the manifest lacks
 			case f.Class == classify.Controller:
@@ -83,6 +90,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			if f.Class == classify.Controller {
 				g.owners[f.Owner] = true
 			}
+			g.note(f)
 			switch {
 			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
@@ -144,8 +152,12 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			ofKind[key] = append(ofKind[key], r)
 		}
 	}
+	var artifacts []*Rule
 	for key, g := range byKind {
 		res.Rules = append(res.Rules, g.kindRules(ofKind[key])...)
+		if g.artifact != nil {
+			artifacts = append(artifacts, g.artifact)
+		}
 	}
 	byID := map[pair.Identity]classify.Resource{}
 	for _, r := range rep.Resources {
@@ -159,6 +171,9 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	}
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
 	res.Rules = existingOnly(oneYTTRulePerResources(res.Rules), rep)
+	if len(artifacts) > 0 {
+		res.Rules = append(res.Rules, artifactRule(artifacts))
+	}
 	for msg, ids := range warned {
 		res.Warnings = append(res.Warnings, resourceList(ids)+" "+msg)
 	}
@@ -196,7 +211,8 @@ func get[K comparable](m map[K]*group, k K, mk func() Rule) *group {
 		return g
 	}
 	g := &group{rule: mk(), paths: map[string]fielddiff.Path{}, at: map[string]map[pair.Identity]bool{}, res: map[pair.Identity]bool{}, evid: map[string]bool{}, class: map[classify.Class]bool{}, owners: map[string]bool{}, empty: map[string]bool{}, nulls: map[string]bool{}, rewrites: map[string]Rewrite{}, rewritten: map[pair.Identity]bool{}, folded: map[pair.Identity]bool{},
-		dropped: map[string]fielddiff.Path{}, droppedAt: map[string]map[pair.Identity]bool{}}
+		dropped: map[string]fielddiff.Path{}, droppedAt: map[string]map[pair.Identity]bool{},
+		evidAt: map[string]map[string]bool{}, classAt: map[string]map[classify.Class]bool{}, ownerAt: map[string]map[string]bool{}}
 	m[k] = g
 	return g
 }
@@ -232,8 +248,17 @@ func (g *group) finish(rules ...Rule) []Rule {
 		if len(r.Paths)+len(r.Indexed) == 0 && !r.YTT() && r.Drop == nil {
 			continue
 		}
-		r.Resources, r.Evidence = byName(named(g.res, r.Matchers)), sortedKeys(g.evid)
-		r.Classes, r.Owners = slices.Sorted(maps.Keys(g.class)), sortedKeys(g.owners)
+		r.Resources = byName(named(g.res, r.Matchers))
+		evid, class, owners := g.evid, g.class, g.owners
+		if keys := g.keysOf(r); len(keys) > 0 {
+			evid, class, owners = map[string]bool{}, map[classify.Class]bool{}, map[string]bool{}
+			for _, k := range keys {
+				maps.Copy(evid, g.evidAt[k])
+				maps.Copy(class, g.classAt[k])
+				maps.Copy(owners, g.ownerAt[k])
+			}
+		}
+		r.Evidence, r.Classes, r.Owners = sortedKeys(evid), slices.Sorted(maps.Keys(class)), sortedKeys(owners)
 		out = append(out, r)
 	}
 	return out

@@ -1,0 +1,70 @@
+package generator_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// kapp's empty annotations map is kapp's artifact, not the server's: class kapp-artifact, one
+// copy and one remove for every kind that shows it (package-app: 11 kinds, a copy and a remove
+// each before), kapp's engine keeping every resource with them; and no other rule's comment
+// cites it, nor does it cite theirs (issue 24).
+func TestKappArtifactIsOneRuleForEveryKind(t *testing.T) {
+	a, err := generator.Analyze(fixture("package-app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]bool{} // kinds with the artifact
+	var evidence string
+	for _, r := range a.Report.Resources {
+		for _, f := range r.Findings {
+			if f.Path.String() == "metadata.annotations" && f.KappView {
+				if f.Class != classify.KappArtifact {
+					t.Errorf("%s: the empty annotations map is %s, want %s", r.ID, f.Class, classify.KappArtifact)
+				}
+				shown[r.ID.Group+"/"+r.ID.Kind], evidence = true, f.Evidence
+			}
+		}
+	}
+	if len(shown) < 2 {
+		t.Fatalf("the fixture shows the artifact on %d kinds: no test of one rule for several", len(shown))
+	}
+	g, err := a.Generate(synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Verification.OK() || g.Verification.KeptPairs != g.Verification.GhostPairs {
+		t.Fatalf("not verified: %s", g.Verification.Summary())
+	}
+	var artifact []synth.Rule
+	for _, r := range g.Rules {
+		isArtifact := slices.ContainsFunc(r.Paths, func(p []string) bool { return strings.Join(p, ".") == "metadata.annotations" })
+		if isArtifact {
+			artifact = append(artifact, r)
+		}
+		cites := slices.Contains(r.Evidence, evidence)
+		if isArtifact != cites || isArtifact != slices.Contains(r.Classes, classify.KappArtifact) {
+			t.Errorf("rule %v %v: classes %v, evidence %q", r.Paths, r.Indexed, r.Classes, r.Evidence)
+		}
+		if isArtifact && (len(r.Evidence) != 1 || len(r.Classes) != 1) {
+			t.Errorf("the artifact's rule cites others' evidence: classes %v, evidence %q", r.Classes, r.Evidence)
+		}
+	}
+	if len(artifact) != 1 || len(artifact[0].Remove) == 0 {
+		t.Fatalf("%d rules for kapp's empty annotations map, want one copy followed by one remove", len(artifact))
+	}
+	kinds := map[string]bool{}
+	for _, id := range artifact[0].Resources {
+		kinds[id.Group+"/"+id.Kind] = true
+	}
+	for k := range shown {
+		if !kinds[k] {
+			t.Errorf("the artifact's rule does not name %s", k)
+		}
+	}
+}
