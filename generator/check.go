@@ -27,6 +27,9 @@ type Checked struct {
 	Residual []Residual // ghost diffs the rules leave
 	Stale    []Stale    // generated rule files that would change
 	Drift    []Residual // human changes found in the live objects
+	// Pending: changes made in Git that kapp applies on deploy (the live value is what kapp last
+	// applied): reported, never drift.
+	Pending  []Residual
 	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
 	Hidden   []Hidden   // declared fields whose change made in Git a rule hides (the mutation check)
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
@@ -92,6 +95,8 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 				c.Adoption = append(c.Adoption, Residual{r.ID, f})
 			case f.Class == classify.Drift:
 				c.Drift = append(c.Drift, Residual{r.ID, f})
+			case f.Class == classify.Pending:
+				c.Pending = append(c.Pending, Residual{r.ID, f})
 			case !f.Class.Ghost():
 			case !f.Covered() && !covered[i][f.Path.String()] && !f.KappView: // the package's own rules count too // kapp-view fields are judged by kapp's engine below
 				c.Residual = append(c.Residual, Residual{r.ID, f})

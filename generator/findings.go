@@ -17,12 +17,13 @@ const (
 	KindPendingCreate Kind = "pending-create" // a desired object with no live counterpart
 	KindStale         Kind = "stale"          // a generated rule file that would change
 	KindDrift         Kind = "drift"          // a person changed the live object
+	KindPending       Kind = "pending"        // a change made in Git that kapp applies on deploy
 	KindAdoption      Kind = "adoption"       // kapp changes the object once, taking it over
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindResidual, KindPendingCreate, KindUnknown, KindHidden, KindStale, KindDrift, KindAdoption}
+	return []Kind{KindResidual, KindPendingCreate, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
 }
 
 // CheckFinding is one finding of check, whatever its kind, as every output format renders it.
@@ -74,6 +75,7 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 			Evidence: "generated rules are stale: regenerate with the command in the file's header"})
 	}
 	field(KindDrift, c.Drift, g.FailOnDrift)
+	field(KindPending, c.Pending, false) // the deploy's purpose: reported, never failing
 	field(KindAdoption, c.Adoption, g.FailOnAdoption)
 	return out
 }

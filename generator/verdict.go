@@ -70,6 +70,9 @@ func (v Verdict) Summary() string {
 			why = append(why, fmt.Sprintf("%d with %s", n, c))
 		}
 	}
+	if n := v.Count(classify.Pending); n > 0 {
+		why = append(why, fmt.Sprintf("%d with changes made in Git", n))
+	}
 	if n := len(v.Ghosts()); n > 0 {
 		why = append(why, fmt.Sprintf("%d with ghost diffs left", n))
 	}

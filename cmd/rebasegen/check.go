@@ -19,7 +19,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
 		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml",
-			"0 clean", "1 usage or input error", "3 ghost diffs remain, a rule hides a declared field, generated rules are stale, or drift with --fail-on-drift",
+			"0 nothing fails the gate (changes made in Git are reported, not failed)", "1 usage or input error", "3 ghost diffs remain, a rule hides a declared field, generated rules are stale, or drift with --fail-on-drift",
 			"4 lint errors only"),
 		Flags: append(inputFlags(),
 			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
@@ -70,6 +70,9 @@ type checkJSON struct {
 	Kept           int            `json:"kept"`
 	Adoption       []fieldJSON    `json:"adoption,omitempty"` // one-time changes when kapp takes objects over
 	Lint           []lint.Finding `json:"lint"`
+
+	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
+	Pending []fieldJSON `json:"pending"`
 }
 
 type fieldJSON struct {
@@ -135,6 +138,8 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", f.File, f.Line, f.Diff)
 		case generator.KindDrift:
 			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", severity(f), f.Resource, f.Path, f.Evidence)
+		case generator.KindPending:
+			fmt.Fprintf(&b, "pending change from Git (kapp applies it on deploy): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
 		case generator.KindAdoption:
 			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
 		default:
@@ -151,6 +156,9 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 	}
 	if k := n[generator.KindHidden]; k > 0 {
 		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
+	}
+	if k := n[generator.KindPending]; k > 0 {
+		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
 	}
 	if k := n[generator.KindAdoption]; k > 0 {
 		pending += ", " + words.Count(k, "adoption change")
@@ -186,6 +194,8 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 			continue
 		case generator.KindDrift:
 			msg = fmt.Sprintf("drift in the live objects: %s %s", f.Resource, f.Path)
+		case generator.KindPending:
+			msg = fmt.Sprintf("pending change from Git (kapp applies it on deploy): %s %s", f.Resource, f.Path)
 		case generator.KindAdoption:
 			msg = fmt.Sprintf("adoption (kapp changes it once, when it takes the object over): %s %s: %s", f.Resource, f.Path, f.Evidence)
 		default:
@@ -202,7 +212,7 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 
 func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
 	j := checkJSON{Version: 1, Residual: []fieldJSON{}, Drift: []fieldJSON{}, Unknown: []fieldJSON{}, Stale: []staleJSON{}, Lint: res.Lint,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}}
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}, Pending: []fieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -222,6 +232,8 @@ func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFindi
 		case generator.KindDrift:
 			fj.Severity = severity(f)
 			j.Drift = append(j.Drift, fj)
+		case generator.KindPending:
+			j.Pending = append(j.Pending, fj)
 		case generator.KindAdoption:
 			fj.Severity = severity(f)
 			j.Adoption = append(j.Adoption, fj)

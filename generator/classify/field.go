@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -21,6 +22,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		return f
 	}
 	defaulted, byDefault := defaultEvidence(fc, d)
+	fromGit := changedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
 	if q, ok := wholeValue(fc.owners, d.Path); ok {
 		owned, whole = q, true
@@ -32,7 +34,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		var controller *owner
 		for _, o := range others {
 			h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager)
-			if isHuman && !byDefault {
+			if isHuman && !byDefault && !fromGit {
 				f.Class, f.Owner = Drift, o.Manager
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
 				return f
@@ -66,6 +68,16 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if byDefault {
 		f.Class, f.Evidence = Defaulted, defaulted
+		return f
+	}
+	if fromGit {
+		// kapp sent the live value itself: the cluster did not change, Git did (the rulesets'
+		// knowledge of server-set fields is about values kapp did not send)
+		f.Class = Pending
+		f.Evidence = "a change made in Git: the live value is what kapp last applied (" + kappconv.Original + "); the manifest now declares another, which this deploy applies"
+		if d.Change == fielddiff.Removed {
+			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, nor does the live object; the manifest now declares it, which this deploy applies"
+		}
 		return f
 	}
 	if d.Change != fielddiff.Removed {
@@ -103,11 +115,31 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if declared {
 		f.Class = Drift
 		f.Evidence = declaredDrift(fc, d)
+		if fc.sent == nil {
+			f.Evidence += "; no " + kappconv.Original + " (a first deploy, or an object kapp takes over): a change made in Git cannot be told from one made on the cluster"
+		}
 		return f
 	}
 	f.Class = Unknown
 	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
 	return f
+}
+
+// changedInGit reports whether a declared field differs from the live object only because the
+// manifest changed since kapp's last apply: kapp.k14s.io/original (what kapp last applied) holds
+// the live value there, or lacks the field as the live object does. A field the manifest no longer
+// declares is not counted: kapp's rebase rules copy live values into what it applies, so the
+// original holding the live value there says nothing about Git. Nor is apiVersion: the server
+// returns the object in the version it serves, whatever version the manifest names.
+func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change == fielddiff.Added || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
+		return false
+	}
+	sv, ok := fc.sentAt.Get(d.Path)
+	if d.Change == fielddiff.Removed {
+		return !ok || sv == nil
+	}
+	return ok && fielddiff.Equal(sv, d.Live)
 }
 
 // defaultEvidence says whether the API server's defaulting of the desired object explains the

@@ -26,9 +26,14 @@ const (
 	// the empty annotations map kapp leaves when it strips its own annotations. Ruled like
 	// Calculated; a class of its own so that it is not called the server's.
 	KappArtifact Class = "kapp-artifact"
+	// Pending: a change made in Git that this deploy applies: the manifest declares another value
+	// than kapp last applied (kapp.k14s.io/original), which the live object still holds. Reported,
+	// never ruled, never drift. Summaries show it only when present.
+	Pending Class = "pending"
 )
 
-// Classes returns the classes in report order (Adoption, when present, is reported after them);
+// Classes returns the classes in report order (Adoption and Pending, when present, are reported
+// after them);
 // a fresh slice on every call.
 func Classes() []Class {
 	return []Class{Defaulted, Calculated, KappArtifact, Admission, Controller, Drift, Unknown}

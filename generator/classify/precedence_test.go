@@ -60,6 +60,29 @@ func TestPrecedence(t *testing.T) {
 			configMap("", "data: {a: \"1\", b: \"1\"}"), configMap(`labels: {app: web}`, mf("kapp", "", kapp)+mf("shop-operator", "", `{f:data: {f:a: {}}}`), "data: {b: \"1\"}"),
 			"data.a", "drift", ""},
 
+		// Three ways: the manifest, what kapp last applied (kapp.k14s.io/original), the live object.
+		{"a change made in Git over drift", "the applier owns the live value, which is what kapp last applied",
+			configMap("", "data: {a: \"2\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"1\"}"),
+			"data.a", "pending", ""},
+		{"a value added in Git over drift", "a declared key kapp never applied, absent from live",
+			configMap("", "data: {a: \"1\", b: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"1\"}"),
+			"data.b", "pending", ""},
+		{"a person's tool over a change made in Git", "kubectl edit changed what kapp last applied, and Git changed it too",
+			configMap("", "data: {a: \"2\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", kapp)+mf("kubectl-edit", "", `{f:data: {f:a: {}}}`), "data: {a: \"3\"}"),
+			"data.a", "drift", "kubectl-edit"},
+		{"a change made in Git over a person's tool that left kapp's value", "kubectl edit owns the value kapp last applied",
+			configMap("", "data: {a: \"2\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", kapp)+mf("kubectl-edit", "", `{f:data: {f:a: {}}}`), "data: {a: \"1\"}"),
+			"data.a", "pending", ""},
+		{"controller owner over a change made in Git", "an operator owns the value kapp last applied",
+			configMap("", "data: {a: \"2\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", kapp)+mf("shop-operator", "", `{f:data: {f:a: {}}}`), "data: {a: \"1\"}"),
+			"data.a", "controller", "shop-operator"},
+		{"drift, not Git, when the live value is not what kapp applied", "the manifest is what kapp last applied; only the applier owns the field",
+			configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"2\"}"),
+			"data.a", "drift", ""},
+		{"default over a change made in Git", "an empty map the server drops, which kapp never applied",
+			configMap("", "data: {}"), configMap(`labels: {app: web}`+sentData(`{}`), mf("kapp", "", kapp)),
+			"data", "defaulted", ""},
+
 		// Autoscalers.
 		{"the scale owner over the autoscaler", "the HPA targets it and kube-controller-manager owns replicas through /scale",
 			deployment("", "") + hpa, deployment("replicas: 4", mf("kapp", "", deployKapp)+mf("kube-controller-manager", "scale", `{f:spec: {f:replicas: {}}}`)),
@@ -179,4 +202,26 @@ func pod(spec string, managed ...string) string {
 		m = "  managedFields:\n" + strings.TrimSuffix(managed[0], "\n") + "\n"
 	}
 	return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: ns\n" + m + "spec:\n" + opt("  ", spec) + "  containers: [{name: web, image: nginx}]\n"
+}
+
+// sentData: kapp.k14s.io/original for configMap() with data, for the meta argument after labels.
+// sentData("{}") holds no data.
+func sentData(data string) string {
+	if data == "{}" {
+		return "\n  annotations: {kapp.k14s.io/original: '{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}'}"
+	}
+	return "\n  annotations: {kapp.k14s.io/original: '{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"data\":" + data + "}'}"
+}
+
+// A declared value that differs with no kapp.k14s.io/original (a first deploy, an object kapp
+// takes over) is drift, saying that a change made in Git cannot be told apart (issue 24 item 2).
+func TestDriftWithoutOriginalSaysSo(t *testing.T) {
+	owned := mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`)
+	for _, sent := range []string{"", sentData(`{"a":"1"}`)} {
+		f := classifyYAML(t, configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sent, owned, "data: {a: \"3\"}"))["data.a"]
+		says := strings.Contains(f.Evidence, "no kapp.k14s.io/original (a first deploy, or an object kapp takes over)")
+		if f.Class != Drift || says != (sent == "") {
+			t.Errorf("original %q: %s, evidence %q; want drift, saying whether the original is missing", sent, f.Class, f.Evidence)
+		}
+	}
 }

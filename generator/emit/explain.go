@@ -64,8 +64,10 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 	for _, c := range classify.Classes() {
 		out.Summary[string(c)] = rep.Counts()[c]
 	}
-	if n := rep.Counts()[classify.Adoption]; n > 0 {
-		out.Summary[string(classify.Adoption)] = n
+	for _, c := range []classify.Class{classify.Adoption, classify.Pending} {
+		if n := rep.Counts()[c]; n > 0 {
+			out.Summary[string(c)] = n
+		}
 	}
 	for _, r := range rep.Resources {
 		rj := ResourceJSON{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
@@ -100,7 +102,7 @@ type Palette struct{ On bool }
 
 var classColour = map[classify.Class]string{
 	classify.Defaulted: "\x1b[36m", classify.Calculated: "\x1b[34m", classify.KappArtifact: "\x1b[34m", classify.Controller: "\x1b[33m",
-	classify.Drift: "\x1b[31m", classify.Unknown: "\x1b[35m",
+	classify.Drift: "\x1b[31m", classify.Unknown: "\x1b[35m", classify.Pending: "\x1b[32m",
 }
 
 func (p Palette) class(f classify.Finding) string {
@@ -157,6 +159,9 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	}
 	if n := counts[classify.Adoption]; n > 0 {
 		parts = append(parts, fmt.Sprintf("adoption %d (kapp changes them once, when it takes the objects over)", n))
+	}
+	if n := counts[classify.Pending]; n > 0 {
+		parts = append(parts, fmt.Sprintf("pending %d (changes made in Git: this deploy applies them)", n))
 	}
 	fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width))
 	_, err := io.WriteString(w, b.String())

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Regression (issue 24 item 2): in the README's CI setup (live captured once, desired rendered
+// from the pull request) an image bump and a new value made in Git were "drift in the live
+// objects", failed by --fail-on-drift, though kapp.k14s.io/original holds the live value: they are
+// pending changes from Git, reported in every format as such, counted apart, never failing.
+func TestCheckGitChangeIsNotDrift(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(data), "image: nginx:1.25", "image: nginx:1.27", 1)
+	bumped = strings.Replace(bumped, "            memory: 64Mi\n", "            memory: 64Mi\n        env:\n        - {name: LOG_LEVEL, value: debug}\n", 1)
+	desired := filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, []byte(bumped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", "--rules", rules, "--fail-on-drift", "-d", desired, fix[2], fix[3], fix[4], fix[5]}
+	r := rebasegen(t, args...)
+	for _, want := range []string{
+		"pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: a change made in Git",
+		"pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env: a change made in Git",
+		"check: kapp keeps 1/2 paired resources, 2 pending changes from Git, applied on deploy; 0 residual ghost diffs, 0 unknown fields, 0 stale generated files, 0 drift",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("text: no %q in:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 0 || strings.Contains(r.stdout, "drift:") {
+		t.Errorf("text: want exit 0 and no drift, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append(args, "--output", "github")...)
+	if r.code != 0 || strings.Count(r.stdout, "::warning file="+rules+",line=1::pending change from Git") != 2 || strings.Contains(r.stdout, "::error") {
+		t.Errorf("github: want exit 0 and 2 pending warnings, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append(args, "--output", "json")...)
+	var j struct{ Pending, Drift []fieldJSON }
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != 0 || len(j.Pending) != 2 || len(j.Drift) != 0 || j.Pending[0].Class != "pending" {
+		t.Errorf("json: want exit 0, 2 pending and no drift, got %d (%v):\n%s", r.code, err, r.stdout)
+	}
+	r = rebasegen(t, "explain", "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if r.code != 0 || !strings.Contains(r.stdout, "pending 2 (changes made in Git: this deploy applies them)") || strings.Contains(r.stdout, "drift 2") {
+		t.Errorf("explain: want the 2 pending changes, no drift, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
