@@ -3,10 +3,7 @@ package generator
 import (
 	"bytes"
 	"encoding/base64"
-	"fmt"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -74,11 +71,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 // Check judges the rule files against the analysis: each pair is classified once (by Analyze)
 // and verified once, with the package's rules plus the rule files.
 func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
-	stdin, err := stdinBytes(a.Inputs, ruleFiles)
-	if err != nil {
-		return nil, err
-	}
-	userConfigs, err := ruleConfigs(ruleFiles, a.Inputs.Package, stdin)
+	userConfigs, err := ruleConfigs(a.Inputs.Reader, ruleFiles, a.Inputs.Package)
 	if err != nil {
 		return nil, err
 	}
@@ -138,34 +131,20 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	var plain []string
 	var rendered []lint.Rendered
 	for _, f := range ruleFiles {
-		if !IsYTT(f) {
+		if !IsYTT(a.Inputs.Reader, f) {
 			plain = append(plain, f)
 			continue
 		}
-		objs, err := ruleObjects(f, a.Inputs.Package, stdin)
+		objs, err := ruleObjects(a.Inputs.Reader, f, a.Inputs.Package)
 		if err != nil {
 			return nil, err
 		}
 		rendered = append(rendered, lint.Rendered{Path: f, Objects: objs})
 	}
 	if len(plain)+len(rendered) > 0 {
-		withStdin := *a
-		withStdin.Inputs.Stdin = bytes.NewReader(stdin)
-		c.Lint, c.LintSkipped = withStdin.lint(plain, rendered, false)
+		c.Lint, c.LintSkipped = a.lint(plain, rendered, false)
 	}
 	return c, nil
-}
-
-// stdinBytes reads stdin once when a rule file is "-": the rule files are read twice (for
-// kapp's engine and for lint).
-func stdinBytes(in Inputs, ruleFiles []string) ([]byte, error) {
-	if !slices.Contains(ruleFiles, "-") {
-		return nil, nil
-	}
-	if in.Stdin == nil {
-		return nil, fmt.Errorf("--rules -: no stdin to read")
-	}
-	return load.ReadFile("-", in.Stdin)
 }
 
 func hasResidual(rs []Residual, id pair.Identity) bool {
@@ -181,10 +160,10 @@ func hasResidual(rs []Residual, id pair.Identity) bool {
 // ConfigMaps labelled kapp.k14s.io/config, ytt templates and package directories (rendered with
 // the package's data values, as the package would be) and rebasegen's Secret format (its
 // rebase-rules.yml).
-func ruleConfigs(paths []string, pkg load.Package, stdin []byte) ([]load.Object, error) {
+func ruleConfigs(r *load.Reader, paths []string, pkg load.Package) ([]load.Object, error) {
 	var out []load.Object
 	for _, p := range paths {
-		objs, err := ruleObjects(p, pkg, stdin)
+		objs, err := ruleObjects(r, p, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -205,11 +184,11 @@ func ruleConfigs(paths []string, pkg load.Package, stdin []byte) ([]load.Object,
 }
 
 // ruleObjects reads one --rules path; a file or directory holding ytt templates is rendered.
-func ruleObjects(p string, pkg load.Package, stdin []byte) ([]load.Object, error) {
-	if !IsYTT(p) {
-		return load.Paths([]string{p}, bytes.NewReader(stdin))
+func ruleObjects(r *load.Reader, p string, pkg load.Package) ([]load.Object, error) {
+	if !IsYTT(r, p) {
+		return load.Paths([]string{p}, r)
 	}
-	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML}).Render()
+	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML}).Render(r)
 	if err != nil {
 		return nil, err
 	}
@@ -217,11 +196,12 @@ func ruleObjects(p string, pkg load.Package, stdin []byte) ([]load.Object, error
 }
 
 // IsYTT says whether a file, or any file of a directory, holds ytt annotations: it is rendered
-// with ytt, not read as plain YAML.
-func IsYTT(p string) bool {
-	files, _ := load.Files(p)
+// with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
+// here is still there to read.
+func IsYTT(r *load.Reader, p string) bool {
+	files, _ := r.ReadPath(p) // an error is reported when p is read
 	for _, f := range files {
-		if data, _ := os.ReadFile(f); yttTemplate.Match(data) {
+		if yttTemplate.Match(f.Data) {
 			return true
 		}
 	}
@@ -260,13 +240,13 @@ func (a *Analysis) stale(path string) ([]Stale, error) {
 	if path == "-" {
 		return nil, nil // stdin: nothing to regenerate into
 	}
-	files, err := load.Files(path)
+	files, err := a.Inputs.Reader.ReadPath(path)
 	if err != nil {
 		return nil, err
 	}
 	var out []Stale
 	for _, f := range files {
-		st, err := a.staleFile(f)
+		st, err := a.staleFile(f.Name, f.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -275,11 +255,7 @@ func (a *Analysis) stale(path string) ([]Stale, error) {
 	return out, nil
 }
 
-func (a *Analysis) staleFile(file string) ([]Stale, error) {
-	committed, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
+func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 	opts, ok, err := recordedOptions(file, string(committed))
 	if err != nil || !ok {
 		return nil, err

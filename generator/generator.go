@@ -8,7 +8,6 @@
 package generator
 
 import (
-	"io"
 	"slices"
 	"sync/atomic"
 
@@ -27,11 +26,20 @@ type Inputs struct {
 	Rulesets  []string     // user ruleset files
 	Namespace string       // for namespaced desired objects without one
 	Package   load.Package // a ytt package rendered into desired objects
-	Stdin     io.Reader
-	Progress  Progress // nil: nobody listens
+	// Reader reads every input file, once for stdin and pipes (nil: a Reader without stdin).
+	Reader   *load.Reader
+	Progress Progress // nil: nobody listens
 	// Cost: generate also times kapp's diff of a sample of the verified pairs without the rules,
 	// for Verification.CostSummary (a timing: it varies from run to run).
 	Cost bool
+}
+
+// withReader returns in with a Reader: one per run, so that stdin and pipes are read once.
+func (in Inputs) withReader() Inputs {
+	if in.Reader == nil {
+		in.Reader = load.NewReader(nil)
+	}
+	return in
 }
 
 // paths are every file and directory the inputs name.
@@ -72,6 +80,7 @@ type Analysis struct {
 
 // Analyze loads, pairs and classifies the inputs.
 func Analyze(in Inputs) (*Analysis, error) {
+	in = in.withReader()
 	set, rs, placed, err := loadSet(in)
 	if err != nil {
 		return nil, err
@@ -88,18 +97,18 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := load.TotalSize(in.paths()...); err != nil {
 		return nil, nil, nil, err
 	}
-	rs, err := rulesets.Load(in.Rulesets...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	if err := stdinOnce(in, nil); err != nil {
 		return nil, nil, nil, err
 	}
-	desired, err := load.Inputs("--desired", in.Desired, in.Stdin)
+	rs, err := rulesets.Load(in.Reader, in.Rulesets...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rendered, err := in.Package.RenderInput()
+	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -112,11 +121,11 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 		}
 	}
 	desired = append(desired, rendered...)
-	live, err := load.Inputs("--live", in.Live, in.Stdin)
+	live, err := load.Inputs("--live", in.Live, in.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	crds, err := load.Docs(in.CRDs, in.Stdin)
+	crds, err := load.Docs(in.CRDs, in.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}

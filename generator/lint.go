@@ -18,8 +18,9 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 	if err := stdinOnce(in, rules); err != nil {
 		return nil, "", err
 	}
+	in = in.withReader()
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
-		findings, err := lint.Check(lint.Options{Rules: rules, Stdin: in.Stdin})
+		findings, err := lint.Check(lint.Options{Rules: rules, Reader: in.Reader})
 		return findings, "", err
 	}
 	a, err := Analyze(in)
@@ -37,7 +38,7 @@ func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) { return a.lint(
 // lint: check runs the mutation check on all the rules together and skips it here; rendered
 // are the rule paths ytt renders, linted as rendered.
 func (a *Analysis) lint(rules []string, rendered []lint.Rendered, mutations bool) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: rules, Rendered: rendered, Stdin: a.Inputs.Stdin, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
+	opts := lint.Options{Rules: rules, Rendered: rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {
@@ -72,14 +73,15 @@ func (a *Analysis) hides(key string, rule any) ([]string, error) {
 	return out, err
 }
 
-// stdinOnce refuses "-" (stdin) given to more than one input or rule flag: the first would read
-// it all (-d - -l - made live empty).
+// stdinOnce refuses "-" (stdin) given to more than one flag: one stdin cannot be two inputs
+// (-d - -l - made live empty).
 func stdinOnce(in Inputs, rules []string) error {
 	var readers []string
 	for _, f := range []struct {
 		flag  string
 		paths []string
-	}{{"--desired", in.Desired}, {"--live", in.Live}, {"--crd", in.CRDs}, {"--rules", rules}} {
+	}{{"--desired", in.Desired}, {"--live", in.Live}, {"--crd", in.CRDs}, {"--ruleset", in.Rulesets}, {"--package", in.Package.Dirs},
+		{"--values", in.Package.ValuesFiles}, {"--package-cr", []string{in.Package.CR}}, {"--rules", rules}} {
 		for _, p := range f.paths {
 			if p == "-" {
 				readers = append(readers, f.flag+" -")

@@ -16,7 +16,7 @@ func (a *Analysis) place(res *synth.Result) error {
 	if len(a.placed) == 0 || len(res.Rules) == 0 {
 		return nil
 	}
-	intoNs, mapNs, err := a.Inputs.Package.DeployNamespaces()
+	intoNs, mapNs, err := a.Inputs.Package.DeployNamespaces(a.Inputs.Reader)
 	switch {
 	case err != nil:
 		return err

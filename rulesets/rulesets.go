@@ -91,8 +91,8 @@ type Kind struct {
 	Source string `json:"source"`
 }
 
-// Load reads the built-in rulesets and then the user's files, in order.
-func Load(extra ...string) (*Ruleset, error) {
+// Load reads the built-in rulesets and then the user's files, in order, with r.
+func Load(r *load.Reader, extra ...string) (*Ruleset, error) {
 	var rs Ruleset
 	entries, err := builtin.ReadDir(".")
 	if err != nil {
@@ -110,7 +110,7 @@ func Load(extra ...string) (*Ruleset, error) {
 		}
 	}
 	for _, f := range extra {
-		data, err := load.ReadFile(f, nil)
+		data, err := r.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("reading ruleset: %w", err)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
-	rs, err := Load()
+	rs, err := Load(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestPathPattern(t *testing.T) {
 func TestUserRulesetWithUnknownKeyIsAnError(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "mine.yaml")
 	os.WriteFile(f, []byte("calculated:\n- {group: apps, kind: Deployment, path: spec.x, source: me, sorce: typo}\n"), 0o644)
-	_, err := Load(f)
+	_, err := Load(nil, f)
 	if err == nil || !strings.Contains(err.Error(), "mine.yaml") || !strings.Contains(err.Error(), "sorce") {
 		t.Fatalf("want error naming file and key, got %v", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
@@ -47,13 +46,14 @@ func generateCommand() *cli.Command {
 			if err := emit.WriteRules(io.Discard, nil, emit.Header{Options: opts}); err != nil {
 				return err // a bad --output or --package-install, before the analysis
 			}
-			if err := checkNamespaceValues(c.StringSlice("namespace-value"), packageOf(c)); err != nil {
+			in := inputs(c) // one Reader: stdin and pipes are read once
+			if err := checkNamespaceValues(c.StringSlice("namespace-value"), in); err != nil {
 				return err
 			}
-			if err := checkOutputFile(c.String("output-file"), inputs(c)); err != nil {
+			if err := checkOutputFile(c.String("output-file"), in); err != nil {
 				return err
 			}
-			g, err := generator.Generate(inputs(c), synth.Options{IncludeUnknown: opts.IncludeUnknown})
+			g, err := generator.Generate(in, synth.Options{IncludeUnknown: opts.IncludeUnknown})
 			if err != nil {
 				return err
 			}
@@ -138,11 +138,11 @@ func generateFormat(output, file string) (emit.Format, error) {
 
 // checkNamespaceValues fails when a --namespace-value key is not among the package's data values:
 // the rules would otherwise fail only when rendered ("struct has no .KEY field").
-func checkNamespaceValues(flags []string, pkg load.Package) error {
-	if len(flags) == 0 || pkg.Empty() {
+func checkNamespaceValues(flags []string, in generator.Inputs) error {
+	if len(flags) == 0 || in.Package.Empty() {
 		return nil // without the package its data values are not known here
 	}
-	values, err := pkg.DataValues()
+	values, err := in.Package.DataValues(in.Reader)
 	if err != nil {
 		return err
 	}

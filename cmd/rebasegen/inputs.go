@@ -52,7 +52,7 @@ func inputs(c *cli.Context) generator.Inputs {
 		Rulesets:  c.StringSlice("ruleset"),
 		Namespace: c.String("namespace"),
 		Package:   packageOf(c),
-		Stdin:     os.Stdin,
+		Reader:    load.NewReader(os.Stdin),
 		Progress:  progressFor(c),
 		Cost:      c.Bool("cost"),
 	}
@@ -85,7 +85,7 @@ func checkPaths(c *cli.Context) error {
 			if v == "-" || v == "" {
 				continue
 			}
-			if err := readable(v); err != nil {
+			if err := load.Readable(v); err != nil {
 				var pe *fs.PathError
 				if errors.As(err, &pe) {
 					err = pe.Err
@@ -95,18 +95,4 @@ func checkPaths(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// readable reports why a path cannot be read. Only regular files and directories are opened:
-// opening a named pipe would wait for its writer.
-func readable(path string) error {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() && !info.IsDir() {
-		return err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	return f.Close()
 }

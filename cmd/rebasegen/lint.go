@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 func lintCommand() *cli.Command {
@@ -33,7 +34,7 @@ func lintCommand() *cli.Command {
 				return fmt.Errorf("--output: want text, json or github, got %q", format)
 			}
 			findings, inferred, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
-				Namespace: c.String("namespace"), Package: packageOf(c), Stdin: os.Stdin}, c.StringSlice("rules"))
+				Namespace: c.String("namespace"), Package: packageOf(c), Reader: load.NewReader(os.Stdin)}, c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}

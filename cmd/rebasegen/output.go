@@ -29,7 +29,7 @@ func checkOutputFile(path string, in generator.Inputs) error {
 	if st.Mode().Perm()&0o222 == 0 {
 		return fmt.Errorf("--output-file %s: the file is read-only; make it writable or remove it to replace it", path)
 	}
-	abs, _ := filepath.Abs(path)
+	out := resolved(path) // through symlinks: link/x.yml, link naming the package directory
 	paths := slices.Concat(in.Desired, in.Live, in.CRDs, in.Rulesets, in.Package.Dirs, in.Package.ValuesFiles, []string{in.Package.CR})
 	for _, p := range paths {
 		ist, err := os.Stat(p)
@@ -42,15 +42,30 @@ func checkOutputFile(path string, in generator.Inputs) error {
 			}
 			continue
 		}
-		dir, _ := filepath.Abs(p)
-		if rel, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			data, err := load.ReadFile(path, nil)
+		if rel, err := filepath.Rel(resolved(p), out); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			data, err := in.Reader.ReadFile(path)
 			if err == nil && !load.IsGenerated(data) {
 				return fmt.Errorf("--output-file %s: it is an input (in %s) that rebasegen did not generate: the output would overwrite it; write elsewhere or remove it", path, p)
 			}
 		}
 	}
 	return nil
+}
+
+// resolved is path absolute with every symlink resolved, as the file system resolves it when
+// writing; of a path that does not exist, its directory is resolved.
+func resolved(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
 }
 
 // writeOutput writes to a temp file and renames it, so an existing file is never half-written.

@@ -11,10 +11,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
-	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -51,8 +48,8 @@ type Finding struct {
 
 // Options say what to lint and against what. Without Set only the Configs themselves are checked.
 type Options struct {
-	Rules []string  // files or directories holding kapp Configs or ConfigMaps labelled kapp.k14s.io/config
-	Stdin io.Reader // read when Rules holds "-"
+	Rules  []string     // files or directories holding kapp Configs or ConfigMaps labelled kapp.k14s.io/config
+	Reader *load.Reader // reads Rules ("-": stdin)
 	// Set holds the objects the rules are for: desired objects (paired or to be created), CRDs.
 	Set *pair.Set
 	// Desired: desired objects were given, so every rule and matcher must match one.
@@ -89,7 +86,7 @@ func Check(opts Options) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, findings, err := readConfigs(opts.Rules, opts.Stdin, opts.Rendered)
+	docs, findings, err := readConfigs(opts.Rules, opts.Reader, opts.Rendered)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +151,7 @@ func newEnv(opts Options) (*env, error) {
 	}
 	rs := opts.Ruleset
 	if rs == nil {
-		if rs, err = rulesets.Load(); err != nil {
+		if rs, err = rulesets.Load(nil); err != nil {
 			return nil, err
 		}
 	}
@@ -219,15 +216,8 @@ type doc struct {
 // readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
 // rendered; other documents are ignored. A labelled ConfigMap kapp would reject is a finding, not
 // an input error.
-func readConfigs(paths []string, stdin io.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
-	var stdinData []byte
-	if slices.Contains(paths, "-") && stdin != nil {
-		var err error
-		if stdinData, err = load.ReadFile("-", stdin); err != nil {
-			return nil, nil, err
-		}
-	}
-	objs, err := load.Paths(paths, bytes.NewReader(stdinData))
+func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
+	objs, err := load.Paths(paths, r)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -264,10 +254,7 @@ func readConfigs(paths []string, stdin io.Reader, rendered []Rendered) ([]*doc, 
 	for _, o := range objs {
 		file := o.Source.File
 		if _, ok := nodes[file]; !ok {
-			data := stdinData
-			if file != "-" {
-				data, _ = os.ReadFile(file) // read once already by load; positions are optional
-			}
+			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
 			nodes[file] = documentNodes(data)
 		}
 		read(o, file, find(nodes[file], o.Source), o.Source.Line, "")

@@ -44,6 +44,7 @@ func RenderChild() {
 // renderRequest is what the parent sends the child on its standard input.
 type renderRequest struct {
 	Package        Package
+	Read           yttInput // what the render reads: the parent reads it (Reader)
 	Inspect, Input bool
 	Output         int64
 }
@@ -72,7 +73,7 @@ func serveRender(budget string) int {
 		return 1
 	}
 	var res renderResult
-	if res.Name, res.Rendered, err = req.Package.render(req.Inspect, req.Input, req.Output); err != nil {
+	if res.Name, res.Rendered, err = req.Package.render(req.Read, req.Inspect, req.Input, req.Output); err != nil {
 		res.Err = err.Error()
 	}
 	if err := json.NewEncoder(out).Encode(res); err != nil {
@@ -84,13 +85,13 @@ func serveRender(budget string) int {
 // renderInChild renders the package in a child process of this executable, within limits: a child
 // that runs out of its memory or time is killed, and the error names the package and the limit,
 // as an in-process render's does.
-func (p Package) renderInChild(inspect, input bool, limits renderLimits) (string, []byte, error) {
+func (p Package) renderInChild(in yttInput, inspect, input bool, limits renderLimits) (string, []byte, error) {
 	name := p.name()
 	exe, err := os.Executable()
 	if err != nil {
 		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
 	}
-	req, err := json.Marshal(renderRequest{Package: p, Inspect: inspect, Input: input, Output: limits.output})
+	req, err := json.Marshal(renderRequest{Package: p, Read: in, Inspect: inspect, Input: input, Output: limits.output})
 	if err != nil {
 		return "", nil, err
 	}

@@ -28,12 +28,13 @@ type Package struct {
 // Empty says no package was given.
 func (p Package) Empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
-// Render renders the package with the ytt library and reads the result like any input.
-func (p Package) Render() ([]Doc, error) {
+// Render renders the package with the ytt library and reads the result like any input; r reads
+// its files.
+func (p Package) Render(r *Reader) ([]Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	name, rendered, err := p.run(false, false)
+	name, rendered, err := p.run(r, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -43,11 +44,11 @@ func (p Package) Render() ([]Doc, error) {
 // RenderInput renders the package as the desired objects of an analysis: files rebasegen
 // generated (IsGenerated) are left out, being its output, and a package rendering no object is
 // an error rather than "nothing desired".
-func (p Package) RenderInput() ([]Doc, error) {
+func (p Package) RenderInput(r *Reader) ([]Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	name, rendered, err := p.run(false, true)
+	name, rendered, err := p.run(r, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +61,8 @@ func (p Package) RenderInput() ([]Doc, error) {
 
 // DataValues are the package's final data values (ytt --data-values-inspect): its schema's
 // defaults with the values files and flags applied.
-func (p Package) DataValues() (map[string]any, error) {
-	_, rendered, err := p.run(true, false)
+func (p Package) DataValues(r *Reader) (map[string]any, error) {
+	_, rendered, err := p.run(r, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +75,8 @@ func (p Package) DataValues() (map[string]any, error) {
 
 // run renders the package, or only its data values when inspect is set, to YAML; input leaves
 // out the files rebasegen generated.
-func (p Package) run(inspect, input bool) (string, []byte, error) {
-	return p.runWithin(inspect, input, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
+func (p Package) run(r *Reader, inspect, input bool) (string, []byte, error) {
+	return p.runWithin(r, inspect, input, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
 }
 
 // RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
@@ -96,10 +97,15 @@ type renderLimits struct {
 }
 
 // runWithin is run within limits: in a child process whose memory the kernel bounds where this
-// executable serves renders (RenderChild), else in this process, with the heap watched.
-func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []byte, error) {
+// executable serves renders (RenderChild), else in this process, with the heap watched. r reads
+// the package's files, here: a child reads no file.
+func (p Package) runWithin(r *Reader, inspect, input bool, limits renderLimits) (string, []byte, error) {
+	in, err := p.read(r)
+	if err != nil {
+		return "", nil, err
+	}
 	if childRenders.Load() {
-		return p.renderInChild(inspect, input, limits)
+		return p.renderInChild(in, inspect, input, limits)
 	}
 	over, stop := watchHeap(limits.memory)
 	defer stop()
@@ -110,7 +116,7 @@ func (p Package) runWithin(inspect, input bool, limits renderLimits) (string, []
 	}
 	done := make(chan result, 1)
 	go func() {
-		name, rendered, err := p.render(inspect, input, limits.output)
+		name, rendered, err := p.render(in, inspect, input, limits.output)
 		done <- result{name, rendered, err}
 	}()
 	select {
@@ -131,18 +137,16 @@ func (p Package) name() string {
 	return strings.Join(p.Dirs, ",")
 }
 
-// render renders the package with ytt, without limits but on its output (bytes of YAML).
-func (p Package) render(inspect, input bool, output int64) (string, []byte, error) {
-	var fs []*files.File
+// render renders the package read as in with ytt, without limits but on its output (bytes of
+// YAML).
+func (p Package) render(in yttInput, inspect, input bool, output int64) (string, []byte, error) {
 	name := p.name()
-	if len(p.Dirs) > 0 {
-		var err error
-		if fs, err = files.NewSortedFilesFromPaths(p.Dirs, files.SymlinkAllowOpts{}); err != nil {
-			return "", nil, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
-		}
+	fs, err := ytt(in.Files)
+	if err != nil {
+		return "", nil, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
 	}
 	if p.CR != "" {
-		crFiles, err := packageCRFiles(p.CR)
+		crFiles, err := packageCRFiles(p.CR, in.CR)
 		if err != nil {
 			return "", nil, err
 		}
@@ -154,7 +158,15 @@ func (p Package) render(inspect, input bool, output int64) (string, []byte, erro
 			return err == nil && IsGenerated(data)
 		})
 	}
+	fs = files.NewSortedFiles(fs) // ytt's order: as listed
 	opts := template.NewOptions()
+	opts.DataValuesFlags.ReadFilesFunc = func(path string) ([]*files.File, error) {
+		values, ok := in.Values[path]
+		if !ok {
+			return nil, fmt.Errorf("reading %s: not among the --values files read", path)
+		}
+		return ytt(values)
+	}
 	opts.DataValuesFlags.FromFiles = p.ValuesFiles
 	opts.DataValuesFlags.KVsFromStrings = p.Values
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
@@ -203,11 +215,15 @@ type packageCR struct {
 // (--package-cr): intoNs puts every namespaced object into that namespace, mapNs maps namespaces
 // (kapp-controller v0.51.0 passes them to kapp deploy as --into-ns and --map-ns). Empty without
 // a Package.
-func (p Package) DeployNamespaces() (intoNs string, mapNs []string, err error) {
+func (p Package) DeployNamespaces(r *Reader) (intoNs string, mapNs []string, err error) {
 	if p.CR == "" {
 		return "", nil, nil
 	}
-	cr, err := readPackageCR(p.CR)
+	data, err := r.ReadFile(p.CR)
+	if err != nil {
+		return "", nil, err
+	}
+	cr, err := readPackageCR(p.CR, data)
 	if err != nil {
 		return "", nil, err
 	}
@@ -219,12 +235,8 @@ func (p Package) DeployNamespaces() (intoNs string, mapNs []string, err error) {
 	return intoNs, mapNs, nil
 }
 
-func readPackageCR(file string) (packageCR, error) {
+func readPackageCR(file string, data []byte) (packageCR, error) {
 	var cr packageCR
-	data, err := readFile(file, nil)
-	if err != nil {
-		return cr, err
-	}
 	js, err := ToJSON(file, data)
 	if err != nil {
 		return cr, err
@@ -240,8 +252,8 @@ func readPackageCR(file string) (packageCR, error) {
 
 // packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
 // Other fetch kinds need the network and are out of scope.
-func packageCRFiles(file string) ([]*files.File, error) {
-	cr, err := readPackageCR(file)
+func packageCRFiles(file string, data []byte) ([]*files.File, error) {
+	cr, err := readPackageCR(file, data)
 	if err != nil {
 		return nil, err
 	}

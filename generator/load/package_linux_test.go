@@ -31,7 +31,7 @@ func TestRenderChildBoundsOneAllocation(t *testing.T) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Package{Dirs: []string{huge}}.Render()
+	_, err := Package{Dirs: []string{huge}}.Render(nil)
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRenderChildBoundsOneAllocation(t *testing.T) {
 		t.Errorf("a list of 2^30 items: got %v, want %q", err, want)
 	}
 	// the same process renders the next package as before
-	docs, err := Package{Dirs: []string{pkgDir + "/config"}, ValuesFiles: []string{pkgDir + "/values.yml"}}.Render()
+	docs, err := Package{Dirs: []string{pkgDir + "/config"}, ValuesFiles: []string{pkgDir + "/values.yml"}}.Render(nil)
 	if err != nil || len(docs) == 0 {
 		t.Errorf("rendering %s after it: %d documents, %v", pkgDir, len(docs), err)
 	}

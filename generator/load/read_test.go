@@ -145,7 +145,7 @@ func pathsWithin(t *testing.T, paths []string) ([]Object, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		objs, err := Paths(paths, strings.NewReader(""))
+		objs, err := Paths(paths, NewReader(strings.NewReader("")))
 		done <- result{objs, err}
 	}()
 	select {

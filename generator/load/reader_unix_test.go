@@ -1,0 +1,108 @@
+//go:build unix
+
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within runs f, failing the test instead of hanging (an opened pipe waits for its writer).
+func within[T any](t *testing.T, what string, f func() (T, error)) (T, error) {
+	t.Helper()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { v, err := f(); done <- result{v, err} }()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not return within 30s", what)
+		var zero T
+		return zero, nil
+	}
+}
+
+// TestReaderRefusesWhatIsNotAFile (issue 23): devices are refused as paths and through a symlink
+// in a directory (/dev/zero was read until memory ran out), and so is a named pipe found in a
+// directory (opening it waited forever for a writer), by every reader: Docs, ReadPath, ytt's
+// package files and data values.
+func TestReaderRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "devices", "a.yaml"), obj("a"))
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "devices", "zero.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "pipes", "a.yaml"), obj("a"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipes", "f.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(nil)
+	for _, tc := range []struct{ path, file, want string }{
+		{"/dev/zero", "/dev/zero", "a device, not a regular file"},
+		{filepath.Join(dir, "devices"), "zero.yaml", "a device, not a regular file"},
+		{filepath.Join(dir, "pipes"), "f.yaml", "a named pipe in a directory, not a regular file"},
+	} {
+		for what, read := range map[string]func() (any, error){
+			"Docs":     func() (any, error) { return Docs([]string{tc.path}, r) },
+			"ReadPath": func() (any, error) { return r.ReadPath(tc.path) },
+			"package":  func() (any, error) { return Package{Dirs: []string{tc.path}}.Render(r) },
+			"values": func() (any, error) {
+				return Package{Dirs: []string{"../../fixtures/packages/hpa-web/config"}, ValuesFiles: []string{tc.path}}.Render(r)
+			},
+		} {
+			_, err := within(t, what+" "+tc.path, read)
+			want := tc.want
+			switch ytt := what == "package" || what == "values"; {
+			case ytt && tc.path == "/dev/zero":
+				want = "to be a regular file" // ytt's own refusals, kept
+			case ytt && strings.HasSuffix(tc.path, "devices"):
+				want = "symlinks are disallowed"
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.file) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s %s: got %v, want an error naming %s: %s", what, tc.path, err, tc.file, want)
+			}
+		}
+	}
+}
+
+// TestReaderReadsAPipeOnce (issue 23): a pipe named on the command line (--rules <(cmd)) is read
+// once, and every later read gets the same data: sniffing its format drained it, and the rules
+// were then read as none. Stdin is shared the same way.
+func TestReaderReadsAPipeOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.WriteString(obj("from-pipe"))
+		w.Close()
+	}()
+	r := NewReader(strings.NewReader(obj("from-stdin")))
+	for _, name := range []string{fifo, "-"} {
+		for i := range 3 {
+			objs, err := within(t, "Paths "+name, func() ([]Object, error) { return Paths([]string{name}, r) })
+			if err != nil || len(objs) != 1 {
+				t.Fatalf("read %d of %s: %d objects, %v", i+1, name, len(objs), err)
+			}
+		}
+	}
+	if _, err := NewReader(nil).ReadFile("-"); err == nil || !strings.Contains(err.Error(), "- (stdin): no standard input") {
+		t.Errorf("no stdin: got %v", err)
+	}
+	var nilReader *Reader
+	if _, err := nilReader.ReadFile("-"); err == nil {
+		t.Errorf("a nil Reader read stdin")
+	}
+}

@@ -1,0 +1,129 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"carvel.dev/ytt/pkg/files"
+)
+
+// yttFiles lists paths as ytt -f does (files.NewSortedFilesFromPaths: a directory's files
+// recursively, sorted by relative path within each path, symlinks refused), reading every file
+// through r. ytt's own listing reads files unbounded, opens pipes found in directories (which
+// waits for a writer), reads "-" from the process's stdin once per process, and fetches
+// http(s):// paths: here "-" is r's stdin, and a path is a local path.
+func yttFiles(r *Reader, paths []string) ([]yttFile, error) {
+	var all []yttFile
+	for _, p := range paths {
+		var group []yttFile
+		add := func(name, rel string, named bool) error {
+			data, err := r.read(name, named)
+			group = append(group, yttFile{name, rel, data})
+			return err
+		}
+		if p == "-" {
+			if err := add(p, "stdin.yml", true); err != nil { // ytt's name for it
+				return nil, err
+			}
+			all = append(all, group...)
+			continue
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		if !info.IsDir() {
+			if _, err := files.NewRegularFileLocalSource(p, "", info, files.SymlinkAllowOpts{}); err != nil {
+				return nil, err // ytt's refusal: a symlink
+			}
+			if err := add(p, filepath.Base(p), true); err != nil {
+				return nil, err
+			}
+			all = append(all, group...)
+			continue
+		}
+		err = filepath.Walk(p, func(walked string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() {
+				return err
+			}
+			src, err := files.NewRegularFileLocalSource(walked, p, fi, files.SymlinkAllowOpts{})
+			if err != nil {
+				return err
+			}
+			rel, err := src.RelativePath()
+			if err != nil {
+				return err
+			}
+			return add(walked, rel, false)
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Slice(group, func(i, j int) bool { return group[i].Rel < group[j].Rel })
+		all = append(all, group...)
+	}
+	return all, nil
+}
+
+// yttFile is a file read for ytt: read by the parent, rendered maybe by a child process
+// (renderInChild), which reads no file itself.
+type yttFile struct {
+	Name, Rel string // its path, and its path in the package as ytt names it
+	Data      []byte
+}
+
+// yttSource is a yttFile for ytt, described as ytt describes a local file.
+type yttSource yttFile
+
+func (s yttSource) Description() string           { return "file " + s.Name }
+func (s yttSource) RelativePath() (string, error) { return s.Rel, nil }
+func (s yttSource) Bytes() ([]byte, error)        { return s.Data, nil }
+
+// yttInput is what a render of a package reads: its files, the files of each data values path
+// (after ytt's @library: prefix), and its Package CR.
+type yttInput struct {
+	Files  []yttFile
+	Values map[string][]yttFile
+	CR     []byte
+}
+
+// read reads what rendering p reads, through r.
+func (p Package) read(r *Reader) (yttInput, error) {
+	var in yttInput
+	var err error
+	if in.Files, err = yttFiles(r, p.Dirs); err != nil {
+		return in, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
+	}
+	for _, v := range p.ValuesFiles {
+		if lib, rest, ok := strings.Cut(v, ":"); ok && strings.HasPrefix(lib, "@") { // as ytt's libraryRefAndRemainder
+			v = rest
+		}
+		if in.Values == nil {
+			in.Values = map[string][]yttFile{}
+		}
+		if in.Values[v], err = yttFiles(r, []string{v}); err != nil {
+			return in, err
+		}
+	}
+	if p.CR != "" {
+		if in.CR, err = r.ReadFile(p.CR); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// ytt is files as ytt's files, in order.
+func ytt(fs []yttFile) ([]*files.File, error) {
+	out := make([]*files.File, len(fs))
+	for i, f := range fs {
+		var err error
+		if out[i], err = files.NewFileFromSource(yttSource(f)); err != nil {
+			return nil, err
+		}
+	}
+	return files.NewSortedFiles(out), nil
+}
