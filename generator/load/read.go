@@ -140,9 +140,6 @@ func packJSON(docs []Doc) {
 	}
 }
 
-// Files are the files Docs reads for one path: the file itself, or a directory's *.yml/*.yaml.
-func Files(p string) ([]string, error) { return expand(p) }
-
 func expand(p string) ([]string, error) {
 	if p == "-" {
 		return []string{p}, nil
