@@ -32,6 +32,8 @@ type Checked struct {
 	Verdict  Verdict    // kapp's engine on every pair, with the package's rules and the rule files
 	Unpaired []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
+	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
+	PendingDeletes []pair.Identity
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
 	Lint              []lint.Finding
@@ -81,6 +83,9 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	c := &Checked{Unpaired: a.Unpaired(), InferredNamespace: a.Set.InferredNamespace}
+	if c.PendingDeletes, err = a.PendingDeletes(); err != nil {
+		return nil, err
+	}
 	for i, r := range a.Report.Resources {
 		for _, f := range r.Findings {
 			switch {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Kind is one kind of finding check reports. Kinds lists them all: every output format renders
@@ -15,6 +16,7 @@ const (
 	KindUnknown       Kind = "unknown"        // kapp updates a resource for a field nothing explains
 	KindHidden        Kind = "hidden"         // a rule hides a change made in Git to a declared field
 	KindPendingCreate Kind = "pending-create" // a desired object with no live counterpart
+	KindPendingDelete Kind = "pending-delete" // a live object of the app that is no longer desired
 	KindStale         Kind = "stale"          // a generated rule file that would change
 	KindDrift         Kind = "drift"          // a person changed the live object
 	KindPending       Kind = "pending"        // a change made in Git that kapp applies on deploy
@@ -23,7 +25,7 @@ const (
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindResidual, KindPendingCreate, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
+	return []Kind{KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
 }
 
 // CheckFinding is one finding of check, whatever its kind, as every output format renders it.
@@ -64,6 +66,10 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 	for _, u := range c.Unpaired {
 		out = append(out, CheckFinding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
 			Evidence: "no live counterpart: kapp would create it, nothing was compared" + hintSuffix(u.Hint)})
+	}
+	for _, id := range c.PendingDeletes {
+		out = append(out, CheckFinding{Kind: KindPendingDelete, Resource: id, Fails: true,
+			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects are, created by kapp) with no desired counterpart: kapp deletes it on deploy"})
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {

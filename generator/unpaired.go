@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Unpaired is a desired object with no live counterpart: kapp would create it, and nothing was
@@ -56,4 +57,38 @@ func nothingPaired(u []Unpaired) error {
 		b.WriteString("\n  " + x.String())
 	}
 	return fmt.Errorf("%s", b.String())
+}
+
+// PendingDeletes lists the live objects kapp would delete on deploy: no desired counterpart, one
+// of the app's (the kapp.k14s.io/app value a paired live object carries) and created by kapp (its
+// kapp.k14s.io/identity annotation names the object itself: kapp treats other labelled objects,
+// a controller's ReplicaSets and Pods, as transient and never deletes them;
+// resources/identified_resources_list.go, diff/change.go IsIgnored).
+func (a *Analysis) PendingDeletes() ([]pair.Identity, error) {
+	if len(a.Set.Deleted) == 0 {
+		return nil, nil
+	}
+	apps := map[string]bool{}
+	for _, p := range a.Set.Pairs {
+		live, err := p.Live.Object()
+		if err != nil {
+			return nil, err
+		}
+		if v := live.GetLabels()[kappconv.AppLabel]; v != "" {
+			apps[v] = true
+		}
+	}
+	var out []pair.Identity
+	for _, d := range a.Set.Deleted {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		id := pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: o.GetNamespace(), Name: d.Name}
+		key := kappconv.ResourceKey(id.Namespace, id.Group, id.Kind, id.Name)
+		if apps[o.GetLabels()[kappconv.AppLabel]] && kappconv.CreatedByKapp(o.GetAnnotations()[kappconv.IdentityAnnotation], key) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }

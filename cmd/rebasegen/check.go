@@ -73,6 +73,8 @@ type checkJSON struct {
 
 	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
 	Pending []fieldJSON `json:"pending"`
+	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
+	PendingDeletes []fieldJSON `json:"pendingDeletes"`
 }
 
 type fieldJSON struct {
@@ -128,6 +130,8 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 		switch f.Kind {
 		case generator.KindResidual:
 			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", what(f), f.Evidence)
+		case generator.KindPendingDelete:
+			fmt.Fprintf(&b, "pending delete: %s: %s\n", f.Resource, f.Evidence)
 		case generator.KindPendingCreate:
 			fmt.Fprintf(&b, "pending create, not compared: %s: %s\n", f.Resource, f.Evidence)
 		case generator.KindUnknown:
@@ -153,6 +157,9 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 	pending := ""
 	if k := n[generator.KindPendingCreate]; k > 0 {
 		pending = ", " + words.Count(k, "pending create")
+	}
+	if k := n[generator.KindPendingDelete]; k > 0 {
+		pending += ", " + words.Count(k, "pending delete")
 	}
 	if k := n[generator.KindHidden]; k > 0 {
 		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
@@ -183,6 +190,8 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 		switch f.Kind {
 		case generator.KindResidual:
 			msg = "residual ghost diff: " + what(f)
+		case generator.KindPendingDelete:
+			msg = fmt.Sprintf("pending delete: %s: %s", f.Resource, f.Evidence)
 		case generator.KindPendingCreate:
 			msg = fmt.Sprintf("pending create, not compared: %s: %s", f.Resource, f.Evidence)
 		case generator.KindUnknown:
@@ -212,7 +221,7 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 
 func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
 	j := checkJSON{Version: 1, Residual: []fieldJSON{}, Drift: []fieldJSON{}, Unknown: []fieldJSON{}, Stale: []staleJSON{}, Lint: res.Lint,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}, Pending: []fieldJSON{}}
+		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}, Pending: []fieldJSON{}, PendingDeletes: []fieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -221,6 +230,8 @@ func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFindi
 		switch f.Kind {
 		case generator.KindResidual:
 			j.Residual = append(j.Residual, fj)
+		case generator.KindPendingDelete:
+			j.PendingDeletes = append(j.PendingDeletes, fj)
 		case generator.KindPendingCreate:
 			j.PendingCreates = append(j.PendingCreates, fj)
 		case generator.KindUnknown:

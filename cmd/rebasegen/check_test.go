@@ -65,7 +65,7 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
 	field := []generator.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
-	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field,
+	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
 		Hidden: []generator.Hidden{{Resource: id, Path: "data"}}, Unpaired: []generator.Unpaired{{Resource: id}},
 		Stale: []generator.Stale{{File: "rules.yml", Line: 1}}}
 	got := map[generator.Kind]bool{}

@@ -1,6 +1,8 @@
 package kappconv
 
 import (
+	"crypto/md5"
+	"fmt"
 	"strings"
 )
 
@@ -44,4 +46,24 @@ func SplitVersionedName(name string) (base, version string) {
 		return name[:i], name[i+len(versionSep):]
 	}
 	return name, ""
+}
+
+// ResourceKey is kapp's unique key of a resource, without its version: namespace/group/kind/name
+// (resources/unique_resources.go UniqueResourceKey).
+func ResourceKey(namespace, group, kind, name string) string {
+	return namespace + "/" + group + "/" + kind + "/" + name
+}
+
+// CreatedByKapp reports whether identity, a kapp.k14s.io/identity annotation, is the one kapp
+// writes on a resource with key when it creates it (resources/identity_annotation.go Valid): kapp
+// treats a labelled object without it as transient (a controller's), never deleting it.
+func CreatedByKapp(identity, key string) bool {
+	pieces := strings.Split(identity, ";")
+	return pieces[0] == "v1" && len(pieces) == 3 && pieces[1] == key
+}
+
+// Association is the kapp.k14s.io/association label value kapp gives a resource with key:
+// v1.<md5 of the key> (resources/association_label.go).
+func Association(key string) string {
+	return fmt.Sprintf("v1.%x", md5.Sum([]byte(key)))
 }

@@ -1,6 +1,11 @@
 package kappconv
 
-import "testing"
+import (
+	"testing"
+
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // Expected values read off kapp's diff/versioned_resource.go BaseNameAndVersion (strings.Split
 // on "-ver-", all pieces but the last joined back): kapp's VersionedResource cannot be built
@@ -25,5 +30,31 @@ func TestHistoryAnnotationsAreFresh(t *testing.T) {
 	a[0] = "changed"
 	if HistoryAnnotations()[0] != "kapp.k14s.io/original" {
 		t.Fatal("HistoryAnnotations shares its slice with its callers")
+	}
+}
+
+// kapp's own code is the oracle for its resource key, identity annotation and association label.
+func TestKeysAsKappMakesThem(t *testing.T) {
+	for _, obj := range []map[string]any{
+		{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "ns"}},
+		{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}},
+		{"apiVersion": "example.com/v1beta1", "kind": "Widget", "metadata": map[string]any{"name": "w-ver-2", "namespace": "a"}},
+	} {
+		res := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: obj}, ctlres.ResourceType{})
+		key := ResourceKey(res.Namespace(), res.APIGroup(), res.Kind(), res.Name())
+		if want := ctlres.NewUniqueResourceKey(res).String(); key != want {
+			t.Errorf("ResourceKey %q, kapp %q", key, want)
+		}
+		if got, want := Association(key), ctlres.NewAssociationLabel(res).Value(); got != want {
+			t.Errorf("Association(%q) = %q, kapp %q", key, got, want)
+		}
+		for _, identity := range []string{"", "v1;" + key + ";" + res.APIVersion(), "v1;" + key, "v1;other/" + key + ";v1", "v2;" + key + ";v1", "v1;" + key + ";x;y"} {
+			u := unstructured.Unstructured{Object: obj}
+			u.SetAnnotations(map[string]string{IdentityAnnotation: identity})
+			withAnn := ctlres.NewResourceUnstructured(*u.DeepCopy(), ctlres.ResourceType{})
+			if got, want := CreatedByKapp(identity, key), ctlres.NewIdentityAnnotation(withAnn).Valid(); got != want {
+				t.Errorf("CreatedByKapp(%q, %q) = %v, kapp %v", identity, key, got, want)
+			}
+		}
 	}
 }
