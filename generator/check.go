@@ -3,7 +3,8 @@ package generator
 import (
 	"bytes"
 	"encoding/base64"
-	"regexp"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -16,7 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
 // Checked is what `rebasegen check` found.
@@ -73,11 +74,13 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 // Check judges the rule files against the analysis: each pair is classified once (by Analyze)
 // and verified once, with the package's rules plus the rule files.
 func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
-	userConfigs, err := ruleConfigs(a.Inputs.Reader, ruleFiles, a.Inputs.Package)
+	// The rules kapp will apply: the package's own, those of files rebasegen generated among the
+	// desired inputs, and the rule files (those not read as desired inputs already).
+	userConfigs, err := ruleConfigs(a.Inputs.Reader, slices.DeleteFunc(slices.Clone(ruleFiles), a.Inputs.readAsDesired), a.Inputs.Package)
 	if err != nil {
 		return nil, err
 	}
-	configs := append(append([]load.Object{}, a.Set.Configs...), userConfigs...)
+	configs := slices.Concat(a.Set.InForce(), userConfigs)
 	covered, err := classify.CoveredBy(a.Report, configs)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,38 @@ func hasResidual(rs []Residual, id pair.Identity) bool {
 	return false
 }
 
+// readAsDesired reports whether every file of the --rules path p is also a file of a desired
+// input (a --desired path, a package's directory): its rules are in force from there (the
+// package's own, or generated ones), and read again they would be applied twice.
+func (in Inputs) readAsDesired(p string) bool {
+	if p == "-" {
+		return false
+	}
+	rules, err := in.Reader.ReadPath(p)
+	if err != nil {
+		return false
+	}
+	var desired []os.FileInfo
+	for _, d := range slices.Concat(in.Desired, in.Package.Dirs) {
+		if d == "-" {
+			continue
+		}
+		files, _ := in.Reader.ReadPath(d)
+		for _, f := range files {
+			if st, err := os.Stat(f.Name); err == nil {
+				desired = append(desired, st)
+			}
+		}
+	}
+	for _, f := range rules {
+		st, err := os.Stat(f.Name)
+		if err != nil || !slices.ContainsFunc(desired, func(d os.FileInfo) bool { return os.SameFile(d, st) }) {
+			return false
+		}
+	}
+	return true
+}
+
 // ruleConfigs reads kapp Config documents from rule files and directories: plain Configs,
 // ConfigMaps labelled kapp.k14s.io/config, ytt templates and package directories (rendered with
 // the package's data values, as the package would be) and rebasegen's Secret format (its
@@ -174,10 +209,10 @@ func ruleConfigs(r *load.Reader, paths []string, pkg load.Package) ([]load.Objec
 		}
 		for _, o := range objs {
 			switch {
-			case load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || isKappConfigMap(o):
+			case load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || load.IsLabelledConfig(o):
 				out = append(out, o)
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
-				embedded, err := secretRules(o)
+				embedded, err := secretRules(r, o, pkg)
 				if err != nil {
 					return nil, err
 				}
@@ -200,21 +235,24 @@ func ruleObjects(r *load.Reader, p string, pkg load.Package) ([]load.Object, err
 	return load.Objects(docs)
 }
 
-// IsYTT says whether a file, or any file of a directory, holds ytt annotations: it is rendered
-// with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
+// IsYTT says whether a file, or any file of a directory, holds ytt annotations
+// (load.HasYTTAnnotations): it is rendered with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
 // here is still there to read.
 func IsYTT(r *load.Reader, p string) bool {
 	files, _ := r.ReadPath(p) // an error is reported when p is read
 	for _, f := range files {
-		if yttTemplate.Match(f.Data) {
+		if f.Name != "-" && load.HasYTTAnnotations(f.Name, f.Data) { // stdin is read as plain YAML
 			return true
 		}
 	}
 	return false
 }
 
-// secretRules reads the Config a rebase-rules Secret carries.
-func secretRules(o load.Object) ([]load.Object, error) {
+// secretRules reads the Configs a rebase-rules Secret carries: its rebase-rules.yml rendered with
+// ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret named
+// by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it is read alone, not with the
+// package's files).
+func secretRules(r *load.Reader, o load.Object, pkg load.Package) ([]load.Object, error) {
 	text, ok, _ := unstructured.NestedString(o.Object, "stringData", "rebase-rules.yml")
 	if !ok {
 		enc, found, _ := unstructured.NestedString(o.Object, "data", "rebase-rules.yml")
@@ -227,16 +265,14 @@ func secretRules(o load.Object) ([]load.Object, error) {
 		}
 		text = string(dec)
 	}
-	return load.Bytes(o.Source.File+" (rebase-rules.yml)", []byte(text))
-}
-
-// yttTemplate: ytt annotations at the start of a line (inside the block of a ytt rebase rule
-// they are indented text, not annotations).
-var yttTemplate = regexp.MustCompile(`(?m)^#@`)
-
-func isKappConfigMap(o load.Object) bool {
-	_, labelled := o.GetLabels()[kappconv.ConfigLabel]
-	return o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && labelled
+	if load.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
+		return nil, &load.Error{Source: o.Source, Field: "rebase-rules.yml", Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
+	}
+	docs, err := pkg.RenderFile(r, o.Source.File+" (rebase-rules.yml)", "rebase-rules.yml", []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	return load.Objects(docs)
 }
 
 // stale regenerates every file rebasegen generated (recognised by its header) under path with
@@ -261,9 +297,16 @@ func (a *Analysis) stale(path string) ([]Stale, error) {
 }
 
 func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
+	status := generated.Of(committed)
+	if status == generated.None {
+		return nil, nil
+	}
 	opts, ok, err := recordedOptions(file, string(committed))
-	if err != nil || !ok {
+	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
 	}
 	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
 	// rules come from check's inputs, the file's shape from the options its header records.
@@ -275,17 +318,22 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 	if err := emit.WriteRules(&buf, g.Rules, emit.Header{Options: opts}); err != nil {
 		return nil, err
 	}
-	was, now := body(string(committed)), body(buf.String())
-	if was == now {
+	was, now := compared(string(committed)), compared(buf.String())
+	if slices.Equal(was, now) {
+		if status == generated.Edited {
+			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
+		}
 		return nil, nil
 	}
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(was), B: difflib.SplitLines(now),
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: firstDifference(was, now) + headerLines(string(committed)), Diff: diff}}, nil
+	return []Stale{{File: file, Line: lineOf(string(committed), firstDifference(was, now)), Diff: diff}}, nil
 }
 
-func firstDifference(a, b string) int {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+// lines are the lines of compared, each with its newline, as difflib diffs them.
+func lines(ls []string) []string { return difflib.SplitLines(strings.Join(ls, "\n")) }
+
+func firstDifference(al, bl []string) int {
 	for i := range al {
 		if i >= len(bl) || al[i] != bl[i] {
 			return i + 1

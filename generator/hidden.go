@@ -20,6 +20,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
@@ -73,7 +74,11 @@ func HidingRules(configs []load.Object) []HidingRule {
 			if !ok {
 				return nil
 			}
-			where := fmt.Sprintf("%s %s", o.Source, key)
+			src := o.Source.String()
+			if load.IsLabelledConfig(o) {
+				src += ` data["` + kappconv.ConfigKey + `"]`
+			}
+			where := fmt.Sprintf("%s %s", src, key)
 			if i >= 0 {
 				where += fmt.Sprintf("[%d]", i)
 			}

@@ -43,17 +43,18 @@ func RenderChild() {
 
 // renderRequest is what the parent sends the child on its standard input.
 type renderRequest struct {
-	Package        Package
-	Read           yttInput // what the render reads: the parent reads it (Reader)
-	Inspect, Input bool
-	Output         int64
+	Package Package
+	Read    yttInput // what the render reads: the parent reads it (Reader)
+	Inspect bool
+	Output  int64
 }
 
 // renderResult is what the child writes to the pipe it is given as file descriptor 3.
 type renderResult struct {
-	Name     string
-	Rendered []byte
-	Err      string
+	Name      string
+	Rendered  []byte
+	Generated []bool // rendering.generated
+	Err       string
 }
 
 // serveRender is the child: the render within budget bytes of memory more than it holds now.
@@ -73,9 +74,11 @@ func serveRender(budget string) int {
 		return 1
 	}
 	var res renderResult
-	if res.Name, res.Rendered, err = req.Package.render(req.Read, req.Inspect, req.Input, req.Output); err != nil {
+	r, err := req.Package.render(req.Read, req.Inspect, req.Output)
+	if err != nil {
 		res.Err = err.Error()
 	}
+	res.Name, res.Rendered, res.Generated = r.name, r.yaml, r.generated
 	if err := json.NewEncoder(out).Encode(res); err != nil {
 		return 1
 	}
@@ -85,19 +88,19 @@ func serveRender(budget string) int {
 // renderInChild renders the package in a child process of this executable, within limits: a child
 // that runs out of its memory or time is killed, and the error names the package and the limit,
 // as an in-process render's does.
-func (p Package) renderInChild(in yttInput, inspect, input bool, limits renderLimits) (string, []byte, error) {
+func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (rendering, error) {
 	name := p.name()
 	exe, err := os.Executable()
 	if err != nil {
-		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
 	}
-	req, err := json.Marshal(renderRequest{Package: p, Read: in, Inspect: inspect, Input: input, Output: limits.output})
+	req, err := json.Marshal(renderRequest{Package: p, Read: in, Inspect: inspect, Output: limits.output})
 	if err != nil {
-		return "", nil, err
+		return rendering{}, err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
 	}
 	defer r.Close()
 	cmd := exec.Command(exe)
@@ -108,7 +111,7 @@ func (p Package) renderInChild(in yttInput, inspect, input bool, limits renderLi
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return "", nil, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
 	}
 	w.Close()
 	// the result: base64 of at most the output limit, and the error text
@@ -125,7 +128,7 @@ func (p Package) renderInChild(in yttInput, inspect, input bool, limits renderLi
 	case <-time.After(limits.timeout):
 		_ = cmd.Process.Kill()
 		<-exited
-		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
 	}
 	data := <-read
 	var res renderResult
@@ -135,14 +138,14 @@ func (p Package) renderInChild(in yttInput, inspect, input bool, limits renderLi
 		// counts as data too: "runtime/cgo: pthread_create failed: Resource temporarily
 		// unavailable"), or the kernel's OOM killer
 		if bytes.Contains(stderr.b, []byte("out of memory")) || bytes.Contains(stderr.b, []byte("pthread_create failed")) || killed(cmd.ProcessState) {
-			return "", nil, overBudget(name, limits.memory)
+			return rendering{}, overBudget(name, limits.memory)
 		}
-		return "", nil, fmt.Errorf("rendering package %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
 	}
 	if res.Err != "" {
-		return "", nil, errors.New(res.Err)
+		return rendering{}, errors.New(res.Err)
 	}
-	return res.Name, res.Rendered, nil
+	return rendering{name: res.Name, yaml: res.Rendered, generated: res.Generated}, nil
 }
 
 func overBudget(name string, memory uint64) error {

@@ -97,6 +97,14 @@ func IsKappConfig(apiVersion, kind string) bool {
 	return apiVersion == kappconv.ConfigAPIVersion && kind == kappconv.ConfigKind
 }
 
+// IsLabelledConfig reports whether kapp reads o as a Config besides applying it: a resource labelled
+// kapp.k14s.io/config (any value), whose data."config.yml" kapp parses as one Config
+// (config/conf.go NewConfFromResources; kapp refuses such a resource unless it is a v1 ConfigMap).
+func IsLabelledConfig(o Object) bool {
+	_, labelled := o.GetLabels()[kappconv.ConfigLabel]
+	return labelled
+}
+
 // GroupKind is the Doc's API group and kind.
 func (d Doc) GroupKind() schema.GroupKind {
 	gv, _ := schema.ParseGroupVersion(d.APIVersion)

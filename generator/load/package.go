@@ -3,15 +3,14 @@ package load
 import (
 	"fmt"
 	"io"
-	"path"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
 	"carvel.dev/ytt/pkg/files"
+	"carvel.dev/ytt/pkg/yamlmeta"
 	"sigs.k8s.io/yaml"
 )
 
@@ -23,60 +22,88 @@ type Package struct {
 	Values      []string // ytt -v KEY=VAL
 	ValuesYAML  []string // ytt --data-value-yaml KEY=VAL
 	CR          string   // a kapp-controller Package whose template is fetched inline
+	// Template is a ytt template given as text, rendered alone with the values (RenderFile).
+	Template *Template `json:",omitempty"`
+}
+
+// Template is a ytt template given as text: Name is its file name as ytt reads it (its type by
+// its extension), Source names it in errors and Sources.
+type Template struct {
+	Source, Name string
+	Data         []byte
 }
 
 // Empty says no package was given.
 func (p Package) Empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
-// Render renders the package with the ytt library and reads the result like any input; r reads
+// Render renders the package with the ytt library and reads the result like any input; rd reads
 // its files.
-func (p Package) Render(r *Reader) ([]Doc, error) {
+func (p Package) Render(rd *Reader) ([]Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	name, rendered, err := p.run(r, false, false)
+	r, err := p.run(rd, false)
 	if err != nil {
 		return nil, err
 	}
-	return ParseDocs("ytt("+name+")", rendered)
+	return r.docs()
 }
 
-// RenderInput renders the package as the desired objects of an analysis: files rebasegen
-// generated (IsGenerated) are left out, being its output, and a package rendering no object is
-// an error rather than "nothing desired".
-func (p Package) RenderInput(r *Reader) ([]Doc, error) {
+// RenderInput renders the package as the desired objects of an analysis, every file as
+// kapp-controller's ytt step renders it: documents from a file bearing rebasegen's header
+// (IsGenerated) are marked Source.Generated, and a package rendering no object is an error
+// rather than "nothing desired".
+func (p Package) RenderInput(rd *Reader) ([]Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	name, rendered, err := p.run(r, false, true)
+	r, err := p.run(rd, false)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ParseDocs("ytt("+name+")", rendered)
+	docs, err := r.docs()
 	if err == nil && len(docs) == 0 {
-		err = fmt.Errorf("package %s: rendering it with ytt gives no Kubernetes object", name)
+		err = fmt.Errorf("package %s: rendering it with ytt gives no Kubernetes object", r.name)
+	}
+	return docs, err
+}
+
+// rendering is a package rendered to YAML.
+type rendering struct {
+	name string
+	yaml []byte
+	// generated[i]: the i-th document of yaml comes from a file bearing rebasegen's header (ytt
+	// positions a document in the template file that made it).
+	generated []bool
+}
+
+func (r rendering) docs() ([]Doc, error) {
+	docs, err := ParseDocs("ytt("+r.name+")", r.yaml)
+	for i, d := range docs {
+		if d.Source.Doc <= len(r.generated) && r.generated[d.Source.Doc-1] {
+			docs[i].Source.Generated = true
+		}
 	}
 	return docs, err
 }
 
 // DataValues are the package's final data values (ytt --data-values-inspect): its schema's
 // defaults with the values files and flags applied.
-func (p Package) DataValues(r *Reader) (map[string]any, error) {
-	_, rendered, err := p.run(r, true, false)
+func (p Package) DataValues(rd *Reader) (map[string]any, error) {
+	r, err := p.run(rd, true)
 	if err != nil {
 		return nil, err
 	}
 	var values map[string]any
-	if err := yaml.Unmarshal(rendered, &values); err != nil {
+	if err := yaml.Unmarshal(r.yaml, &values); err != nil {
 		return nil, fmt.Errorf("reading the data values of package %s: %w", strings.Join(p.Dirs, ","), err)
 	}
 	return values, nil
 }
 
-// run renders the package, or only its data values when inspect is set, to YAML; input leaves
-// out the files rebasegen generated.
-func (p Package) run(r *Reader, inspect, input bool) (string, []byte, error) {
-	return p.runWithin(r, inspect, input, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
+// run renders the package, or only its data values when inspect is set, to YAML.
+func (p Package) run(rd *Reader, inspect bool) (rendering, error) {
+	return p.runWithin(rd, inspect, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
 }
 
 // RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
@@ -96,119 +123,176 @@ type renderLimits struct {
 	memory  uint64
 }
 
-// runWithin is run within limits: in a child process whose memory the kernel bounds where this
-// executable serves renders (RenderChild), else in this process, with the heap watched. r reads
-// the package's files, here: a child reads no file.
-func (p Package) runWithin(r *Reader, inspect, input bool, limits renderLimits) (string, []byte, error) {
-	in, err := p.read(r)
+// RenderFile renders data, a ytt template named name (its type by its extension, as ytt reads
+// it), alone with the package's data values: a rules Secret's rebase-rules.yml, which
+// kapp-controller adds to the package's ytt step. source names it in errors and Sources.
+func (p Package) RenderFile(rd *Reader, source, name string, data []byte) ([]Doc, error) {
+	values := Package{ValuesFiles: p.ValuesFiles, Values: p.Values, ValuesYAML: p.ValuesYAML, Template: &Template{source, name, data}}
+	r, err := values.run(rd, false)
 	if err != nil {
-		return "", nil, err
+		return nil, err
+	}
+	return r.docs()
+}
+
+// HasYTTAnnotations reports whether data holds ytt annotations as ytt's parser reads them: a
+// comment starting "#@" anywhere a comment can be (its own line, after "---", after a value), not
+// text in a block scalar (a ytt rebase rule's overlay). Data ytt cannot parse has none.
+func HasYTTAnnotations(name string, data []byte) bool { return len(yttAnnotations(name, data)) > 0 }
+
+// HasYTTOverlay reports whether data's ytt annotations use ytt's overlays, which change the
+// other files' documents when rendered with them.
+func HasYTTOverlay(name string, data []byte) bool {
+	for _, a := range yttAnnotations(name, data) {
+		if strings.HasPrefix(strings.TrimSpace(a), "overlay/") || strings.Contains(a, "@ytt:overlay") {
+			return true
+		}
+	}
+	return false
+}
+
+// yttAnnotations are the ytt annotations of data, each without its "#@".
+func yttAnnotations(name string, data []byte) []string {
+	ds, err := yamlmeta.NewDocumentSetFromBytes(data, yamlmeta.DocSetOpts{AssociatedName: name})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range ds.AllComments {
+		if a, ok := strings.CutPrefix(c.Data, "@"); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// runWithin is run within limits: in a child process whose memory the kernel bounds where this
+// executable serves renders (RenderChild), else in this process, with the heap watched. rd reads
+// the package's files, here: a child reads no file.
+func (p Package) runWithin(rd *Reader, inspect bool, limits renderLimits) (rendering, error) {
+	in, err := p.read(rd)
+	if err != nil {
+		return rendering{}, err
 	}
 	if childRenders.Load() {
-		return p.renderInChild(in, inspect, input, limits)
+		return p.renderInChild(in, inspect, limits)
 	}
 	over, stop := watchHeap(limits.memory)
 	defer stop()
 	type result struct {
-		name     string
-		rendered []byte
-		err      error
+		r   rendering
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		name, rendered, err := p.render(in, inspect, input, limits.output)
-		done <- result{name, rendered, err}
+		r, err := p.render(in, inspect, limits.output)
+		done <- result{r, err}
 	}()
 	select {
 	case r := <-done:
-		return r.name, r.rendered, r.err
+		return r.r, r.err
 	case <-time.After(limits.timeout):
-		return "", nil, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", p.name(), limits.timeout)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", p.name(), limits.timeout)
 	case <-over:
-		return "", nil, overBudget(p.name(), limits.memory)
+		return rendering{}, overBudget(p.name(), limits.memory)
 	}
 }
 
-// name names the package in messages: its Package CR, else its directories.
+// name names the package in messages: its Package CR, else its directories (or its template).
 func (p Package) name() string {
-	if p.CR != "" {
+	switch {
+	case p.CR != "":
 		return p.CR
+	case p.Template != nil:
+		return p.Template.Source
 	}
 	return strings.Join(p.Dirs, ",")
 }
 
 // render renders the package read as in with ytt, without limits but on its output (bytes of
 // YAML).
-func (p Package) render(in yttInput, inspect, input bool, output int64) (string, []byte, error) {
+func (p Package) render(in yttInput, inspect bool, output int64) (rendering, error) {
 	name := p.name()
 	fs, err := ytt(in.Files)
 	if err != nil {
-		return "", nil, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
+		return rendering{}, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
 	}
+	var cr crTemplate
 	if p.CR != "" {
-		crFiles, err := packageCRFiles(p.CR, in.CR)
-		if err != nil {
-			return "", nil, err
+		if cr, err = packageCRTemplate(p.CR, in.CR); err != nil {
+			return rendering{}, err
 		}
-		fs = append(fs, crFiles...)
+		fs = append(fs, cr.files...)
 	}
-	if input {
-		fs = slices.DeleteFunc(fs, func(f *files.File) bool {
-			data, err := f.Bytes()
-			return err == nil && IsGenerated(data)
-		})
+	if t := p.Template; t != nil {
+		f, err := files.NewFileFromSource(files.NewBytesSource(t.Name, t.Data))
+		if err != nil {
+			return rendering{}, err
+		}
+		fs = append(fs, f)
 	}
-	fs = files.NewSortedFiles(fs) // ytt's order: as listed
+	fs = files.NewSortedFiles(fs) // in ytt's order: each -f argument's files in turn (files without one panicked ytt)
+	generatedFiles := map[string]bool{}
+	for _, f := range fs {
+		if data, err := f.Bytes(); err == nil && IsGenerated(data) {
+			generatedFiles[f.RelativePath()] = true
+		}
+	}
 	opts := template.NewOptions()
+	// the Package's valuesFrom paths first: kapp-controller adds a PackageInstall's values after them
+	opts.DataValuesFlags.FromFiles = slices.Concat(cr.valuesOrder, p.ValuesFiles)
 	opts.DataValuesFlags.ReadFilesFunc = func(path string) ([]*files.File, error) {
+		if fs, ok := cr.valuesFiles[path]; ok {
+			return fs, nil
+		}
 		values, ok := in.Values[path]
 		if !ok {
 			return nil, fmt.Errorf("reading %s: not among the --values files read", path)
 		}
 		return ytt(values)
 	}
-	opts.DataValuesFlags.FromFiles = p.ValuesFiles
+	opts.FileMarksOpts.FileMarks = cr.step.FileMarks
+	opts.IgnoreUnknownComments = cr.step.IgnoreUnknownComments
+	opts.StrictYAML = cr.step.Strict
 	opts.DataValuesFlags.KVsFromStrings = p.Values
 	opts.DataValuesFlags.KVsFromYAML = p.ValuesYAML
 	opts.DataValuesFlags.Inspect = inspect
 	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
-		return "", nil, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
+		return rendering{}, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
 	}
-	rendered, err := out.DocSet.AsBytes()
-	if err != nil {
-		return "", nil, fmt.Errorf("rendering package %s: %w", name, err)
+	r := rendering{name: name}
+	if inspect { // data values are one document
+		if r.yaml, err = out.DocSet.AsBytes(); err != nil {
+			return rendering{}, fmt.Errorf("rendering package %s: %w", name, err)
+		}
 	}
-	if int64(len(rendered)) > output { // read like an input file, within the same limit
-		return "", nil, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, output>>20)
+	// each document printed as DocumentSet.AsBytes prints them, noting the file it came from
+	for _, item := range out.DocSet.Items {
+		if inspect {
+			break
+		}
+		bs, err := (&yamlmeta.DocumentSet{Items: []*yamlmeta.Document{item}}).AsBytes()
+		if err != nil {
+			return rendering{}, fmt.Errorf("rendering package %s: %w", name, err)
+		}
+		if len(bs) == 0 { // empty, or not in the templates
+			continue
+		}
+		if len(r.generated) > 0 {
+			r.yaml = append(r.yaml, "---\n"...)
+		}
+		r.yaml = append(r.yaml, bs...)
+		r.generated = append(r.generated, item.Position != nil && generatedFiles[item.Position.GetFile()])
+		if int64(len(r.yaml)) > output {
+			break
+		}
 	}
-	return name, rendered, nil
-}
-
-// packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads.
-type packageCR struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Spec       struct {
-		Template struct {
-			Spec struct {
-				Fetch []map[string]struct {
-					Paths     map[string]string `json:"paths"`
-					PathsFrom []any             `json:"pathsFrom"`
-				} `json:"fetch"`
-				Template []map[string]struct {
-					Paths []string `json:"paths"`
-				} `json:"template"`
-				Deploy []struct {
-					Kapp *struct {
-						IntoNs string   `json:"intoNs"`
-						MapNs  []string `json:"mapNs"`
-					} `json:"kapp"`
-				} `json:"deploy"`
-			} `json:"spec"`
-		} `json:"template"`
-	} `json:"spec"`
+	if int64(len(r.yaml)) > output { // read like an input file, within the same limit
+		return rendering{}, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, output>>20)
+	}
+	return r, nil
 }
 
 // DeployNamespaces are the namespace options of the kapp deploy step of the package's Package
@@ -248,79 +332,4 @@ func readPackageCR(file string, data []byte) (packageCR, error) {
 		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
 	}
 	return cr, nil
-}
-
-// packageCRFiles returns the files of a Package's inline fetch that its ytt step reads.
-// Other fetch kinds need the network and are out of scope.
-func packageCRFiles(file string, data []byte) ([]*files.File, error) {
-	cr, err := readPackageCR(file, data)
-	if err != nil {
-		return nil, err
-	}
-	spec := cr.Spec.Template.Spec
-	if len(spec.Fetch) == 0 {
-		return nil, fmt.Errorf("%s: spec.template.spec.fetch is empty", file)
-	}
-	var ytt *struct {
-		Paths []string `json:"paths"`
-	}
-	for _, step := range spec.Template {
-		if s, ok := step["ytt"]; ok {
-			ytt = &s
-			break
-		}
-	}
-	if ytt == nil {
-		return nil, fmt.Errorf("%s: spec.template.spec.template has no ytt step", file)
-	}
-	var out []*files.File
-	for i, f := range spec.Fetch {
-		inline, ok := f["inline"]
-		if !ok || len(f) != 1 {
-			var kinds []string
-			for k := range f {
-				kinds = append(kinds, k)
-			}
-			sort.Strings(kinds)
-			return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d] is %s: only inline fetches can be rendered offline (image, imgpkgBundle, git and http fetches are out of scope)", file, i, strings.Join(kinds, ","))
-		}
-		if len(inline.PathsFrom) > 0 {
-			return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d].inline.pathsFrom reads Secrets and ConfigMaps from the cluster: only inline.paths can be rendered offline", file, i)
-		}
-		prefix := ""
-		if len(spec.Fetch) > 1 {
-			prefix = fmt.Sprintf("%d/", i) // kapp-controller puts several fetches in numbered directories
-		}
-		names := make([]string, 0, len(inline.Paths))
-		for n := range inline.Paths {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			p := path.Clean(prefix + n)
-			if !selected(p, ytt.Paths) {
-				continue
-			}
-			ff, err := files.NewFileFromSource(files.NewBytesSource(p, []byte(inline.Paths[n])))
-			if err != nil {
-				return nil, fmt.Errorf("%s: inline path %s: %w", file, n, err)
-			}
-			out = append(out, ff)
-		}
-	}
-	return out, nil
-}
-
-// selected applies the ytt step's paths (files or directories); none means every file.
-func selected(p string, paths []string) bool {
-	if len(paths) == 0 {
-		return true
-	}
-	for _, sel := range paths {
-		sel = path.Clean(sel)
-		if sel == "." || p == sel || strings.HasPrefix(p, sel+"/") {
-			return true
-		}
-	}
-	return false
 }

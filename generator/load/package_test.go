@@ -114,11 +114,11 @@ func testRenderBounded(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, _, err := Package{Dirs: []string{loop}}.runWithin(nil, false, true, renderLimits{2 * time.Second, MaxFileSize, RenderMemory})
+	_, err := Package{Dirs: []string{loop}}.runWithin(nil, false, renderLimits{2 * time.Second, MaxFileSize, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+loop+" with ytt: not done after 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("endless loop: got %v after %v", err, time.Since(start))
 	}
-	_, _, err = Package{Dirs: []string{big}}.runWithin(nil, false, true, renderLimits{time.Minute, 2 << 20, RenderMemory})
+	_, err = Package{Dirs: []string{big}}.runWithin(nil, false, renderLimits{time.Minute, 2 << 20, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+big+" with ytt: the output is larger than 2 MiB") {
 		t.Errorf("3 MB output: got %v", err)
 	}
@@ -132,7 +132,7 @@ func testRenderBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hog, "t.yml"), []byte(tpl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = Package{Dirs: []string{hog}}.runWithin(nil, false, true, renderLimits{time.Minute, MaxFileSize, 64 << 20})
+	_, err = Package{Dirs: []string{hog}}.runWithin(nil, false, renderLimits{time.Minute, MaxFileSize, 64 << 20})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+hog+" with ytt: it needs more than 64 MiB of memory") {
 		t.Errorf("300 strings of 1 MB: got %v", err)
 	}
@@ -150,11 +150,13 @@ func TestRenderChildSameAsInProcess(t *testing.T) {
 		{Dirs: []string{"no-such-package"}},
 	} {
 		for _, inspect := range []bool{false, true} {
-			name, child, childErr := p.run(nil, inspect, true)
+			c, childErr := p.run(nil, inspect)
+			name, child := c.name, c.yaml
 			childRenders.Store(false)
-			name2, own, ownErr := p.run(nil, inspect, true)
+			o, ownErr := p.run(nil, inspect)
+			name2, own := o.name, o.yaml
 			childRenders.Store(true)
-			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
+			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(c.generated) != fmt.Sprint(o.generated) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
 				t.Errorf("%+v inspect %v: child %q %q %v, in-process %q %q %v", p, inspect, name, child, childErr, name2, own, ownErr)
 			}
 			if inspect && childErr == nil && len(child) == 0 {

@@ -14,6 +14,9 @@ type Source struct {
 	Doc  int    // 1-based document index within the file
 	Line int    // 1-based line where the document starts
 	Item int    // 1-based item index inside a kind: List document, 0 otherwise
+	// Generated: the document comes from a file bearing rebasegen's header (IsGenerated), read
+	// as an input or rendered in a package: kapp applies it, but it is rebasegen's output.
+	Generated bool
 }
 
 func (s Source) String() string {

@@ -31,9 +31,17 @@ func (p Pair) Objects() (desired, live load.Object, err error) {
 // Set is the result of pairing.
 type Set struct {
 	Pairs   []Pair
-	Created []load.Doc    // desired only: kapp would create them
-	Deleted []load.Doc    // live only: kapp would delete them (or they belong elsewhere)
-	Configs []load.Object // kapp Config documents among the desired inputs: the package's own rules
+	Created []load.Doc // desired only: kapp would create them
+	Deleted []load.Doc // live only: kapp would delete them (or they belong elsewhere)
+	// Configs are the package's own rules: the kapp Config documents among the desired inputs,
+	// then the ConfigMaps labelled kapp.k14s.io/config among them (load.IsLabelledConfig), which kapp
+	// reads as Configs and applies as resources too (they are also paired or created).
+	Configs []load.Object
+	// GeneratedConfigs are the Configs and labelled ConfigMaps among the desired inputs that come
+	// from files bearing rebasegen's header (load.Source.Generated): kapp applies them, and check
+	// judges them, but they are rebasegen's output, regenerated from the analysis rather than
+	// counted among the package's own rules.
+	GeneratedConfigs []load.Object
 	// CRDs are the CustomResourceDefinitions among all inputs, for scope and schema defaulting:
 	// held compactly, as the pairs are (a fixture mix at 10,000 pairs holds 1,128 of them, 10 MB
 	// decoded, a tenth of generate's live heap while kapp's engine verifies the rules).
@@ -77,8 +85,12 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 			}
 		}
 	}
-	if set.Configs, err = load.Objects(configs); err != nil {
+	all, err := load.Objects(configs)
+	if err != nil {
 		return nil, err
+	}
+	for _, c := range all {
+		set.addConfig(c)
 	}
 	set.CRDs = crds
 	scope, err := NewScope(opts.Rules, set.CRDs)
@@ -136,6 +148,15 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		if scope.namespaced(id.Group, id.Kind) && d.Namespace == "" {
 			d.Namespace = id.Namespace
 		}
+		if d.APIVersion == "v1" && d.Kind == "ConfigMap" { // decoded in its namespace, as kapp reads it
+			o, err := d.Object()
+			if err != nil {
+				return nil, err
+			}
+			if load.IsLabelledConfig(o) {
+				set.addConfig(o)
+			}
+		}
 		l, ok := liveByID[id]
 		if !ok {
 			set.Created = append(set.Created, d)
@@ -152,6 +173,18 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	sortObjects(set.Deleted, scope)
 	return set, nil
 }
+
+// addConfig adds a rule source to the package's own rules, or to the generated ones.
+func (s *Set) addConfig(c load.Object) {
+	if c.Source.Generated {
+		s.GeneratedConfigs = append(s.GeneratedConfigs, c)
+	} else {
+		s.Configs = append(s.Configs, c)
+	}
+}
+
+// InForce are every rule source among the desired inputs: the package's own and the generated.
+func (s *Set) InForce() []load.Object { return slices.Concat(s.Configs, s.GeneratedConfigs) }
 
 // inferNamespace returns the one namespace that holds the live counterparts (same group, kind
 // and name) of the namespaced desired objects without a namespace; "" when none is live.

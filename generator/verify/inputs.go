@@ -36,6 +36,7 @@ type inputs struct {
 	context         [][]int      // other versioned pairs of the same app, see assignVersionedContext
 	configJSON      [][]byte     // config sources after kapp's defaults, in order
 	pairConfigs     int          // of those, labelled config ConfigMaps among the pairs
+	configOfPair    []bool       // the pair's desired object is such a ConfigMap
 	lastConfigMods  int          // rebase mods the last config source makes (its rules, timed)
 	kapp            ctlconf.Conf // kapp's Conf of configJSON, shared by the workers (see kappConfs)
 	diffTime        atomic.Int64
@@ -47,7 +48,7 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 	in := &inputs{
 		n: n, pairAt: pairAt, desc: make([]string, n),
 		key: make([]string, n), appLabel: make([]string, n), versioned: make([]bool, n), context: make([][]int, n),
-		hasVersionedAnn: make([]bool, n), liveApp: make([]string, n),
+		hasVersionedAnn: make([]bool, n), liveApp: make([]string, n), configOfPair: make([]bool, n),
 	}
 
 	var errs []error
@@ -73,10 +74,22 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 		seen[k] = i
 	}
 
+	// A labelled ConfigMap among the configs that is also a pair's desired object is read from
+	// the pair, as kapp reads each resource once (and a mutated pair's copy is the one kapp sees).
+	paired := map[string]bool{}
+	for i := range n {
+		if in.configOfPair[i] {
+			paired[in.key[i]] = true
+		}
+	}
 	for i, c := range configs {
 		label := fmt.Sprintf("config %d (%s)", i, describe(c))
 		if c == nil {
 			errs = append(errs, fmt.Errorf("%s: nil", label))
+			continue
+		}
+		if _, labelled := c.GetLabels()[kappconv.ConfigLabel]; labelled && c.GetAPIVersion() != kappconv.ConfigAPIVersion &&
+			paired[ctlres.NewUniqueResourceKey(ctlres.NewResourceUnstructured(*c, ctlres.ResourceType{})).String()] {
 			continue
 		}
 		bs, err := json.Marshal(c.Object)
@@ -132,6 +145,7 @@ func (in *inputs) addPair(i int, p Pair) error {
 		}
 		in.configJSON = append(in.configJSON, desiredJSON)
 		in.pairConfigs++
+		in.configOfPair[i] = true
 	}
 
 	_, isVersioned := desired.Annotations()[kappconv.Versioned]

@@ -1,0 +1,74 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// packageCRWith is a Package whose inline fetch holds files, with template steps steps (YAML,
+// indented for spec.template.spec.template).
+func packageCRWith(t *testing.T, files map[string]string, steps string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata: {name: x.1.0.0}\nspec:\n  template:\n    spec:\n      fetch:\n      - inline:\n          paths:\n")
+	for n, content := range files {
+		b.WriteString("            " + n + ": |\n              " + strings.ReplaceAll(strings.TrimSpace(content), "\n", "\n              ") + "\n")
+	}
+	b.WriteString("      template:\n" + steps)
+	f := filepath.Join(t.TempDir(), "package.yml")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func configMap(name string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\n"
+}
+
+// The Package's ytt step is rendered as kapp-controller runs it: its inline paths (a rule there
+// was ignored), file marks, valuesFrom paths and options; two inline files no longer panic ytt
+// (files without an order); what needs the cluster or the network, and every other template step,
+// is refused naming the field.
+func TestPackageCRTemplateAsKappControllerRunsIt(t *testing.T) {
+	values := "#@data/values\n---\nname: from-schema\n"
+	named := "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ data.values.name\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		steps string
+		want  string // the names rendered, or the error
+	}{
+		{"two files", map[string]string{"b.yml": configMap("b"), "a.yml": configMap("a")}, "      - ytt: {}\n", "a b"},
+		{"inline paths of the ytt step", map[string]string{"a.yml": configMap("a")},
+			"      - ytt:\n          inline:\n            paths:\n              rules.yml: |\n                apiVersion: kapp.k14s.io/v1alpha1\n                kind: Config\n", "a Config"},
+		{"paths", map[string]string{"config/a.yml": configMap("a"), "other/b.yml": configMap("b")}, "      - ytt:\n          paths: [config]\n", "a"},
+		{"file marks", map[string]string{"a.yml": configMap("a"), "b.yml": configMap("b")}, "      - ytt:\n          fileMarks: [\"b.yml:exclude=true\"]\n", "a"},
+		{"valuesFrom path", map[string]string{"values.yml": values, "a.yml": named, "ci/values.yml": "name: from-values-from\n"},
+			"      - ytt:\n          paths: [values.yml, a.yml]\n          valuesFrom:\n          - path: ci/values.yml\n", "from-values-from"},
+		{"kbld after ytt", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      - kbld: {paths: [\"-\"]}\n", "spec.template.spec.template[1] is kbld"},
+		{"helm first", map[string]string{"a.yml": configMap("a")}, "      - helmTemplate: {}\n", "spec.template.spec.template[0] is helmTemplate"},
+		{"valuesFrom Secret", map[string]string{"a.yml": configMap("a")}, "      - ytt:\n          valuesFrom:\n          - secretRef: {name: v}\n", "spec.template.spec.template[0].ytt.valuesFrom[0]"},
+		{"inline pathsFrom of the ytt step", map[string]string{"a.yml": configMap("a")}, "      - ytt:\n          inline:\n            pathsFrom:\n            - secretRef: {name: v}\n", "spec.template.spec.template[0].ytt.inline.pathsFrom"},
+		{"an unknown field", map[string]string{"a.yml": configMap("a")}, "      - ytt:\n          newField: true\n", "spec.template.spec.template[0].ytt"},
+		{"a path outside the fetch", map[string]string{"a.yml": configMap("a")}, "      - ytt:\n          paths: [../etc]\n", "outside the fetched files"},
+	} {
+		docs, err := Package{CR: packageCRWith(t, tc.files, tc.steps)}.Render(nil)
+		var got []string
+		if err != nil {
+			got = []string{err.Error()}
+		}
+		for _, d := range docs {
+			if d.Kind == "Config" {
+				got = append(got, d.Kind)
+			} else {
+				got = append(got, d.Name)
+			}
+		}
+		if s := strings.Join(got, " "); !strings.Contains(s, tc.want) || (err == nil && s != tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, s, tc.want)
+		}
+	}
+}
