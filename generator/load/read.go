@@ -142,6 +142,8 @@ func packJSON(docs []Doc) {
 	}
 }
 
+// expand lists the files Docs reads for one path: the path itself (a file, "-" or a pipe), or a
+// directory's *.yml/*.yaml, recursively, sorted.
 func expand(p string) ([]string, error) {
 	if p == "-" {
 		return []string{p}, nil
