@@ -132,7 +132,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, accep
 		}
 		for _, f := range u.Fields {
 			if f.Class == classify.Adoption {
-				afterAdoption(live.Object, f.Path) // as kapp's first deploy leaves the object
+				afterAdoption(live.Object, f) // as kapp's first deploy leaves the object
 				continue
 			}
 			neutralise(desired.Object, live.Object, f.Path)

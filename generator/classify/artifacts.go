@@ -63,3 +63,28 @@ func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
 		Evidence: "the API server stores stringData base64-encoded in data (k8s.io/kubernetes pkg/apis/core/v1 conversion of Secret)",
 	}, true
 }
+
+// association finds a live kapp.k14s.io/association label other than the one kapp gives the
+// resource (v1.<md5 of its key>, kappconv.Association): kapp rewrites it on its next deploy,
+// once, as kapp's engine in generate and check sees. The field diff hides kapp's labels, so this
+// is added here. A versioned resource's name, and so its key, is kapp's to choose: not judged.
+func association(desired, live *unstructured.Unstructured) (Finding, bool) {
+	got, ok := live.GetLabels()[kappconv.AssociationLabel]
+	if _, versioned := desired.GetAnnotations()[kappconv.Versioned]; !ok || versioned {
+		return Finding{}, false // no label: kapp never deployed it (adoption adds its labels)
+	}
+	want := kappconv.Association(kappconv.ResourceKey(desired.GetNamespace(), desired.GroupVersionKind().Group, desired.GetKind(), desired.GetName()))
+	if got == want {
+		return Finding{}, false
+	}
+	return Finding{
+		Path:    fielddiff.FromFields([]string{"metadata", "labels", kappconv.AssociationLabel}),
+		Change:  fielddiff.Modified,
+		Class:   Adoption,
+		Owner:   "kapp",
+		Desired: want,
+		Live:    got,
+		Evidence: "kapp labels each resource it applies " + kappconv.AssociationLabel + ": v1.<md5 of namespace/group/kind/name> (" + want +
+			" here, kapp v" + kappconv.Kapp + " resources/association_label.go); the live object holds another resource's, so kapp rewrites it once, on its next deploy",
+	}, true
+}
