@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,7 +19,7 @@ import (
 func captureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
-		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted",
+		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted, and the CRDs of its custom resources into crds.yaml (for --crd)",
 		Description: helpText("rebasegen capture --app my-app -n my-namespace --output-directory captured/",
 			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
@@ -28,11 +29,14 @@ func captureCommand() *cli.Command {
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 			// kubectl cluster-info dump's name: -o is a format in every command
-			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml and desired.yaml into"},
+			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml, desired.yaml and crds.yaml into"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries per kind on transient errors"},
 		},
 		Action: func(c *cli.Context) error {
 			app := c.String("app")
+			if app != "" && c.String("package-install") != "" {
+				return fmt.Errorf("--app %s and --package-install %s: give one (a PackageInstall's kapp app is NAME.app)", app, c.String("package-install"))
+			}
 			if pi := c.String("package-install"); pi != "" {
 				app = pi + ".app" // kapp-controller v0.51.0 pkg/deploy/factory.go; NAME-ctrl before, migrated by kapp --prev-app
 			}
@@ -42,6 +46,9 @@ func captureCommand() *cli.Command {
 			rules := clientcmd.NewDefaultClientConfigLoadingRules()
 			rules.ExplicitPath = c.String("kubeconfig")
 			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
+			if err != nil && clientcmd.IsEmptyConfig(err) && rules.ExplicitPath == "" {
+				return noKubeconfig(rules.Precedence)
+			}
 			if err != nil {
 				return fmt.Errorf("--kubeconfig %s: %w", orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)"), err)
 			}
@@ -79,6 +86,26 @@ func captureCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// noKubeconfig explains an empty client configuration read from files (the kubeconfig files
+// $KUBECONFIG names, else ~/.kube/config): client-go skips the files that do not exist, and then
+// suggests setting KUBERNETES_MASTER.
+func noKubeconfig(files []string) error {
+	var missing []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	from := "the default, $KUBECONFIG being unset"
+	if os.Getenv("KUBECONFIG") != "" {
+		from = "from $KUBECONFIG"
+	}
+	if len(missing) == len(files) {
+		return fmt.Errorf("no kubeconfig: %s (%s) does not exist; give --kubeconfig FILE or point $KUBECONFIG at one", strings.Join(missing, ", "), from)
+	}
+	return fmt.Errorf("kubeconfig %s (%s): no cluster in it; give --kubeconfig FILE or --context", strings.Join(files, ", "), from)
 }
 
 // count is "1 rule", "2 rules".

@@ -14,15 +14,21 @@ import (
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
+// checkExits are check's exit statuses, as README's table words them (TestHelpExitStatuses).
+var checkExits = []string{
+	"0 nothing fails the gate: no ghost diff left; changes made in Git (pending), and drift or adoption changes without their --fail-on- flag, are reported as warnings",
+	"1 usage or input error",
+	"3 ghost diffs remain, kapp still updates a resource for a field nothing explains (unknown), a desired object has no live counterpart (a pending create, named, with a hint when it is live in another namespace: nothing was compared for it), a rule hides a change made in Git to a declared field, generated rules are stale, drift with --fail-on-drift, or adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = pending changes)",
+	"4 lint errors only (see rebasegen lint)",
+}
+
 func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
-		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml",
-			"0 nothing fails the gate (changes made in Git are reported, not failed)", "1 usage or input error", "3 ghost diffs remain, a rule hides a declared field, generated rules are stale, or drift with --fail-on-drift",
-			"4 lint errors only"),
+		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml", checkExits...),
 		Flags: append(inputFlags(),
-			&cli.StringSliceFlag{Name: "rules", Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
+			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 when kapp would change objects once to take them over from another tool"},
@@ -38,6 +44,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, res.InferredNamespace)
+			noteUnmanaged(c, res.Unmanaged, res.Live)
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
 			}

@@ -17,13 +17,18 @@ import (
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
+// generateExits are generate's exit statuses, as README's table words them (TestHelpExitStatuses).
+var generateExits = []string{
+	"0 rules written and verified",
+	"1 usage or input error",
+	"3 verification failed: kapp would still apply changes, nothing written (with --force: written); or the rules are written but kapp still updates a resource for a field nothing explains (unknown), for drift with --fail-on-drift, or for adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = changes would still be applied)",
+}
+
 func generateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "generate",
 		Usage: "write the narrowest kapp rebase rules that remove the ghost diffs, verified with kapp's diff engine",
-		Description: helpText("rebasegen generate -d desired.yaml -l live.yaml -n my-namespace --output-file rebase-rules.yml",
-			"0 rules written and verified", "1 usage or input error",
-			"3 verification failed: kapp would still apply changes (as kapp --diff-exit-status)"),
+		Description: helpText("rebasegen generate -d desired.yaml -l live.yaml -n my-namespace --output-file rebase-rules.yml", generateExits...),
 		Flags: append(inputFlags(),
 			// -o is a format in every command (kubectl's habit); --format is what headers written
 			// before that say, so committed files' Regenerate: lines keep working.
@@ -58,6 +63,7 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, g.Set.InferredNamespace)
+			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
 			if g.Set.InferredNamespace != "" {
 				// The header records the namespace used, so its command does not depend on inference.
 				opts.Namespace = g.Set.InferredNamespace
