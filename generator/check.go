@@ -37,6 +37,7 @@ type Checked struct {
 	PendingDeletes []pair.Identity
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
+	Unmanaged, Live   int // live objects without managedFields, of all (pair.Set's)
 	Lint              []lint.Finding
 	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
 	LintSkipped error
@@ -85,7 +86,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checked{Unpaired: a.Unpaired(), InferredNamespace: a.Set.InferredNamespace}
+	c := &Checked{Unpaired: a.Unpaired(), InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live}
 	if c.PendingDeletes, err = a.PendingDeletes(); err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func ruleObjects(r *load.Reader, p string, pkg load.Package) ([]load.Object, err
 	if !IsYTT(r, p) {
 		return load.Paths([]string{p}, r)
 	}
-	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML}).Render(r)
+	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: "rules file"}).Render(r)
 	if err != nil {
 		return nil, err
 	}

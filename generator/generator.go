@@ -8,6 +8,7 @@
 package generator
 
 import (
+	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -106,7 +107,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, yttHint(err, in.Reader, in.Desired)
 	}
 	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
@@ -129,12 +130,42 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := swapped(desired, live); err != nil {
+		return nil, nil, nil, err
+	}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for _, l := range live {
+		if !l.ManagedFields {
+			set.Unmanaged++
+		}
+	}
+	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
 	return set, rs, placed, nil
+}
+
+// swapped is an error when the desired objects carry what only the API server writes and the
+// live objects none of it: -d and -l given each other's files.
+func swapped(desired, live []load.Doc) error {
+	i := slices.IndexFunc(desired, func(d load.Doc) bool { return d.ManagedFields || d.FromServer })
+	if i < 0 || len(live) == 0 || slices.ContainsFunc(live, func(d load.Doc) bool { return d.ManagedFields || d.FromServer }) {
+		return nil
+	}
+	return fmt.Errorf("are --desired and --live swapped? %s carries metadata.uid, resourceVersion or managedFields, which only the API server writes, and no live object does\n(--desired takes the manifests, --live what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster)", desired[i].Source)
+}
+
+// yttHint adds to err, an error reading the --desired paths, which of them hold ytt templates:
+// read as plain YAML, a template's data values and placeholders are no Kubernetes objects.
+func yttHint(err error, r *load.Reader, paths []string) error {
+	for _, p := range paths {
+		if IsYTT(r, p) {
+			return fmt.Errorf("%w\n--desired %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, p, p)
+		}
+	}
+	return err
 }
 
 // Explain classifies every differing field of every pair.

@@ -13,7 +13,8 @@ import (
 // compared for it, so no verdict is given on it.
 type Unpaired struct {
 	Resource pair.Identity
-	Hint     string // "did you mean -n NS?" when a live object of the same group, kind and name is elsewhere
+	Hint     string   // "did you mean -n NS?" when a live object of the same group, kind and name is elsewhere
+	LiveIn   []string // the namespaces the live objects hold it in, when the hint is given
 }
 
 func (u Unpaired) String() string {
@@ -25,17 +26,21 @@ func (u Unpaired) String() string {
 
 // Unpaired lists the desired objects that pair with no live object, each with a hint when the
 // live objects hold one of the same group, kind and name in another namespace.
-func (a *Analysis) Unpaired() []Unpaired {
+func (a *Analysis) Unpaired() []Unpaired { return UnpairedOf(a.Set) }
+
+// UnpairedOf is Analysis.Unpaired for a set.
+func UnpairedOf(set *pair.Set) []Unpaired {
 	elsewhere := map[string][]string{} // group/kind/name -> live namespaces
-	for _, d := range a.Set.Deleted {
+	for _, d := range set.Deleted {
 		k := key(d)
 		elsewhere[k] = append(elsewhere[k], d.Namespace)
 	}
 	var out []Unpaired
-	for _, d := range a.Set.Created {
+	for _, d := range set.Created {
 		u := Unpaired{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
 		if nss := elsewhere[key(d)]; len(nss) > 0 {
 			u.Hint = fmt.Sprintf("the live objects hold it in namespace %s: did you mean -n %s?", strings.Join(nss, ", "), nss[0])
+			u.LiveIn = nss
 		}
 		out = append(out, u)
 	}

@@ -24,8 +24,8 @@ var checkExits = []string{
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "check",
-		Usage: "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
+		Name:        "check",
+		Usage:       "CI gate: fail when ghost diffs remain under the rules or generated rules are stale",
 		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml", checkExits...),
 		Flags: append(inputFlags(),
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},

@@ -33,6 +33,8 @@ func explainCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, set.InferredNamespace)
+			noteUnmanaged(c, set.Unmanaged, set.Live)
+			noteElsewhere(c, generator.UnpairedOf(set))
 			switch c.String("output") {
 			case "text":
 				return emit.WriteExplainText(c.App.Writer, rep, pal, outputWidth(c.App.Writer))

@@ -26,8 +26,8 @@ var generateExits = []string{
 
 func generateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "generate",
-		Usage: "write the narrowest kapp rebase rules that remove the ghost diffs, verified with kapp's diff engine",
+		Name:        "generate",
+		Usage:       "write the narrowest kapp rebase rules that remove the ghost diffs, verified with kapp's diff engine",
 		Description: helpText("rebasegen generate -d desired.yaml -l live.yaml -n my-namespace --output-file rebase-rules.yml", generateExits...),
 		Flags: append(inputFlags(),
 			// -o is a format in every command (kubectl's habit); --format is what headers written

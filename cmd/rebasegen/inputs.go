@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,6 +31,40 @@ const namespaceUsage = "namespace of namespaced desired objects without one (def
 func noteNamespace(c *cli.Context, inferred string) {
 	if inferred != "" {
 		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", inferred)
+	}
+}
+
+// noteUnmanaged warns that live objects carry no managedFields: who set each field is then
+// known from rebasegen's rulesets alone, and more fields are unknown.
+func noteUnmanaged(c *cli.Context, unmanaged, live int) {
+	if unmanaged > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %d of %d live objects carry no metadata.managedFields, the evidence of who set each field: read them with kubectl get -o yaml --show-managed-fields (kubectl leaves them out by default) or rebasegen capture\n", unmanaged, live)
+	}
+}
+
+// noteElsewhere says which desired objects kapp would create are live in another namespace: a
+// wrong -n leaves them unpaired, and explain has no error to say so.
+func noteElsewhere(c *cli.Context, unpaired []generator.Unpaired) {
+	byNS := map[string][]string{}
+	var order []string
+	for _, u := range unpaired {
+		if len(u.LiveIn) == 0 {
+			continue
+		}
+		ns := u.LiveIn[0]
+		if byNS[ns] == nil {
+			order = append(order, ns)
+		}
+		byNS[ns] = append(byNS[ns], u.Resource.String())
+	}
+	for _, ns := range order {
+		what, it := strings.Join(byNS[ns], ", "), "it"
+		if n := len(byNS[ns]); n > 3 {
+			what, it = fmt.Sprintf("%d desired objects (%s, ...)", n, strings.Join(byNS[ns][:3], ", ")), "them"
+		} else if n > 1 {
+			it = "them"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: not on the cluster, but the live objects hold %s in namespace %s: did you mean -n %s?\n", what, it, ns, ns)
 	}
 }
 

@@ -89,10 +89,10 @@ func serveRender(budget string) int {
 // that runs out of its memory or time is killed, and the error names the package and the limit,
 // as an in-process render's does.
 func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (rendering, error) {
-	name := p.name()
+	name := p.label()
 	exe, err := os.Executable()
 	if err != nil {
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering %s with ytt: %w", name, err)
 	}
 	req, err := json.Marshal(renderRequest{Package: p, Read: in, Inspect: inspect, Output: limits.output})
 	if err != nil {
@@ -100,7 +100,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering %s with ytt: %w", name, err)
 	}
 	defer r.Close()
 	cmd := exec.Command(exe)
@@ -111,7 +111,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: %w", name, err)
+		return rendering{}, fmt.Errorf("rendering %s with ytt: %w", name, err)
 	}
 	w.Close()
 	// the result: base64 of at most the output limit, and the error text
@@ -128,7 +128,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	case <-time.After(limits.timeout):
 		_ = cmd.Process.Kill()
 		<-exited
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
+		return rendering{}, fmt.Errorf("rendering %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
 	}
 	data := <-read
 	var res renderResult
@@ -140,7 +140,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 		if bytes.Contains(stderr.b, []byte("out of memory")) || bytes.Contains(stderr.b, []byte("pthread_create failed")) || killed(cmd.ProcessState) {
 			return rendering{}, overBudget(name, limits.memory)
 		}
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
+		return rendering{}, fmt.Errorf("rendering %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
 	}
 	if res.Err != "" {
 		return rendering{}, errors.New(res.Err)
@@ -149,7 +149,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 }
 
 func overBudget(name string, memory uint64) error {
-	return fmt.Errorf("rendering package %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, memory>>20)
+	return fmt.Errorf("rendering %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, memory>>20)
 }
 
 // head keeps the first 4 KiB written to it: a dying child's stderr starts with what went wrong

@@ -30,13 +30,21 @@ type Doc struct {
 	// decoded object that namespace (pairing does this for namespaced desired objects).
 	Namespace string
 	Name      string
-	json      []byte   // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
-	dict      *s2.Dict // what json was compressed against; nil: none
+	// What only the API server writes, which objects read from a cluster carry and manifests do
+	// not: metadata.managedFields (kubectl get leaves them out without --show-managed-fields),
+	// and metadata.uid or resourceVersion (FromServer).
+	ManagedFields, FromServer bool
+	json                      []byte   // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
+	dict                      *s2.Dict // what json was compressed against; nil: none
 }
 
 func newDoc(js []byte, m map[string]any, src Source, dicts *dictionaries) Doc {
 	u := unstructured.Unstructured{Object: m}
 	d := Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		mf, _ := meta["managedFields"].([]any)
+		d.ManagedFields, d.FromServer = len(mf) > 0, meta["uid"] != nil || meta["resourceVersion"] != nil
+	}
 	d.json, d.dict = dicts.compress(d.APIVersion+" "+d.Kind, js)
 	return d
 }

@@ -24,7 +24,19 @@ type Package struct {
 	CR          string   // a kapp-controller Package whose template is fetched inline
 	// Template is a ytt template given as text, rendered alone with the values (RenderFile).
 	Template *Template `json:",omitempty"`
+	// What errors call it: "package" when empty; "rules file" for a --rules file of ytt templates.
+	What string `json:",omitempty"`
 }
+
+func (p Package) what() string {
+	if p.What == "" {
+		return "package"
+	}
+	return p.What
+}
+
+// label names the package in messages with what it is: "package DIR", "rules file FILE".
+func (p Package) label() string { return p.what() + " " + p.name() }
 
 // Template is a ytt template given as text: Name is its file name as ytt reads it (its type by
 // its extension), Source names it in errors and Sources.
@@ -63,7 +75,7 @@ func (p Package) RenderInput(rd *Reader) ([]Doc, error) {
 	}
 	docs, err := r.docs()
 	if err == nil && len(docs) == 0 {
-		err = fmt.Errorf("package %s: rendering it with ytt gives no Kubernetes object", r.name)
+		err = fmt.Errorf("%s %s: rendering it with ytt gives no Kubernetes object", p.what(), r.name)
 	}
 	return docs, err
 }
@@ -96,7 +108,7 @@ func (p Package) DataValues(rd *Reader) (map[string]any, error) {
 	}
 	var values map[string]any
 	if err := yaml.Unmarshal(r.yaml, &values); err != nil {
-		return nil, fmt.Errorf("reading the data values of package %s: %w", strings.Join(p.Dirs, ","), err)
+		return nil, fmt.Errorf("reading the data values of %s %s: %w", p.what(), strings.Join(p.Dirs, ","), err)
 	}
 	return values, nil
 }
@@ -192,9 +204,9 @@ func (p Package) runWithin(rd *Reader, inspect bool, limits renderLimits) (rende
 	case r := <-done:
 		return r.r, r.err
 	case <-time.After(limits.timeout):
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: not done after %v (a loop that does not end?)", p.name(), limits.timeout)
+		return rendering{}, fmt.Errorf("rendering %s with ytt: not done after %v (a loop that does not end?)", p.label(), limits.timeout)
 	case <-over:
-		return rendering{}, overBudget(p.name(), limits.memory)
+		return rendering{}, overBudget(p.label(), limits.memory)
 	}
 }
 
@@ -215,7 +227,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 	name := p.name()
 	fs, err := ytt(in.Files)
 	if err != nil {
-		return rendering{}, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
+		return rendering{}, fmt.Errorf("reading %s %s: %w", p.what(), strings.Join(p.Dirs, ","), err)
 	}
 	var cr crTemplate
 	if p.CR != "" {
@@ -260,12 +272,12 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
 	if out.Err != nil {
 		// ytt's own message, as `ytt` prints it
-		return rendering{}, fmt.Errorf("rendering package %s with ytt:\n%s", name, out.Err)
+		return rendering{}, fmt.Errorf("rendering %s %s with ytt:\n%s", p.what(), name, out.Err)
 	}
 	r := rendering{name: name}
 	if inspect { // data values are one document
 		if r.yaml, err = out.DocSet.AsBytes(); err != nil {
-			return rendering{}, fmt.Errorf("rendering package %s: %w", name, err)
+			return rendering{}, fmt.Errorf("rendering %s %s: %w", p.what(), name, err)
 		}
 	}
 	// each document printed as DocumentSet.AsBytes prints them, noting the file it came from
@@ -275,7 +287,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 		bs, err := (&yamlmeta.DocumentSet{Items: []*yamlmeta.Document{item}}).AsBytes()
 		if err != nil {
-			return rendering{}, fmt.Errorf("rendering package %s: %w", name, err)
+			return rendering{}, fmt.Errorf("rendering %s %s: %w", p.what(), name, err)
 		}
 		if len(bs) == 0 { // empty, or not in the templates
 			continue
@@ -290,7 +302,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 	}
 	if int64(len(r.yaml)) > output { // read like an input file, within the same limit
-		return rendering{}, fmt.Errorf("rendering package %s with ytt: the output is larger than %d MiB", name, output>>20)
+		return rendering{}, fmt.Errorf("rendering %s %s with ytt: the output is larger than %d MiB", p.what(), name, output>>20)
 	}
 	return r, nil
 }

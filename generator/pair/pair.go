@@ -49,6 +49,9 @@ type Set struct {
 	// InferredNamespace is the namespace given to namespaced desired objects without one when
 	// Options.Namespace was empty and their live counterparts are all in it; empty otherwise.
 	InferredNamespace string
+	// Unmanaged counts the live objects without metadata.managedFields, of Live in all: read
+	// without kubectl's --show-managed-fields, they lack the evidence of who set each field.
+	Unmanaged, Live int
 }
 
 // Options control pairing.

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The common mistakes of a newcomer's first hour (issue 24 point 8): each is said, with what to
+// do instead.
+
+// TestYTTTemplateAsDesired: a ytt template directory given as --desired is named with --package
+// (it was "field metadata.name: missing" and nothing more).
+func TestYTTTemplateAsDesired(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "packages", "hpa-web", "config")
+	r := rebasegen(t, "explain", "-d", dir, "-l", scenario(t, "hpa-replicas")[3])
+	if want := "--desired " + dir + " holds ytt templates (#@ annotations): render them with --package " + dir; r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and %q", r.code, r.stderr, want)
+	}
+}
+
+// TestSwappedDesiredLive: -d and -l given each other's files is said (it was read as is, and
+// explain exited 0 with a "did you mean -n" for a blank namespace).
+func TestSwappedDesiredLive(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	r := rebasegen(t, "explain", "-d", fix[3], "-l", fix[1])
+	if r.code != exitError || !strings.Contains(r.stderr, "are --desired and --live swapped? "+fix[3]+": document 1") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %d bytes, stderr:\n%s", r.code, len(r.stdout), r.stderr)
+	}
+	// live objects as desired, and the same as live (a kubectl get of both), are not swapped
+	if r := rebasegen(t, "explain", "-d", fix[3], "-l", fix[3]); r.code != 0 {
+		t.Errorf("the live objects as both: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestLiveWithoutManagedFields: live objects read without --show-managed-fields get a warning
+// saying how to read them, in explain, generate and check; with them, none.
+func TestLiveWithoutManagedFields(t *testing.T) {
+	fix := scenario(t, "export-without-managedfields")
+	want := "warning: 5 of 5 live objects carry no metadata.managedFields, the evidence of who set each field: read them with kubectl get -o yaml --show-managed-fields"
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	for _, args := range [][]string{{"explain"}, {"generate", "--output-file", rules}, {"check", "--rules", rules}} {
+		if r := rebasegen(t, append(args, fix...)...); !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: no warning; stderr:\n%s", args[0], r.stderr)
+		}
+		if r := rebasegen(t, append(args[:1], scenario(t, "hpa-replicas")...)...); strings.Contains(r.stderr, "managedFields") {
+			t.Errorf("%s: a warning for live objects with managedFields:\n%s", args[0], r.stderr)
+		}
+	}
+}
+
+// TestWrongNamespaceHint: explain with a -n where nothing is live says where the live objects
+// are (it listed "kapp would create it" for each and exited 0 without a word).
+func TestWrongNamespaceHint(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	fix[5] = "wrong"
+	r := rebasegen(t, append([]string{"explain"}, fix...)...)
+	want := "note: apps/Deployment wrong/web, autoscaling/HorizontalPodAutoscaler wrong/web: not on the cluster, but the live objects hold them in namespace hpa-replicas: did you mean -n hpa-replicas?\n"
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr:\n%s\nwant %q", r.stderr, want)
+	}
+}
+
+// TestYTTRulesFileError: a ytt-format rules file that fails to render is called a rules file,
+// not a package (there is none).
+func TestYTTRulesFileError(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher: {kind: Deployment, namespace: #@ data.values.ns, name: web}\n"
+	if err := os.WriteFile(rules, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, append([]string{"check", "--rules", rules}, scenario(t, "hpa-replicas")...)...)
+	if want := "rebasegen: rendering rules file " + rules + " with ytt:"; r.code != exitError || !strings.HasPrefix(r.stderr, want) || strings.Contains(r.stderr, "package") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q, and no package", r.code, r.stderr, want)
+	}
+}
+
+// TestCaptureFlags: --app and --package-install together are an error (one was ignored); a
+// kubeconfig $KUBECONFIG names that does not exist is said (client-go's message was about
+// KUBERNETES_MASTER); capture's help says it saves the CRDs.
+func TestCaptureFlags(t *testing.T) {
+	dir := t.TempDir()
+	r := rebasegen(t, "capture", "--app", "a", "--package-install", "b", "--output-directory", dir)
+	if want := "rebasegen: --app a and --package-install b: give one"; r.code != exitError || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--app with --package-install: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	missing := filepath.Join(dir, "no-such-kubeconfig")
+	t.Setenv("KUBECONFIG", missing)
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in-cluster
+	r = rebasegen(t, "capture", "--app", "a", "--output-directory", dir)
+	if want := "rebasegen: no kubeconfig: " + missing + " (from $KUBECONFIG) does not exist"; r.code != exitError || !strings.HasPrefix(r.stderr, want) || strings.Contains(r.stderr, "KUBERNETES_MASTER") {
+		t.Errorf("missing $KUBECONFIG file: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+	if r := rebasegen(t, "capture", "--help"); !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "the CRDs of its custom resources into crds.yaml") {
+		t.Errorf("capture's help does not say it saves CRDs:\n%s", r.stdout)
+	}
+}
+
+// TestCheckRulesShortFlag: check takes -r for --rules, as lint does.
+func TestCheckRulesShortFlag(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	long, short := rebasegen(t, append([]string{"check", "--rules", rules}, fix...)...), rebasegen(t, append([]string{"check", "-r", rules}, fix...)...)
+	if short.code != 0 || short != long {
+		t.Errorf("check -r: exit %d\n%s%s\ncheck --rules: exit %d\n%s%s", short.code, short.stdout, short.stderr, long.code, long.stdout, long.stderr)
+	}
+}
+
+// TestHelpExitStatuses: generate's and check's help list the exit statuses of README's tables,
+// in the same words.
+func TestHelpExitStatuses(t *testing.T) {
+	data, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| (\\d) \\| (.*) \\|$")
+	for cmd, exits := range map[string][]string{"generate": generateExits, "check": checkExits} {
+		_, section, _ := strings.Cut(string(data), "\n### `rebasegen "+cmd+"`")
+		section, _, _ = strings.Cut(section, "\n### ")
+		var table []string
+		for _, l := range strings.Split(section, "\n") {
+			if m := row.FindStringSubmatch(l); m != nil {
+				table = append(table, m[1]+" "+strings.ReplaceAll(m[2], "`", ""))
+			}
+		}
+		if strings.Join(table, "\n") != strings.Join(exits, "\n") {
+			t.Errorf("%s: README's exit statuses:\n%s\nthe help's:\n%s", cmd, strings.Join(table, "\n"), strings.Join(exits, "\n"))
+		}
+		r := rebasegen(t, cmd, "--help")
+		if _, statuses, _ := helpSections(r.stdout); len(statuses) != len(exits) {
+			t.Errorf("%s --help lists %v", cmd, statuses)
+		}
+	}
+}
