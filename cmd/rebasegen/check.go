@@ -18,7 +18,7 @@ import (
 var checkExits = []string{
 	"0 nothing fails the gate: no ghost diff left; changes made in Git (pending), and drift or adoption changes without their --fail-on- flag, are reported as warnings",
 	"1 usage or input error",
-	"3 ghost diffs remain, kapp still updates a resource for a field nothing explains (unknown), a desired object has no live counterpart (a pending create, named, with a hint when it is live in another namespace: nothing was compared for it), a rule hides a change made in Git to a declared field, generated rules are stale, drift with --fail-on-drift, or adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = pending changes)",
+	"3 ghost diffs remain, kapp still updates a resource for a field nothing explains (unknown), a desired object has no live counterpart (a pending create, named, with a hint when it is live in another namespace: nothing was compared for it), a live object of the app has no desired counterpart (a pending delete: kapp deletes it on deploy; the app's objects are those labelled kapp.k14s.io/app as the paired live objects are and created by kapp, their kapp.k14s.io/identity naming them: kapp never deletes other labelled objects, a controller's, which it treats as transient), a rule hides a change made in Git to a declared field, generated rules are stale, drift with --fail-on-drift, or adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = pending changes)",
 	"4 lint errors only (see rebasegen lint)",
 }
 

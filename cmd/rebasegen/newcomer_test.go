@@ -67,7 +67,7 @@ func TestWrongNamespaceHint(t *testing.T) {
 // not a package (there is none).
 func TestYTTRulesFileError(t *testing.T) {
 	rules := filepath.Join(t.TempDir(), "rules.yml")
-	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher: {kind: Deployment, namespace: #@ data.values.ns, name: web}\n"
+	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher:\n      kind: Deployment\n      namespace: #@ data.values.ns\n      name: web\n"
 	if err := os.WriteFile(rules, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
