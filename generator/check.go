@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -128,6 +129,14 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if c.Hidden, err = a.HiddenBy(HidingRules(configs), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
 		return nil, err
 	}
+	pendingHidden, err := a.pendingHidden(c.Pending, results)
+	if err != nil {
+		return nil, err
+	}
+	c.Hidden = append(c.Hidden, pendingHidden...)
+	c.Pending = slices.DeleteFunc(c.Pending, func(p Residual) bool { // hidden: kapp does not apply it
+		return slices.ContainsFunc(pendingHidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
+	})
 	for _, f := range ruleFiles {
 		st, err := a.stale(f)
 		if err != nil {
@@ -154,6 +163,64 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		c.Lint, c.LintSkipped = a.lint(plain, rendered, false)
 	}
 	return c, nil
+}
+
+// pendingHidden returns the changes made in Git that kapp, under the rules in force, does not
+// apply under some base. The mutation check changes declared values to ones no rule can predict;
+// this asks about the value Git actually holds, which a rule can single out. A change kapp keeps
+// even under its built-in rules alone is kapp's own behaviour, not a rule's, and is left out.
+func (a *Analysis) pendingHidden(pending []Residual, results []verify.Result) ([]Hidden, error) {
+	at := map[pair.Identity]int{}
+	for i, r := range a.Report.Resources {
+		at[r.ID] = i
+	}
+	var idx []int
+	var fields [][]Residual
+	for _, p := range pending {
+		i := at[p.Resource]
+		if kept := keptUnder(results[i]); len(kept) == 0 {
+			continue
+		}
+		if n := len(idx); n > 0 && idx[n-1] == i {
+			fields[n-1] = append(fields[n-1], p)
+			continue
+		}
+		idx, fields = append(idx, i), append(fields, []Residual{p})
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	pairs := make([]pair.Pair, len(idx))
+	for j, i := range idx {
+		pairs[j] = a.Report.Resources[i].Pair
+	}
+	alone, _, err := verifyPairs(pairs, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hidden
+	for j, i := range idx {
+		bases := keptUnder(results[i])
+		if len(keptUnder(alone[j])) == len(bases) {
+			continue
+		}
+		for _, p := range fields[j] {
+			out = append(out, Hidden{Resource: p.Resource, Path: p.Finding.Path.String(),
+				Rule: fmt.Sprintf("the rules in force (the manifest changed this field since kapp last applied it, and kapp keeps the resource under the %s base)", strings.Join(bases, " and "))})
+		}
+	}
+	return out, nil
+}
+
+// keptUnder returns the bases under which kapp keeps the resource.
+func keptUnder(res verify.Result) []string {
+	var out []string
+	for _, b := range verify.Bases() {
+		if res.Op[b] == verify.OpKeep {
+			out = append(out, string(b))
+		}
+	}
+	return out
 }
 
 func hasResidual(rs []Residual, id pair.Identity) bool {

@@ -57,3 +57,59 @@ func TestCheckGitChangeIsNotDrift(t *testing.T) {
 		t.Errorf("explain: want the 2 pending changes, no drift, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A rule can single out the value Git actually holds, which random mutations never hit: a ytt
+// rule taking the cluster's image whenever the manifest's starts with "nginx:1.2" lets the
+// mutation check's values through but hides the bump. kapp would keep the Deployment, so the
+// pending change is hidden: exit 3, never "kapp applies it on deploy".
+func TestCheckPendingChangeHiddenByARule(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, []byte(strings.Replace(string(data), "image: nginx:1.25", "image: nginx:1.26", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guess := filepath.Join(dir, "guess.yml")
+	if err := os.WriteFile(guess, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:overlay", "overlay")
+        #@ new = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@ old = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              containers:
+              #@overlay/match by="name"
+              - name: web
+                image: #@ old if new.startswith("nginx:1.2") else new
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, "check", "--rules", rules, "--rules", guess, "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	want := "hidden: apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: a change made in Git is hidden by the rules in force"
+	if r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kapp applies it on deploy") {
+		t.Errorf("want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+	// Without the guessing rule the bump is a pending change kapp applies: nothing hidden.
+	r = rebasegen(t, "check", "--rules", rules, "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if r.code != 0 || strings.Contains(r.stdout, "hidden:") {
+		t.Errorf("generated rules alone: want exit 0 and nothing hidden, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
