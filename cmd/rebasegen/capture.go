@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/capture"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 func captureCommand() *cli.Command {
@@ -80,7 +81,7 @@ func captureCommand() *cli.Command {
 				}
 			}
 			for _, f := range res.Failures {
-				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %v\n", f.Resource, f.Err)
+				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
 			}
 			fmt.Fprintf(c.App.ErrWriter, "captured %s of app %s/%s into %s%s\n", count(len(res.Live), "object"), c.String("namespace"), app, dir, crds)
 			return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -46,7 +48,7 @@ func checkCommand() *cli.Command {
 			noteNamespace(c, res.InferredNamespace)
 			noteUnmanaged(c, res.Unmanaged, res.Live)
 			if res.LintSkipped != nil {
-				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %v\n", res.LintSkipped)
+				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}
 			findings := res.Findings(generator.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
 			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
@@ -124,10 +126,16 @@ func severity(f generator.CheckFinding) string {
 // what names the field, or the resource when kapp's engine found it changed as a whole.
 func what(f generator.CheckFinding) string {
 	if f.Path == "" {
-		return f.Resource.String() + " (kapp still updates it)"
+		return resource(f) + " (kapp still updates it)"
 	}
-	return fmt.Sprintf("%s %s (%s)", f.Resource, f.Path, f.Class)
+	return fmt.Sprintf("%s %s (%s)", resource(f), escape.Text(f.Path), escape.Text(f.Class))
 }
+
+// resource and path are a finding's resource and field as the text and github formats show them
+// (escape.Text: names come from the inputs); evidence keeps its lines (kapp's diff).
+func resource(f generator.CheckFinding) string { return escape.Text(f.Resource.String()) }
+func path(f generator.CheckFinding) string     { return escape.Text(f.Path) }
+func evidence(f generator.CheckFinding) string { return escape.Lines(f.Evidence) }
 
 func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
 	var b strings.Builder
@@ -136,23 +144,23 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 		n[f.Kind]++
 		switch f.Kind {
 		case generator.KindResidual:
-			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", what(f), f.Evidence)
+			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", what(f), evidence(f))
 		case generator.KindPendingDelete:
-			fmt.Fprintf(&b, "pending delete: %s: %s\n", f.Resource, f.Evidence)
+			fmt.Fprintf(&b, "pending delete: %s: %s\n", resource(f), evidence(f))
 		case generator.KindPendingCreate:
-			fmt.Fprintf(&b, "pending create, not compared: %s: %s\n", f.Resource, f.Evidence)
+			fmt.Fprintf(&b, "pending create, not compared: %s: %s\n", resource(f), evidence(f))
 		case generator.KindUnknown:
-			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", resource(f), path(f), evidence(f))
 		case generator.KindHidden:
-			fmt.Fprintf(&b, "hidden: %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "hidden: %s %s: %s\n", resource(f), path(f), evidence(f))
 		case generator.KindStale:
-			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", f.File, f.Line, f.Diff)
+			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", escape.Text(f.File), f.Line, escape.Lines(f.Diff))
 		case generator.KindDrift:
-			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", severity(f), f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", severity(f), resource(f), path(f), evidence(f))
 		case generator.KindPending:
-			fmt.Fprintf(&b, "pending change from Git (kapp applies it on deploy): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "pending change from Git (kapp applies it on deploy): %s %s: %s\n", resource(f), path(f), evidence(f))
 		case generator.KindAdoption:
-			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", f.Resource, f.Path, f.Evidence)
+			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", resource(f), path(f), evidence(f))
 		default:
 			return fmt.Errorf("check: no text rendering for findings of kind %q", f.Kind)
 		}
@@ -198,22 +206,22 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 		case generator.KindResidual:
 			msg = "residual ghost diff: " + what(f)
 		case generator.KindPendingDelete:
-			msg = fmt.Sprintf("pending delete: %s: %s", f.Resource, f.Evidence)
+			msg = fmt.Sprintf("pending delete: %s: %s", resource(f), evidence(f))
 		case generator.KindPendingCreate:
-			msg = fmt.Sprintf("pending create, not compared: %s: %s", f.Resource, f.Evidence)
+			msg = fmt.Sprintf("pending create, not compared: %s: %s", resource(f), evidence(f))
 		case generator.KindUnknown:
-			msg = fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", f.Resource, f.Path)
+			msg = fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", resource(f), path(f))
 		case generator.KindHidden:
-			msg = fmt.Sprintf("change hidden by a rule: %s %s: %s", f.Resource, f.Path, f.Evidence)
+			msg = fmt.Sprintf("change hidden by a rule: %s %s: %s", resource(f), path(f), evidence(f))
 		case generator.KindStale:
-			b.WriteString(lint.GitHubCommand(severity(f), f.File, f.Line, f.Evidence))
+			b.WriteString(lint.GitHubCommand(severity(f), f.File, f.Line, evidence(f)))
 			continue
 		case generator.KindDrift:
-			msg = fmt.Sprintf("drift in the live objects: %s %s", f.Resource, f.Path)
+			msg = fmt.Sprintf("drift in the live objects: %s %s", resource(f), path(f))
 		case generator.KindPending:
-			msg = fmt.Sprintf("pending change from Git (kapp applies it on deploy): %s %s", f.Resource, f.Path)
+			msg = fmt.Sprintf("pending change from Git (kapp applies it on deploy): %s %s", resource(f), path(f))
 		case generator.KindAdoption:
-			msg = fmt.Sprintf("adoption (kapp changes it once, when it takes the object over): %s %s: %s", f.Resource, f.Path, f.Evidence)
+			msg = fmt.Sprintf("adoption (kapp changes it once, when it takes the object over): %s %s: %s", resource(f), path(f), evidence(f))
 		default:
 			return fmt.Errorf("check: no github rendering for findings of kind %q", f.Kind)
 		}
@@ -259,9 +267,14 @@ func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFindi
 			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
 		}
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(j)
+	if err := enc.Encode(j); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(b.Bytes()))
+	return err
 }
 
 // hint appends a hint to a line, when there is one.
@@ -269,5 +282,5 @@ func hint(h string) string {
 	if h == "" {
 		return ""
 	}
-	return "; " + h
+	return "; " + escape.Text(h)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -73,7 +74,7 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			for _, w := range g.Warnings {
-				fmt.Fprintln(c.App.ErrWriter, "warning:", w)
+				fmt.Fprintln(c.App.ErrWriter, "warning:", escape.Text(w))
 			}
 			fmt.Fprintf(c.App.ErrWriter, "%s; %s\n", words.Count(synth.Entries(g.Rules), "rule"), g.Verification.Summary())
 			if c.Bool("cost") {
@@ -81,14 +82,14 @@ func generateCommand() *cli.Command {
 			}
 			writeUpdates(c.App.ErrWriter, g.Verification.Verdict)
 			for _, u := range g.Unpaired {
-				fmt.Fprintf(c.App.ErrWriter, "not compared: %s has no live counterpart (kapp would create it)%s\n", u.Resource, hint(u.Hint))
+				fmt.Fprintf(c.App.ErrWriter, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hint(u.Hint))
 			}
 			if !g.Verification.OK() {
 				for _, r := range g.Verification.Residual {
-					fmt.Fprintln(c.App.ErrWriter, "residual diff:", r)
+					fmt.Fprintln(c.App.ErrWriter, "residual diff:", escape.Lines(r))
 				}
 				for _, h := range g.Verification.Hidden {
-					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", h)
+					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", escape.Text(h))
 				}
 				if !c.Bool("force") {
 					return cli.Exit("verification failed: nothing written (use --force to write anyway)", exitPending)
@@ -107,7 +108,7 @@ func generateCommand() *cli.Command {
 				return cli.Exit(fmt.Sprintf("rules written; %d resources drifted from the desired state (--fail-on-drift)", v.Count(classify.Drift)), exitPending)
 			}
 			if n := len(g.Verification.Adoption); n > 0 && c.Bool("fail-on-adoption") {
-				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, strings.Join(g.Verification.Adoption, ", ")), exitPending)
+				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, escape.Text(strings.Join(g.Verification.Adoption, ", "))), exitPending)
 			}
 			return nil
 		},
@@ -118,7 +119,7 @@ func generateCommand() *cli.Command {
 func writeUpdates(w io.Writer, v generator.Verdict) {
 	for _, u := range v.Updates {
 		for _, f := range u.Fields {
-			fmt.Fprintf(w, "kapp still updates %s: %s %s: %s\n", u.Resource, f.Label(), f.Path, f.Evidence)
+			fmt.Fprintf(w, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Lines(f.Evidence))
 		}
 	}
 }

@@ -384,8 +384,8 @@ func TestGitHubOutputEscapes(t *testing.T) {
 			t.Errorf("line is not one escaped command: %q", l)
 		}
 	}
-	if !strings.Contains(out.String(), "evil%0A::error file=README.md,line=1::INJECTED%0D50%25") {
-		t.Errorf("name not escaped as GitHub requires (%%0A, %%0D, %%25):\n%s", out.String())
+	if !strings.Contains(out.String(), `evil\n::error file=README.md,line=1::INJECTED\r50%25`) {
+		t.Errorf("name not escaped (line breaks shown, %% as GitHub requires):\n%s", out.String())
 	}
 }
 

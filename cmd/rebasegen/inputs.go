@@ -12,6 +12,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // inputFlags are shared by every command that reads desired and live objects.
@@ -30,7 +31,7 @@ const namespaceUsage = "namespace of namespaced desired objects without one (def
 // noteNamespace says which namespace was inferred for the desired objects without one.
 func noteNamespace(c *cli.Context, inferred string) {
 	if inferred != "" {
-		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", inferred)
+		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", escape.Text(inferred))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -89,7 +90,7 @@ func run(args []string) int {
 		return 0
 	}
 	if err.Error() != "" {
-		fmt.Fprintln(os.Stderr, "rebasegen:", err)
+		fmt.Fprintln(os.Stderr, "rebasegen:", escape.Lines(err.Error())) // errors name inputs: files, documents, objects
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) && ec.ExitCode() != 0 {

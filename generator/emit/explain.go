@@ -3,12 +3,12 @@
 package emit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/textwrap"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
@@ -92,9 +93,14 @@ func ids(docs []load.Doc) []string {
 
 // WriteExplainJSON writes the report as indented JSON.
 func WriteExplainJSON(w io.Writer, rep *classify.Report) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(ToJSON(rep))
+	if err := enc.Encode(ToJSON(rep)); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(b.Bytes()))
+	return err
 }
 
 // Palette colours classes in text output; the zero value prints no colour.
@@ -107,9 +113,9 @@ var classColour = map[classify.Class]string{
 
 func (p Palette) class(f classify.Finding) string {
 	if !p.On {
-		return f.Label()
+		return escape.Text(f.Label()) // a controller's label holds its manager's name
 	}
-	return classColour[f.Class] + f.Label() + "\x1b[0m"
+	return classColour[f.Class] + escape.Text(f.Label()) + "\x1b[0m"
 }
 
 // WriteExplainText writes a compact table per resource, then a summary line per class. With width
@@ -122,7 +128,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		if applier == "" {
 			applier = "no known applier"
 		}
-		fmt.Fprintf(b, "%s (%s, applied by %s)\n", visible(r.ID.String()), visible(r.Live.APIVersion), visible(applier))
+		fmt.Fprintf(b, "%s (%s, applied by %s)\n", escape.Text(r.ID.String()), escape.Text(r.Live.APIVersion), escape.Text(applier))
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}
@@ -131,26 +137,26 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 			// aligned columns are what makes rows wide (one long path widens them all)
 			table = ""
 			for _, f := range r.Findings {
-				table += textwrap.Line("  "+visible(f.Path.String())+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
-					textwrap.Line("      "+visible(f.Evidence), width) + "\n"
+				table += textwrap.Line("  "+escape.Text(f.Path.String())+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
+					textwrap.Line("      "+escape.Text(f.Evidence), width) + "\n"
 			}
 		}
 		b.WriteString(table)
 		for _, f := range r.Findings {
 			if f.Warning != "" {
-				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", visible(f.Path.String()), visible(f.Warning)), width))
+				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", escape.Text(f.Path.String()), escape.Text(f.Warning)), width))
 			}
 		}
 		if n := noiseLine(r.Noise); n != "" {
-			fmt.Fprintln(b, textwrap.Line("  ("+visible(n)+")", width))
+			fmt.Fprintln(b, textwrap.Line("  ("+escape.Text(n)+")", width))
 		}
 		b.WriteByte('\n')
 	}
 	for _, o := range ids(rep.Created) {
-		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", visible(o))
+		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", escape.Text(o))
 	}
 	for _, o := range ids(rep.Deleted) {
-		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", visible(o))
+		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", escape.Text(o))
 	}
 	counts := rep.Counts()
 	var parts []string
@@ -173,7 +179,7 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, f := range findings {
-		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", visible(f.Path.String()), pal.class(f), covered(f), short(f.Desired), short(f.Live), visible(f.Evidence))
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", escape.Text(f.Path.String()), pal.class(f), covered(f), short(f.Desired), short(f.Live), escape.Text(f.Evidence))
 	}
 	tw.Flush()
 	return b.String()
@@ -226,33 +232,9 @@ func short(v any) string {
 		bs, _ := json.Marshal(v)
 		s = string(bs)
 	}
-	s = visible(s)
+	s = escape.Text(s)
 	if rs := []rune(s); len(rs) > 40 { // cut characters, not bytes: a cut must not split one
 		s = string(rs[:37]) + "..."
 	}
 	return s
 }
-
-// visible shows text from the inputs (names, managers, keys, values) with control characters,
-// terminal escape sequences, invalid UTF-8 and bidirectional controls escaped, Go-style (\n,
-// \x1b, \u202e): on a terminal they would clear the screen, set its title or reorder the text.
-func visible(s string) string {
-	if !unsafeText.MatchString(s) && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeText.MatchString(string(r)):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-var unsafeText = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}]`)

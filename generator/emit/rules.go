@@ -11,6 +11,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/generated"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -102,7 +103,7 @@ func classLabels(r synth.Rule) string {
 
 // writeHeader writes the header (generated.Header); WriteRules seals its digest.
 func writeHeader(b *strings.Builder, h Header) {
-	b.WriteString(generated.Header(clean(h.Version), clean(strings.Join(h.Options.InputNames(), ", ")), clean(h.Options.Command())))
+	b.WriteString(generated.Header(escape.Text(h.Version), escape.Text(strings.Join(h.Options.InputNames(), ", ")), escape.Text(h.Options.Command())))
 }
 
 func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]string) {
@@ -117,8 +118,8 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		if r.YTT() {
 			for _, p := range r.Parts() { // each rule of the one ytt evaluation says what it rewrites and why
 				writeAbout(b, p)
-				fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, clean(pathList(p)))
-				fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, clean(yttWhy(p)))
+				fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, escape.Text(pathList(p)))
+				fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, escape.Text(yttWhy(p)))
 			}
 			if len(r.Also) > 0 {
 				fmt.Fprintf(b, "%s  the %d ytt rules above run as one: kapp evaluates a ytt rule once for every resource it matches, under each base\n", comment, len(r.Also)+1)
@@ -127,7 +128,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 			writeIndented(b, overlay(r), "        ")
 		} else if r.Drop != nil {
 			writeAbout(b, r)
-			fmt.Fprintf(b, "%s  remove rule: %s, an empty value the server does not store, only while the manifest's value is empty (emptyFieldMatcher): a value declared in Git is still shown\n", comment, clean(r.Drop.String()))
+			fmt.Fprintf(b, "%s  remove rule: %s, an empty value the server does not store, only while the manifest's value is empty (emptyFieldMatcher): a value declared in Git is still shown\n", comment, escape.Text(r.Drop.String()))
 			parts := synth.KappPath(r.Drop)
 			written := make([]string, len(parts))
 			for i, p := range parts {
@@ -143,7 +144,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 				continue // every path was in an owned map
 			}
 			if e := gate(r.Matchers); e != nil {
-				fmt.Fprintf(b, "%s  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches\n", comment, clean(emptyFieldString(*e)))
+				fmt.Fprintf(b, "%s  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches\n", comment, escape.Text(emptyFieldString(*e)))
 			}
 			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
 			for _, p := range siblingsAsRegex(r) {
@@ -171,7 +172,7 @@ func writeOwned(b *strings.Builder, m synth.OwnedMap, ms []synth.Matcher, nsValu
 	}
 	at := strings.Join(path, ", ")
 	fmt.Fprintf(b, "%s  %d keys of %s owned by the controller (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)\n",
-		comment, len(m.Keys), clean(strings.Join(m.Path, ".")), clean(m.Keys[0]), clean(m.Keys[len(m.Keys)-1]))
+		comment, len(m.Keys), escape.Text(strings.Join(m.Path, ".")), escape.Text(m.Keys[0]), escape.Text(m.Keys[len(m.Keys)-1]))
 	fmt.Fprintf(b, "- type: copy\n  sources: [existing]\n  paths:\n  - [%s]\n", at)
 	writeMatchers(b, ms, nsValues)
 	fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(m.Others))
@@ -185,9 +186,9 @@ const everyKey = "(?s)^.*$"
 
 // writeAbout writes the comment naming a rule's classes, resources and evidence.
 func writeAbout(b *strings.Builder, r synth.Rule) {
-	fmt.Fprintf(b, "%s%s: %s\n", comment, clean(classLabels(r)), clean(resourceNames(r.Resources)))
+	fmt.Fprintf(b, "%s%s: %s\n", comment, escape.Text(classLabels(r)), escape.Text(resourceNames(r.Resources)))
 	for _, e := range r.Evidence {
-		fmt.Fprintf(b, "%s  %s\n", comment, clean(e))
+		fmt.Fprintf(b, "%s  %s\n", comment, escape.Text(e))
 	}
 }
 
@@ -319,10 +320,10 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 		ns = "default"
 	}
 	name := pi + "-rebase-rules"
-	fmt.Fprintf(b, comment+"Rebase rules for the PackageInstall %s: apply this Secret, then annotate the PackageInstall:\n", clean(pi))
+	fmt.Fprintf(b, comment+"Rebase rules for the PackageInstall %s: apply this Secret, then annotate the PackageInstall:\n", escape.Text(pi))
 	// quoted for the shell it is pasted into: the names are not validated here
-	fmt.Fprintf(b, comment+"  kubectl annotate packageinstall %s -n %s %s\n", clean(shellQuote(pi)), clean(shellQuote(ns)),
-		clean(shellQuote("ext.packaging.carvel.dev/ytt-paths-from-secret-name.0="+name)))
+	fmt.Fprintf(b, comment+"  kubectl annotate packageinstall %s -n %s %s\n", escape.Text(shellQuote(pi)), escape.Text(shellQuote(ns)),
+		escape.Text(shellQuote("ext.packaging.carvel.dev/ytt-paths-from-secret-name.0="+name)))
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
 	writeIndented(b, cfg.String(), "    ")

@@ -1,13 +1,17 @@
 package emit
 
 // Text made safe for the YAML the rules are written in: scalars that parse back to exactly
-// themselves, comments that hold one line and show what the file holds.
+// themselves, comments that hold one line and show what the file holds (escape.Text: YAML rejects
+// control characters and U+FFFE/U+FFFF, reads NEL, LS and PS as line breaks, and bidirectional
+// controls make a reviewer see text in another order than the file holds, CVE-2021-42574).
 
 import (
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 var bare = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]*$`)
@@ -23,20 +27,22 @@ func scalar(s string) string {
 	}
 	q, _ := json.Marshal(s)
 	// JSON leaves DEL and the C1 controls raw, which YAML rejects ("control characters are not
-	// allowed") or reads as a line break (NEL): escape them (found by FuzzRulesRoundTrip).
-	return yamlUnprintable.ReplaceAllStringFunc(string(q), func(c string) string { return fmt.Sprintf(`\u%04x`, []rune(c)[0]) })
+	// allowed") or reads as a line break (NEL): escape them (found by FuzzRulesRoundTrip), and
+	// what a reviewer would not see (bidi controls, zero-width characters), as escape.Text does.
+	var b strings.Builder
+	for _, r := range string(q) {
+		switch {
+		case !escape.Unsafe(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	// a GitHub runner reads "##[" as a legacy workflow command anywhere in a line it logs
+	return strings.ReplaceAll(b.String(), "##[", `#\x23[`)
 }
-
-var yamlUnprintable = regexp.MustCompile(`[\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]`) // and bidi controls, escaped in values too
-
-// control is what a one-line comment must not hold: control characters, what YAML reads as
-// a line break (NEL, LS, PS) or rejects (U+FFFE, U+FFFF), and the bidirectional controls that
-// make a reviewer see text in another order than the file holds (CVE-2021-42574, "Trojan Source").
-var control = regexp.MustCompile(`[\x00-\x1f\x7f\x{80}-\x{9f}\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}\x{fffe}\x{ffff}]+`)
-
-// clean makes text safe for a one-line comment. Invalid UTF-8 (a file name can hold any bytes)
-// would make the whole file unreadable as YAML: it becomes U+FFFD (found by FuzzRulesRoundTrip).
-func clean(s string) string { return control.ReplaceAllString(strings.ToValidUTF8(s, "\uFFFD"), " ") }
 
 // writeIndented writes text as the body of a YAML block scalar; empty lines stay empty.
 func writeIndented(b *strings.Builder, text, indent string) {

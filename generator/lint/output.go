@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -30,9 +31,9 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 	switch f {
 	case FormatText:
 		for _, x := range fs {
-			fmt.Fprintf(&b, "%s:%d: %s: %s\n", x.File, x.Line, x.Severity, x.text())
+			fmt.Fprintf(&b, "%s:%d: %s: %s\n", escape.Text(x.File), x.Line, x.Severity, escape.Text(x.text()))
 			if x.Suggestion != "" {
-				fmt.Fprintf(&b, "    suggestion: %s\n", x.Suggestion)
+				fmt.Fprintf(&b, "    suggestion: %s\n", escape.Text(x.Suggestion))
 			}
 		}
 	case FormatJSON:
@@ -47,11 +48,14 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 		}{1, fs}); err != nil {
 			return err
 		}
+		s := string(escape.JSON([]byte(b.String())))
+		b.Reset()
+		b.WriteString(s)
 	case FormatGitHub:
 		for _, x := range fs {
-			msg := x.text()
+			msg := escape.Text(x.text())
 			if x.Suggestion != "" {
-				msg += "\nsuggestion: " + x.Suggestion
+				msg += "\nsuggestion: " + escape.Text(x.Suggestion)
 			}
 			b.WriteString(GitHubCommand(string(x.Severity), x.File, x.Line, msg))
 		}
@@ -64,15 +68,10 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 
 // GitHubCommand is one GitHub Actions workflow command (::error or ::warning) annotating line of
 // file, with GitHub's escaping: a name holding a newline and "::error ..." cannot inject a command.
+// msg's parts from the inputs are escape.Text already (its own line breaks are kept).
 func GitHubCommand(severity, file string, line int, msg string) string {
-	return fmt.Sprintf("::%s file=%s,line=%d::%s\n", severity, ghProperty.Replace(file), line, ghData.Replace(msg))
+	return fmt.Sprintf("::%s file=%s,line=%d::%s\n", severity, escape.GitHubProperty(file), line, escape.GitHubData(msg))
 }
-
-// GitHub's escaping for workflow command data and properties.
-var (
-	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)
 
 func (f Finding) text() string {
 	if f.Rule < 0 {

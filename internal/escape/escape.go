@@ -1,0 +1,109 @@
+// Package escape makes text that comes from the inputs (object names, managers, file names,
+// values, rule contents) safe for each output format, one function per format: Text for
+// terminals, logs and the rules' comments, GitHubData and GitHubProperty for GitHub workflow
+// commands. JSON needs none: its encoding escapes what it must.
+package escape
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Text shows s on one line, as a person or a CI log reader must see it: control characters
+// (terminal escape sequences would clear the screen or set its title), format characters
+// (bidirectional controls reorder what is shown, zero-width ones hide text: U+202E, U+200B),
+// line and paragraph separators, noncharacters and invalid UTF-8 are written Go-style (\x1b, \n,
+// \u202e, \xff). Two sequences a GitHub runner reads as a workflow command from any log line
+// are broken up: "::" at the start (after spaces: the runner trims them) and "##[" anywhere.
+// What is left is printable, so the same text is safe in a YAML comment.
+func Text(s string) string {
+	if safe(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case Unsafe(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	out := strings.ReplaceAll(b.String(), "##[", `#\x23[`)
+	if t := strings.TrimLeftFunc(out, unicode.IsSpace); strings.HasPrefix(t, "::") {
+		out = out[:len(out)-len(t)] + `\x3a` + t[1:]
+	}
+	return out
+}
+
+// Lines is Text for text of several lines (a diff, an error naming several inputs): each line
+// escaped, its line breaks kept.
+func Lines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Text(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func safe(s string) bool {
+	if !utf8.ValidString(s) || strings.Contains(s, "##[") || strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
+		return false
+	}
+	for _, r := range s {
+		if Unsafe(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Unsafe says whether Text escapes r: control (Cc: C0, DEL, C1), format (Cf: bidi, zero-width,
+// soft hyphen, BOM), line and paragraph separators, and the noncharacters U+FFFE and U+FFFF,
+// which YAML rejects.
+func Unsafe(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) || r == 0xFFFE || r == 0xFFFF
+}
+
+// GitHubData escapes a workflow command's message as GitHub's toolkit does (escapeData): a line
+// break in it cannot end the command and start another. The message's parts that come from the
+// inputs are Text first, so what GitHub shows is what Text shows.
+func GitHubData(s string) string { return ghData.Replace(s) }
+
+// GitHubProperty escapes a workflow command's property value (a file name) as GitHub's toolkit
+// does (escapeProperty: ":" and "," would end the property), after Text: a runner reads "##["
+// anywhere in a line, and a name Text changes cannot be one GitHub finds anyway.
+func GitHubProperty(s string) string { return ghProperty.Replace(Text(s)) }
+
+// JSON escapes an encoded JSON document the way Text would show it, keeping its value: what
+// encoding/json leaves raw in strings (DEL, C1 controls, bidi and zero-width characters) becomes
+// \uXXXX, and "##[" (read by a GitHub runner from any line it logs) #\u0023[. Outside strings
+// JSON holds only ASCII punctuation, spaces and line breaks, which are kept.
+func JSON(doc []byte) []byte {
+	var b bytes.Buffer
+	for _, r := range string(doc) {
+		switch {
+		case r == '\n' || !Unsafe(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return bytes.ReplaceAll(b.Bytes(), []byte("##["), []byte(`#\u0023[`))
+}
+
+var (
+	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
