@@ -149,3 +149,64 @@ func exitCode(t *testing.T, err error) int {
 	}
 	return 0
 }
+
+// TestScriptEscapesInputs (issue 23): an input holding a line break and a workflow command, shown
+// back in the script's error annotation, is one escaped line, not a second command.
+func TestScriptEscapesInputs(t *testing.T) {
+	cmd := exec.Command("bash", "check.sh")
+	cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "REBASEGEN=false",
+		"INPUT_FAIL_ON_DRIFT=yes\n::error file=README.md::INJECTED\r 100% \x1b]0;x\x07")
+	out, err := cmd.Output()
+	if exitCode(t, err) != 1 {
+		t.Fatalf("exit %d, want 1", exitCode(t, err))
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "::error::fail-on-drift: want true or false, got ") || strings.ContainsAny(lines[0], "\r\x1b\x07") {
+		t.Errorf("want one escaped annotation, got %q", out)
+	}
+	if !strings.Contains(lines[0], "100%25") {
+		t.Errorf("%% not escaped as %%25: %q", lines[0])
+	}
+}
+
+// TestActionYAMLQuotesAndCaches (issue 23, issue 24): no step's script holds a ${{ }} expression
+// (expanded before the shell runs, a value would be code: they go through env), and setup-go
+// caches the module and build caches keyed by go.sum (else every run compiles Kubernetes, kapp
+// and ytt from scratch).
+func TestActionYAMLQuotesAndCaches(t *testing.T) {
+	data, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Runs struct {
+			Steps []struct {
+				Uses string            `json:"uses"`
+				Run  string            `json:"run"`
+				With map[string]any    `json:"with"`
+				Env  map[string]string `json:"env"`
+			} `json:"steps"`
+		} `json:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	setupGo := false
+	for _, s := range a.Runs.Steps {
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("a step's script holds an expression:\n%s", s.Run)
+		}
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") {
+			setupGo = true
+			if c, ok := s.With["cache"]; ok && c != true && c != "true" {
+				t.Errorf("setup-go: cache %v, want true", c)
+			}
+			if p, _ := s.With["cache-dependency-path"].(string); !strings.HasSuffix(p, "/go.sum") {
+				t.Errorf("setup-go: cache-dependency-path %q, want rebasegen's go.sum", p)
+			}
+		}
+	}
+	if !setupGo {
+		t.Error("no setup-go step")
+	}
+}

@@ -6,6 +6,13 @@
 # errors only. REBASEGEN is the binary (default: rebasegen on PATH).
 set -euo pipefail
 args=(check --output github --package "${INPUT_PACKAGE:?the package input is required}")
+# gh_data VALUE: an input inside a workflow command's message, as GitHub's escapeData escapes it
+# (after printf %q has put it on one line): it cannot end the command and start another.
+gh_data() {
+  local s=${1//%/%25}
+  s=${s//$'\r'/%0D}
+  printf '%s' "${s//$'\n'/%0A}"
+}
 add_list() { # FLAG LINES: one flag per non-empty line
   local line
   while read -r line; do
@@ -21,6 +28,6 @@ if [[ -n ${INPUT_NAMESPACE:-} ]]; then args+=(--namespace "$INPUT_NAMESPACE"); f
 case ${INPUT_FAIL_ON_DRIFT:-false} in
 true) args+=(--fail-on-drift) ;;
 false | "") ;;
-*) echo "::error::fail-on-drift: want true or false, got '$INPUT_FAIL_ON_DRIFT'"; exit 1 ;;
+*) echo "::error::fail-on-drift: want true or false, got $(gh_data "$(printf %q "$INPUT_FAIL_ON_DRIFT")")"; exit 1 ;;
 esac
 exec "${REBASEGEN:-rebasegen}" "${args[@]}"
