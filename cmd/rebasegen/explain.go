@@ -53,7 +53,8 @@ func palette(mode string) (emit.Palette, error) {
 	case "never":
 		return emit.Palette{}, nil
 	case "auto":
-		return emit.Palette{On: isTTY(os.Stdout) && os.Getenv("NO_COLOR") == ""}, nil
+		// NO_COLOR: no-color.org; TERM=dumb: a terminal that shows escape sequences as text
+		return emit.Palette{On: isTTY(os.Stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}, nil
 	}
 	return emit.Palette{}, fmt.Errorf("--color: want auto, always or never, got %q", mode)
 }
