@@ -11,11 +11,12 @@ import (
 
 // hostile is a name holding what must never reach an output raw: a line break followed by a
 // GitHub workflow command, terminal escape sequences (OSC: set the title; CSI: clear the
-// screen), GitHub's legacy command prefix and a zero-width space.
-const hostile = "web\n::error file=README.md,line=1::INJECTED \x1b]0;pwned\x07\x1b[2J ##[error]legacy z\u200bw"
+// screen), GitHub's legacy command prefix, a zero-width space and a command after a space (where
+// a wrapped line may start).
+const hostile = "web\n::error file=README.md,line=1::INJECTED \x1b]0;pwned\x07\x1b[2J ##[error]legacy z\u200bw ::warning::spaced"
 
 // hostileYAML is hostile as a YAML double-quoted scalar.
-const hostileYAML = `"web\n::error file=README.md,line=1::INJECTED \x1b]0;pwned\x07\x1b[2J ##[error]legacy z\u200bw"`
+const hostileYAML = `"web\n::error file=README.md,line=1::INJECTED \x1b]0;pwned\x07\x1b[2J ##[error]legacy z\u200bw ::warning::spaced"`
 
 // hostileFixture is controller-filled-data with the Secret's name and cert-manager's manager name
 // replaced by hostile: a controller-owned finding (explain's class column names the manager)
@@ -65,10 +66,12 @@ func assertEscaped(t *testing.T, what, out string, github bool) {
 func TestOutputEscapesHostileNames(t *testing.T) {
 	desired, live, ns := hostileFixture(t)
 	in := []string{"-d", desired, "-l", live, "-n", ns}
-	shown := `INJECTED \x1b]0;pwned\a\x1b[2J #\x23[error]legacy z\u200bw` // how text shows the name
+	shown := `INJECTED \x1b]0;pwned\a\x1b[2J #\x23[error]legacy z\u200bw \x3a:warning::spaced` // how text shows the name
 
+	// explain's text laid out for 80 columns (a pipe), wrapped lines included
+	assertEscaped(t, "explain (80 columns)", rebasegen(t, append([]string{"explain"}, in...)...).stdout, false)
 	for _, format := range []string{"text", "json"} {
-		r := rebasegen(t, append([]string{"explain", "-o", format}, in...)...)
+		r := rebasegen(t, append([]string{"explain", "--wide", "-o", format}, in...)...)
 		if r.code != 0 {
 			t.Fatalf("explain -o %s: exit %d\n%s", format, r.code, r.stderr)
 		}

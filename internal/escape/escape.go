@@ -19,7 +19,8 @@ import (
 // (bidirectional controls reorder what is shown, zero-width ones hide text: U+202E, U+200B),
 // line and paragraph separators, noncharacters and invalid UTF-8 are written Go-style (\x1b, \n,
 // \u202e, \xff). Two sequences a GitHub runner reads as a workflow command from any log line
-// are broken up: "::" at the start (after spaces: the runner trims them) and "##[" anywhere.
+// are broken up: "::" at the start or after a space (the runner trims leading spaces; a wrapped
+// line may start after any space) and "##[" anywhere.
 // What is left is printable, so the same text is safe in a YAML comment.
 func Text(s string) string {
 	if safe(s) {
@@ -37,11 +38,30 @@ func Text(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	out := strings.ReplaceAll(b.String(), "##[", `#\x23[`)
-	if t := strings.TrimLeftFunc(out, unicode.IsSpace); strings.HasPrefix(t, "::") {
-		out = out[:len(out)-len(t)] + `\x3a` + t[1:]
+	return commandSafe(strings.ReplaceAll(b.String(), "##[", `#\x23[`))
+}
+
+// commandSafe escapes the first ":" of every "::" at the start of s or after a space: text
+// wrapped to a width (explain in a pipe) may start a line there, and a runner reads a line whose
+// first characters after spaces are "::" as a workflow command.
+func commandSafe(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "::")
+		if i < 0 {
+			break
+		}
+		before := strings.TrimRightFunc(s[:i], unicode.IsSpace)
+		b.WriteString(s[:i])
+		if before == "" || len(before) < i {
+			b.WriteString(`\x3a:`)
+		} else {
+			b.WriteString("::")
+		}
+		s = s[i+2:]
 	}
-	return out
+	b.WriteString(s)
+	return b.String()
 }
 
 // Lines is Text for text of several lines (a diff, an error naming several inputs): each line
@@ -55,7 +75,7 @@ func Lines(s string) string {
 }
 
 func safe(s string) bool {
-	if !utf8.ValidString(s) || strings.Contains(s, "##[") || strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
+	if !utf8.ValidString(s) || strings.Contains(s, "##[") || strings.Contains(s, "::") {
 		return false
 	}
 	for _, r := range s {

@@ -16,6 +16,8 @@ func TestText(t *testing.T) {
 		"   ::warning::x":                   `   \x3a:warning::x`,
 		"\u3000::notice::x":                 "\u3000" + `\x3a:notice::x`,
 		"a::b":                              "a::b",
+		"fd00::1 a ::error::x b\u3000::y":   `fd00::1 a \x3a:error::x b` + "\u3000" + `\x3a:y`,
+		":::":                               `\x3a::`,
 		"ok ##[error]legacy":                `ok #\x23[error]legacy`,
 		"\x1b[2J\x1b]0;title\x07":           `\x1b[2J\x1b]0;title\a`,
 		"zero\u200bwidth":                   `zero\u200bwidth`,
