@@ -51,7 +51,11 @@ func checkCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}
 			findings := res.Findings(generator.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
-			if err := writeCheck(c.App.Writer, format, res, rules, findings); err != nil {
+			out := c.App.Writer
+			if format == "text" {
+				out = wrapTo(out)
+			}
+			if err := writeCheck(out, format, res, rules, findings); err != nil {
 				return err
 			}
 			switch {

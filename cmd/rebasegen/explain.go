@@ -19,6 +19,8 @@ func explainCommand() *cli.Command {
 		Flags: append(inputFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
+			&cli.BoolFlag{Name: "wide", Usage: "text: one line per field, however wide (default: the terminal's width, 80 columns in a file or pipe)"},
+			&cli.BoolFlag{Name: "group", Usage: fmt.Sprintf("text: each difference of a kind once, with how many resources have it (default: above %d resources)", explainGroupAbove)},
 		),
 		Action: func(c *cli.Context) error {
 			pal, err := palette(c.String("color"))
@@ -37,7 +39,16 @@ func explainCommand() *cli.Command {
 			noteElsewhere(c, generator.UnpairedOf(set))
 			switch c.String("output") {
 			case "text":
-				return emit.WriteExplainText(c.App.Writer, rep, pal, outputWidth(c.App.Writer))
+				width := explainWidth(c.App.Writer, c.Bool("wide"))
+				group := c.Bool("group")
+				if !c.IsSet("group") && len(rep.Resources) > explainGroupAbove {
+					group = true
+					fmt.Fprintf(c.App.ErrWriter, "note: %d resources: each difference of a kind shown once (--group=false lists every resource)\n", len(rep.Resources))
+				}
+				if group {
+					return emit.WriteExplainGrouped(c.App.Writer, rep, pal, width)
+				}
+				return emit.WriteExplainText(c.App.Writer, rep, pal, width)
 			case "json":
 				return emit.WriteExplainJSON(c.App.Writer, rep)
 			}
@@ -45,6 +56,10 @@ func explainCommand() *cli.Command {
 		},
 	}
 }
+
+// explainGroupAbove: explain's text of more resources is grouped (a fleet: thousands of copies of
+// the same few differences).
+const explainGroupAbove = 100
 
 func palette(mode string) (emit.Palette, error) {
 	switch mode {

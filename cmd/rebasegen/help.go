@@ -48,6 +48,41 @@ func outputWidth(w io.Writer) int {
 	return 0
 }
 
+// wrapping writes what it is given that ends a line wrapped to width (a terminal's: see
+// outputWidth), anything else (a progress line ending in \r) as it is. Every message is written
+// whole (one Fprintf), so each Write holds whole lines.
+type wrapping struct {
+	w     io.Writer
+	width int
+}
+
+func wrapTo(w io.Writer) io.Writer { return wrapping{w, outputWidth(w)} }
+
+func (x wrapping) Write(p []byte) (int, error) {
+	if x.width <= 0 || !bytes.HasSuffix(p, []byte("\n")) {
+		return x.w.Write(p)
+	}
+	if _, err := io.WriteString(x.w, textwrap.Lines(string(p), x.width)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// explainWidth is the width explain lays its fields out for: the terminal's; in a file or pipe
+// $COLUMNS, else 80 (evidence on a line of its own, as on a terminal); 0 with --wide (one line
+// per field, for grep).
+func explainWidth(w io.Writer, wide bool) int {
+	if wide {
+		return 0
+	}
+	if f, ok := w.(*os.File); ok {
+		if n := termWidth(f); n > 0 {
+			return n
+		}
+	}
+	return 80
+}
+
 // helpWidth is the width of --help: the terminal's, else 80, as man pages.
 func helpWidth() int {
 	if w := termWidth(os.Stdout); w > 0 {

@@ -39,11 +39,15 @@ func lintCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, inferred)
-			if err := lint.Write(c.App.Writer, findings, format); err != nil {
+			out := c.App.Writer
+			if format == lint.FormatText {
+				out = wrapTo(out)
+			}
+			if err := lint.Write(out, findings, format); err != nil {
 				return err
 			}
 			// the summary once: after the findings, or on stderr to keep stdout machine-readable
-			summary := c.App.Writer
+			summary := out
 			if format != lint.FormatText {
 				summary = c.App.ErrWriter
 			}

@@ -53,7 +53,7 @@ func run(args []string) int {
 		},
 		EnableBashCompletion: completionRequested(), // the hidden --generate-bash-completion, when the completion scripts call
 		Writer:               os.Stdout,
-		ErrWriter:            os.Stderr,
+		ErrWriter:            wrapTo(os.Stderr),            // notes, warnings and summaries fit the terminal
 		ExitErrHandler:       func(*cli.Context, error) {}, // run() prints and maps errors itself
 		CommandNotFound:      func(_ *cli.Context, name string) { unknown = name },
 	}
@@ -90,7 +90,8 @@ func run(args []string) int {
 		return 0
 	}
 	if err.Error() != "" {
-		fmt.Fprintln(os.Stderr, "rebasegen:", escape.Lines(err.Error())) // errors name inputs: files, documents, objects
+		// errors name inputs: files, documents, objects
+		fmt.Fprintln(wrapTo(os.Stderr), "rebasegen: "+escape.Lines(err.Error()))
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) && ec.ExitCode() != 0 {

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -101,5 +103,79 @@ func TestColourOnlyForTerminalsThatShowIt(t *testing.T) {
 		if got := strings.Contains(r.stdout, "\x1b["); got != tc.colour {
 			t.Errorf("%v: colour %v, want %v:\n%s", tc.env, got, tc.colour, r.stdout)
 		}
+	}
+}
+
+// fits fails when a line of out is wider than width and could have been broken (holds a space
+// after its indent).
+func fits(t *testing.T, what, out string, width int) {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > width && strings.Contains(strings.TrimSpace(l), " ") {
+			t.Errorf("%s: line of %d columns at width %d: %q", what, utf8.RuneCountInString(l), width, l)
+		}
+	}
+}
+
+// TestTextOutputFitsTheTerminal (issue 24 point 7): check's, lint's and generate's text on a
+// terminal of 60 columns is wrapped at spaces to 60 columns (the same words as in a file), and
+// left alone in a file.
+func TestTextOutputFitsTheTerminal(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	none := filepath.Join(t.TempDir(), "none.yml")
+	if err := os.WriteFile(none, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr bool // the text is on stderr
+	}{
+		{"check", append([]string{"check", "--rules", none}, fix...), false},
+		{"lint", []string{"lint", "--rules", lintFixture("invalid-type")}, false},
+		{"generate", append([]string{"generate"}, fix...), true},
+	} {
+		piped := rebasegen(t, tc.args...)
+		tty := rebasegenTTY(t, 60, !tc.stderr, tc.stderr, nil, tc.args...)
+		want, got := piped.stdout, tty.stdout
+		if tc.stderr {
+			want, got = piped.stderr, tty.stderr
+		}
+		if tty.code != piped.code {
+			t.Errorf("%s: exit %d on a terminal, %d in a file", tc.name, tty.code, piped.code)
+		}
+		if maxWidth(want) <= 60 {
+			t.Fatalf("%s: the widest line in a file is %d columns: pick a case with wider lines", tc.name, maxWidth(want))
+		}
+		fits(t, tc.name, got, 60)
+		if a, b := strings.Fields(want), strings.Fields(got); !slices.Equal(a, b) {
+			t.Errorf("%s: other words on the terminal:\n%s\n---\n%s", tc.name, want, got)
+		}
+	}
+}
+
+func maxWidth(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
+}
+
+// TestExplainPipedIsNarrow (issue 24 point 7): explain in a file or pipe lays its fields out for
+// 80 columns ($COLUMNS when set), --wide one line per field.
+func TestExplainPipedIsNarrow(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	t.Setenv("COLUMNS", "")
+	narrow := rebasegen(t, append([]string{"explain"}, fix...)...)
+	fits(t, "explain", narrow.stdout, 80)
+	t.Setenv("COLUMNS", "100")
+	fits(t, "explain with COLUMNS=100", rebasegen(t, append([]string{"explain"}, fix...)...).stdout, 100)
+	wide := rebasegen(t, append([]string{"explain", "--wide"}, fix...)...)
+	if maxWidth(wide.stdout) <= 100 || strings.Contains(wide.stdout, "\n      defaulting") {
+		t.Errorf("--wide: not one line per field:\n%s", wide.stdout)
+	}
+	if a, b := strings.Fields(narrow.stdout), strings.Fields(wide.stdout); !slices.Equal(a, b) {
+		t.Errorf("narrow and --wide differ in words:\n%s\n---\n%s", narrow.stdout, wide.stdout)
 	}
 }

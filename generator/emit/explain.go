@@ -128,7 +128,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		if applier == "" {
 			applier = "no known applier"
 		}
-		fmt.Fprintf(b, "%s (%s, applied by %s)\n", escape.Text(r.ID.String()), escape.Text(r.Live.APIVersion), escape.Text(applier))
+		fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("%s (%s, applied by %s)", escape.Text(r.ID.String()), escape.Text(r.Live.APIVersion), escape.Text(applier)), width))
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}
@@ -137,8 +137,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 			// aligned columns are what makes rows wide (one long path widens them all)
 			table = ""
 			for _, f := range r.Findings {
-				table += textwrap.Line("  "+escape.Text(f.Path.String())+"  "+pal.class(f)+covered(f)+"  "+short(f.Desired)+" -> "+short(f.Live), width) + "\n" +
-					textwrap.Line("      "+escape.Text(f.Evidence), width) + "\n"
+				table += narrowRow(escape.Text(f.Path.String()), pal.class(f)+covered(f), short(f.Desired)+" -> "+short(f.Live), escape.Text(f.Evidence), width)
 			}
 		}
 		b.WriteString(table)
@@ -153,11 +152,18 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		b.WriteByte('\n')
 	}
 	for _, o := range ids(rep.Created) {
-		fmt.Fprintf(b, "%s: not on the cluster (kapp would create it)\n", escape.Text(o))
+		fmt.Fprintln(b, textwrap.Line(escape.Text(o)+": not on the cluster (kapp would create it)", width))
 	}
 	for _, o := range ids(rep.Deleted) {
-		fmt.Fprintf(b, "%s: live only (not in the desired objects)\n", escape.Text(o))
+		fmt.Fprintln(b, textwrap.Line(escape.Text(o)+": live only (not in the desired objects)", width))
 	}
+	writeSummary(b, rep, width)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSummary is explain's last line: the resources and the findings of each class.
+func writeSummary(b *strings.Builder, rep *classify.Report, width int) {
 	counts := rep.Counts()
 	var parts []string
 	for _, c := range classify.Classes() {
@@ -170,8 +176,6 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		parts = append(parts, fmt.Sprintf("pending %d (changes made in Git: this deploy applies them)", n))
 	}
 	fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width))
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // findingsTable is one aligned row per finding: path, class, desired -> live, evidence.
@@ -183,6 +187,16 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 	}
 	tw.Flush()
 	return b.String()
+}
+
+// narrowRow lays one field out for width: path, class and values on one line when they fit, else
+// the path on a line of its own (a long path must not split the values); the evidence below.
+func narrowRow(path, class, values, evidence string, width int) string {
+	head := "  " + path + "  " + class + "  " + values
+	if widest(head) > width {
+		head = "  " + path + "\n" + textwrap.Line("      "+class+"  "+values, width)
+	}
+	return head + "\n" + textwrap.Line("      "+evidence, width) + "\n"
 }
 
 func covered(f classify.Finding) string {
