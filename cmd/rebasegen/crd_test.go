@@ -39,7 +39,7 @@ func TestCRDFromLiveOrFlag(t *testing.T) {
 	liveCRD, liveCR := split("live.yaml")
 	d, l, crd := write("desired.yaml", desiredCR), write("live.yaml", liveCR), write("crds.yaml", liveCRD)
 	explain := func(extra ...string) string {
-		r := rebasegen(t, append([]string{"--quiet", "explain", "--color", "never", "-d", d, "-l", l, "-n", "crd-defaults"}, extra...)...)
+		r := rebasegen(t, append([]string{"--quiet", "explain", "--wide", "--color", "never", "-d", d, "-l", l, "-n", "crd-defaults"}, extra...)...)
 		if r.code != 0 {
 			t.Fatalf("explain %v: exit %d, stderr:\n%s", extra, r.code, r.stderr)
 		}
