@@ -52,7 +52,7 @@ func TestCheckGitChangeIsNotDrift(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != 0 || len(j.Pending) != 2 || len(j.Drift) != 0 || j.Pending[0].Class != "pending" {
 		t.Errorf("json: want exit 0, 2 pending and no drift, got %d (%v):\n%s", r.code, err, r.stdout)
 	}
-	r = rebasegen(t, "explain", "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	r = rebasegen(t, "explain", "--wide", "-d", desired, fix[2], fix[3], fix[4], fix[5]) // one summary line
 	if r.code != 0 || !strings.Contains(r.stdout, "pending 2 (changes made in Git: this deploy applies them)") || strings.Contains(r.stdout, "drift 2") {
 		t.Errorf("explain: want the 2 pending changes, no drift, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
