@@ -13,22 +13,10 @@ import (
 // objects", failed by --fail-on-drift, though kapp.k14s.io/original holds the live value: they are
 // pending changes from Git, reported in every format as such, counted apart, never failing.
 func TestCheckGitChangeIsNotDrift(t *testing.T) {
-	fix := scenario(t, "hpa-replicas")
-	dir := t.TempDir()
-	rules := filepath.Join(dir, "rules.yml")
-	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
-		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
-	}
-	data, err := os.ReadFile(fix[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	bumped := strings.Replace(string(data), "image: nginx:1.25", "image: nginx:1.27", 1)
-	bumped = strings.Replace(bumped, "            memory: 64Mi\n", "            memory: 64Mi\n        env:\n        - {name: LOG_LEVEL, value: debug}\n", 1)
-	desired := filepath.Join(dir, "desired.yaml")
-	if err := os.WriteFile(desired, []byte(bumped), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fix, _, rules, desired := changedInGit(t, func(manifest string) string {
+		bumped := strings.Replace(manifest, "image: nginx:1.25", "image: nginx:1.27", 1)
+		return strings.Replace(bumped, "            memory: 64Mi\n", "            memory: 64Mi\n        env:\n        - {name: LOG_LEVEL, value: debug}\n", 1)
+	})
 	args := []string{"check", "--rules", rules, "--fail-on-drift", "-d", desired, fix[2], fix[3], fix[4], fix[5]}
 	r := rebasegen(t, args...)
 	for _, want := range []string{
@@ -63,20 +51,9 @@ func TestCheckGitChangeIsNotDrift(t *testing.T) {
 // mutation check's values through but hides the bump. kapp would keep the Deployment, so the
 // pending change is hidden: exit 3, never "kapp applies it on deploy".
 func TestCheckPendingChangeHiddenByARule(t *testing.T) {
-	fix := scenario(t, "hpa-replicas")
-	dir := t.TempDir()
-	rules := filepath.Join(dir, "rules.yml")
-	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
-		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
-	}
-	data, err := os.ReadFile(fix[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "desired.yaml")
-	if err := os.WriteFile(desired, []byte(strings.Replace(string(data), "image: nginx:1.25", "image: nginx:1.26", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string {
+		return strings.Replace(manifest, "image: nginx:1.25", "image: nginx:1.26", 1)
+	})
 	guess := filepath.Join(dir, "guess.yml")
 	if err := os.WriteFile(guess, []byte(`apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
@@ -112,4 +89,25 @@ rebaseRules:
 	if r.code != 0 || strings.Contains(r.stdout, "hidden:") {
 		t.Errorf("generated rules alone: want exit 0 and nothing hidden, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// changedInGit generates rules for the hpa-replicas fixture into dir/rules.yml and writes its
+// desired objects as edit changes them to dir/desired.yaml, as a pull request changes a package.
+func changedInGit(t *testing.T, edit func(string) string) (fix []string, dir, rules, desired string) {
+	t.Helper()
+	fix = scenario(t, "hpa-replicas")
+	dir = t.TempDir()
+	rules = filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired = filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, []byte(edit(string(data))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fix, dir, rules, desired
 }
