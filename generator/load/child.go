@@ -1,9 +1,8 @@
 package load
 
 // Rendering a package in a child process whose memory the kernel bounds. ytt cannot be cancelled
-// and a template can allocate without bound: the heap watch of an in-process render is polled, so
-// a template doubling a 1 GB string peaked at 2.9 GB before it noticed, and one list of 2^30 items
-// (16 GB in one allocation) was a fatal out-of-memory error of the whole process. A child whose
+// and a template can allocate without bound: a polled heap watch sees an allocation only after it
+// is made, so one huge allocation overshoots the budget or kills the whole process. A child whose
 // data segment is limited (RLIMIT_DATA: the Go heap's mappings count) fails its allocation instead,
 // and the parent turns its death into the error an over-budget render gets.
 
