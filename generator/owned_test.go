@@ -106,6 +106,9 @@ func fieldsV1(field []string) []string {
 // checks and every kapp deploy: 16x the allocations for 4x the keys. Work is counted in
 // allocations, which do not depend on the machine's load.
 func TestOwnedKeysWorkLinear(t *testing.T) {
+	if raceDetector {
+		t.Skip("allocations are not the code's under -race")
+	}
 	for _, field := range [][]string{{"data"}, {"metadata", "annotations"}} {
 		allocated := func(n int) (bytes, allocs float64) {
 			in := ownedKeys(t, field, n)

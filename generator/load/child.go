@@ -34,7 +34,7 @@ var childRenders atomic.Bool
 func RenderChild() {
 	budget, ok := os.LookupEnv(childEnv)
 	if !ok {
-		childRenders.Store(memoryBounded)
+		childRenders.Store(memoryBounded && !raceDetector)
 		return
 	}
 	os.Exit(serveRender(budget))

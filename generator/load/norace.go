@@ -1,0 +1,6 @@
+//go:build !race
+
+package load
+
+// raceDetector: see race.go.
+const raceDetector = false
