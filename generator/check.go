@@ -377,13 +377,20 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
 	}
 	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
-	// rules come from check's inputs, the file's shape from the options its header records.
-	g, err := a.Synthesize(synth.Options{IncludeUnknown: opts.IncludeUnknown})
-	if err != nil {
-		return nil, err
+	// rules come from check's inputs, the file's shape from the options its header records: a
+	// file generated from plain manifests names each resource's namespace, though check renders
+	// the package (its rules would follow the install namespace).
+	so := synth.Options{IncludeUnknown: opts.IncludeUnknown}
+	rules := synth.Synthesize(a.Report, so).Rules
+	if len(opts.Packages) > 0 || opts.PackageCR != "" {
+		g, err := a.Synthesize(so)
+		if err != nil {
+			return nil, err
+		}
+		rules = g.Rules
 	}
 	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, emit.Header{Options: opts}); err != nil {
+	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
 		return nil, err
 	}
 	was, now := compared(string(committed)), compared(buf.String())

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
@@ -87,5 +88,31 @@ func TestPackageRulesFollowTheInstallNamespace(t *testing.T) {
 	}
 	if c.Verdict.Kept != 2 || len(c.Residual)+len(c.Hidden)+len(c.Unknown) != 0 {
 		t.Errorf("installed into shop, kapp keeps %d/%d: residual %v, hidden %v, unknown %v", c.Verdict.Kept, c.Verdict.Paired, c.Residual, c.Hidden, c.Unknown)
+	}
+}
+
+// A consumer generates rules from what kapp deployed (plain manifests, each resource's namespace
+// named); the package's CI then checks them against the package's template: the same rules,
+// regenerated as the header records (from manifests), are not stale.
+func TestRulesFromManifestsAreNotStaleForTheirPackage(t *testing.T) {
+	in := fixture("hpa-replicas")
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	h := emit.Header{Version: "test", Options: emit.Options{Desired: in.Desired, Live: in.Live, Namespace: in.Namespace, Format: emit.FormatSecret, PackageInstall: "web"}}
+	if err := emit.WriteRules(&b, g.Rules, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "kindNamespaceNameMatcher") {
+		t.Fatalf("no test: the rules name no resource:\n%s", b.String())
+	}
+	c, err := generator.Check(hpaPackage(t, "hpa-replicas"), []string{writeFile(t, "secret.yml", b.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Stale)+len(c.Residual)+len(c.Hidden) != 0 {
+		t.Errorf("stale %+v, residual %v, hidden %v", c.Stale, c.Residual, c.Hidden)
 	}
 }

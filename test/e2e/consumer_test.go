@@ -101,12 +101,6 @@ func TestE2EPackageConsumer(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if name == "generated" && code == 3 && strings.Contains(string(out), "generated rules are stale") {
-			// Known regression since the header digest (6e9c673): check calls the freshly generated
-			// Secret stale in this workflow (package + captured desired). Open in issue 23's note.
-			t.Logf("KNOWN REGRESSION: CI script with generated rules: exit 3 (stale)\n%s", out)
-			continue
-		}
 		if code != tc.want {
 			t.Errorf("CI script with %s rules: exit %d, want %d\n%s", name, code, tc.want, out)
 		}
