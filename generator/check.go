@@ -13,11 +13,13 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
@@ -83,7 +85,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	configs := slices.Concat(a.Set.InForce(), userConfigs)
-	covered, err := classify.CoveredBy(a.Report, configs)
+	covered, err := kappcover.CoveredBy(a.Report, configs)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +270,7 @@ func (in Inputs) readAsDesired(p string) bool {
 // ConfigMaps labelled kapp.k14s.io/config, ytt templates and package directories (rendered with
 // the package's data values, as the package would be) and rebasegen's Secret format (its
 // rebase-rules.yml).
-func ruleConfigs(r *load.Reader, paths []string, pkg load.Package) ([]load.Object, error) {
+func ruleConfigs(r *load.Reader, paths []string, pkg yttrender.Package) ([]load.Object, error) {
 	var out []load.Object
 	for _, p := range paths {
 		objs, err := ruleObjects(r, p, pkg)
@@ -292,11 +294,11 @@ func ruleConfigs(r *load.Reader, paths []string, pkg load.Package) ([]load.Objec
 }
 
 // ruleObjects reads one --rules path; a file or directory holding ytt templates is rendered.
-func ruleObjects(r *load.Reader, p string, pkg load.Package) ([]load.Object, error) {
+func ruleObjects(r *load.Reader, p string, pkg yttrender.Package) ([]load.Object, error) {
 	if !IsYTT(r, p) {
 		return load.Paths([]string{p}, r)
 	}
-	docs, err := (load.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: "rules file"}).Render(r)
+	docs, err := (yttrender.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: "rules file"}).Render(r)
 	if err != nil {
 		return nil, err
 	}
@@ -304,12 +306,12 @@ func ruleObjects(r *load.Reader, p string, pkg load.Package) ([]load.Object, err
 }
 
 // IsYTT says whether a file, or any file of a directory, holds ytt annotations
-// (load.HasYTTAnnotations): it is rendered with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
+// (yttrender.HasYTTAnnotations): it is rendered with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
 // here is still there to read.
 func IsYTT(r *load.Reader, p string) bool {
 	files, _ := r.ReadPath(p) // an error is reported when p is read
 	for _, f := range files {
-		if f.Name != "-" && load.HasYTTAnnotations(f.Name, f.Data) { // stdin is read as plain YAML
+		if f.Name != "-" && yttrender.HasYTTAnnotations(f.Name, f.Data) { // stdin is read as plain YAML
 			return true
 		}
 	}
@@ -320,7 +322,7 @@ func IsYTT(r *load.Reader, p string) bool {
 // ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret named
 // by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it is read alone, not with the
 // package's files).
-func secretRules(r *load.Reader, o load.Object, pkg load.Package) ([]load.Object, error) {
+func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, error) {
 	text, ok, _ := unstructured.NestedString(o.Object, "stringData", "rebase-rules.yml")
 	if !ok {
 		enc, found, _ := unstructured.NestedString(o.Object, "data", "rebase-rules.yml")
@@ -333,7 +335,7 @@ func secretRules(r *load.Reader, o load.Object, pkg load.Package) ([]load.Object
 		}
 		text = string(dec)
 	}
-	if load.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
+	if yttrender.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
 		return nil, &load.Error{Source: o.Source, Field: "rebase-rules.yml", Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
 	}
 	docs, err := pkg.RenderFile(r, o.Source.File+" (rebase-rules.yml)", "rebase-rules.yml", []byte(text))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
-	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // imageFromTheCluster lets the cluster's image win for every Deployment: it hides a change of
@@ -42,7 +42,7 @@ func TestCheckJudgesAFileBearingTheGeneratedHeader(t *testing.T) {
 				}
 				os.WriteFile(filepath.Join(dir, f), data, 0o644)
 			}
-			return generator.Inputs{Package: load.Package{Dirs: []string{dir}, ValuesFiles: []string{filepath.Join(pkg, "values.yml")}}}
+			return generator.Inputs{Package: yttrender.Package{Dirs: []string{dir}, ValuesFiles: []string{filepath.Join(pkg, "values.yml")}}}
 		}},
 		{"desired directory", func(dir string) generator.Inputs {
 			data, err := os.ReadFile(filepath.Join("..", "fixtures", "hpa-replicas", "desired.yaml"))

@@ -13,9 +13,11 @@ import (
 	"sync/atomic"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -23,10 +25,10 @@ import (
 type Inputs struct {
 	Desired   []string // files, directories or "-"; empty: recover from kapp.k14s.io/original
 	Live      []string
-	CRDs      []string     // extra CustomResourceDefinitions for schema defaulting
-	Rulesets  []string     // user ruleset files
-	Namespace string       // for namespaced desired objects without one
-	Package   load.Package // a ytt package rendered into desired objects
+	CRDs      []string          // extra CustomResourceDefinitions for schema defaulting
+	Rulesets  []string          // user ruleset files
+	Namespace string            // for namespaced desired objects without one
+	Package   yttrender.Package // a ytt package rendered into desired objects
 	// Reader reads every input file, once for stdin and pipes (nil: a Reader without stdin).
 	Reader   *load.Reader
 	Progress Progress // nil: nobody listens
@@ -86,7 +88,12 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs))})
+	kappDefaults, packageRules, err := kappcover.Covers(set.Configs)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
+		KappDefaults: kappDefaults, PackageRules: packageRules})
 	if err != nil {
 		return nil, err
 	}

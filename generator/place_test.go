@@ -14,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // hpaPackage is fixtures/packages/hpa-web (Deployment + HPA, no namespace in the template) with
@@ -46,7 +47,7 @@ func hpaPackage(t *testing.T, ns string) generator.Inputs {
 		live = writeFile(t, "live.yaml", strings.ReplaceAll(text, "hpa-replicas", ns))
 	}
 	return generator.Inputs{Live: []string{live}, Namespace: ns,
-		Package: load.Package{Dirs: []string{filepath.Join(dir, "config")}, ValuesFiles: []string{filepath.Join(dir, "values.yml")}}}
+		Package: yttrender.Package{Dirs: []string{filepath.Join(dir, "config")}, ValuesFiles: []string{filepath.Join(dir, "values.yml")}}}
 }
 
 // Rules generated for a package installed into one namespace hold, by kapp's engine under both

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
@@ -20,7 +21,7 @@ func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
 	return out
 }
 
-func loadValues(kv ...string) load.Package { return load.Package{Values: kv} }
+func loadValues(kv ...string) yttrender.Package { return yttrender.Package{Values: kv} }
 
 // fixture is a captured scenario's inputs: its desired.yaml and live.yaml, in its namespace
 // (every scenario's namespace is its name).

@@ -15,6 +15,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // TestHostileInputs: bad input of every kind is an error (exit 1) that names the input and, for
@@ -403,7 +404,7 @@ func TestREADMEStatesLimits(t *testing.T) {
 		fmt.Sprintf("%d MiB per object as JSON", load.MaxObjectSize>>20),
 		fmt.Sprintf("%d levels of nesting", load.MaxDepth),
 		fmt.Sprintf("a package renders with ytt within %v minute, %d GiB of memory and %d MiB of output",
-			load.RenderTimeout.Minutes(), load.RenderMemory>>30, load.MaxFileSize>>20),
+			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30, load.MaxFileSize>>20),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -94,8 +95,8 @@ func inputs(c *cli.Context) generator.Inputs {
 	}
 }
 
-func packageOf(c *cli.Context) load.Package {
-	return load.Package{Dirs: c.StringSlice("package"), ValuesFiles: c.StringSlice("values"),
+func packageOf(c *cli.Context) yttrender.Package {
+	return yttrender.Package{Dirs: c.StringSlice("package"), ValuesFiles: c.StringSlice("values"),
 		Values: c.StringSlice("value"), ValuesYAML: c.StringSlice("value-yaml"), CR: c.String("package-cr")}
 }
 

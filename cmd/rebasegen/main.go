@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -25,7 +25,7 @@ const (
 )
 
 func main() {
-	load.RenderChild() // a package render child of this process (started by load) ends here
+	yttrender.RenderChild() // a package render child of this process (started by load) ends here
 	os.Exit(run(os.Args))
 }
 

@@ -19,13 +19,13 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // TestMain makes the test binary the rebasegen command of the README's scripts (testscript).
 // --quiet: a run over 2 seconds on a loaded machine would add a timing line the README does not show.
 func TestMain(m *testing.M) {
-	load.RenderChild() // packages render in a child process, as the command renders them
+	yttrender.RenderChild() // packages render in a child process, as the command renders them
 	testscript.Main(m, map[string]func(){
 		"rebasegen": func() { os.Exit(run(append([]string{os.Args[0], "--quiet"}, os.Args[1:]...))) },
 	})

@@ -19,14 +19,23 @@ import (
 type Options struct {
 	Rules    *rulesets.Ruleset
 	Progress func() // called as each pair is classified, from several goroutines; nil: not called
+	// KappDefaults and PackageRules say which differing fields kapp's built-in rebase rules and
+	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
+	// controller does not link); nil: none.
+	KappDefaults, PackageRules Covers
 }
+
+// Covers reports, for each of paths (fields differing between desired and live), whether a set
+// of kapp rebase rules restores its live value; nil when none does. It is called from several
+// goroutines.
+type Covers func(desired, live *unstructured.Unstructured, paths []fielddiff.Path) ([]bool, error)
 
 // classifier holds what is shared by all pairs.
 type classifier struct {
 	rules        *rulesets.Ruleset
 	defaults     defaulter
-	kappDefaults rebaser
-	pkgRules     rebaser
+	kappDefaults Covers
+	pkgRules     Covers
 	hpaTargets   map[pair.Identity]string
 	calculated   []compiledField
 	injected     []compiledInjection
@@ -49,7 +58,7 @@ type compiledInjection struct {
 
 // Classify explains every differing field of every pair.
 func Classify(set *pair.Set, opts Options) (*Report, error) {
-	c, err := newClassifier(set, opts.Rules)
+	c, err := newClassifier(set, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,22 +133,16 @@ func (t *pathTable) share(p fielddiff.Path) fielddiff.Path {
 	return p
 }
 
-func newClassifier(set *pair.Set, rs *rulesets.Ruleset) (*classifier, error) {
+func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
+	rs := opts.Rules
 	crds, err := newCRDSchemas(set.CRDs)
 	if err != nil {
 		return nil, err
 	}
-	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}}}
+	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
+		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules}
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err
-	}
-	if c.kappDefaults, err = newRebaser(nil, false); err != nil {
-		return nil, err
-	}
-	if len(set.Configs) > 0 {
-		if c.pkgRules, err = newRebaser(set.Configs, true); err != nil {
-			return nil, err
-		}
 	}
 	for _, f := range rs.Calculated {
 		re, _ := rulesets.PathPattern(f.Path) // validated when loaded
@@ -232,13 +235,16 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	for i, d := range findings {
 		paths[i] = d.Path
 	}
-	byKapp, err := c.kappDefaults.covered(desired.Unstructured, live.Unstructured, paths)
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", p.ID, err)
+	var byKapp, byPkg []bool
+	if c.kappDefaults != nil {
+		if byKapp, err = c.kappDefaults(desired.Unstructured, live.Unstructured, paths); err != nil {
+			return res, fmt.Errorf("%s: %w", p.ID, err)
+		}
 	}
-	byPkg, err := c.pkgRules.covered(desired.Unstructured, live.Unstructured, paths)
-	if err != nil {
-		return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
+	if c.pkgRules != nil {
+		if byPkg, err = c.pkgRules(desired.Unstructured, live.Unstructured, paths); err != nil {
+			return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
+		}
 	}
 	res.Findings = make([]Finding, 0, len(findings)+2) // exactly: a fleet's findings are a large part of what a run keeps
 	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved, association} {

@@ -211,6 +211,10 @@ func NewReader(stdin io.Reader) *Reader {
 // ReadFile reads a file named on the command line, or "-" for stdin.
 func (r *Reader) ReadFile(name string) ([]byte, error) { return r.read(name, true) }
 
+// ReadFound reads a file found in a directory that was named: a pipe there is refused (opening
+// one waits for a writer that may never come).
+func (r *Reader) ReadFound(name string) ([]byte, error) { return r.read(name, false) }
+
 // read reads one file; named says the user named it (a pipe is read then), else it was found in
 // a directory.
 func (r *Reader) read(name string, named bool) ([]byte, error) {

@@ -1,7 +1,8 @@
-package load
+package yttrender
 
 import (
 	"fmt"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,12 +16,16 @@ import (
 // through r. ytt's own listing reads files unbounded, opens pipes found in directories (which
 // waits for a writer), reads "-" from the process's stdin once per process, and fetches
 // http(s):// paths: here "-" is r's stdin, and a path is a local path.
-func yttFiles(r *Reader, paths []string) ([]yttFile, error) {
+func yttFiles(r *load.Reader, paths []string) ([]yttFile, error) {
 	var all []yttFile
 	for _, p := range paths {
 		var group []yttFile
 		add := func(name, rel string, named bool) error {
-			data, err := r.read(name, named)
+			read := r.ReadFound
+			if named {
+				read = r.ReadFile
+			}
+			data, err := read(name)
 			group = append(group, yttFile{name, rel, data})
 			return err
 		}
@@ -91,7 +96,7 @@ type yttInput struct {
 }
 
 // read reads what rendering p reads, through r.
-func (p Package) read(r *Reader) (yttInput, error) {
+func (p Package) read(r *load.Reader) (yttInput, error) {
 	var in yttInput
 	var err error
 	if in.Files, err = yttFiles(r, p.Dirs); err != nil {

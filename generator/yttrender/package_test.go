@@ -1,8 +1,9 @@
-package load
+package yttrender
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,7 @@ const pkgDir = "../../fixtures/packages/hpa-web"
 // The package renders, with its values, to exactly the manifests the hpa-replicas scenario
 // deployed: same objects as reading desired.yaml.
 func TestPackageRendersLikeTheDeployedManifests(t *testing.T) {
-	want, err := Paths([]string{"../../fixtures/hpa-replicas/desired.yaml"}, nil)
+	want, err := load.Paths([]string{"../../fixtures/hpa-replicas/desired.yaml"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestPackageRendersLikeTheDeployedManifests(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		got, err := Objects(docs)
+		got, err := load.Objects(docs)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -115,7 +116,7 @@ func testRenderBounded(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, err := Package{Dirs: []string{loop}}.runWithin(nil, false, renderLimits{2 * time.Second, MaxFileSize, RenderMemory})
+	_, err := Package{Dirs: []string{loop}}.runWithin(nil, false, renderLimits{2 * time.Second, load.MaxFileSize, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+loop+" with ytt: not done after 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("endless loop: got %v after %v", err, time.Since(start))
 	}
@@ -133,7 +134,7 @@ func testRenderBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hog, "t.yml"), []byte(tpl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Package{Dirs: []string{hog}}.runWithin(nil, false, renderLimits{time.Minute, MaxFileSize, 64 << 20})
+	_, err = Package{Dirs: []string{hog}}.runWithin(nil, false, renderLimits{time.Minute, load.MaxFileSize, 64 << 20})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+hog+" with ytt: it needs more than 64 MiB of memory") {
 		t.Errorf("300 strings of 1 MB: got %v", err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package load
+package yttrender
 
 import (
 	"errors"

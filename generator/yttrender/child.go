@@ -1,4 +1,4 @@
-package load
+package yttrender
 
 // Rendering a package in a child process whose memory the kernel bounds. ytt cannot be cancelled
 // and a template can allocate without bound: a polled heap watch sees an allocation only after it
@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"io"
 	"os"
 	"os/exec"
@@ -43,7 +44,7 @@ func RenderChild() {
 // renderRequest is what the parent sends the child on its standard input.
 type renderRequest struct {
 	Package Package
-	Read    yttInput // what the render reads: the parent reads it (Reader)
+	Read    yttInput // what the render reads: the parent reads it (load.Reader)
 	Inspect bool
 	Output  int64
 }
@@ -116,7 +117,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	// the result: base64 of at most the output limit, and the error text
 	read := make(chan []byte, 1)
 	go func() {
-		data, _ := io.ReadAll(io.LimitReader(r, limits.output/3*4+MaxFileSize))
+		data, _ := io.ReadAll(io.LimitReader(r, limits.output/3*4+load.MaxFileSize))
 		read <- data
 	}()
 	exited := make(chan error, 1)

@@ -1,7 +1,8 @@
-package load
+package yttrender
 
 import (
 	"fmt"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"io"
 	"slices"
 	"strings"
@@ -50,7 +51,7 @@ func (p Package) Empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
 // Render renders the package with the ytt library and reads the result like any input; rd reads
 // its files.
-func (p Package) Render(rd *Reader) ([]Doc, error) {
+func (p Package) Render(rd *load.Reader) ([]load.Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
@@ -65,7 +66,7 @@ func (p Package) Render(rd *Reader) ([]Doc, error) {
 // kapp-controller's ytt step renders it: documents from a file bearing rebasegen's header
 // (IsGenerated) are marked Source.Generated, and a package rendering no object is an error
 // rather than "nothing desired".
-func (p Package) RenderInput(rd *Reader) ([]Doc, error) {
+func (p Package) RenderInput(rd *load.Reader) ([]load.Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
@@ -89,8 +90,8 @@ type rendering struct {
 	generated []bool
 }
 
-func (r rendering) docs() ([]Doc, error) {
-	docs, err := ParseDocs("ytt("+r.name+")", r.yaml)
+func (r rendering) docs() ([]load.Doc, error) {
+	docs, err := load.ParseDocs("ytt("+r.name+")", r.yaml)
 	for i, d := range docs {
 		if d.Source.Doc <= len(r.generated) && r.generated[d.Source.Doc-1] {
 			docs[i].Source.Generated = true
@@ -101,7 +102,7 @@ func (r rendering) docs() ([]Doc, error) {
 
 // DataValues are the package's final data values (ytt --data-values-inspect): its schema's
 // defaults with the values files and flags applied.
-func (p Package) DataValues(rd *Reader) (map[string]any, error) {
+func (p Package) DataValues(rd *load.Reader) (map[string]any, error) {
 	r, err := p.run(rd, true)
 	if err != nil {
 		return nil, err
@@ -114,8 +115,8 @@ func (p Package) DataValues(rd *Reader) (map[string]any, error) {
 }
 
 // run renders the package, or only its data values when inspect is set, to YAML.
-func (p Package) run(rd *Reader, inspect bool) (rendering, error) {
-	return p.runWithin(rd, inspect, renderLimits{RenderTimeout, MaxFileSize, RenderMemory})
+func (p Package) run(rd *load.Reader, inspect bool) (rendering, error) {
+	return p.runWithin(rd, inspect, renderLimits{RenderTimeout, load.MaxFileSize, RenderMemory})
 }
 
 // RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
@@ -138,7 +139,7 @@ type renderLimits struct {
 // RenderFile renders data, a ytt template named name (its type by its extension, as ytt reads
 // it), alone with the package's data values: a rules Secret's rebase-rules.yml, which
 // kapp-controller adds to the package's ytt step. source names it in errors and Sources.
-func (p Package) RenderFile(rd *Reader, source, name string, data []byte) ([]Doc, error) {
+func (p Package) RenderFile(rd *load.Reader, source, name string, data []byte) ([]load.Doc, error) {
 	values := Package{ValuesFiles: p.ValuesFiles, Values: p.Values, ValuesYAML: p.ValuesYAML, Template: &Template{source, name, data}}
 	r, err := values.run(rd, false)
 	if err != nil {
@@ -181,7 +182,7 @@ func yttAnnotations(name string, data []byte) []string {
 // runWithin is run within limits: in a child process whose memory the kernel bounds where this
 // executable serves renders (RenderChild), else in this process, with the heap watched. rd reads
 // the package's files, here: a child reads no file.
-func (p Package) runWithin(rd *Reader, inspect bool, limits renderLimits) (rendering, error) {
+func (p Package) runWithin(rd *load.Reader, inspect bool, limits renderLimits) (rendering, error) {
 	in, err := p.read(rd)
 	if err != nil {
 		return rendering{}, err
@@ -246,7 +247,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 	fs = files.NewSortedFiles(fs) // in ytt's order: each -f argument's files in turn (files without one panicked ytt)
 	generatedFiles := map[string]bool{}
 	for _, f := range fs {
-		if data, err := f.Bytes(); err == nil && IsGenerated(data) {
+		if data, err := f.Bytes(); err == nil && load.IsGenerated(data) {
 			generatedFiles[f.RelativePath()] = true
 		}
 	}
@@ -311,7 +312,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 // (--package-cr): intoNs puts every namespaced object into that namespace, mapNs maps namespaces
 // (kapp-controller v0.51.0 passes them to kapp deploy as --into-ns and --map-ns). Empty without
 // a Package.
-func (p Package) DeployNamespaces(r *Reader) (intoNs string, mapNs []string, err error) {
+func (p Package) DeployNamespaces(r *load.Reader) (intoNs string, mapNs []string, err error) {
 	if p.CR == "" {
 		return "", nil, nil
 	}
@@ -333,7 +334,7 @@ func (p Package) DeployNamespaces(r *Reader) (intoNs string, mapNs []string, err
 
 func readPackageCR(file string, data []byte) (packageCR, error) {
 	var cr packageCR
-	js, err := ToJSON(file, data)
+	js, err := load.ToJSON(file, data)
 	if err != nil {
 		return cr, err
 	}

@@ -1,4 +1,7 @@
-package classify
+// Package kappcover decides, with kapp's own rebase code, which differing fields of a pair kapp's
+// rebase rules already restore: its built-in rules, or a package's own kapp Configs. classify
+// takes it as a function (classify.Covers), so that classification links no kapp.
+package kappcover
 
 import (
 	"fmt"
@@ -10,22 +13,23 @@ import (
 	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
-// rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
+// Rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
 // object is decided by kapp's code, not by a copied list.
-type rebaser struct {
+type Rebaser struct {
 	mods  []ctlres.ResourceModWithMultiple
 	reach []reach // reach[i] is mods[i]'s
 }
 
-// newRebaser uses kapp's built-in rules, plus configs when given (the package's own rules);
-// with onlyConfigs the built-in rules are left out.
-func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) {
+// New uses kapp's built-in rules, plus configs when given (the package's own rules); with
+// onlyConfigs the built-in rules are left out.
+func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	defer func() {
 		// kapp accepts a Config with an unknown rule type or an empty matcher and panics when it
 		// builds the rules (RebaseMods)
@@ -45,10 +49,10 @@ func newRebaser(configs []load.Object, onlyConfigs bool) (r rebaser, err error) 
 		_, conf, err = ctlconf.NewConfFromResourcesWithDefaults(rs)
 	}
 	if err != nil {
-		return rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
+		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
 	}
 	mods := conf.RebaseMods()
-	r = rebaser{mods: mods, reach: make([]reach, len(mods))}
+	r = Rebaser{mods: mods, reach: make([]reach, len(mods))}
 	for i, m := range mods {
 		r.reach[i] = reachOf(m)
 		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
@@ -64,8 +68,8 @@ func sources(objs []load.Object) string {
 	return strings.Join(out, "; ")
 }
 
-// covered reports for each path of ps whether kapp's rules already restore its live value; nil
-// when none does.
+// Covered reports for each path of ps whether kapp's rules already restore its live value; nil
+// when none does. It is a classify.Covers.
 //
 // Performance: kapp's copy rules copy both resources whole for every path they copy (several
 // times over: resources/mod_field_copy.go), so this rebase was a fifth of classification's
@@ -73,7 +77,7 @@ func sources(objs []load.Object) string {
 // kapp is handed the resources with only the top-level fields its rules can read or write (see
 // fields): what it does with those fields is exactly what it does with the whole resources, and
 // it leaves every other field as the new resource has it.
-func (r rebaser) covered(desired, live *unstructured.Unstructured, ps []fielddiff.Path) ([]bool, error) {
+func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddiff.Path) ([]bool, error) {
 	if len(r.mods) == 0 || len(ps) == 0 {
 		return nil, nil
 	}
@@ -173,7 +177,7 @@ func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
 // fields of every rule that may match it. A rule whose matcher cannot match that apiVersion and
 // kind (kindMatch) never runs; none that may run writes apiVersion or kind, else all is true, as
 // it is when a rule that may run reaches any field.
-func (r rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all bool) {
+func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all bool) {
 	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
 	kindOnly := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": desired.GetAPIVersion(), "kind": desired.GetKind()}}, ctlres.ResourceType{})
@@ -261,7 +265,7 @@ func only(u *unstructured.Unstructured, fields map[string]bool) *unstructured.Un
 	return &unstructured.Unstructured{Object: m}
 }
 
-func (r rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstructured.Unstructured, err error) {
+func (r Rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstructured.Unstructured, err error) {
 	defer func() {
 		if p := recover(); p != nil { // kapp panics on some invalid rules
 			err = fmt.Errorf("kapp rebase rules failed: %v", p)
@@ -283,8 +287,8 @@ func (r rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstruct
 // rules of configs (without kapp's built-in rules) restore, decided by kapp's rebase code as
 // CoveredByPackageRules is. check asks it about the package's rules plus the user's, without
 // classifying again.
-func CoveredBy(rep *Report, configs []load.Object) ([]map[string]bool, error) {
-	r, err := newRebaser(configs, true)
+func CoveredBy(rep *classify.Report, configs []load.Object) ([]map[string]bool, error) {
+	r, err := New(configs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +309,7 @@ func CoveredBy(rep *Report, configs []load.Object) ([]map[string]bool, error) {
 			desired, live, err := res.Objects()
 			var covered []bool
 			if err == nil {
-				covered, err = r.covered(desired.Unstructured, live.Unstructured, ps)
+				covered, err = r.Covered(desired.Unstructured, live.Unstructured, ps)
 			}
 			for j, c := range covered {
 				if c {
@@ -326,4 +330,21 @@ func CoveredBy(rep *Report, configs []load.Object) ([]map[string]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// Covers returns what classify takes to mark covered findings: kapp's built-in rebase rules, and
+// the package's own kapp Configs (nil when there are none).
+func Covers(configs []load.Object) (kappDefaults, packageRules classify.Covers, err error) {
+	d, err := New(nil, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(configs) == 0 {
+		return d.Covered, nil, nil
+	}
+	p, err := New(configs, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Covered, p.Covered, nil
 }

@@ -1,6 +1,6 @@
 //go:build !race
 
-package load
+package yttrender
 
 // raceDetector: see race.go.
 const raceDetector = false

@@ -1,4 +1,4 @@
-package classify
+package kappcover
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // rulesReachingPastMetadata: rebase rules of the shapes kapp reads, beyond kapp's own (which
@@ -65,8 +67,8 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(live), "desired.yaml")); err != nil {
 			continue
 		}
-		set, _ := fixtureSet(t, name, "")
-		var rebasers []rebaser
+		set := fixtureSet(t, name)
+		var rebasers []Rebaser
 		for _, cfg := range []struct {
 			configs []load.Object
 			only    bool
@@ -74,7 +76,7 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 			if cfg.only && len(cfg.configs) == 0 {
 				continue
 			}
-			r, err := newRebaser(cfg.configs, cfg.only)
+			r, err := New(cfg.configs, cfg.only)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -96,8 +98,8 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 			for _, r := range rebasers {
 				whole := r
 				whole.reach = []reach{{}} // a matcher unknown: every field
-				want, errWant := whole.covered(desired.Unstructured, live.Unstructured, ps)
-				got, errGot := r.covered(desired.Unstructured, live.Unstructured, ps)
+				want, errWant := whole.Covered(desired.Unstructured, live.Unstructured, ps)
+				got, errGot := r.Covered(desired.Unstructured, live.Unstructured, ps)
 				if (errWant == nil) != (errGot == nil) || !slices.Equal(want, got) {
 					t.Errorf("%s %s: covered %v (%v), with the resources whole %v (%v)", name, p.ID, got, errGot, want, errWant)
 				}
@@ -111,4 +113,29 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 	if pruned == 0 || pruned == compared {
 		t.Errorf("%d of %d comparisons with fewer fields: the test compares nothing", pruned, compared)
 	}
+}
+
+// fixtureSet is a captured scenario's pairs.
+func fixtureSet(t *testing.T, name string) *pair.Set {
+	t.Helper()
+	rs, err := rulesets.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sides [2][]load.Doc
+	for i, f := range []string{"desired.yaml", "live.yaml"} {
+		path := filepath.Join("..", "..", "fixtures", name, f)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sides[i], err = load.ParseDocs(path, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := pair.Build(sides[0], sides[1], pair.Options{Rules: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
