@@ -11,13 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // childEnv holds, in a render child's environment, the memory budget in bytes.

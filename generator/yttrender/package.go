@@ -2,7 +2,6 @@ package yttrender
 
 import (
 	"fmt"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"io"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"carvel.dev/ytt/pkg/files"
 	"carvel.dev/ytt/pkg/yamlmeta"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // Package says how to render a ytt package config directory, as kapp-controller's ytt template

@@ -3,7 +3,6 @@ package yttrender
 import (
 	"bytes"
 	"fmt"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 const pkgDir = "../../fixtures/packages/hpa-web"

@@ -2,13 +2,14 @@ package yttrender
 
 import (
 	"fmt"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"carvel.dev/ytt/pkg/files"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // yttFiles lists paths as ytt -f does (files.NewSortedFilesFromPaths: a directory's files
