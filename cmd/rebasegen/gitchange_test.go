@@ -111,3 +111,39 @@ func changedInGit(t *testing.T, edit func(string) string) (fix []string, dir, ru
 	}
 	return fix, dir, rules, desired
 }
+
+// Regression (issue 23): a field the manifest no longer declares while kapp's last apply
+// (kapp.k14s.io/original) and the live object hold it is a removal made in Git, which kapp (its
+// built-in rules alone) applies. It was called unknown, and a copy rule from [new, existing],
+// which nothing judged, hid it: check exited 0.
+func TestCheckPendingRemovalHiddenByARule(t *testing.T) {
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string {
+		return strings.Replace(manifest, "        resources:\n          requests:\n            cpu: 100m\n            memory: 64Mi\n", "", 1)
+	})
+	const field = "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].resources"
+	r := rebasegen(t, "explain", "--wide", "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if r.code != 0 || !strings.Contains(r.stdout, "pending 1 (changes made in Git") || strings.Contains(r.stdout, "unknown 1") {
+		t.Errorf("explain: want the removal pending, not unknown, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, "check", "--rules", rules, "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if want := "pending change from Git (kapp applies it on deploy): " + field; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("generated rules: want exit 0 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+	keep := filepath.Join(dir, "keep.yml")
+	if err := os.WriteFile(keep, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [new, existing]
+  paths:
+  - [spec, template, spec, containers, {allIndexes: true}, resources]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = rebasegen(t, "check", "--rules", rules, "--rules", keep, "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if want := "hidden: " + field + ": a change made in Git is hidden by the rules in force"; r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kapp applies it on deploy") {
+		t.Errorf("with the copy rule: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+}

@@ -120,6 +120,14 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		}
 		return f
 	}
+	if removedInGit(fc, d) {
+		// Nothing above explains the live value as the server's or a controller's, and kapp's
+		// last apply held it: the manifest declared it then and no longer does. kapp (its
+		// built-in rules alone) removes it on this deploy.
+		f.Class = Pending
+		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") held this field; the manifest no longer declares it, and this deploy removes it"
+		return f
+	}
 	f.Class = Unknown
 	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
 	return f
@@ -140,6 +148,18 @@ func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
 		return !ok || sv == nil
 	}
 	return ok && fielddiff.Equal(sv, d.Live)
+}
+
+// removedInGit reports whether a field the manifest does not declare was in what kapp last
+// applied (kapp.k14s.io/original). Asked only once nothing else explains the live value: a rebase
+// rule copying a defaulted, calculated or controller's value from the live object puts it into
+// kapp's last apply too, which says nothing about Git there.
+func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Added {
+		return false
+	}
+	sv, ok := fc.sentAt.Get(d.Path)
+	return ok && sv != nil
 }
 
 // defaultEvidence says whether the API server's defaulting of the desired object explains the

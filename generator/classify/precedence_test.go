@@ -11,7 +11,7 @@ import (
 // design states (adoption, then a managedFields owner that is not an applier, a person's tool only
 // when defaulting does not produce the value; then canonical form and the server's defaulting,
 // calculated fields, autoscalers, filled-in and injected knowledge, admission; a declared value
-// nothing else explains is drift), not read from the code. The objects are hand-built, the
+// nothing else explains is drift, an undeclared one kapp last applied a removal made in Git), not read from the code. The objects are hand-built, the
 // smallest that carry both explanations.
 func TestPrecedence(t *testing.T) {
 	const kapp = `{f:metadata: {f:labels: {.: {}, f:app: {}}}}` // kapp's entry owning what each manifest declares besides
@@ -79,6 +79,18 @@ func TestPrecedence(t *testing.T) {
 		{"drift, not Git, when the live value is not what kapp applied", "the manifest is what kapp last applied; only the applier owns the field",
 			configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"2\"}"),
 			"data.a", "drift", ""},
+		{"a removal made in Git over unknown", "a key kapp last applied, which the manifest no longer declares",
+			configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1","b":"2"}`), mf("kapp", "", `{f:data: {f:a: {}, f:b: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"1\", b: \"2\"}"),
+			"data.b", "pending", ""},
+		{"admission, not a removal, when kapp never applied it", "a key neither the manifest nor kapp's last apply holds",
+			configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1"}`), mf("kapp", "", `{f:data: {f:a: {}, f:b: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`), "data: {a: \"1\", b: \"2\"}"),
+			"data.b", "admission", "a mutating webhook or admission plugin"},
+		{"controller owner over a removal made in Git", "an operator owns a key kapp last applied (a rule copied it from the cluster)",
+			configMap("", "data: {a: \"1\"}"), configMap(`labels: {app: web}`+sentData(`{"a":"1","b":"2"}`), mf("kapp", "", kapp)+mf("shop-operator", "", `{f:data: {f:b: {}}}`), "data: {a: \"1\", b: \"2\"}"),
+			"data.b", "controller", "shop-operator"},
+		{"default over a removal made in Git", "a default kapp last applied (a rule copied it from the cluster)",
+			deployment("", ""), deployment("progressDeadlineSeconds: 600", mf("kapp", "", deployKapp), `annotations: {kapp.k14s.io/original: '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns"},"spec":{"progressDeadlineSeconds":600}}'}`),
+			"spec.progressDeadlineSeconds", "defaulted", ""},
 		{"default over a change made in Git", "an empty map the server drops, which kapp never applied",
 			configMap("", "data: {}"), configMap(`labels: {app: web}`+sentData(`{}`), mf("kapp", "", kapp)),
 			"data", "defaulted", ""},
