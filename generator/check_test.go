@@ -86,15 +86,7 @@ func TestCheckReportsAStaleGeneratedFile(t *testing.T) {
 // A hand-written rule that copies a custom resource's whole spec from the cluster hides every
 // change made in Git under it: the mutation check generate runs on its own rules fails check.
 func TestCheckFailsOnARuleHidingDeclaredFields(t *testing.T) {
-	f := writeFile(t, "hand.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- path: [spec]
-  type: copy
-  sources: [existing, new]
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
-`)
+	f := writeFile(t, "hand.yml", hidingConfig)
 	in := fixture("crd-defaults")
 	c, err := generator.Check(in, []string{f})
 	if err != nil {

@@ -406,13 +406,10 @@ func TestCostIsReportedOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-// TestOutputFileHandling (issue 12 items 3 and 8): generate never reads its own output as the
-// package's rules, refuses an output that is an input or read-only, keeps an existing file's
-// mode (else 0644), and names the user's path in errors, never its temp file.
-func TestOutputFileHandling(t *testing.T) {
-	fix := scenario(t, "hpa-replicas")
-	dir := t.TempDir()
-	pkg := filepath.Join(dir, "config")
+// packageDir is dir/config holding the desired objects of fix as app.yaml (its path: desired).
+func packageDir(t *testing.T, dir string, fix []string) (pkg, desired string) {
+	t.Helper()
+	pkg = filepath.Join(dir, "config")
 	if err := os.Mkdir(pkg, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -420,10 +417,19 @@ func TestOutputFileHandling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desired := filepath.Join(pkg, "app.yaml")
+	desired = filepath.Join(pkg, "app.yaml")
 	if err := os.WriteFile(desired, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return pkg, desired
+}
+
+// TestOutputFileHandling (issue 12 items 3 and 8): generate never reads its own output as the
+// package's rules, refuses an output that is an input or read-only, keeps an existing file's
+// mode (else 0644), and names the user's path in errors, never its temp file.
+func TestOutputFileHandling(t *testing.T) {
+	fix, dir := scenario(t, "hpa-replicas"), t.TempDir()
+	pkg, desired := packageDir(t, dir, fix)
 	out := filepath.Join(pkg, "rebase-rules.yml")
 	args := []string{"generate", "-d", pkg, "-l", fix[3], "-n", fix[5], "--output-file", out}
 	var first string

@@ -108,18 +108,10 @@ func TestRulesFromProcessSubstitution(t *testing.T) {
 // directory, overwrote a template: paths were compared unresolved. Inputs and outputs are compared
 // with every symlink resolved, both ways round.
 func TestOutputFileThroughSymlink(t *testing.T) {
-	fix := scenario(t, "hpa-replicas")
-	dir := t.TempDir()
-	pkg := filepath.Join(dir, "config")
-	if err := os.Mkdir(pkg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fix[1])
+	fix, dir := scenario(t, "hpa-replicas"), t.TempDir()
+	pkg, template := packageDir(t, dir, fix)
+	data, err := os.ReadFile(template)
 	if err != nil {
-		t.Fatal(err)
-	}
-	template := filepath.Join(pkg, "app.yaml")
-	if err := os.WriteFile(template, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link")
