@@ -102,7 +102,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 				c.Drift = append(c.Drift, Residual{r.ID, f})
 			case f.Class == classify.Pending:
 				c.Pending = append(c.Pending, Residual{r.ID, f})
-			case !f.Class.Ghost():
+			case !f.Ruled(false):
 			case !f.Covered() && !covered[i][f.Path.String()] && !f.KappView: // the package's own rules count too // kapp-view fields are judged by kapp's engine below
 				c.Residual = append(c.Residual, Residual{r.ID, f})
 			}
@@ -111,9 +111,8 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	// kapp's engine has the last word, on every pair: a resource it still updates for ghost
 	// diffs is residual even when each field looked covered, and one it updates for fields
 	// nothing explains is named with them.
-	never := func(classify.Finding) bool { return false }
 	var results []verify.Result
-	if c.Verdict, _, results, _, err = verdictOf(a.Report, unstructuredOf(configs), never, a.Inputs.Progress); err != nil {
+	if c.Verdict, _, results, _, err = verdictOf(a.Report, unstructuredOf(configs), false, a.Inputs.Progress); err != nil {
 		return nil, err
 	}
 	for _, u := range c.Verdict.Updates {
@@ -371,7 +370,7 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 	if status == generated.None {
 		return nil, nil
 	}
-	opts, ok, err := recordedOptions(file, string(committed))
+	opts, ok, err := emit.Recorded(file, string(committed))
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +394,7 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
 		return nil, err
 	}
-	was, now := compared(string(committed)), compared(buf.String())
+	was, now := generated.Compared(string(committed)), generated.Compared(buf.String())
 	if slices.Equal(was, now) {
 		if status == generated.Edited {
 			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
@@ -404,7 +403,7 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]Stale, error) {
 	}
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: lineOf(string(committed), firstDifference(was, now)), Diff: diff}}, nil
+	return []Stale{{File: file, Line: generated.LineOf(string(committed), firstDifference(was, now)), Diff: diff}}, nil
 }
 
 // lines are the lines of compared, each with its newline, as difflib diffs them.

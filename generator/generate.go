@@ -174,19 +174,18 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress, measureCost bool) (Verification, error) {
 	var v Verification
 	configs := append(unstructuredOf(set.Configs), cfg)
-	accepted := func(f classify.Finding) bool { return f.Class == classify.Unknown && opts.IncludeUnknown }
 	for _, r := range rep.Resources {
 		v.Adoption = append(v.Adoption, adoptionChanges(r)...)
 		if allGhosts(r, opts) {
 			v.GhostPairs++
 		}
 		for _, f := range r.Findings {
-			if f.Class.Ghost() || accepted(f) {
+			if f.Ruled(opts.IncludeUnknown) {
 				v.GhostFields++
 			}
 		}
 	}
-	verdict, pairs, results, cost, err := verdictOf(rep, configs, accepted, progress)
+	verdict, pairs, results, cost, err := verdictOf(rep, configs, opts.IncludeUnknown, progress)
 	if err != nil {
 		return v, err
 	}
@@ -220,7 +219,7 @@ func verifiedBy(rep *classify.Report, results []verify.Result) map[pair.Identity
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {
 	for _, f := range r.Findings {
-		if !f.Class.Ghost() && f.Class != classify.Adoption && !(f.Class == classify.Unknown && opts.IncludeUnknown) {
+		if !f.Ruled(opts.IncludeUnknown) && f.Class != classify.Adoption {
 			return false
 		}
 	}

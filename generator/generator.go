@@ -108,7 +108,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := stdinOnce(in, nil); err != nil {
 		return nil, nil, nil, err
 	}
-	rs, err := rulesets.Load(in.Reader, in.Rulesets...)
+	rs, err := loadRulesets(in.Reader, in.Rulesets)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -152,6 +152,27 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
 	return set, rs, placed, nil
+}
+
+// loadRulesets reads the built-in rulesets, then the user's files in order.
+func loadRulesets(r *load.Reader, files []string) (*rulesets.Ruleset, error) {
+	rs, err := rulesets.Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		data, err := r.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading ruleset: %w", err)
+		}
+		if data, err = load.ToJSON(f, data); err != nil {
+			return nil, fmt.Errorf("ruleset %w", err)
+		}
+		if err := rs.Add(f, data); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
 }
 
 // swapped is an error when the desired objects carry what only the API server writes and the

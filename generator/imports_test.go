@@ -42,6 +42,12 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 	}
+	// Data packages hold knowledge only: no stage, no kapp, no ytt.
+	for _, data := range []string{"rulesets", "internal/format", "internal/generated"} {
+		if links(mod+"/"+data, mod+"/generator") || links(mod+"/"+data, "carvel.dev") {
+			t.Errorf("%s (data) imports a stage or kapp/ytt", data)
+		}
+	}
 	if stages < 8 {
 		t.Errorf("found %d packages under generator/, want the stages (load, pair, fielddiff, classify, synth, emit, verify, lint, ...)", stages)
 	}

@@ -80,11 +80,11 @@ func (v Verdict) Summary() string {
 }
 
 // verdictOf asks kapp's engine about every pair with configs. A field is a reason for an update
-// when it is not a ghost and not accepted (unknown fields ruled with --include-unknown). A pair
+// when it is not ruled (classify.Finding.Ruled). A pair
 // kapp updates that has such fields is asked about again with those fields set to their live
 // values: kapp must then keep it, else ghost diffs are left as well.
 // It also returns the pairs, kapp's results on them and what kapp's engine cost.
-func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, accepted func(classify.Finding) bool, progress Progress) (Verdict, []pair.Pair, []verify.Result, verify.Cost, error) {
+func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, includeUnknown bool, progress Progress) (Verdict, []pair.Pair, []verify.Result, verify.Cost, error) {
 	v := Verdict{Paired: len(rep.Resources)}
 	pairs := make([]pair.Pair, len(rep.Resources))
 	for i, r := range rep.Resources {
@@ -103,7 +103,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, accep
 		r := rep.Resources[i]
 		u := Update{Resource: r.ID}
 		for _, f := range r.Findings {
-			if !f.Class.Ghost() && !accepted(f) {
+			if !f.Ruled(includeUnknown) {
 				u.Fields = append(u.Fields, f)
 			}
 		}

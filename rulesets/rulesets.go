@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 //go:embed *.yaml
@@ -91,8 +89,8 @@ type Kind struct {
 	Source string `json:"source"`
 }
 
-// Load reads the built-in rulesets and then the user's files, in order, with r.
-func Load(r *load.Reader, extra ...string) (*Ruleset, error) {
+// Load reads the built-in rulesets; Add adds the user's.
+func Load() (*Ruleset, error) {
 	var rs Ruleset
 	entries, err := builtin.ReadDir(".")
 	if err != nil {
@@ -105,26 +103,17 @@ func Load(r *load.Reader, extra ...string) (*Ruleset, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		data, _ := builtin.ReadFile(n)
-		if err := rs.add(path.Join("rulesets", n), data); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range extra {
-		data, err := r.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("reading ruleset: %w", err)
-		}
-		if data, err = load.ToJSON(f, data); err != nil {
-			return nil, fmt.Errorf("ruleset %w", err)
-		}
-		if err := rs.add(f, data); err != nil {
+		if err := rs.Add(path.Join("rulesets", n), data); err != nil {
 			return nil, err
 		}
 	}
 	return &rs, nil
 }
 
-func (rs *Ruleset) add(name string, data []byte) error {
+// Add adds the entries of a ruleset file, named name in errors. data is JSON or YAML; the caller
+// reads the file (rebasegen's reader, with its limits and duplicate-key errors), so that this
+// package, data, depends on no stage.
+func (rs *Ruleset) Add(name string, data []byte) error {
 	var f Ruleset
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return fmt.Errorf("ruleset %s: %w", name, err)

@@ -1,14 +1,12 @@
 package rulesets
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
-	rs, err := Load(nil)
+	rs, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +48,11 @@ func TestPathPattern(t *testing.T) {
 }
 
 func TestUserRulesetWithUnknownKeyIsAnError(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "mine.yaml")
-	os.WriteFile(f, []byte("calculated:\n- {group: apps, kind: Deployment, path: spec.x, source: me, sorce: typo}\n"), 0o644)
-	_, err := Load(nil, f)
+	rs, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rs.Add("mine.yaml", []byte("calculated:\n- {group: apps, kind: Deployment, path: spec.x, source: me, sorce: typo}\n"))
 	if err == nil || !strings.Contains(err.Error(), "mine.yaml") || !strings.Contains(err.Error(), "sorce") {
 		t.Fatalf("want error naming file and key, got %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -31,14 +32,14 @@ func checkCommand() *cli.Command {
 		Description: helpText("rebasegen check -d desired.yaml -l live.yaml -n my-namespace --rules rebase-rules.yml", checkExits...),
 		Flags: append(inputFlags(),
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Usage: "rule files (config, ytt or secret format) or directories: kapp Configs, or a package's config directory rendered with its values (repeatable)", Required: true},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report())},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 when kapp would change objects once to take them over from another tool"},
 		),
 		Action: func(c *cli.Context) error {
-			format := c.String("output")
-			if format != "text" && format != "json" && format != "github" {
-				return fmt.Errorf("--output: want text, json or github, got %q", format)
+			f, err := format.Parse(c.String("output"), format.Report())
+			if err != nil {
+				return err
 			}
 			rules := c.StringSlice("rules")
 			res, err := generator.Check(inputs(c), rules)
@@ -52,10 +53,10 @@ func checkCommand() *cli.Command {
 			}
 			findings := res.Findings(generator.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
 			out := c.App.Writer
-			if format == "text" {
+			if f == format.Text {
 				out = wrapTo(out)
 			}
-			if err := writeCheck(out, format, res, rules, findings); err != nil {
+			if err := writeCheck(out, f, res, rules, findings); err != nil {
 				return err
 			}
 			switch {
@@ -108,11 +109,11 @@ type staleJSON struct {
 
 // writeCheck writes what check found in the format asked for: one renderer per format, each
 // rendering every kind of finding (generator.Kinds), then lint's findings in the same format.
-func writeCheck(w io.Writer, format string, res *generator.Checked, rules []string, fs []generator.CheckFinding) error {
-	switch format {
-	case "json":
+func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []string, fs []generator.CheckFinding) error {
+	switch f {
+	case format.JSON:
 		return checkJSONOut(w, res, fs)
-	case "github":
+	case format.GitHub:
 		return checkGitHub(w, res, fs, rules[0])
 	default:
 		return checkText(w, res, fs)

@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 // Every output format renders every kind of finding check has (issue 24 item 3), failing or
@@ -21,17 +22,17 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 			f := generator.CheckFinding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
 				Class: "c", Evidence: "evidence", File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
 			res := &generator.Checked{}
-			for _, format := range []string{"text", "json", "github"} {
+			for _, of := range format.Report() {
 				var out strings.Builder
-				if err := writeCheck(&out, format, res, []string{"rules.yml"}, []generator.CheckFinding{f}); err != nil {
-					t.Errorf("%s, %s: %v", k, format, err)
+				if err := writeCheck(&out, of, res, []string{"rules.yml"}, []generator.CheckFinding{f}); err != nil {
+					t.Errorf("%s, %s: %v", k, of, err)
 					continue
 				}
 				got := out.String()
 				if !strings.Contains(got, marker) {
-					t.Errorf("%s (fails %v), %s: the finding is not in the output:\n%s", k, fails, format, got)
+					t.Errorf("%s (fails %v), %s: the finding is not in the output:\n%s", k, fails, of, got)
 				}
-				switch format {
+				switch of {
 				case "github":
 					level := "::warning "
 					if fails {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 func explainCommand() *cli.Command {
@@ -17,7 +18,7 @@ func explainCommand() *cli.Command {
 		Description: helpText("rebasegen explain -d desired.yaml -l live.yaml -n my-namespace",
 			"0 report written, whatever it found", "1 usage or input error"),
 		Flags: append(inputFlags(),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Explain())},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
 			&cli.BoolFlag{Name: "wide", Usage: "text: one line per field, however wide (default: the terminal's width, 80 columns in a file or pipe)"},
 			&cli.BoolFlag{Name: "group", Usage: fmt.Sprintf("text: each difference of a kind once, with how many resources have it (default: above %d resources)", explainGroupAbove)},
@@ -27,8 +28,9 @@ func explainCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if o := c.String("output"); o != "text" && o != "json" { // before the analysis, not after it
-				return fmt.Errorf("--output: want text or json, got %q", o)
+			f, err := format.Parse(c.String("output"), format.Explain()) // before the analysis, not after it
+			if err != nil {
+				return err
 			}
 			rep, set, err := generator.Explain(inputs(c))
 			if err != nil {
@@ -37,22 +39,19 @@ func explainCommand() *cli.Command {
 			noteNamespace(c, set.InferredNamespace)
 			noteUnmanaged(c, set.Unmanaged, set.Live)
 			noteElsewhere(c, generator.UnpairedOf(set))
-			switch c.String("output") {
-			case "text":
-				width := explainWidth(c.App.Writer, c.Bool("wide"))
-				group := c.Bool("group")
-				if !c.IsSet("group") && len(rep.Resources) > explainGroupAbove {
-					group = true
-					fmt.Fprintf(c.App.ErrWriter, "note: %d resources: each difference of a kind shown once (--group=false lists every resource)\n", len(rep.Resources))
-				}
-				if group {
-					return emit.WriteExplainGrouped(c.App.Writer, rep, pal, width)
-				}
-				return emit.WriteExplainText(c.App.Writer, rep, pal, width)
-			case "json":
+			if f == format.JSON {
 				return emit.WriteExplainJSON(c.App.Writer, rep)
 			}
-			return fmt.Errorf("--output: want text or json, got %q", c.String("output"))
+			width := explainWidth(c.App.Writer, c.Bool("wide"))
+			group := c.Bool("group")
+			if !c.IsSet("group") && len(rep.Resources) > explainGroupAbove {
+				group = true
+				fmt.Fprintf(c.App.ErrWriter, "note: %d resources: each difference of a kind shown once (--group=false lists every resource)\n", len(rep.Resources))
+			}
+			if group {
+				return emit.WriteExplainGrouped(c.App.Writer, rep, pal, width)
+			}
+			return emit.WriteExplainText(c.App.Writer, rep, pal, width)
 		},
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -33,7 +34,7 @@ func generateCommand() *cli.Command {
 		Flags: append(inputFlags(),
 			// -o is a format in every command (kubectl's habit); --format is what headers written
 			// before that say, so committed files' Regenerate: lines keep working.
-			&cli.StringFlag{Name: "output", Aliases: []string{"o", "format"}, Value: "config", Usage: "config, ytt or secret"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o", "format"}, Value: "config", Usage: format.Words(format.Rules())},
 			&cli.StringFlag{Name: "output-file", Value: "-", Usage: "file to write, or - for stdout"},
 			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 (rules still written) when kapp would change objects once to take them over from another tool"},
 			&cli.BoolFlag{Name: "include-unknown", Usage: "also rule fields nothing explains (warns for each)"},
@@ -124,23 +125,16 @@ func writeUpdates(w io.Writer, v generator.Verdict) {
 	}
 }
 
-// formats are every command's --output values: a file named like one is a mistaken flag.
-var formats = []string{"config", "ytt", "secret", "text", "json", "yaml", "github"}
-
 // generateFormat reads --output, and refuses the two mix-ups of a format flag and a file flag.
 func generateFormat(output, file string) (emit.Format, error) {
-	switch f := emit.Format(output); f {
-	case emit.FormatConfig, emit.FormatYTT, emit.FormatSecret:
-		if slices.Contains(formats, file) {
-			return "", fmt.Errorf("--output-file %s: a format, not a file name: --output takes the format (config, ytt or secret); --output-file ./%s writes a file of that name", file, file)
-		}
-		return f, nil
+	f, err := format.Parse(output, format.Rules())
+	switch {
+	case err == nil && slices.Contains(format.Names(), file):
+		return "", fmt.Errorf("--output-file %s: a format, not a file name: --output takes the format (%s); --output-file ./%s writes a file of that name", file, format.Words(format.Rules()), file)
+	case err != nil && (strings.ContainsAny(output, "./") || output == "-"):
+		return "", fmt.Errorf("%w (to write a file, use --output-file %s)", err, output)
 	}
-	hint := ""
-	if strings.ContainsAny(output, "./") || output == "-" {
-		hint = " (to write a file, use --output-file " + output + ")"
-	}
-	return "", fmt.Errorf("--output: want config, ytt or secret, got %q%s", output, hint)
+	return f, err
 }
 
 // checkNamespaceValues fails when a --namespace-value key is not among the package's data values:
@@ -170,7 +164,7 @@ func checkNamespaceValues(flags []string, in generator.Inputs) error {
 }
 
 // generateOptions are the flags that change what generate writes, as its header records them.
-func generateOptions(c *cli.Context, format emit.Format) emit.Options {
+func generateOptions(c *cli.Context, f emit.Format) emit.Options {
 	o := emit.Options{
 		Desired: c.StringSlice("desired"), Live: c.StringSlice("live"), CRDs: c.StringSlice("crd"), Rulesets: c.StringSlice("ruleset"),
 		Packages: c.StringSlice("package"), Values: c.StringSlice("values"), ValueArgs: c.StringSlice("value"),
@@ -178,7 +172,7 @@ func generateOptions(c *cli.Context, format emit.Format) emit.Options {
 		NamespaceValues: c.StringSlice("namespace-value"), PackageInstall: c.String("package-install"), IncludeUnknown: c.Bool("include-unknown"),
 	}
 	if c.IsSet("output") {
-		o.Format = format
+		o.Format = f
 	}
 	for name, v := range map[string]*string{"namespace": &o.Namespace, "output-file": &o.OutputFile} {
 		if c.IsSet(name) {

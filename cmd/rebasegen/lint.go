@@ -9,6 +9,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 func lintCommand() *cli.Command {
@@ -23,15 +24,15 @@ func lintCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
 			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, json or github (GitHub Actions annotations)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report()) + " (GitHub Actions annotations)"},
 		}, packageFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return fmt.Errorf("unexpected argument %q: pass Configs with --rules", c.Args().First())
 			}
-			format := lint.Format(c.String("output"))
-			if format != lint.FormatText && format != lint.FormatJSON && format != lint.FormatGitHub {
-				return fmt.Errorf("--output: want text, json or github, got %q", format)
+			f, err := format.Parse(c.String("output"), format.Report())
+			if err != nil {
+				return err
 			}
 			findings, inferred, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
 				Namespace: c.String("namespace"), Package: packageOf(c), Reader: load.NewReader(os.Stdin)}, c.StringSlice("rules"))
@@ -40,15 +41,15 @@ func lintCommand() *cli.Command {
 			}
 			noteNamespace(c, inferred)
 			out := c.App.Writer
-			if format == lint.FormatText {
+			if f == format.Text {
 				out = wrapTo(out)
 			}
-			if err := lint.Write(out, findings, format); err != nil {
+			if err := lint.Write(out, findings, f); err != nil {
 				return err
 			}
 			// the summary once: after the findings, or on stderr to keep stdout machine-readable
 			summary := out
-			if format != lint.FormatText {
+			if f != format.Text {
 				summary = c.App.ErrWriter
 			}
 			fmt.Fprintln(summary, lint.Summary(findings))

@@ -79,6 +79,14 @@ func (c Class) Label(owner string) string {
 	return string(c)
 }
 
+// Ruled reports whether rebase rules are meant to remove the difference: a ghost diff, or a field
+// nothing explains when the user asked for those to be ruled too (--include-unknown). What is
+// ruled is what synth writes rules for and what kapp must then keep; everything else is a reason
+// for kapp to update the resource.
+func (f Finding) Ruled(includeUnknown bool) bool {
+	return f.Class.Ghost() || f.Class == Unknown && includeUnknown
+}
+
 // Covered reports whether existing rules (kapp's or the package's) already handle the field.
 func (f Finding) Covered() bool { return f.CoveredByKappDefault || f.CoveredByPackageRules }
 

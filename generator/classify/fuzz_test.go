@@ -18,7 +18,7 @@ import (
 // fixtureSet pairs one captured scenario.
 func fixtureSet(tb testing.TB, name, ns string) (*pair.Set, *rulesets.Ruleset) {
 	tb.Helper()
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		tb.Fatal(err)
 	}

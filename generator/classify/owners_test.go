@@ -13,7 +13,7 @@ import (
 // finding by path.
 func classifyYAML(t *testing.T, desired, live string) map[string]Finding {
 	t.Helper()
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

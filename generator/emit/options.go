@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rebasegen/rebasegen/internal/format"
+	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
 // Options is everything that changes what generate writes: the inputs and every output flag. The
@@ -95,6 +98,20 @@ func (o Options) InputNames() []string {
 	return names
 }
 
+// Recorded reads the options a generated file's header records in its Regenerate line (the
+// Secret format nests its header); false when it has none.
+func Recorded(file, text string) (Options, bool, error) {
+	cmd, ok := generated.Command(text)
+	if !ok {
+		return Options{}, false, nil
+	}
+	o, err := ParseCommand(cmd)
+	if err != nil {
+		return o, false, fmt.Errorf("%s: header: %w", file, err)
+	}
+	return o, true, nil
+}
+
 // ParseCommand reads back what Command wrote.
 func ParseCommand(cmd string) (Options, error) {
 	words, err := shellSplit(cmd)
@@ -131,7 +148,7 @@ func ParseCommand(cmd string) (Options, error) {
 		switch f := optionFlags[j]; {
 		case f.list != nil:
 			*f.list(&o) = append(*f.list(&o), words[i])
-		case name == "output" && !slices.Contains([]Format{FormatConfig, FormatYTT, FormatSecret}, Format(words[i])):
+		case name == "output" && !slices.Contains(format.Rules(), Format(words[i])):
 			o.OutputFile = words[i] // --output PATH in headers written before --output-file
 		default:
 			*f.one(&o) = words[i]

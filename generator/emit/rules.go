@@ -12,17 +12,18 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
-// Format is an output format of generate.
-type Format string
+// Format is an output format of generate (format.Rules).
+type Format = format.Format
 
 const (
-	FormatConfig Format = "config" // one kapp Config document
-	FormatYTT    Format = "ytt"    // a file for a package's ytt config directory
-	FormatSecret Format = "secret" // a Secret for a PackageInstall's ytt-paths-from-secret-name
+	FormatConfig = format.Config
+	FormatYTT    = format.YTT
+	FormatSecret = format.Secret
 )
 
 // MinimumKappVersion is the kapp version the generated rules were verified with and need:
@@ -58,7 +59,7 @@ func WriteRules(w io.Writer, rules []synth.Rule, h Header) error {
 		}
 		writeSecret(&b, rules, h)
 	default:
-		return fmt.Errorf("--output: want config, ytt or secret, got %q", h.Options.Format)
+		return format.Unknown(string(h.Options.Format), format.Rules())
 	}
 	_, err := io.WriteString(w, generated.Seal(b.String()))
 	return err

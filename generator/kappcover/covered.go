@@ -299,7 +299,7 @@ func CoveredBy(rep *classify.Report, configs []load.Object) ([]map[string]bool, 
 			res := rep.Resources[i]
 			var ps []fielddiff.Path
 			for _, f := range res.Findings {
-				if f.Class.Ghost() && !f.Covered() && !f.KappView {
+				if f.Ruled(false) && !f.Covered() && !f.KappView {
 					ps = append(ps, f.Path)
 				}
 			}

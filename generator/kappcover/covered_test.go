@@ -118,7 +118,7 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 // fixtureSet is a captured scenario's pairs.
 func fixtureSet(t *testing.T, name string) *pair.Set {
 	t.Helper()
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func newEnv(opts Options) (*env, error) {
 	}
 	rs := opts.Ruleset
 	if rs == nil {
-		if rs, err = rulesets.Load(nil); err != nil {
+		if rs, err = rulesets.Load(); err != nil {
 			return nil, err
 		}
 	}

@@ -295,7 +295,7 @@ func optionsFor(t *testing.T, rules []string, in inputs) Options {
 	if len(in.desired) == 0 && len(in.live) == 0 {
 		return opts
 	}
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,17 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
-// Format is an output format of lint.
-type Format string
+// Format is an output format of lint (format.Report).
+type Format = format.Format
 
 const (
-	FormatText   Format = "text"   // file:line: severity: message, a suggestion line, a summary
-	FormatJSON   Format = "json"   // {"version": 1, "findings": [...]}, see Write
-	FormatGitHub Format = "github" // GitHub Actions workflow commands: ::error file=F,line=L::msg
+	FormatText   = format.Text   // file:line: severity: message, a suggestion line, a summary
+	FormatJSON   = format.JSON   // {"version": 1, "findings": [...]}, see Write
+	FormatGitHub = format.GitHub // GitHub Actions workflow commands: ::error file=F,line=L::msg
 )
 
 // Write prints the findings. The JSON schema, version 1, is stable:
@@ -60,7 +61,7 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 			b.WriteString(GitHubCommand(string(x.Severity), x.File, x.Line, msg))
 		}
 	default:
-		return fmt.Errorf("--output: want text, json or github, got %q", f)
+		return format.Unknown(string(f), format.Report())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

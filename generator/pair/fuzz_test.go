@@ -49,7 +49,7 @@ func FuzzPair(f *testing.F) {
 	f.Add([]byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.example.com}\nspec: {group: example.com, scope: Cluster, names: {kind: W}}\n---\napiVersion: example.com/v1\nkind: W\nmetadata: {name: a}\n"),
 		[]byte("apiVersion: example.com/v1\nkind: W\nmetadata: {name: a}\n"), "")
 
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func objs(t *testing.T, name, s string) []load.Doc {
 }
 
 func build(t *testing.T, desired, live string) (*Set, error) {
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,23 +59,19 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	}
 	for _, r := range rep.Resources {
 		for _, f := range r.Findings {
-			if f.Covered() {
+			if f.Covered() || !f.Ruled(opts.IncludeUnknown) {
 				continue
 			}
-			switch {
-			case f.Class == classify.Defaulted || f.Class == classify.Calculated || f.Class == classify.KappArtifact || f.Class == classify.Admission:
-				// per kind, the manifest's value wins: an admission plugin or webhook mutates
-				// every object of the kinds it matches, and adds only what the manifest lacks
-			case f.Class == classify.Controller:
-			case f.Class == classify.Unknown && opts.IncludeUnknown:
+			if f.Class == classify.Unknown {
 				warn(r.ID, f, "unknown field ruled because of --include-unknown")
-			default:
-				continue
 			}
 			if f.Warning != "" {
 				warn(r.ID, f, f.Warning)
 			}
 			var g *group
+			// per kind, the manifest's value wins, but for a controller's field: an admission
+			// plugin or webhook mutates every object of the kinds it matches, and adds only what
+			// the manifest lacks
 			if f.Class == classify.Controller {
 				g = get(byResource, r.ID, func() Rule { return Rule{Sources: ControllerWins()} })
 			} else {

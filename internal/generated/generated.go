@@ -81,17 +81,37 @@ func Of(data []byte) Status {
 	return Edited
 }
 
-// IsHeaderLine recognises a line of the header, also nested in the Secret format.
-func IsHeaderLine(l string) bool {
-	t := strings.TrimLeft(l, " ")
-	return strings.HasPrefix(t, marker) || strings.HasPrefix(t, regenerate) || strings.HasPrefix(t, digest)
+// Compared are the lines of text a staleness check compares: all but the header's first line,
+// which names the version and the inputs, and its digest, checked apart (Of). The Regenerate line
+// is compared: a command changed by hand is stale.
+func Compared(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if compared(l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
-// IsMarkerLine recognises the header's first line, which names the version and the inputs.
-func IsMarkerLine(l string) bool { return strings.HasPrefix(strings.TrimLeft(l, " "), marker) }
+// LineOf is the line of text that is the n-th (1-based) line Compared keeps.
+func LineOf(text string, n int) int {
+	kept := 0
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if compared(l) {
+			if kept++; kept == n {
+				return i + 1
+			}
+		}
+	}
+	return len(lines)
+}
 
-// IsDigestLine recognises the header's digest line.
-func IsDigestLine(l string) bool { return strings.HasPrefix(strings.TrimLeft(l, " "), digest) }
+func compared(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	return !strings.HasPrefix(t, marker) && !strings.HasPrefix(t, digest)
+}
 
 // Command is the command the header's Regenerate line records; false when data has none.
 func Command(data string) (string, bool) {
