@@ -2,14 +2,12 @@ package generator
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
@@ -145,25 +143,52 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		}
 		c.Stale = append(c.Stale, st...)
 	}
-	// lint reads the rule files as written (its findings name their lines), and the paths ytt
-	// renders (ytt-format files, package directories) as rendered.
-	var plain []string
-	var rendered []lint.Rendered
-	for _, f := range ruleFiles {
-		if !IsYTT(a.Inputs.Reader, f) {
-			plain = append(plain, f)
-			continue
-		}
-		objs, err := ruleObjects(a.Inputs.Reader, f, a.Inputs.Package)
+	if len(ruleFiles) > 0 {
+		plain, rendered, err := lintSources(a.Inputs.Reader, ruleFiles, a.Inputs.Package)
 		if err != nil {
 			return nil, err
 		}
-		rendered = append(rendered, lint.Rendered{Path: f, Objects: objs})
-	}
-	if len(plain)+len(rendered) > 0 {
 		c.Lint, c.LintSkipped = a.lint(plain, rendered, false)
 	}
 	return c, nil
+}
+
+// lintSources reads rule paths for lint as check reads them for kapp (ruleObjects, secretRules):
+// a path ytt renders (a ytt template, a package directory) and the ytt rebase-rules.yml of a
+// rules Secret are linted as ytt renders them with the package's data values; the other paths as
+// written, their findings on their own lines.
+func lintSources(r *load.Reader, paths []string, pkg yttrender.Package) (plain []string, rendered []lint.Rendered, err error) {
+	for _, p := range paths {
+		objs, err := ruleObjects(r, p, pkg)
+		if err != nil {
+			return nil, nil, err
+		}
+		ytt := IsYTT(r, p)
+		if ytt {
+			rendered = append(rendered, lint.Rendered{Path: p, Objects: objs})
+		} else {
+			plain = append(plain, p)
+		}
+		for _, o := range objs {
+			if o.GetAPIVersion() != "v1" || o.GetKind() != "Secret" {
+				continue
+			}
+			// lint reads a plain rebase-rules.yml itself, and reports one it cannot decode
+			if text, found, err := lint.SecretText(o); !found || err != nil || !yttrender.HasYTTAnnotations(lint.SecretKey, []byte(text)) {
+				continue
+			}
+			configs, err := secretRules(r, o, pkg)
+			if err != nil {
+				return nil, nil, err
+			}
+			line := o.Source.Line // the Secret's line in the file; unknown in ytt's output
+			if ytt {
+				line = 0
+			}
+			rendered = append(rendered, lint.Rendered{Path: p, Line: line, Objects: configs})
+		}
+	}
+	return plain, rendered, nil
 }
 
 // pendingHidden returns the changes made in Git that kapp, under the rules in force, does not
@@ -322,17 +347,12 @@ func IsYTT(r *load.Reader, p string) bool {
 // by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it is read alone, not with the
 // package's files).
 func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, error) {
-	text, ok, _ := unstructured.NestedString(o.Object, "stringData", "rebase-rules.yml")
-	if !ok {
-		enc, found, _ := unstructured.NestedString(o.Object, "data", "rebase-rules.yml")
-		if !found {
-			return nil, nil
-		}
-		dec, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return nil, &load.Error{Source: o.Source, Field: "data.rebase-rules.yml", Msg: "not base64"}
-		}
-		text = string(dec)
+	text, found, err := lint.SecretText(o)
+	if err != nil {
+		return nil, &load.Error{Source: o.Source, Field: "data." + lint.SecretKey, Msg: err.Error()}
+	}
+	if !found {
+		return nil, nil
 	}
 	if yttrender.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
 		return nil, &load.Error{Source: o.Source, Field: "rebase-rules.yml", Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}

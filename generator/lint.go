@@ -20,7 +20,11 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 	}
 	in = in.withReader()
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
-		findings, err := lint.Check(lint.Options{Rules: rules, Reader: in.Reader})
+		plain, rendered, err := lintSources(in.Reader, rules, in.Package)
+		if err != nil {
+			return nil, "", err
+		}
+		findings, err := lint.Check(lint.Options{Rules: plain, Rendered: rendered, Reader: in.Reader})
 		return findings, "", err
 	}
 	a, err := Analyze(in)
@@ -31,12 +35,19 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 	return findings, a.Set.InferredNamespace, err
 }
 
-// Lint lints the kapp Configs under rules against the analysed objects; with live objects, each
-// rule letting the cluster win gets the mutation check too.
-func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) { return a.lint(rules, nil, true) }
+// Lint lints the kapp Configs under rules against the analysed objects, read as check reads them
+// (ytt templates rendered with the package's data values); with live objects, each rule letting
+// the cluster win gets the mutation check too.
+func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
+	plain, rendered, err := lintSources(a.Inputs.Reader, rules, a.Inputs.Package)
+	if err != nil {
+		return nil, err
+	}
+	return a.lint(plain, rendered, true)
+}
 
-// lint: check runs the mutation check on all the rules together and skips it here; rendered
-// are the rule paths ytt renders, linted as rendered.
+// lint lints the plain rule paths and the rendered ones (lintSources); check runs the mutation
+// check on all the rules together and skips it here.
 func (a *Analysis) lint(rules []string, rendered []lint.Rendered, mutations bool) ([]lint.Finding, error) {
 	opts := lint.Options{Rules: rules, Rendered: rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
 	if len(a.Inputs.Live) > 0 {

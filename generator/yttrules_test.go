@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 )
 
 // yttDocumentConfig is hidingConfig as one ytt annotation on a document's "---" line: ytt makes
@@ -36,5 +38,58 @@ func TestCheckRendersYTTRuleFilesAndRulesSecrets(t *testing.T) {
 	f := writeFile(t, "rules.yml", "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules}\nstringData:\n  rebase-rules.yml: |\n    #@ load(\"@ytt:overlay\", \"overlay\")\n    #@overlay/match by=overlay.all, expects=\"0+\"\n    ---\n    spec: {}\n")
 	if _, err := generator.Check(fixture("crd-defaults"), []string{f}); err == nil || !strings.Contains(err.Error(), "rebase-rules.yml: it uses ytt overlays") {
 		t.Errorf("a rules Secret with an overlay: %v", err)
+	}
+}
+
+// lint reads rule files as check does: a ytt-format file rendered with the given data values, a
+// rules Secret whose rebase-rules.yml is a ytt template rendered as kapp-controller renders it,
+// and a file whose only ytt annotation follows "---". lint read the first as plain YAML (its
+// matcher's namespace <nil>) and found no Config in the other two.
+func TestLintReadsRulesAsCheckDoes(t *testing.T) {
+	ytt := rulesFile(t, emit.FormatYTT, same) // its Deployment's namespace: #@ data.values.ns
+	for _, tc := range []struct {
+		ns, want string
+	}{
+		{"hpa-replicas", "[]"},
+		{"elsewhere", "[warning ytt output document 1: kindNamespaceNameMatcher {kind: Deployment, name: web, namespace: elsewhere} matches none of the desired objects]"},
+	} {
+		in := generator.Inputs{Desired: hpaInputs.Desired, Namespace: "hpa-replicas", Package: loadValues("ns=" + tc.ns)}
+		findings, _, err := generator.Lint(in, []string{ytt})
+		if err != nil {
+			t.Fatalf("ns=%s: %v", tc.ns, err)
+		}
+		var got []string
+		for _, f := range findings {
+			got = append(got, fmt.Sprintf("%s %s", f.Severity, f.Message))
+		}
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("ytt-format rules with ns=%s: got %v, want %s", tc.ns, got, tc.want)
+		}
+	}
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules, namespace: crd-defaults}\nstringData:\n  rebase-rules.yml: |\n" +
+		"    #@ load(\"@ytt:data\", \"data\")\n    " + strings.TrimSpace(yttDocumentConfig) + "\n"
+	for _, tc := range []struct{ name, file string }{
+		{"rules file", yttDocumentConfig},
+		{"rules Secret", secret},
+	} {
+		f := writeFile(t, "rules.yml", tc.file)
+		findings, _, err := generator.Lint(fixture("crd-defaults"), []string{f})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		var hides []string
+		for _, l := range findings {
+			if l.Severity == lint.Error && strings.Contains(l.Message, "the rule hides a change made in Git") {
+				hides = append(hides, fmt.Sprintf("%s:%d", l.File, l.Line))
+			}
+		}
+		want := f + ":0"
+		if tc.name == "rules Secret" {
+			want = f + ":1" // the Secret's document
+		}
+		if fmt.Sprint(hides) != "["+want+"]" {
+			t.Errorf("%s: want the rule's hidden fields at %s, got %+v", tc.name, want, findings)
+		}
 	}
 }

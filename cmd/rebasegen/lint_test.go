@@ -115,3 +115,22 @@ func TestLintInfersNamespace(t *testing.T) {
 		t.Errorf("lint -n %s: exit %d\nstdout:\n%s\nstderr:\n%s", fix[5], r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestLintRendersYTTRulesWithValues: lint reads a rules file generate wrote with --output ytt as
+// check does, rendered with --value; it read the #@ lines as plain YAML and warned that the
+// matcher's namespace <nil> matches nothing.
+func TestLintRendersYTTRulesWithValues(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "-q", "-o", "ytt", "--namespace-value", "namespace", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	desired := []string{"-r", rules, fix[0], fix[1], fix[4], fix[5]}
+	if r := rebasegen(t, append([]string{"lint", "--value", "namespace=" + fix[5]}, desired...)...); r.code != 0 || r.stdout != "0 errors, 0 warnings\n" {
+		t.Errorf("lint --value namespace=%s: exit %d\nstdout:\n%s\nstderr:\n%s", fix[5], r.code, r.stdout, r.stderr)
+	}
+	r := rebasegen(t, append([]string{"lint", "--value", "namespace=elsewhere"}, desired...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "namespace: elsewhere} matches none of the desired objects") {
+		t.Errorf("lint --value namespace=elsewhere: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

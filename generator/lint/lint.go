@@ -10,8 +10,8 @@ package lint
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -23,6 +23,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -72,6 +73,7 @@ type Options struct {
 // Rendered is a rule path's objects as ytt rendered them.
 type Rendered struct {
 	Path    string
+	Line    int // where in Path the template starts (a rules Secret's document), 0 when unknown
 	Objects []load.Object
 }
 
@@ -261,7 +263,7 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 	}
 	for _, r := range rendered {
 		for _, o := range r.Objects {
-			read(o, r.Path, nil, 0, fmt.Sprintf("ytt output document %d: ", o.Source.Doc))
+			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc))
 		}
 	}
 	return docs, findings, nil
@@ -285,29 +287,39 @@ func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 }
 
 // fromSecret reads the Configs a rules Secret holds under stringData or data (base64) SecretKey,
-// as check reads them; none for any other Secret.
+// as check reads them; none for any other Secret, nor for a ytt template, which the caller
+// renders as kapp-controller's ytt step renders it and passes in Options.Rendered.
 func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
-	text, found, _ := unstructured.NestedString(o.Object, "stringData", SecretKey)
-	value := at{n: n}.field("stringData").field(SecretKey).n
-	if !found {
-		enc, found, _ := unstructured.NestedString(o.Object, "data", SecretKey)
-		if !found {
-			return nil, ""
-		}
-		dec, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return nil, "Secret data." + SecretKey + " is not base64"
-		}
-		text, value = string(dec), nil
+	text, found, err := SecretText(o)
+	if err != nil {
+		return nil, "Secret data." + SecretKey + " is " + err.Error()
 	}
-	if yttText.MatchString(text) {
-		return nil, "" // a ytt template, rendered by kapp-controller's ytt step: not lintable as written
+	if !found || yttrender.HasYTTAnnotations(SecretKey, []byte(text)) {
+		return nil, ""
+	}
+	var value *yaml.Node // the text's node in the file, for its lines: stringData only (data is base64)
+	if _, inString, _ := unstructured.NestedString(o.Object, "stringData", SecretKey); inString {
+		value = at{n: n}.field("stringData").field(SecretKey).n
 	}
 	return embedded(o, text, value), ""
 }
 
-// yttText: ytt annotations at the start of a line, or after a document separator.
-var yttText = regexp.MustCompile(`(?m)^(---\s*)?#@`)
+// SecretText is the SecretKey file a rules Secret holds, in stringData or else data (base64);
+// found is false for a Secret holding none. The error says what is wrong with data's value.
+func SecretText(o load.Object) (text string, found bool, err error) {
+	if text, found, _ := unstructured.NestedString(o.Object, "stringData", SecretKey); found {
+		return text, true, nil
+	}
+	enc, found, _ := unstructured.NestedString(o.Object, "data", SecretKey)
+	if !found {
+		return "", false, nil
+	}
+	dec, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", true, errors.New("not base64")
+	}
+	return string(dec), true, nil
+}
 
 // embedded reads the kapp Configs in text, the value node of o holding it (nil: unknown): their
 // lines are the file's where the value is a literal block (key: |), which keeps the text's lines
