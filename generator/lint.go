@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -85,7 +86,9 @@ func (a *Analysis) hides(key string, rule any) ([]string, error) {
 }
 
 // stdinOnce refuses "-" (stdin) given to more than one flag: one stdin cannot be two inputs
-// (-d - -l - made live empty).
+// (-d - -l - made live empty), and empty stdin, whichever flag reads it: a pipeline whose first
+// command failed or wrote nothing, which read as an empty ruleset, no rules or no values would
+// pass unnoticed.
 func stdinOnce(in Inputs, rules []string) error {
 	var readers []string
 	for _, f := range []struct {
@@ -99,8 +102,17 @@ func stdinOnce(in Inputs, rules []string) error {
 			}
 		}
 	}
-	if len(readers) > 1 {
+	switch {
+	case len(readers) > 1:
 		return fmt.Errorf("%s: - (stdin) can be read only once", strings.Join(readers, ", "))
+	case len(readers) == 1:
+		data, err := in.Reader.ReadFile("-") // read once: every later read gets the same data
+		if err != nil {
+			return fmt.Errorf("%s: %w", readers[0], err)
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return fmt.Errorf("%s (stdin): empty input", readers[0])
+		}
 	}
 	return nil
 }

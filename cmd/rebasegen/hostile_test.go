@@ -91,7 +91,7 @@ func TestHostileInputs(t *testing.T) {
 			return asLive(file(t, "empty-live.yaml", "\n"), "--live "+"%s: no Kubernetes object in it")
 		}},
 		{"empty stdin as desired", func(t *testing.T) input {
-			return input{[]string{"-d", "-", "-l", live, "-n", ns}, "--desired - (stdin)", "no Kubernetes object in it"}
+			return input{[]string{"-d", "-", "-l", live, "-n", ns}, "--desired - (stdin)", "empty input"}
 		}},
 		{"stdin as desired and live", func(t *testing.T) input {
 			return input{[]string{"-d", "-", "-l", "-", "-n", ns}, "--desired -, --live -", "- (stdin) can be read only once"}

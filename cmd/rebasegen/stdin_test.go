@@ -90,3 +90,31 @@ func TestREADMEStatesReads(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyStdinIsAnError (issue 23): empty stdin (a pipeline whose first command failed) was read
+// as an empty ruleset, no values, no CRDs or no rules, and the command went on. It is an error
+// naming the flag, whichever flag reads it, as it was for --desired and --live.
+func TestEmptyStdinIsAnError(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	pkg := filepath.Join("..", "..", "fixtures", "packages", "hpa-web")
+	for _, tc := range []struct {
+		flag string
+		args []string
+	}{
+		{"--ruleset", append([]string{"explain"}, fix...)},
+		{"--crd", append([]string{"explain"}, fix...)},
+		{"--values", []string{"explain", "--package", filepath.Join(pkg, "config"), "-l", fix[3], "-n", fix[5]}},
+		{"--package-cr", []string{"explain", "-l", fix[3], "-n", fix[5]}},
+		{"--rules", append([]string{"check"}, fix...)},
+		{"--live", []string{"explain", "-d", fix[1], "-n", fix[5]}},
+	} {
+		for _, stdin := range []string{"", " \n\n"} {
+			withStdin(t, stdin, func() {
+				r := rebasegen(t, append(tc.args, tc.flag, "-")...)
+				if want := tc.flag + " - (stdin): empty input"; r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
+					t.Errorf("%s - with stdin %q: want exit %d and %q, got %d:\n%s%s", tc.flag, stdin, exitError, want, r.code, r.stdout, r.stderr)
+				}
+			})
+		}
+	}
+}
