@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -52,8 +54,9 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 		sent = kappconv.Original
 	}
 	owned := "no managedFields entry owns it"
-	if ownedBy(fc.owners, fc.applier, d.Path) {
-		owned = "managedFields credit " + fc.applier + " for it"
+	if by := ownedBy(fc.owners, d.Path); len(by) > 0 {
+		// only appliers can own it here: another manager's field is that manager's (field.go)
+		owned = "managedFields credit " + strings.Join(by, ", ") + " for it"
 	}
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Admission, Owner: "a mutating webhook or admission plugin"}
 	f.Evidence = fmt.Sprintf("added during admission of %s's write (a mutating webhook or admission plugin): %s, %s did not send it (%s), defaulting does not produce it",
@@ -69,15 +72,16 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 	return f, true
 }
 
-// ownedBy reports whether a managedFields entry of manager owns p or the whole value holding it.
-func ownedBy(os []owner, manager string, p fielddiff.Path) bool {
+// ownedBy names the managers whose managedFields entries own p or the whole value holding it.
+func ownedBy(os []owner, p fielddiff.Path) []string {
 	if q, ok := wholeValue(os, p); ok {
 		p = q
 	}
+	var by []string
 	for _, o := range os {
-		if o.Manager == manager && o.owns(p) {
-			return true
+		if o.owns(p) && !slices.Contains(by, o.Manager) {
+			by = append(by, o.Manager)
 		}
 	}
-	return false
+	return by
 }

@@ -5,37 +5,78 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
+// lastApplied is the annotation kubectl apply (client-side) keeps the manifest it applied in.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
 // appliers are the field managers that applied the desired state. A field they own is what a
 // manifest said, so a differing value there is a change made in Git (or a server default),
-// never a controller's: ruling it "from the cluster" would hide that change. Known appliers
-// come from rulesets/managers.yaml; beyond the list, a manager that is not a tool people use by
-// hand and owns most of the fields the manifest declares is one too (a GitOps tool nobody
-// listed, e.g. Argo CD's client-side apply as `argocd` before it was).
+// never a controller's: ruling it "from the cluster" would hide that change.
+//
+// The applier shown for the resource (main) is established once, from the strongest evidence
+// first: kapp's kapp.k14s.io/original annotation with a managedFields entry of kapp's; kubectl's
+// last-applied annotation with kubectl apply's entry; the known appliers of
+// rulesets/managers.yaml (the one owning the most fields); a manager owning most of the fields
+// the manifest declares. Every explanation names that one.
 type appliers struct {
-	main     string            // the applier shown for the resource: the known one owning the most fields
+	main     string            // the applier shown for the resource, "" when none is recognised
 	evidence map[string]string // every applier, with why it is one
 }
 
-func findAppliers(os []owner, rs *rulesets.Ruleset, declared *fieldpath.Set) appliers {
+// applierObject is what findAppliers reads of the objects besides managedFields.
+type applierObject struct {
+	annotations map[string]string // the live object's
+	declared    *fieldpath.Set    // the fields the manifest declares (nil: unknown)
+	sent, live  *fielddiff.Lookup // kapp.k14s.io/original (nil when absent) and the live object
+}
+
+func findAppliers(os []owner, rs *rulesets.Ruleset, obj applierObject) appliers {
 	a := appliers{evidence: map[string]string{}}
-	bestN := -1
-	for _, o := range os {
-		if _, ok := rulesets.FindManager(rs.Appliers, o.Manager); !ok || o.Subresource != "" {
-			continue
+	entry := func(names ...string) string { // the first of names with an entry of its own
+		for _, n := range names {
+			for _, o := range os {
+				if o.Manager == n && o.Subresource == "" {
+					return n
+				}
+			}
 		}
-		if n := o.fields.Size(); n > bestN || (n == bestN && o.Manager < a.main) {
-			a.main, bestN = o.Manager, n
+		return ""
+	}
+	kappApplied := false
+	if _, ok := obj.annotations[kappconv.Original]; ok {
+		if m := entry("kapp", "kapp-controller"); m != "" {
+			a.main, kappApplied = m, true
+			a.evidence[m] = "kapp's " + kappconv.Original + " annotation and its managedFields entry"
+		}
+	}
+	if _, ok := obj.annotations[lastApplied]; ok && a.main == "" {
+		if m := entry("kubectl-client-side-apply"); m != "" {
+			a.main = m
+			a.evidence[m] = "kubectl's " + lastApplied + " annotation and its managedFields entry"
+		}
+	}
+	if a.main == "" {
+		bestN := -1
+		for _, o := range os {
+			if _, ok := rulesets.FindManager(rs.Appliers, o.Manager); !ok || o.Subresource != "" {
+				continue
+			}
+			if n := o.fields.Size(); n > bestN || (n == bestN && o.Manager < a.main) {
+				a.main, bestN = o.Manager, n
+			}
 		}
 	}
 	total := 0
-	if declared != nil {
-		total = declared.Size()
+	if obj.declared != nil {
+		total = obj.declared.Size()
 	}
+	shareMain, bestShare := "", 0
 	for _, o := range os {
-		if o.Subresource != "" {
+		if o.Subresource != "" || a.has(o.Manager) {
 			continue
 		}
 		m, known := rulesets.FindManager(rs.Appliers, o.Manager)
@@ -48,13 +89,43 @@ func findAppliers(os []owner, rs *rulesets.Ruleset, declared *fieldpath.Set) app
 		case !known && !human && total > 0:
 			// Measured on a Deployment kapp took over from a Helm-like tool nobody listed
 			// (fixtures/adopt-helm): the earlier applier keeps every field kapp's update left
-			// unchanged, 8 of the 9 declared.
-			if n := o.fields.Intersection(declared).Size(); 2*n > total {
-				a.evidence[o.Manager] = fmt.Sprintf("owns %d of the %d fields the manifest declares: the manifest's applier", n, total)
+			// unchanged, 8 of the 9 declared. A manager that rewrote a value kapp applied is
+			// not an applier however much it owns: it changed the manifest's value.
+			n := o.fields.Intersection(obj.declared).Size()
+			if 2*n <= total || kappApplied && rewrote(o, obj) {
+				continue
+			}
+			a.evidence[o.Manager] = fmt.Sprintf("owns %d of the %d fields the manifest declares: the manifest's applier", n, total)
+			if n > bestShare || n == bestShare && o.Manager < shareMain {
+				shareMain, bestShare = o.Manager, n
 			}
 		}
 	}
+	if a.main == "" {
+		a.main = shareMain
+	}
 	return a
+}
+
+// rewrote reports whether o owns a declared field whose live value is not what kapp sent
+// (kapp.k14s.io/original holds the field).
+func rewrote(o owner, obj applierObject) bool {
+	if obj.sent == nil || obj.live == nil {
+		return false
+	}
+	found := false
+	o.fields.Leaves().Intersection(obj.declared).Iterate(func(p fieldpath.Path) {
+		if found {
+			return
+		}
+		sv, ok := obj.sent.Get(fielddiff.Path(p))
+		if !ok {
+			return
+		}
+		lv, ok := obj.live.Get(fielddiff.Path(p))
+		found = !ok || !fielddiff.Equal(sv, lv)
+	})
+	return found
 }
 
 func (a appliers) has(manager string) bool {

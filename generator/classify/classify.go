@@ -203,11 +203,14 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	}
-	fc.appliers = findAppliers(fc.owners, c.rules, declaredSet)
 	fc.desired, fc.live = desired.Unstructured, live.Unstructured
-	res.Applier = fc.appliers.main
-	fc.applier = fc.appliers.main // admission evidence names the main applier
 	fc.sent = sentManifest(live)
+	if fc.sent != nil {
+		fc.sentAt = fielddiff.NewLookup(fc.sent)
+	}
+	fc.appliers = findAppliers(fc.owners, c.rules, applierObject{annotations: live.GetAnnotations(), declared: declaredSet, sent: fc.sentAt, live: fielddiff.NewLookup(live.Object)})
+	res.Applier = fc.appliers.main
+	fc.applier = fc.appliers.main // every explanation names the one applier
 	var ok bool
 	if fc.defaulted, fc.stored, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
@@ -219,9 +222,6 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	if fc.stored != nil {
 		fc.storedAt = fielddiff.NewLookup(fc.stored.Object)
-	}
-	if fc.sent != nil {
-		fc.sentAt = fielddiff.NewLookup(fc.sent)
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {

@@ -199,7 +199,11 @@ func declaredDrift(fc fieldContext, d fielddiff.Delta) string {
 		}
 	}
 	if len(by) > 0 {
-		return fmt.Sprintf("differs from the value the manifest declares; owned by %s, which applied the manifest (%s): a change made in Git or by hand, not a controller's", strings.Join(by, ", "), fc.appliers.evidence[by[0]])
+		role := "which applied the manifest"
+		if fc.appliers.main != "" && by[0] != fc.appliers.main {
+			role = "which applied the manifest before " + fc.appliers.main // the header names main
+		}
+		return fmt.Sprintf("differs from the value the manifest declares; owned by %s, %s (%s): a change made in Git or by hand, not a controller's", strings.Join(by, ", "), role, fc.appliers.evidence[by[0]])
 	}
 	return fmt.Sprintf("differs from the value the manifest declares; no manager other than the applier (%s) owns it and no default, calculation or controller explains it", orNone(fc.appliers.main))
 }
