@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,5 +134,36 @@ func TestLintRendersYTTRulesWithValues(t *testing.T) {
 	r := rebasegen(t, append([]string{"lint", "--value", "namespace=elsewhere"}, desired...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "namespace: elsewhere} matches none of the desired objects") {
 		t.Errorf("lint --value namespace=elsewhere: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestYTTRulesNeedAValue: check and lint on ytt rules that read a data value nobody passed say so
+// in one line naming the file, its line and the --value to pass; they printed ytt's call stack.
+func TestYTTRulesNeedAValue(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "-q", "-o", "ytt", "--namespace-value", "namespace", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 1 + strings.Count(string(data[:strings.Index(string(data), "data.values.namespace")]), "\n")
+	secret := filepath.Join(dir, "secret.yml")
+	if err := os.WriteFile(secret, []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: web-rebase-rules}\nstringData:\n  rebase-rules.yml: |\n    #@ load(\"@ytt:data\", \"data\")\n    --- #@ {\"apiVersion\": \"kapp.k14s.io/v1alpha1\", \"kind\": \"Config\", \"rebaseRules\": [{\"path\": [\"spec\", \"replicas\"], \"type\": \"copy\", \"sources\": [\"existing\", \"new\"], \"resourceMatchers\": [{\"kindNamespaceNameMatcher\": {\"kind\": \"Deployment\", \"namespace\": data.values.ns, \"name\": \"web\"}}]}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{rules, fmt.Sprintf("rebasegen: %s:%d: needs data value \"namespace\": pass --value namespace=...\n", rules, line)},
+		{secret, "rebasegen: " + secret + " (rebase-rules.yml) line 2: needs data value \"ns\": pass --value ns=...\n"},
+	} {
+		for _, args := range [][]string{append([]string{"check", "-q", "-r", tc.file}, fix...), {"lint", "-r", tc.file}} {
+			r := rebasegen(t, args...)
+			if r.code != exitError || r.stdout != "" || r.stderr != tc.want {
+				t.Errorf("%s -r %s: exit %d, stdout %q\nstderr:\n%s\nwant:\n%s", args[0], tc.file, r.code, r.stdout, r.stderr, tc.want)
+			}
+		}
 	}
 }

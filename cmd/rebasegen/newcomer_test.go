@@ -64,14 +64,15 @@ func TestWrongNamespaceHint(t *testing.T) {
 }
 
 // TestYTTRulesFileError: a ytt-format rules file that fails to render is called a rules file,
-// not a package (there is none).
+// not a package (there is none). (A data value not given has its own message:
+// TestYTTRulesNeedAValue.)
 func TestYTTRulesFileError(t *testing.T) {
 	rules := filepath.Join(t.TempDir(), "rules.yml")
-	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher:\n      kind: Deployment\n      namespace: #@ data.values.ns\n      name: web\n"
+	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher:\n      kind: Deployment\n      namespace: #@ data.values.ns + 1\n      name: web\n"
 	if err := os.WriteFile(rules, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := rebasegen(t, append([]string{"check", "--rules", rules}, scenario(t, "hpa-replicas")...)...)
+	r := rebasegen(t, append([]string{"check", "--rules", rules, "--value", "ns=x"}, scenario(t, "hpa-replicas")...)...)
 	if want := "rebasegen: rendering rules file " + rules + " with ytt:"; r.code != exitError || !strings.HasPrefix(r.stderr, want) || strings.Contains(r.stderr, "package") {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q, and no package", r.code, r.stderr, want)
 	}

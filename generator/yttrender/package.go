@@ -3,6 +3,7 @@ package yttrender
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -273,6 +274,9 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 	opts.DataValuesFlags.Inspect = inspect
 	out := opts.RunWithFiles(template.Input{Files: fs}, ui.NewCustomWriterTTY(false, io.Discard, io.Discard))
 	if out.Err != nil {
+		if err := p.needsValue(out.Err.Error(), in.Files, fs); err != nil {
+			return rendering{}, err
+		}
 		// ytt's own message, as `ytt` prints it
 		return rendering{}, fmt.Errorf("rendering %s %s with ytt:\n%s", p.what(), name, out.Err)
 	}
@@ -346,4 +350,84 @@ func readPackageCR(file string, data []byte) (packageCR, error) {
 		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
 	}
 	return cr, nil
+}
+
+// needsValue turns ytt's error for a template reading a data value that is not there (its
+// several lines, ytt's stack) into one line naming the file and line, and the value to pass or,
+// with a data values schema, to declare; nil for any other error. read are the files ytt was
+// given (their paths as given, by ytt's names), fs ytt's files.
+func (p Package) needsValue(msg string, read []yttFile, fs []*files.File) error {
+	key, file, line, hint, ok := missingValue(msg)
+	if !ok {
+		return nil
+	}
+	given := func(rel string) string { // the path as given, for ytt's name of a file
+		for _, f := range read {
+			if f.Rel == rel {
+				return f.Name
+			}
+		}
+		return rel
+	}
+	where := given(file) + ":" + line
+	if t := p.Template; t != nil && t.Name == file {
+		where = t.Source + " line " + line
+	}
+	if hint != "" {
+		hint = fmt.Sprintf(" (ytt: did you mean .%s?)", hint)
+	}
+	for _, f := range fs {
+		data, err := f.Bytes()
+		if err != nil {
+			continue
+		}
+		for _, a := range yttAnnotations(f.RelativePath(), data) {
+			if strings.HasPrefix(a, "data/values-schema") {
+				return fmt.Errorf("%s: reads data value %q%s, which the data values schema (%s) does not declare", where, key, hint, given(f.RelativePath()))
+			}
+		}
+	}
+	return fmt.Errorf("%s: needs data value %q%s: pass --value %s=...", where, key, hint, key)
+}
+
+// ytt's error text for a template reading a data value that is not there: starlark's message for
+// a struct without the attribute (with its spelling hint), then the template lines of the call
+// stack, innermost first, "FILE:LINE | TEXT". ytt keeps its error's parts unexported
+// (template.CompiledTemplateMultiError), and a render in a child process returns only the text.
+var (
+	noAttr     = regexp.MustCompile(`^- struct has no \.(\w+) field or method(?: \(did you mean \.(\w+)\?\))?$`)
+	sourceLine = regexp.MustCompile(`^\s+(\S+):(\d+) \| (.*)$`)
+	valuesRef  = regexp.MustCompile(`\bdata\.values((?:\.\w+)+)`)
+)
+
+// missingValue reads ytt's error text: when the innermost template line reads
+// data.values...KEY that is not there, the dotted key, the file and line as ytt names them and
+// ytt's spelling hint ("" for none); ok is false for any other error.
+func missingValue(msg string) (key, file, line, hint string, ok bool) {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		m := noAttr.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		for _, s := range lines[i+1:] {
+			if strings.HasPrefix(s, "- ") {
+				break // the next error
+			}
+			src := sourceLine.FindStringSubmatch(s)
+			if src == nil {
+				continue
+			}
+			for _, ref := range valuesRef.FindAllStringSubmatch(src[3], -1) {
+				parts := strings.Split(strings.TrimPrefix(ref[1], "."), ".")
+				for j, part := range parts {
+					if part == m[1] {
+						return strings.Join(parts[:j+1], "."), src[1], src[2], m[2], true
+					}
+				}
+			}
+			break // the innermost line reads no such data value
+		}
+	}
+	return "", "", "", "", false
 }

@@ -168,3 +168,50 @@ func TestRenderChildSameAsInProcess(t *testing.T) {
 		}
 	}
 }
+
+// A template reading a data value nobody gave is one line naming the file, the line and the value
+// to pass (or, with a data values schema, that the schema lacks it): ytt's own message was its
+// call stack over several lines, with no word of --value. Other errors stay ytt's.
+func TestMissingDataValueIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	const header = "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+	rules := write("rules.yml", header+"  name: x\n  namespace: #@ data.values.namespace\n")
+	nested := write("nested.yml", header+"  name: #@ data.values.app.name\n")
+	schemaDir := filepath.Join(dir, "pkg")
+	write("pkg/schema.yml", "#@data/values-schema\n---\nname: web\n")
+	app := write("pkg/app.yml", header+"  name: #@ data.values.nam\n")
+	other := write("other.yml", "#@ load(\"@ytt:struct\", \"struct\")\nname: #@ struct.make(a=1).b\n")
+	for _, tc := range []struct {
+		name string
+		p    Package
+		want string
+	}{
+		{"rules file", Package{Dirs: []string{rules}, What: "rules file"}, rules + `:6: needs data value "namespace": pass --value namespace=...`},
+		{"nested value", Package{Dirs: []string{nested}, Values: []string{"app.image=x"}}, nested + `:5: needs data value "app.name": pass --value app.name=...`},
+		{"schema", Package{Dirs: []string{schemaDir}}, app + `:5: reads data value "nam" (ytt: did you mean .name?), which the data values schema (` + filepath.Join(schemaDir, "schema.yml") + `) does not declare`},
+	} {
+		_, err := tc.p.Render(nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	// a rules Secret's rebase-rules.yml: its line in the text
+	_, err := Package{}.RenderFile(nil, "secret.yml (rebase-rules.yml)", "rebase-rules.yml", []byte(header+"  name: #@ data.values.name\n"))
+	if want := `secret.yml (rebase-rules.yml) line 5: needs data value "name": pass --value name=...`; err == nil || err.Error() != want {
+		t.Errorf("template: got %v\nwant %s", err, want)
+	}
+	// not a data value: ytt's message, as ytt prints it
+	if _, err := (Package{Dirs: []string{other}}).Render(nil); err == nil || !strings.Contains(err.Error(), "with ytt:\n") || !strings.Contains(err.Error(), "struct has no .b field or method") {
+		t.Errorf("another struct's missing field: %v", err)
+	}
+}
