@@ -59,7 +59,7 @@ type Manager struct {
 	Source string `json:"source"`
 }
 
-// Field is a field of one kind the server sets outside defaulting.
+// Field is a field of one kind (Kind "*": of every kind) the server sets outside defaulting.
 type Field struct {
 	Group  string `json:"group"`
 	Kind   string `json:"kind"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -41,9 +42,18 @@ func sentManifest(live load.Object) map[string]any {
 // round trip (checked before this too; defaults are credited to the applier) does not produce it.
 // A built-in plugin known to add the field is named with its source.
 func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) (Finding, bool) {
-	if d.Change != fielddiff.Added || fc.applier == "" || fc.defaulted == nil {
-		// defaulted nil: no defaulting known for the kind (a custom resource whose CRD is not
-		// among the inputs), so "defaulting does not produce it" cannot be said: unknown, naming the CRD
+	// Without managedFields (an export) there is no applier to credit, but a built-in plugin
+	// known to add the field still explains it: only those are recognised then.
+	exported := fc.applier == "" && len(fc.owners) == 0
+	notDefaulted := "defaulting does not produce it"
+	if fc.defaulted == nil && crdCannotDefault(fc.id, d.Path) {
+		notDefaulted = "no CRD can default it (" + crdMetadata + ")"
+	} else if fc.defaulted == nil {
+		// no defaulting known for the kind (a custom resource whose CRD is not among the
+		// inputs), so "defaulting does not produce it" cannot be said: unknown, naming the CRD
+		return Finding{}, false
+	}
+	if d.Change != fielddiff.Added || fc.applier == "" && !exported {
 		return Finding{}, false
 	}
 	sent := "the desired manifest"
@@ -53,14 +63,25 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 		}
 		sent = kappconv.Original
 	}
+	if exported {
+		for _, p := range c.admissionPlugins {
+			if p.Group == fc.id.Group && p.Kind == fc.id.Kind && p.re.MatchString(path) {
+				f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Admission, Owner: "the " + p.Plugin.Plugin + " admission plugin"}
+				f.Evidence = fmt.Sprintf("the live object has no managedFields; known: the %s admission plugin adds it during a create (k8s.io/kubernetes %s %s); not in %s, %s",
+					p.Plugin.Plugin, kappconv.Kubernetes, p.Source, sent, notDefaulted)
+				return f, true
+			}
+		}
+		return Finding{}, false
+	}
 	owned := "no managedFields entry owns it"
 	if by := ownedBy(fc.owners, d.Path); len(by) > 0 {
 		// only appliers can own it here: another manager's field is that manager's (field.go)
 		owned = "managedFields credit " + strings.Join(by, ", ") + " for it"
 	}
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Admission, Owner: "a mutating webhook or admission plugin"}
-	f.Evidence = fmt.Sprintf("added during admission of %s's write (a mutating webhook or admission plugin): %s, %s did not send it (%s), defaulting does not produce it",
-		fc.applier, owned, fc.applier, sent)
+	f.Evidence = fmt.Sprintf("added during admission of %s's write (a mutating webhook or admission plugin): %s, %s did not send it (%s), %s",
+		fc.applier, owned, fc.applier, sent, notDefaulted)
 	for _, p := range c.admissionPlugins {
 		if p.Group == fc.id.Group && p.Kind == fc.id.Kind && p.re.MatchString(path) {
 			f.Owner = "the " + p.Plugin.Plugin + " admission plugin"
@@ -84,4 +105,16 @@ func ownedBy(os []owner, p fielddiff.Path) []string {
 		}
 	}
 	return by
+}
+
+// crdMetadata is why a CustomResourceDefinition cannot default an object's metadata.
+const crdMetadata = "a CRD's schema may restrict metadata to name and generateName only: k8s.io/apiextensions-apiserver pkg/apiserver/schema/validation.go validateStructuralMetadataInvariants"
+
+// crdCannotDefault reports whether p is a custom resource's field no CRD can default, so that
+// missing the CRD changes nothing there: metadata other than name and generateName.
+func crdCannotDefault(id pair.Identity, p fielddiff.Path) bool {
+	if id.Group == "" || len(p) < 2 || p[0].FieldName == nil || *p[0].FieldName != "metadata" || p[1].FieldName == nil {
+		return false
+	}
+	return *p[1].FieldName != "name" && *p[1].FieldName != "generateName"
 }

@@ -82,7 +82,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if d.Change != fielddiff.Removed {
 		for _, cf := range c.calculated {
-			if cf.Group == fc.id.Group && cf.Kind == fc.id.Kind && cf.re.MatchString(path) {
+			if (cf.Kind == "*" || cf.Group == fc.id.Group && cf.Kind == fc.id.Kind) && cf.re.MatchString(path) {
 				f.Class = Calculated
 				f.Evidence = "set by the API server: " + cf.Source
 				return f
@@ -129,7 +129,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		return f
 	}
 	f.Class = Unknown
-	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), orNone(fc.mechanism))
+	mechanism := orNone(fc.mechanism)
+	if fc.defaulted == nil && crdCannotDefault(fc.id, d.Path) {
+		mechanism = "no CRD can default it (" + crdMetadata + ")" // the CRD would change nothing here
+	}
+	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), mechanism)
 	return f
 }
 

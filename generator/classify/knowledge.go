@@ -107,9 +107,20 @@ func whenHolds(fc fieldContext, w rulesets.When) (string, bool) {
 
 // embeddedCreationTimestamp: `creationTimestamp: null` in an ObjectMeta inside the object (a pod
 // template, a CronJob's jobTemplate and its template, StatefulSet volumeClaimTemplates), stored
-// by API servers whose metav1.Time marshals its zero value as null.
+// by API servers whose metav1.Time marshals its zero value as null; where the manifest has no
+// metadata there at all, the whole embedded metadata holding only that null.
 func embeddedCreationTimestamp(d fielddiff.Delta) bool {
 	n := len(d.Path)
-	return d.Change == fielddiff.Added && d.Live == nil && n > 2 && d.Path[n-1].FieldName != nil &&
-		*d.Path[n-1].FieldName == "creationTimestamp" && d.Path[n-2].FieldName != nil && *d.Path[n-2].FieldName == "metadata"
+	if d.Change != fielddiff.Added || n < 2 || d.Path[n-1].FieldName == nil {
+		return false
+	}
+	switch *d.Path[n-1].FieldName {
+	case "creationTimestamp":
+		return d.Live == nil && n > 2 && d.Path[n-2].FieldName != nil && *d.Path[n-2].FieldName == "metadata"
+	case "metadata":
+		m, ok := d.Live.(map[string]any)
+		v, has := m["creationTimestamp"]
+		return ok && len(m) == 1 && has && v == nil
+	}
+	return false
 }

@@ -137,9 +137,12 @@ func TestPrecedence(t *testing.T) {
 		{"admission plugin over unknown", "a Pod's priority, added during the applier's create",
 			pod(""), pod("priority: 0", mf("kapp", "", `{f:spec: {f:containers: {'k:{"name":"web"}': {.: {}, f:image: {}, f:name: {}}}}}`)),
 			"spec.priority", "admission", "the Priority admission plugin"},
-		{"unknown without an applier", "a Pod's priority, no managedFields",
+		{"admission plugin knowledge without managedFields", "a Pod's priority, exported without managedFields",
 			pod(""), pod("priority: 0"),
-			"spec.priority", "unknown", ""},
+			"spec.priority", "admission", "the Priority admission plugin"},
+		{"unknown without an applier", "a Pod field no plugin is known to add, no managedFields",
+			pod(""), pod("hostname: h"),
+			"spec.hostname", "unknown", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := classifyYAML(t, tc.desired, tc.live)
