@@ -35,6 +35,8 @@ type Inputs struct {
 	// Cost: generate also times kapp's diff of a sample of the verified pairs without the rules,
 	// for Verification.CostSummary (a timing: it varies from run to run).
 	Cost bool
+	// NoOperational: annotations people stamp at run time (rulesets/operational.yaml) are drift.
+	NoOperational bool
 }
 
 // withReader returns in with a Reader: one per run, so that stdin and pipes are read once.
@@ -93,7 +95,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 		return nil, err
 	}
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		KappDefaults: kappDefaults, PackageRules: packageRules})
+		KappDefaults: kappDefaults, PackageRules: packageRules, NoOperational: in.NoOperational})
 	if err != nil {
 		return nil, err
 	}

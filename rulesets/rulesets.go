@@ -20,14 +20,23 @@ var builtin embed.FS
 
 // Ruleset is the union of all loaded files; each file may hold any of the sections.
 type Ruleset struct {
-	Appliers      []Manager   `json:"appliers,omitempty"`
-	Humans        []Manager   `json:"humans,omitempty"`
-	Calculated    []Field     `json:"calculated,omitempty"`
-	Injected      []Injection `json:"injected,omitempty"`
-	Admission     []Plugin    `json:"admission,omitempty"`
-	ClusterScoped []Kind      `json:"clusterScoped,omitempty"`
-	Filled        []Filled    `json:"filled,omitempty"`
-	Adoption      []Adopted   `json:"adoption,omitempty"`
+	Appliers      []Manager     `json:"appliers,omitempty"`
+	Humans        []Manager     `json:"humans,omitempty"`
+	Calculated    []Field       `json:"calculated,omitempty"`
+	Injected      []Injection   `json:"injected,omitempty"`
+	Admission     []Plugin      `json:"admission,omitempty"`
+	ClusterScoped []Kind        `json:"clusterScoped,omitempty"`
+	Filled        []Filled      `json:"filled,omitempty"`
+	Adoption      []Adopted     `json:"adoption,omitempty"`
+	Operational   []Operational `json:"operational,omitempty"`
+}
+
+// Operational is an annotation people stamp on purpose at run time, with the manager of the tool
+// that stamps it.
+type Operational struct {
+	Path    string `json:"path"`
+	Manager string `json:"manager"`
+	Source  string `json:"source"`
 }
 
 // Filled is a field a controller fills in, known without managedFields, with the evidence the
@@ -128,6 +137,9 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	for _, e := range f.Adoption {
 		paths = append(paths, e.Path)
 	}
+	for _, e := range f.Operational {
+		paths = append(paths, e.Path)
+	}
 	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
@@ -141,6 +153,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	rs.ClusterScoped = append(rs.ClusterScoped, f.ClusterScoped...)
 	rs.Filled = append(rs.Filled, f.Filled...)
 	rs.Adoption = append(rs.Adoption, f.Adoption...)
+	rs.Operational = append(rs.Operational, f.Operational...)
 	return nil
 }
 

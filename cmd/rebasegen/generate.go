@@ -170,6 +170,7 @@ func generateOptions(c *cli.Context, f emit.Format) emit.Options {
 		Packages: c.StringSlice("package"), Values: c.StringSlice("values"), ValueArgs: c.StringSlice("value"),
 		ValueYAMLArgs: c.StringSlice("value-yaml"), PackageCR: c.String("package-cr"),
 		NamespaceValues: c.StringSlice("namespace-value"), PackageInstall: c.String("package-install"), IncludeUnknown: c.Bool("include-unknown"),
+		NoOperational: c.Bool("no-operational"),
 	}
 	if c.IsSet("output") {
 		o.Format = f

@@ -24,6 +24,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "crd", Usage: "CustomResourceDefinitions for schema defaulting (repeatable)"},
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
+		&cli.BoolFlag{Name: "no-operational", Usage: "annotations people stamp on purpose at run time (kubectl rollout restart's restartedAt) are drift, not ruled"},
 	}, packageFlags()...)
 }
 
@@ -92,6 +93,8 @@ func inputs(c *cli.Context) generator.Inputs {
 		Reader:    load.NewReader(os.Stdin),
 		Progress:  progressFor(c),
 		Cost:      c.Bool("cost"),
+
+		NoOperational: c.Bool("no-operational"),
 	}
 }
 

@@ -58,7 +58,7 @@ spec:
 	os.WriteFile(desired, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644)
 
 	common := []string{"--desired", desired, "--live", live, "--crd", crd, "--ruleset", ruleset,
-		"--values", values, "--value", "name=web", "--value", "image=nginx:1.25", "--value-yaml", "replicas=1", "--namespace", "hpa-replicas", "--include-unknown"}
+		"--values", values, "--value", "name=web", "--value", "image=nginx:1.25", "--value-yaml", "replicas=1", "--namespace", "hpa-replicas", "--include-unknown", "--no-operational"}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -112,7 +112,7 @@ spec:
 // Quoting round-trips whatever a path holds.
 func TestCommandQuotingRoundTrips(t *testing.T) {
 	o := emit.Options{Desired: []string{"a b.yaml", "it's.yaml", `back\slash`, "tab\there", "plain.yaml"}, ValueArgs: []string{"k=v w", "x="},
-		Namespace: "ns", Format: emit.FormatYTT, IncludeUnknown: true}
+		Namespace: "ns", Format: emit.FormatYTT, IncludeUnknown: true, NoOperational: true}
 	got, err := emit.ParseCommand(o.Command())
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,9 @@ type Options struct {
 	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
 	// controller does not link); nil: none.
 	KappDefaults, PackageRules Covers
+	// NoOperational leaves annotations people stamp at run time (rulesets/operational.yaml)
+	// drift, as any other change a person made.
+	NoOperational bool
 }
 
 // Covers reports, for each of paths (fields differing between desired and live), whether a set
@@ -43,7 +46,8 @@ type classifier struct {
 	admissionPlugins []compiledPlugin
 	filled           []compiledFilled
 	adopted          []compiledAdopted
-	paths            *pathTable // shared by the workers
+	operationalKeys  []compiledOperational // nil with Options.NoOperational
+	paths            *pathTable            // shared by the workers
 }
 
 type compiledField struct {
@@ -163,6 +167,13 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	for _, a := range rs.Adoption {
 		re, _ := rulesets.PathPattern(a.Path)
 		c.adopted = append(c.adopted, compiledAdopted{a, re})
+	}
+	for _, o := range rs.Operational {
+		if opts.NoOperational {
+			break
+		}
+		re, _ := rulesets.PathPattern(o.Path)
+		c.operationalKeys = append(c.operationalKeys, compiledOperational{o, re})
 	}
 	return c, nil
 }

@@ -21,6 +21,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if ok := c.adoption(fc, d, &f); ok {
 		return f
 	}
+	if o, ok := c.operational(fc, d); ok {
+		return o
+	}
 	defaulted, byDefault := defaultEvidence(fc, d)
 	fromGit := changedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it

@@ -30,6 +30,11 @@ const (
 	// than kapp last applied (kapp.k14s.io/original), which the live object still holds. Reported,
 	// never ruled, never drift. Summaries show it only when present.
 	Pending Class = "pending"
+	// Operational: an annotation a person stamped on purpose at run time with a known tool
+	// (rulesets/operational.yaml: kubectl rollout restart's restartedAt). Ruled per kind with the
+	// manifest's value winning, so that kapp does not undo the action. Summaries show it only
+	// when present.
+	Operational Class = "operational"
 )
 
 // Classes returns the classes in report order (Adoption and Pending, when present, are reported
@@ -41,7 +46,7 @@ func Classes() []Class {
 
 // Ghost reports whether the class is a ghost diff that a rebase rule should remove.
 func (c Class) Ghost() bool {
-	return c == Defaulted || c == Calculated || c == KappArtifact || c == Admission || c == Controller
+	return c == Defaulted || c == Calculated || c == KappArtifact || c == Admission || c == Controller || c == Operational
 }
 
 // Finding is one differing field with its class and evidence.

@@ -14,6 +14,11 @@ type compiledFilled struct {
 	re *regexp.Regexp
 }
 
+type compiledOperational struct {
+	rulesets.Operational
+	re *regexp.Regexp
+}
+
 type compiledAdopted struct {
 	rulesets.Adopted
 	re *regexp.Regexp
@@ -123,4 +128,36 @@ func embeddedCreationTimestamp(d fielddiff.Delta) bool {
 		return ok && len(m) == 1 && has && v == nil
 	}
 	return false
+}
+
+// operational recognises an annotation a person stamped on purpose at run time with a known tool
+// (rulesets/operational.yaml), which the manifest does not declare: that tool's managedFields
+// entry owns it, or the live object has no managedFields to say otherwise.
+func (c *classifier) operational(fc fieldContext, d fielddiff.Delta) (Finding, bool) {
+	if d.Change != fielddiff.Added {
+		return Finding{}, false // a value declared in Git: the manifest's, whatever stamped it since
+	}
+	path := d.Path.String()
+	for _, e := range c.operationalKeys {
+		if !e.re.MatchString(path) {
+			continue
+		}
+		why := ""
+		if len(fc.owners) == 0 {
+			why = "the live object has no managedFields"
+		}
+		for _, o := range fc.owners {
+			if o.Manager == e.Manager && o.owns(d.Path) {
+				why = "managedFields: " + o.String()
+				break
+			}
+		}
+		if why == "" {
+			continue
+		}
+		f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Operational, Owner: e.Manager}
+		f.Evidence = fmt.Sprintf("%s; stamped on purpose at run time (rulesets: %s); ruled with the manifest's value winning (--no-operational: drift)", why, e.Source)
+		return f, true
+	}
+	return Finding{}, false
 }

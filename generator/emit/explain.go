@@ -65,7 +65,7 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 	for _, c := range classify.Classes() {
 		out.Summary[string(c)] = rep.Counts()[c]
 	}
-	for _, c := range []classify.Class{classify.Adoption, classify.Pending} {
+	for _, c := range []classify.Class{classify.Adoption, classify.Pending, classify.Operational} {
 		if n := rep.Counts()[c]; n > 0 {
 			out.Summary[string(c)] = n
 		}
@@ -174,6 +174,9 @@ func writeSummary(b *strings.Builder, rep *classify.Report, width int) {
 	}
 	if n := counts[classify.Pending]; n > 0 {
 		parts = append(parts, fmt.Sprintf("pending %d (changes made in Git: this deploy applies them)", n))
+	}
+	if n := counts[classify.Operational]; n > 0 {
+		parts = append(parts, fmt.Sprintf("operational %d (stamped on purpose at run time: ruled, the manifest's value wins; --no-operational: drift)", n))
 	}
 	fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width))
 }

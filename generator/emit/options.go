@@ -27,6 +27,7 @@ type Options struct {
 	NamespaceValues               []string
 	PackageInstall                string
 	IncludeUnknown                bool
+	NoOperational                 bool
 	OutputFile                    string // "" or "-": stdout
 }
 
@@ -74,6 +75,9 @@ func (o Options) Args() []string {
 	}
 	if o.IncludeUnknown {
 		args = append(args, "--include-unknown")
+	}
+	if o.NoOperational {
+		args = append(args, "--no-operational")
 	}
 	return args
 }
@@ -132,6 +136,10 @@ func ParseCommand(cmd string) (Options, error) {
 		}
 		if name == "include-unknown" {
 			o.IncludeUnknown = true
+			continue
+		}
+		if name == "no-operational" {
+			o.NoOperational = true
 			continue
 		}
 		if name == "format" || name == "o" { // headers written before -o became the format

@@ -291,6 +291,8 @@ func evidenceSummary(f classify.Finding) string {
 		return "owned by " + f.Owner
 	case classify.Admission:
 		return "added during admission by " + f.Owner + " (see rebasegen explain)"
+	case classify.Operational:
+		return "stamped on purpose at run time by " + f.Owner + " (see rebasegen explain)"
 	}
 	return f.Evidence
 }

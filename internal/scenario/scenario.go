@@ -34,12 +34,13 @@ import (
 
 // Ground-truth classes of a differing field.
 const (
-	ClassDefaulted  = "defaulted"   // set by the API server's defaulting when the object was created
-	ClassCalculated = "calculated"  // computed at creation: allocators, registry strategies
-	ClassAdmission  = "admission"   // added at creation by an admission plugin or webhook (Truth.Admission)
-	ClassDrift      = "drift"       // a human changed it
-	ClassAdoption   = "adoption"    // kapp's deploy changed it once when it took the object over
-	ControllerClass = "controller:" // + field manager: another controller owns it
+	ClassDefaulted   = "defaulted"   // set by the API server's defaulting when the object was created
+	ClassCalculated  = "calculated"  // computed at creation: allocators, registry strategies
+	ClassAdmission   = "admission"   // added at creation by an admission plugin or webhook (Truth.Admission)
+	ClassDrift       = "drift"       // a human changed it
+	ClassAdoption    = "adoption"    // kapp's deploy changed it once when it took the object over
+	ClassOperational = "operational" // a person stamped it on purpose with a known tool (kubectl rollout restart)
+	ControllerClass  = "controller:" // + field manager: another controller owns it
 )
 
 // Scenario is the content of scenario.yaml plus the objects of desired.yaml and live.yaml.
@@ -250,8 +251,8 @@ func (s *Scenario) validate() error {
 		if st.Kapp != nil {
 			n++
 		}
-		if n != 1 || (st.Class != ClassDrift && !strings.HasPrefix(st.Class, ControllerClass)) {
-			return fmt.Errorf("%s: step %d needs exactly one of patch, waitFor, kapp and a class drift or controller:<manager>", s.Name, i+1)
+		if n != 1 || (st.Class != ClassDrift && st.Class != ClassOperational && !strings.HasPrefix(st.Class, ControllerClass)) {
+			return fmt.Errorf("%s: step %d needs exactly one of patch, waitFor, kapp and a class drift, operational or controller:<manager>", s.Name, i+1)
 		}
 	}
 	return nil

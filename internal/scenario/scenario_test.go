@@ -45,7 +45,7 @@ func TestFixturesConsistent(t *testing.T) {
 			var got []string
 			for _, f := range s.Fields {
 				got = append(got, f.Resource+" "+f.Path)
-				if f.Class != ClassDefaulted && f.Class != ClassCalculated && f.Class != ClassAdmission && f.Class != ClassDrift && f.Class != ClassAdoption &&
+				if f.Class != ClassDefaulted && f.Class != ClassCalculated && f.Class != ClassAdmission && f.Class != ClassDrift && f.Class != ClassAdoption && f.Class != ClassOperational &&
 					!strings.HasPrefix(f.Class, ControllerClass) {
 					t.Errorf("%s %s: class %q", f.Resource, f.Path, f.Class)
 				}
