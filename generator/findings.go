@@ -82,7 +82,10 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 	}
 	field(KindDrift, c.Drift, g.FailOnDrift)
 	field(KindPending, c.Pending, false) // the deploy's purpose: reported, never failing
-	field(KindAdoption, c.Adoption, g.FailOnAdoption)
+	// an adoption change kapp's deploy fails on fails the gate whatever the flag
+	for _, r := range c.Adoption {
+		field(KindAdoption, []Residual{r}, g.FailOnAdoption || r.Finding.Blocks)
+	}
 	return out
 }
 

@@ -94,8 +94,12 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	scoped, err := kappcover.LabelScoped()
+	if err != nil {
+		return nil, err
+	}
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		KappDefaults: kappDefaults, PackageRules: packageRules, NoOperational: in.NoOperational})
+		KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ type Ruleset struct {
 	Filled        []Filled      `json:"filled,omitempty"`
 	Adoption      []Adopted     `json:"adoption,omitempty"`
 	Operational   []Operational `json:"operational,omitempty"`
+	Immutable     []Field       `json:"immutable,omitempty"`
 }
 
 // Operational is an annotation people stamp on purpose at run time, with the manager of the tool
@@ -140,6 +141,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	for _, e := range f.Operational {
 		paths = append(paths, e.Path)
 	}
+	paths = append(paths, pathsOf(f.Immutable)...)
 	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
@@ -154,6 +156,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	rs.Filled = append(rs.Filled, f.Filled...)
 	rs.Adoption = append(rs.Adoption, f.Adoption...)
 	rs.Operational = append(rs.Operational, f.Operational...)
+	rs.Immutable = append(rs.Immutable, f.Immutable...)
 	return nil
 }
 

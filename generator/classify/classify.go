@@ -23,10 +23,17 @@ type Options struct {
 	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
 	// controller does not link); nil: none.
 	KappDefaults, PackageRules Covers
+	// LabelScoped names the selectors kapp's built-in label scoping writes its app label into
+	// (kappcover); nil: not checked.
+	LabelScoped Scoped
 	// NoOperational leaves annotations people stamp at run time (rulesets/operational.yaml)
 	// drift, as any other change a person made.
 	NoOperational bool
 }
+
+// Scoped returns the paths of the selectors kapp's built-in label scoping rules write its app
+// label into on an object. It is called from several goroutines.
+type Scoped func(desired *unstructured.Unstructured) []fielddiff.Path
 
 // Covers reports, for each of paths (fields differing between desired and live), whether a set
 // of kapp rebase rules restores its live value; nil when none does. It is called from several
@@ -47,7 +54,9 @@ type classifier struct {
 	filled           []compiledFilled
 	adopted          []compiledAdopted
 	operationalKeys  []compiledOperational // nil with Options.NoOperational
-	paths            *pathTable            // shared by the workers
+	scoped           Scoped
+	immutable        []compiledField
+	paths            *pathTable // shared by the workers
 }
 
 type compiledField struct {
@@ -144,7 +153,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules}
+		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped}
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err
 	}
@@ -167,6 +176,10 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	for _, a := range rs.Adoption {
 		re, _ := rulesets.PathPattern(a.Path)
 		c.adopted = append(c.adopted, compiledAdopted{a, re})
+	}
+	for _, f := range rs.Immutable {
+		re, _ := rulesets.PathPattern(f.Path)
+		c.immutable = append(c.immutable, compiledField{f, re})
 	}
 	for _, o := range rs.Operational {
 		if opts.NoOperational {
@@ -257,12 +270,16 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 			return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 		}
 	}
-	res.Findings = make([]Finding, 0, len(findings)+2) // exactly: a fleet's findings are a large part of what a run keeps
+	res.Findings = make([]Finding, 0, len(findings)+3) // exactly: a fleet's findings are a large part of what a run keeps
 	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved, association} {
 		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			f.Path = c.paths.share(f.Path)
 			res.Findings = append(res.Findings, f)
 		}
+	}
+	for _, f := range c.scopingFails(p.ID, desired.Unstructured, live.Unstructured) {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = append(res.Findings, f)
 	}
 	for i, d := range findings {
 		f := c.field(fc, d)

@@ -22,6 +22,9 @@ const (
 
 	// IdentityAnnotation is removed by kapp from every object it lists (resources/identified_resources_list.go).
 	IdentityAnnotation = "kapp.k14s.io/identity"
+	// DisableDefaultLabelScoping on an object turns kapp's built-in label scoping rules off for
+	// it (config/default.go labelScopingRules)
+	DisableDefaultLabelScoping = "kapp.k14s.io/disable-default-label-scoping-rules"
 	// Original holds the manifest kapp last sent, as kapp sent it (diff/resource_with_history.go).
 	Original = "kapp.k14s.io/original"
 
