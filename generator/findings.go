@@ -7,8 +7,9 @@ import (
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
-// Kind is one kind of finding check reports. Kinds lists them all: every output format renders
-// each of them (a test ranges over Kinds), so a kind added here without a renderer fails it.
+// Kind is one kind of finding check reports. Kinds lists them all, Label names each: every output
+// format renders each of them under its label (a test ranges over Kinds), so a kind added here
+// without a label or a renderer fails it.
 type Kind string
 
 const (
@@ -26,6 +27,32 @@ const (
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
 	return []Kind{KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
+}
+
+// Label names the kind in front of each finding of it, in every output format that writes
+// sentences (text, github); "" for a kind not in Kinds.
+func (k Kind) Label() string {
+	switch k {
+	case KindResidual:
+		return "residual ghost diff"
+	case KindPendingCreate:
+		return "pending create, not compared"
+	case KindPendingDelete:
+		return "pending delete"
+	case KindUnknown:
+		return "unknown"
+	case KindHidden:
+		return "hidden"
+	case KindStale:
+		return "stale"
+	case KindDrift:
+		return "drift"
+	case KindPending:
+		return "pending change from Git (kapp applies it on deploy)"
+	case KindAdoption:
+		return "adoption (kapp changes it once, when it takes the object over)"
+	}
+	return ""
 }
 
 // CheckFinding is one finding of check, whatever its kind, as every output format renders it.
@@ -78,7 +105,7 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 	}
 	for _, s := range c.Stale {
 		out = append(out, CheckFinding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true,
-			Evidence: "generated rules are stale: regenerate with the command in the file's header"})
+			Evidence: "regenerate it with the command in its header"})
 	}
 	field(KindDrift, c.Drift, g.FailOnDrift)
 	field(KindPending, c.Pending, false) // the deploy's purpose: reported, never failing

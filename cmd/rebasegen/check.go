@@ -142,32 +142,45 @@ func resource(f generator.CheckFinding) string { return escape.Text(f.Resource.S
 func path(f generator.CheckFinding) string     { return escape.Text(f.Path) }
 func evidence(f generator.CheckFinding) string { return escape.Lines(f.Evidence) }
 
+// subject is what a finding is about, after its kind's label, in the text and github formats.
+func subject(f generator.CheckFinding) string {
+	switch f.Kind {
+	case generator.KindResidual:
+		return what(f)
+	case generator.KindPendingCreate, generator.KindPendingDelete:
+		return resource(f)
+	case generator.KindUnknown:
+		return "kapp still updates " + resource(f) + " for " + path(f)
+	case generator.KindStale:
+		return fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
+	}
+	return resource(f) + " " + path(f)
+}
+
+// line is a finding as the text and github formats begin it: its kind's label, then its subject.
+func line(f generator.CheckFinding) (string, error) {
+	if f.Kind.Label() == "" {
+		return "", fmt.Errorf("check: no label for findings of kind %q", f.Kind)
+	}
+	return f.Kind.Label() + ": " + subject(f), nil
+}
+
 func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
 	var b strings.Builder
 	n := map[generator.Kind]int{}
 	for _, f := range fs {
 		n[f.Kind]++
+		l, err := line(f)
+		if err != nil {
+			return err
+		}
 		switch f.Kind {
-		case generator.KindResidual:
-			fmt.Fprintf(&b, "residual ghost diff: %s: %s\n", what(f), evidence(f))
-		case generator.KindPendingDelete:
-			fmt.Fprintf(&b, "pending delete: %s: %s\n", resource(f), evidence(f))
-		case generator.KindPendingCreate:
-			fmt.Fprintf(&b, "pending create, not compared: %s: %s\n", resource(f), evidence(f))
-		case generator.KindUnknown:
-			fmt.Fprintf(&b, "unknown: kapp still updates %s for %s: %s\n", resource(f), path(f), evidence(f))
-		case generator.KindHidden:
-			fmt.Fprintf(&b, "hidden: %s %s: %s\n", resource(f), path(f), evidence(f))
 		case generator.KindStale:
-			fmt.Fprintf(&b, "stale: %s would change (line %d):\n%s", escape.Text(f.File), f.Line, escape.Lines(f.Diff))
-		case generator.KindDrift:
-			fmt.Fprintf(&b, "%s: drift: %s %s: %s\n", severity(f), resource(f), path(f), evidence(f))
-		case generator.KindPending:
-			fmt.Fprintf(&b, "pending change from Git (kapp applies it on deploy): %s %s: %s\n", resource(f), path(f), evidence(f))
-		case generator.KindAdoption:
-			fmt.Fprintf(&b, "adoption (kapp changes it once, when it takes the object over): %s %s: %s\n", resource(f), path(f), evidence(f))
+			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
+		case generator.KindDrift: // a warning unless --fail-on-drift: the level says which
+			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
 		default:
-			return fmt.Errorf("check: no text rendering for findings of kind %q", f.Kind)
+			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
 		}
 	}
 	if err := lint.Write(&b, res.Lint, lint.FormatText); err != nil {
@@ -206,31 +219,22 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFinding, rules string) error {
 	var b strings.Builder
 	for _, f := range fs {
-		var msg string
-		switch f.Kind {
-		case generator.KindResidual:
-			msg = "residual ghost diff: " + what(f)
-		case generator.KindPendingDelete:
-			msg = fmt.Sprintf("pending delete: %s: %s", resource(f), evidence(f))
-		case generator.KindPendingCreate:
-			msg = fmt.Sprintf("pending create, not compared: %s: %s", resource(f), evidence(f))
-		case generator.KindUnknown:
-			msg = fmt.Sprintf("kapp still updates %s for a field nothing explains: %s", resource(f), path(f))
-		case generator.KindHidden:
-			msg = fmt.Sprintf("change hidden by a rule: %s %s: %s", resource(f), path(f), evidence(f))
-		case generator.KindStale:
-			b.WriteString(lint.GitHubCommand(severity(f), f.File, f.Line, evidence(f)))
-			continue
-		case generator.KindDrift:
-			msg = fmt.Sprintf("drift in the live objects: %s %s", resource(f), path(f))
-		case generator.KindPending:
-			msg = fmt.Sprintf("pending change from Git (kapp applies it on deploy): %s %s", resource(f), path(f))
-		case generator.KindAdoption:
-			msg = fmt.Sprintf("adoption (kapp changes it once, when it takes the object over): %s %s: %s", resource(f), path(f), evidence(f))
-		default:
-			return fmt.Errorf("check: no github rendering for findings of kind %q", f.Kind)
+		msg, err := line(f)
+		if err != nil {
+			return err
 		}
-		b.WriteString(lint.GitHubCommand(severity(f), rules, 1, msg))
+		file, at := rules, 1
+		switch f.Kind {
+		case generator.KindStale:
+			file, at = f.File, f.Line
+			msg += ": " + evidence(f)
+		case generator.KindPendingCreate, generator.KindPendingDelete, generator.KindHidden, generator.KindAdoption:
+			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
+			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
+			// managers) is the text format's
+			msg += ": " + evidence(f)
+		}
+		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
 	}
 	if err := lint.Write(&b, res.Lint, lint.FormatGitHub); err != nil {
 		return err

@@ -84,6 +84,60 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	}
 }
 
+// A check result holding a finding of every kind, rendered in every format, shows each kind under
+// its label (text, github) or its JSON key: what one kind is called is the same everywhere, and
+// a format that drops a kind fails here.
+func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
+	jsonKey := map[generator.Kind]string{ // README's schema, independent of the renderer
+		generator.KindResidual: "residual", generator.KindPendingCreate: "pendingCreates", generator.KindPendingDelete: "pendingDeletes",
+		generator.KindUnknown: "unknown", generator.KindHidden: "hidden", generator.KindStale: "stale",
+		generator.KindDrift: "drift", generator.KindPending: "pending", generator.KindAdoption: "adoption",
+	}
+	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	data := "data"
+	field := []generator.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
+	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
+		Hidden: []generator.Hidden{{Resource: id, Path: "data"}}, Unpaired: []generator.Unpaired{{Resource: id}},
+		Stale: []generator.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}
+	fs := res.Findings(generator.Gate{})
+	labels := map[string]generator.Kind{}
+	for _, k := range generator.Kinds() {
+		l := k.Label()
+		if l == "" || labels[l] != "" {
+			t.Errorf("kind %s: label %q is empty or another kind's", k, l)
+		}
+		labels[l] = k
+	}
+	for _, of := range format.Report() {
+		var out strings.Builder
+		if err := writeCheck(&out, of, res, []string{"rules.yml"}, fs); err != nil {
+			t.Fatalf("%s: %v", of, err)
+		}
+		got := out.String()
+		for _, k := range generator.Kinds() {
+			switch of {
+			case format.JSON:
+				var j map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(got), &j); err != nil {
+					t.Fatal(err)
+				}
+				var list []any
+				if key, ok := jsonKey[k]; !ok || json.Unmarshal(j[key], &list) != nil || len(list) != 1 {
+					t.Errorf("json: kind %s: want one entry under %q, got %s", k, jsonKey[k], j[jsonKey[k]])
+				}
+			case format.GitHub:
+				if !strings.Contains(got, "::"+k.Label()+": ") {
+					t.Errorf("github: kind %s: no annotation starting %q:\n%s", k, k.Label()+": ", got)
+				}
+			default:
+				if !strings.Contains("\n"+got, "\n"+k.Label()+": ") && !strings.Contains(got, "warning: "+k.Label()+": ") {
+					t.Errorf("text: kind %s: no line starting %q:\n%s", k, k.Label()+": ", got)
+				}
+			}
+		}
+	}
+}
+
 // Regression (issue 24 item 3): check --fail-on-adoption --output github exited 3 with no output
 // at all; the adoption changes are annotations, errors with the flag and warnings without.
 func TestCheckAdoptionInEveryFormat(t *testing.T) {
