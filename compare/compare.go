@@ -1,0 +1,539 @@
+// Package compare answers a controller's question before it writes: would writing the desired
+// object change the live one, and why? It judges offline, from the two objects alone: the live
+// object's managedFields say who owns each field, Kubernetes' own defaulting code and CRD schema
+// defaults say which differences the server fills back, and the write mode says what the write
+// replaces (a server-side apply under the controller's field manager removes only the fields
+// that manager owned and no longer declares; an update replaces the whole object).
+//
+// Each differing field comes with its effect, its class (why it differs) and the evidence, from
+// the same classifier rebasegen explain uses. A difference nobody can predict offline (a
+// mutating webhook, a field the server allocated) makes the verdict Unsure, never NoChange:
+// write then. Secret values never appear in a Result.
+//
+// The package links neither kapp nor ytt, nor any command-line library.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// Verdict is whether the write would change the live object.
+type Verdict string
+
+const (
+	// NoChange: the write would leave the object as it is (content, managedFields, generation).
+	NoChange Verdict = "NoChange"
+	// Changes: the write would change the object; Fields say where.
+	Changes Verdict = "Changes"
+	// Unsure: nothing known changes, but a field's fate depends on what cannot be known offline
+	// (a mutating webhook, the kind's update strategy): write.
+	Unsure Verdict = "Unsure"
+)
+
+// Effect is what the write would do to one differing field.
+type Effect string
+
+const (
+	// Kept: the write leaves the live value (defaulted by the server, owned by another manager
+	// under server-side apply, written canonically): a difference that needs no write.
+	Kept Effect = "kept"
+	// Set: the write puts the desired value in place of the live one.
+	Set Effect = "set"
+	// Removed: the write removes the live value (an update that omits it; an apply that no longer
+	// declares a field its manager owned).
+	Removed Effect = "removed"
+	// Owned: the values agree, but the write changes who owns the field in managedFields (an
+	// apply declaring a field its manager does not own yet).
+	Owned Effect = "owned"
+	// Unknown: what the write does to the field cannot be known offline.
+	Unknown Effect = "unknown"
+)
+
+// Field is one field the write concerns.
+type Field struct {
+	// Path is the field, dotted, list items by their merge keys:
+	// spec.template.spec.containers[name=web].image.
+	Path   string
+	Effect Effect
+	// Class is why the live value differs from the desired one, as rebasegen explain says it:
+	// defaulted, calculated, admission, controller, drift, unknown, kapp-artifact, adoption,
+	// pending; "managed" for a field whose value agrees and only its ownership differs.
+	Class string
+	// Owner is the manager owning the field in managedFields, when one is known.
+	Owner    string
+	Evidence string
+}
+
+// Result is the comparison of a desired object with the live one.
+type Result struct {
+	Verdict Verdict
+	// Fields are every differing field, the kept ones included (so that a caller sees why no
+	// write is needed), in the order of the objects' fields.
+	Fields []Field
+}
+
+// NeedsWrite reports whether the caller should write: the object would change, or it may.
+func (r *Result) NeedsWrite() bool { return r.Verdict != NoChange }
+
+// WriteMode is how the caller writes the desired object.
+type WriteMode int
+
+const (
+	// Apply is server-side apply (PATCH application/apply-patch+yaml) under a field manager.
+	Apply WriteMode = iota + 1
+	// Update is an update (PUT) of the whole desired object.
+	Update
+)
+
+// Option configures a Comparer.
+type Option func(*config) error
+
+type config struct {
+	mode           WriteMode
+	fieldManager   string
+	crds           []load.Doc
+	ignorePaths    []string
+	ignoreManagers map[string]bool
+	minor          int
+}
+
+// WithApply says the caller writes with server-side apply under fieldManager (the
+// FieldManager of its ApplyOptions / PatchOptions).
+func WithApply(fieldManager string) Option {
+	return func(c *config) error {
+		if fieldManager == "" {
+			return errors.New("WithApply: the field manager is empty")
+		}
+		c.mode, c.fieldManager = Apply, fieldManager
+		return nil
+	}
+}
+
+// WithUpdate says the caller writes with an update (PUT) of the desired object as it is.
+func WithUpdate() Option {
+	return func(c *config) error {
+		c.mode, c.fieldManager = Update, ""
+		return nil
+	}
+}
+
+// WithCRDs gives the CustomResourceDefinitions of the custom resources compared, whose
+// structural schema defaults the server applies (apiextensions.k8s.io/v1 objects, typed or
+// unstructured).
+func WithCRDs(crds ...runtime.Object) Option {
+	return func(c *config) error {
+		for i, o := range crds {
+			u, err := toUnstructured(o)
+			if err != nil {
+				return fmt.Errorf("WithCRDs: CRD %d: %w", i+1, err)
+			}
+			if u.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
+				return fmt.Errorf("WithCRDs: CRD %d is a %s %s, not a CustomResourceDefinition", i+1, u.GetAPIVersion(), u.GetKind())
+			}
+			d, err := load.NewDoc(load.Object{Unstructured: u, Source: load.Source{File: "WithCRDs", Doc: i + 1}})
+			if err != nil {
+				return err
+			}
+			c.crds = append(c.crds, d)
+		}
+		return nil
+	}
+}
+
+// WithIgnorePaths leaves fields out of the comparison: a path as Field.Path writes it ignores
+// that field and everything below it. List items are addressed by their merge keys
+// (spec.template.spec.containers[name=sidecar]) or, in lists without keys, by index
+// (spec.tolerations[0]); map keys that are not plain words are quoted
+// (metadata.annotations["example.com/checksum"]).
+func WithIgnorePaths(paths ...string) Option {
+	return func(c *config) error {
+		for _, p := range paths {
+			p = strings.TrimPrefix(strings.TrimSpace(p), ".")
+			if p == "" {
+				return errors.New("WithIgnorePaths: an empty path")
+			}
+			c.ignorePaths = append(c.ignorePaths, p)
+		}
+		return nil
+	}
+}
+
+// WithIgnoreManagers leaves out the fields the named managers own (as managedFields names
+// them): their values are no reason to write.
+func WithIgnoreManagers(managers ...string) Option {
+	return func(c *config) error {
+		if c.ignoreManagers == nil {
+			c.ignoreManagers = map[string]bool{}
+		}
+		for _, m := range managers {
+			c.ignoreManagers[m] = true
+		}
+		return nil
+	}
+}
+
+// WithKubernetesMinor states the minor version of the cluster's API server (37 for v1.37).
+// Defaults are those of the Kubernetes code this package links (KubernetesMinor): New refuses
+// another minor rather than judge with defaults the cluster may not have.
+func WithKubernetesMinor(minor int) Option {
+	return func(c *config) error {
+		c.minor = minor
+		return nil
+	}
+}
+
+// KubernetesMinor is the minor version of the Kubernetes whose defaulting code judges.
+func KubernetesMinor() int {
+	parts := strings.Split(strings.TrimPrefix(kappconv.Kubernetes, "v"), ".")
+	if len(parts) < 2 {
+		return 0
+	}
+	m, _ := strconv.Atoi(parts[1])
+	return m
+}
+
+// Comparer compares desired objects with live ones. It is safe for concurrent use.
+type Comparer struct {
+	cfg   config
+	rules *rulesets.Ruleset
+}
+
+// New returns a Comparer. A write mode (WithApply or WithUpdate) is required.
+func New(opts ...Option) (*Comparer, error) {
+	var c config
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+	}
+	if c.mode == 0 {
+		return nil, errors.New("compare: no write mode: give WithApply(fieldManager) or WithUpdate()")
+	}
+	if c.minor != 0 && c.minor != KubernetesMinor() {
+		return nil, fmt.Errorf("compare: Kubernetes 1.%d: this build judges with the defaults of Kubernetes 1.%d", c.minor, KubernetesMinor())
+	}
+	rs, err := rulesets.Load(nil)
+	if err != nil {
+		return nil, fmt.Errorf("compare: the built-in rulesets: %w", err)
+	}
+	return &Comparer{cfg: c, rules: rs}, nil
+}
+
+// Compare says whether writing desired, as the Comparer's write mode writes it, would change
+// live, the object as the API server returned it (with its managedFields: without them an apply
+// can only be judged Unsure). Both may be typed objects of client-go's scheme or unstructured;
+// they must be the same resource (kind, namespace, name). Neither is modified.
+func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
+	if desired == nil || live == nil {
+		return nil, errors.New("compare: desired and live are both required")
+	}
+	du, err := toUnstructured(desired)
+	if err != nil {
+		return nil, fmt.Errorf("compare: desired: %w", err)
+	}
+	lu, err := toUnstructured(live)
+	if err != nil {
+		return nil, fmt.Errorf("compare: live: %w", err)
+	}
+	if du.GetNamespace() == "" {
+		du.SetNamespace(lu.GetNamespace())
+	}
+	dd, err := load.NewDoc(load.Object{Unstructured: du, Source: load.Source{File: "desired", Doc: 1}})
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	ld, err := load.NewDoc(load.Object{Unstructured: lu, Source: load.Source{File: "live", Doc: 1}})
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	set, err := pair.Build([]load.Doc{dd}, append([]load.Doc{ld}, c.cfg.crds...), pair.Options{Rules: c.rules})
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	if len(set.Pairs) != 1 {
+		return nil, fmt.Errorf("compare: desired %s %s/%s and live %s %s/%s are not the same resource",
+			du.GetKind(), du.GetNamespace(), du.GetName(), lu.GetKind(), lu.GetNamespace(), lu.GetName())
+	}
+	rep, err := classify.Classify(set, classify.Options{Rules: c.rules})
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	res := rep.Resources[0]
+	var j judgement
+	switch c.cfg.mode {
+	case Apply:
+		err = j.apply(res, du, lu, c.cfg.fieldManager)
+	case Update:
+		j.update(res)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	return c.result(j.fields), nil
+}
+
+// judgement is the fields of one comparison with their effects, before the options filter them.
+type judgement struct {
+	fields []Field
+}
+
+func (j *judgement) add(f classify.Finding, e Effect, evidence string) {
+	if evidence == "" {
+		evidence = f.Evidence
+	} else if f.Evidence != "" {
+		evidence += "; " + f.Evidence
+	}
+	j.fields = append(j.fields, Field{Path: f.Path.String(), Effect: e, Class: string(f.Class), Owner: f.Owner, Evidence: evidence})
+}
+
+// declared judges a field the desired object declares (with another value than live, or one
+// live lacks): the write sets it, unless the server makes the live value of it again.
+func (j *judgement) declared(f classify.Finding) {
+	switch {
+	case f.Change == fielddiff.Canonical:
+		j.add(f, Kept, "the server stores the value in its canonical form, which live holds")
+	case f.Class == classify.Defaulted || f.Class == classify.KappArtifact:
+		j.add(f, Kept, "")
+	case f.Class == classify.Admission:
+		j.add(f, Unknown, "admission changed the written value; whether it does again on this write cannot be known offline")
+	case f.Class == classify.Calculated:
+		j.add(f, Unknown, "the server calculates this field; what it makes of the desired value depends on the kind's strategy")
+	default:
+		j.add(f, Set, "")
+	}
+}
+
+// update judges an update (PUT): the desired object replaces the live one whole; the server
+// defaults what it omits, and keeps status and its own metadata.
+func (j *judgement) update(res classify.Resource) {
+	for _, f := range res.Findings {
+		if f.KappView {
+			continue // the objects agree; only kapp reads them differently
+		}
+		if f.Change != fielddiff.Added {
+			j.declared(f)
+			continue
+		}
+		switch f.Class {
+		case classify.Defaulted, classify.KappArtifact:
+			j.add(f, Kept, "the update omits it and the server defaults it to the live value again")
+		case classify.Calculated:
+			j.add(f, Unknown, "the update omits a field the server calculated: whether the kind's update strategy keeps it cannot be known offline")
+		case classify.Admission:
+			j.add(f, Unknown, "the update omits a field admission added: whether admission adds it again cannot be known offline")
+		default:
+			j.add(f, Removed, "the update omits it")
+		}
+	}
+}
+
+// apply judges a server-side apply under manager: fields it does not declare stay as they are
+// unless manager owned them (then they are removed, or left to their other owners), and the
+// fields it declares become manager's in managedFields.
+func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Unstructured, manager string) error {
+	owned, entries, err := appliedBy(live, manager)
+	if err != nil {
+		return err
+	}
+	declared, err := fielddiff.Declared(desired)
+	if err != nil {
+		return err
+	}
+	declared = declared.Difference(resetOnApply(declared))
+	known := len(live.GetManagedFields()) > 0
+	if !known {
+		j.fields = append(j.fields, Field{Path: "metadata.managedFields", Effect: Unknown, Class: "managed",
+			Evidence: "the live object has no managedFields (read from a cache that drops them?): which fields " + manager + " owns, and so what its apply removes, is unknown"})
+	}
+	seen := fieldpath.NewSet()
+	for _, f := range res.Findings {
+		if f.KappView {
+			continue
+		}
+		p := fieldpath.Path(f.Path)
+		seen.Insert(p)
+		if f.Change != fielddiff.Added {
+			j.declared(f)
+			continue
+		}
+		switch {
+		case !known:
+			j.add(f, Unknown, "the apply does not declare it; whether "+manager+" owns it is unknown")
+		case ownsUnder(owned, p):
+			j.add(f, Removed, manager+" owns it and the desired object no longer declares it: the apply removes it")
+		default:
+			j.add(f, Kept, "the apply does not declare it and "+manager+" does not own it")
+		}
+	}
+	if !known {
+		return nil
+	}
+	// Fields whose values agree but whose ownership the apply changes: managedFields change.
+	if entries == 0 && !declared.Empty() {
+		j.fields = append(j.fields, Field{Path: "metadata.managedFields", Effect: Owned, Class: "managed", Owner: manager,
+			Evidence: manager + " has applied nothing to this object yet: the apply records it as the owner of the " + strconv.Itoa(declared.Size()) + " fields it declares"})
+		return nil
+	}
+	leaves := owned.Leaves()
+	declared.Difference(leaves).Iterate(func(p fieldpath.Path) {
+		if !hasAncestor(seen, p) {
+			j.fields = append(j.fields, Field{Path: fielddiff.Path(p).String(), Effect: Owned, Class: "managed", Owner: manager,
+				Evidence: "the value agrees, but " + manager + " does not own the field yet: the apply records it in managedFields"})
+		}
+	})
+	leaves.Difference(declared).Iterate(func(p fieldpath.Path) {
+		if !hasAncestor(seen, p) && !ownedAbove(declared, p) {
+			j.fields = append(j.fields, Field{Path: fielddiff.Path(p).String(), Effect: Removed, Class: "managed", Owner: manager,
+				Evidence: manager + " owns it and the desired object no longer declares it: the apply removes it, or leaves it to its other owners"})
+		}
+	})
+	return nil
+}
+
+// appliedBy is the union of the fields manager applied to the object itself (not to a
+// subresource), and how many entries it has.
+func appliedBy(live *unstructured.Unstructured, manager string) (*fieldpath.Set, int, error) {
+	owned := fieldpath.NewSet()
+	n := 0
+	for i, e := range live.GetManagedFields() {
+		if e.Manager != manager || e.Operation != "Apply" || e.Subresource != "" {
+			continue
+		}
+		n++
+		if e.FieldsV1 == nil {
+			continue
+		}
+		s := fieldpath.NewSet()
+		if err := s.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
+			return nil, 0, fmt.Errorf("live metadata.managedFields[%d].fieldsV1: %w", i, err)
+		}
+		owned = owned.Union(s)
+	}
+	return owned, n, nil
+}
+
+// resetOnApply is what an apply to the object itself never owns: its status, which the server
+// resets (kinds with a status subresource), and metadata the server strips from managedFields.
+func resetOnApply(s *fieldpath.Set) *fieldpath.Set {
+	out := fieldpath.NewSet()
+	s.Iterate(func(p fieldpath.Path) {
+		if len(p) > 0 && p[0].FieldName != nil && *p[0].FieldName == "status" {
+			out.Insert(p)
+		}
+		if len(p) == 2 && p[0].FieldName != nil && *p[0].FieldName == "metadata" && p[1].FieldName != nil {
+			switch *p[1].FieldName {
+			case "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion":
+				out.Insert(p)
+			}
+		}
+	})
+	return out
+}
+
+// ownsUnder reports whether s holds p or a field below it (a difference may be a subtree).
+func ownsUnder(s *fieldpath.Set, p fieldpath.Path) bool {
+	if s.Has(p) {
+		return true
+	}
+	for _, pe := range p {
+		if s = s.WithPrefix(pe); s.Empty() {
+			return false
+		}
+	}
+	return !s.Empty()
+}
+
+// hasAncestor reports whether s holds p or one of its ancestors (a difference reported at a
+// subtree's root covers the fields below it).
+func hasAncestor(s *fieldpath.Set, p fieldpath.Path) bool {
+	for i := len(p); i > 0; i-- {
+		if s.Has(p[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedAbove reports whether declared holds an ancestor of p as a leaf: a field declared whole
+// (an atomic list or map) owns what is below it.
+func ownedAbove(declared *fieldpath.Set, p fieldpath.Path) bool {
+	for i := len(p) - 1; i > 0; i-- {
+		if declared.Has(p[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// result applies the ignore options and decides the verdict.
+func (c *Comparer) result(fields []Field) *Result {
+	r := &Result{Verdict: NoChange}
+	unsure := false
+	for _, f := range fields {
+		if c.ignored(f) {
+			continue
+		}
+		r.Fields = append(r.Fields, f)
+		switch f.Effect {
+		case Set, Removed, Owned:
+			r.Verdict = Changes
+		case Unknown:
+			unsure = true
+		}
+	}
+	if unsure && r.Verdict == NoChange {
+		r.Verdict = Unsure
+	}
+	return r
+}
+
+func (c *Comparer) ignored(f Field) bool {
+	if f.Owner != "" && c.cfg.ignoreManagers[f.Owner] && f.Owner != c.cfg.fieldManager {
+		return true
+	}
+	for _, p := range c.cfg.ignorePaths {
+		if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// toUnstructured copies an object into an unstructured one, with its apiVersion and kind (a
+// typed object's from client-go's scheme when it has none set).
+func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		if u == nil {
+			return nil, errors.New("a nil object")
+		}
+		return u.DeepCopy(), nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if gvk := o.GetObjectKind().GroupVersionKind(); gvk.Kind == "" {
+		kinds, _, err := scheme.Scheme.ObjectKinds(o)
+		if err != nil || len(kinds) == 0 {
+			return nil, fmt.Errorf("%T has no apiVersion and kind, and is not a type of client-go's scheme", o)
+		}
+		u.SetGroupVersionKind(kinds[0])
+	}
+	return u, nil
+}
