@@ -16,6 +16,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -227,7 +228,7 @@ func New(opts ...Option) (*Comparer, error) {
 	if c.minor != 0 && c.minor != KubernetesMinor() {
 		return nil, fmt.Errorf("compare: Kubernetes 1.%d: this build judges with the defaults of Kubernetes 1.%d", c.minor, KubernetesMinor())
 	}
-	rs, err := rulesets.Load(nil)
+	rs, err := rulesets.Load()
 	if err != nil {
 		return nil, fmt.Errorf("compare: the built-in rulesets: %w", err)
 	}
@@ -284,7 +285,69 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
+	for _, p := range reordered(du, lu) {
+		j.fields = append(j.fields, Field{Path: p.String(), Effect: Set, Class: "order",
+			Evidence: "the desired object declares the items of this list in another order than live holds them: the write puts them in its order"})
+	}
 	return c.result(j.fields), nil
+}
+
+// reordered returns the lists whose items desired declares in another order than live holds
+// them (list items matched by their merge keys, as the comparison matches them): a write keeps
+// the order it writes (an apply its own items', an update every item's), which a comparison by
+// key does not see.
+func reordered(desired, live *unstructured.Unstructured) []fielddiff.Path {
+	var out []fielddiff.Path
+	var walk func(d, l any, dp, lp fielddiff.Path)
+	walk = func(d, l any, dp, lp fielddiff.Path) {
+		switch dv := d.(type) {
+		case map[string]any:
+			lv, ok := l.(map[string]any)
+			if !ok {
+				return
+			}
+			for k, x := range dv {
+				if y, ok := lv[k]; ok {
+					e := fieldpath.PathElement{FieldName: &k}
+					walk(x, y, append(dp[:len(dp):len(dp)], e), append(lp[:len(lp):len(lp)], e))
+				}
+			}
+		case []any:
+			lv, ok := l.([]any)
+			if !ok {
+				return
+			}
+			at := make(map[string]int, len(lv))
+			for j := range lv {
+				at[itemKey(live, lp, j)] = j
+			}
+			last, inOrder := -1, true
+			for i := range dv {
+				j, ok := at[itemKey(desired, dp, i)]
+				if !ok {
+					continue
+				}
+				if j < last {
+					inOrder = false
+				}
+				last = j
+				walk(dv[i], lv[j], append(dp[:len(dp):len(dp)], fieldpath.PathElement{Index: &i}), append(lp[:len(lp):len(lp)], fieldpath.PathElement{Index: &j}))
+			}
+			if !inOrder {
+				out = append(out, fielddiff.ByKey(desired, dp))
+			}
+		}
+	}
+	walk(desired.Object, live.Object, nil, nil)
+	slices.SortFunc(out, func(a, b fielddiff.Path) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// itemKey names the i-th item of the list at p (a path by index) as the comparison does: by
+// its merge keys, its value in a set, or its index in an atomic list.
+func itemKey(u *unstructured.Unstructured, p fielddiff.Path, i int) string {
+	k := fielddiff.ByKey(u, append(p[:len(p):len(p)], fieldpath.PathElement{Index: &i}))
+	return fieldpath.Path(k[len(k)-1:]).String()
 }
 
 // judgement is the fields of one comparison with their effects, before the options filter them.
@@ -336,6 +399,8 @@ func (j *judgement) update(res classify.Resource) {
 			j.add(f, Unknown, "the update omits a field the server calculated: whether the kind's update strategy keeps it cannot be known offline")
 		case classify.Admission:
 			j.add(f, Unknown, "the update omits a field admission added: whether admission adds it again cannot be known offline")
+		case classify.Adoption:
+			j.add(f, Unknown, "the update omits bookkeeping another tool or the server wrote: whether the server writes it again cannot be known offline")
 		default:
 			j.add(f, Removed, "the update omits it")
 		}
@@ -391,7 +456,9 @@ func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Uns
 	}
 	leaves := owned.Leaves()
 	declared.Difference(leaves).Iterate(func(p fieldpath.Path) {
-		if !hasAncestor(seen, p) {
+		// a field declared whole and owned item by item (a custom resource's list, which the
+		// comparison reads atomic) is owned already
+		if !hasAncestor(seen, p) && !ownsUnder(owned, p) {
 			j.fields = append(j.fields, Field{Path: fielddiff.Path(p).String(), Effect: Owned, Class: "managed", Owner: manager,
 				Evidence: "the value agrees, but " + manager + " does not own the field yet: the apply records it in managedFields"})
 		}
