@@ -24,8 +24,9 @@ fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real c
 	bash hack/fixtures.sh
 
 BENCH_SIZES ?= 100,1000,10000
-bench: ## fleet-scale benchmarks (fixture mix and Deployment+HPA fleet): per stage time and peak heap, kapp engine with and without the rules, ratios against their targets
+bench: ## fleet-scale benchmarks (fixture mix and Deployment+HPA fleet): per stage time and peak heap, kapp engine with and without the rules, ratios against their targets; then compare beside objectmatcher, DeepDerivative and always writing on the compare corpus
 	$(GO) run ./hack/bench -sizes $(BENCH_SIZES)
+	cd hack/comparebench && $(GO) run .
 
 FUZZTIME ?= 60s
 FUZZ_TARGETS := ./generator/load:FuzzLoad ./generator/pair:FuzzPair ./generator/fielddiff:FuzzDiff \

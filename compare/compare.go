@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -212,6 +213,7 @@ func KubernetesMinor() int {
 type Comparer struct {
 	cfg   config
 	rules *rulesets.Ruleset
+	crdOf map[string]schema.GroupKind // the kind each CRD (by name) defines
 }
 
 // New returns a Comparer. A write mode (WithApply or WithUpdate) is required.
@@ -232,7 +234,17 @@ func New(opts ...Option) (*Comparer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: the built-in rulesets: %w", err)
 	}
-	return &Comparer{cfg: c, rules: rs}, nil
+	crdOf := map[string]schema.GroupKind{}
+	for _, d := range c.crds {
+		o, err := d.Object()
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+		crdOf[d.Name] = schema.GroupKind{Group: group, Kind: kind}
+	}
+	return &Comparer{cfg: c, rules: rs, crdOf: crdOf}, nil
 }
 
 // Compare says whether writing desired, as the Comparer's write mode writes it, would change
@@ -262,7 +274,14 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	set, err := pair.Build([]load.Doc{dd}, append([]load.Doc{ld}, c.cfg.crds...), pair.Options{Rules: c.rules})
+	// only the CRD of desired's kind: reading a CRD's schema is a good part of a comparison's cost
+	var crds []load.Doc
+	for _, d := range c.cfg.crds {
+		if c.crdOf[d.Name] == du.GroupVersionKind().GroupKind() {
+			crds = append(crds, d)
+		}
+	}
+	set, err := pair.Build([]load.Doc{dd}, append([]load.Doc{ld}, crds...), pair.Options{Rules: c.rules})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}

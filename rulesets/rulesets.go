@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -178,13 +179,27 @@ func injectedPaths(is []Injection) []string {
 
 // PathPattern compiles a ruleset path: [*] matches any list item, and the pattern also
 // matches every field below the one it names.
+//
+// Compiled patterns are kept, by path: a comparison of one object (package compare) classifies
+// one pair per call, and compiling every ruleset's patterns again each time was most of its cost.
+// A Regexp is safe for concurrent use.
 func PathPattern(p string) (*regexp.Regexp, error) {
 	if p == "" {
 		return nil, fmt.Errorf("empty path")
 	}
+	if re, ok := compiled.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
 	q := strings.ReplaceAll(regexp.QuoteMeta(p), `\[\*\]`, `\[[^\]]*\]`)
-	return regexp.Compile(`^` + q + `($|[.\[])`)
+	re, err := regexp.Compile(`^` + q + `($|[.\[])`)
+	if err == nil {
+		compiled.Store(p, re)
+	}
+	return re, err
 }
+
+// compiled holds PathPattern's patterns by path.
+var compiled sync.Map
 
 // Manager finds a manager by name in a list.
 func FindManager(ms []Manager, name string) (Manager, bool) {
