@@ -386,3 +386,17 @@ func flatNames(ms []ctlconf.ResourceMatcher) []ctlconf.ResourceMatcher {
 	}
 	return out
 }
+
+// TestSplitDocs: the floor splits a stream at lines of --- (spaces or tabs after them allowed)
+// and nowhere else, as the regexp split it replaces did.
+func TestSplitDocs(t *testing.T) {
+	in := "a: 1\n---\nb: 2\n--- \t\nc: '---'\n  ---\n---x: 3\n---\n"
+	var got []string
+	for _, d := range splitDocs([]byte(in)) {
+		got = append(got, string(d))
+	}
+	want := []string{"a: 1\n", "b: 2\n", "c: '---'\n  ---\n---x: 3\n"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("split %q into %q, want %q", in, got, want)
+	}
+}
