@@ -175,7 +175,9 @@ func TestExplainPipedIsNarrow(t *testing.T) {
 	if maxWidth(wide.stdout) <= 100 || strings.Contains(wide.stdout, "\n      defaulting") {
 		t.Errorf("--wide: not one line per field:\n%s", wide.stdout)
 	}
-	if a, b := strings.Fields(narrow.stdout), strings.Fields(wide.stdout); !slices.Equal(a, b) {
+	// a path too wide for the line goes on before a segment (".protocol"), 4 columns in
+	joined := strings.NewReplacer("\n    .", ".", "\n    [", "[").Replace(narrow.stdout)
+	if a, b := strings.Fields(joined), strings.Fields(wide.stdout); !slices.Equal(a, b) {
 		t.Errorf("narrow and --wide differ in words:\n%s\n---\n%s", narrow.stdout, wide.stdout)
 	}
 }

@@ -143,7 +143,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		b.WriteString(table)
 		for _, f := range r.Findings {
 			if f.Warning != "" {
-				fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("  ! %s: %s", escape.Text(f.Path.String()), escape.Text(f.Warning)), width))
+				fmt.Fprintln(b, pathLine("  ! ", escape.Text(f.Path.String()), ": "+escape.Text(f.Warning), width))
 			}
 		}
 		if n := noiseLine(r.Noise); n != "" {
@@ -193,13 +193,55 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 }
 
 // narrowRow lays one field out for width: path, class and values on one line when they fit, else
-// the path on a line of its own (a long path must not split the values); the evidence below.
+// the path on lines of its own (a long path must not split the values); the evidence below.
 func narrowRow(path, class, values, evidence string, width int) string {
 	head := "  " + path + "  " + class + "  " + values
 	if widest(head) > width {
-		head = "  " + path + "\n" + textwrap.Line("      "+class+"  "+values, width)
+		head = pathLine("  ", path, "", width) + "\n" + textwrap.Line("      "+class+"  "+values, width)
 	}
 	return head + "\n" + textwrap.Line("      "+evidence, width) + "\n"
+}
+
+// pathLine is prefix, a field path and rest laid out for width (0: one line). A path has no space
+// to wrap at: where it is wider than the line it breaks before a segment (a "." or "[" outside
+// brackets and quotes), each further line from column 4; a segment wider than the line stays
+// whole. rest follows the path, wrapped at spaces.
+func pathLine(prefix, path, rest string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(prefix+path) <= width {
+		return textwrap.Line(prefix+path+rest, width)
+	}
+	var segs []string
+	depth, quoted, start := 0, false, 0
+	rs := []rune(path)
+	for i := 0; i < len(rs); i++ {
+		switch c := rs[i]; {
+		case quoted && c == '\\':
+			i++ // an escaped character of a quoted map key
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == ']':
+			depth--
+		case c == '.' || c == '[':
+			if depth == 0 && i > start {
+				segs, start = append(segs, string(rs[start:i])), i
+			}
+			if c == '[' {
+				depth++
+			}
+		}
+	}
+	lines := []string{prefix}
+	for _, seg := range append(segs, string(rs[start:])) {
+		last := &lines[len(lines)-1]
+		if *last != prefix && utf8.RuneCountInString(*last+seg) > width {
+			lines = append(lines, "    "+seg)
+			continue
+		}
+		*last += seg
+	}
+	lines[len(lines)-1] = textwrap.Line(lines[len(lines)-1]+rest, width)
+	return strings.Join(lines, "\n")
 }
 
 func covered(f classify.Finding) string {

@@ -103,7 +103,7 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 		b.WriteString(out)
 		for _, g := range k.groups {
 			if len(g.names) < k.resources {
-				fmt.Fprintln(b, textwrap.Line("  "+escape.Text(g.f.Path.String())+" in "+nameList(g.names), width))
+				fmt.Fprintln(b, pathLine("  ", escape.Text(g.f.Path.String()), " in "+nameList(g.names), width))
 			}
 		}
 		for _, wk := range k.warnOrder {
