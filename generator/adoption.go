@@ -4,14 +4,14 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 )
 
-// adoptionChanges lists a resource's one-time changes (classify: adoption) as
-// "<resource> <path> (<tool>)". The verdict judges such a pair with them neutralised, as kapp
-// sees it after its first deploy, or by its fields alone when kapp never deployed the object.
-func adoptionChanges(r classify.Resource) []string {
-	var out []string
+// adoptionChanges lists a resource's one-time changes (classify: adoption). The verdict judges
+// such a pair with them neutralised, as kapp sees it after its first deploy, or by its fields
+// alone when kapp never deployed the object.
+func adoptionChanges(r classify.Resource) []Residual {
+	var out []Residual
 	for _, f := range r.Findings {
 		if f.Class == classify.Adoption {
-			out = append(out, r.ID.String()+" "+f.Path.String()+" ("+f.Owner+")")
+			out = append(out, Residual{r.ID, f})
 		}
 	}
 	return out

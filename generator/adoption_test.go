@@ -32,8 +32,12 @@ func TestAdoptionChangesAreReportedAndTheRestVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := g.Verification
-	if len(v.Adoption) != 2 || !strings.Contains(strings.Join(v.Adoption, "\n"), "meta.helm.sh/release-name") {
-		t.Errorf("want Helm's 2 keys as one-time adoption changes, got %v", v.Adoption)
+	var changed []string
+	for _, a := range v.Adoption {
+		changed = append(changed, a.Resource.String()+" "+a.Finding.Path.String())
+	}
+	if len(v.Adoption) != 2 || !strings.Contains(strings.Join(changed, "\n"), "meta.helm.sh/release-name") {
+		t.Errorf("want Helm's 2 keys as one-time adoption changes, got %v", changed)
 	}
 	if !v.OK() || v.KeptPairs != v.GhostPairs || v.GhostPairs != 2 {
 		t.Fatalf("want both pairs verified keep after adoption: %s\n%v", v.Summary(), v.Residual)

@@ -32,14 +32,14 @@ type Verification struct {
 	GhostPairs   int      // pairs whose differences are all ghost diffs (or accepted unknowns)
 	KeptPairs    int      // of those, pairs kapp now keeps under both bases
 	GhostFields  int      // ghost fields (and accepted unknowns) in all pairs
-	Residual     []string // pairs still updated for ghost diffs, with kapp's diff
-	Masked       []string // declared fields whose change kapp no longer shows (controller-owned)
-	Hidden       []string // declared fields whose change a rule hides although it should not
+	Residual     []Update // pairs still updated for ghost diffs, with kapp's diff
+	Masked       []Field  // declared fields whose change kapp no longer shows (controller-owned)
+	Hidden       []Field  // declared fields whose change a rule hides although it should not
 	MutationsRun int
 	// Adoption: what kapp changes once when it takes objects over from other tools (never
 	// ruled; the verdict judges those pairs with them neutralised, or by their fields alone when
 	// kapp never deployed the object).
-	Adoption []string
+	Adoption []Residual
 	// Cost is what verifying the ghost pairs cost kapp's engine, and the part the rules took.
 	Cost verify.Cost
 	// Sampled pairs were diffed by kapp again with and without the generated rules (Inputs.Cost):
@@ -47,6 +47,14 @@ type Verification struct {
 	Sampled       int
 	With, Without verify.Cost
 }
+
+// Field is a field a resource declares, as the mutation check names it.
+type Field struct {
+	Resource pair.Identity
+	Path     string // list items by merge key, as reports write paths
+}
+
+func (f Field) String() string { return f.Resource.String() + " " + f.Path }
 
 // costSample is how many verified pairs generate --cost diffs again with and without the rules:
 // spread evenly over the input, a few percent of the verification at fleet scale.
@@ -201,7 +209,7 @@ func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstruc
 			v.KeptPairs--
 		}
 		if u.Ghost {
-			v.Residual = append(v.Residual, fmt.Sprintf("%s: %s", u.Resource, u.Diff))
+			v.Residual = append(v.Residual, u)
 		}
 	}
 	return v, mutations(&v, rep, rules, configs, progress, verifiedBy(rep, results))

@@ -58,7 +58,7 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 				}
 				// handed to a controller by this rule or by another one matching the resource
 				// (a kind-wide default rule for spec.replicas next to an HPA's rule for one resource)
-				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fmt.Sprintf("%s %s", r.ID, fielddiff.ByKey(desired.Unstructured, p)),
+				all = append(all, mutation{rule: ri, r: r, path: p, value: mutated, what: fielddiff.ByKey(desired.Unstructured, p).String(),
 					controller: controllerRuled(rules, matched, p),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
@@ -73,9 +73,9 @@ func mutations(v *Verification, rep *classify.Report, rules []synth.Rule, config
 		switch {
 		case shown[i]:
 		case m.controller:
-			v.Masked = append(v.Masked, m.what)
+			v.Masked = append(v.Masked, Field{m.r.ID, m.what})
 		default:
-			v.Hidden = append(v.Hidden, m.what)
+			v.Hidden = append(v.Hidden, Field{m.r.ID, m.what})
 		}
 	}
 	return nil
@@ -86,8 +86,8 @@ type mutation struct {
 	rule       int // orders the results
 	r          classify.Resource
 	path       fielddiff.Path
-	value      any // the mutated value, set on a freshly decoded desired object when its round runs
-	what       string
+	value      any    // the mutated value, set on a freshly decoded desired object when its round runs
+	what       string // the field's path by key
 	by         string // the rule, for check's report
 	controller bool   // a manager other than the applier owns the field, with evidence
 	single     bool

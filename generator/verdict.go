@@ -33,6 +33,8 @@ type Update struct {
 	Diff  string
 }
 
+func (u Update) String() string { return u.Resource.String() + ": " + u.Diff }
+
 // Count returns how many updated resources have a field of the class.
 func (v Verdict) Count(c classify.Class) int {
 	n := 0

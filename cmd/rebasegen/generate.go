@@ -87,10 +87,10 @@ func generateCommand() *cli.Command {
 			}
 			if !g.Verification.OK() {
 				for _, r := range g.Verification.Residual {
-					fmt.Fprintln(c.App.ErrWriter, "residual diff:", escape.Lines(r))
+					fmt.Fprintln(c.App.ErrWriter, "residual diff:", escape.Lines(r.String()))
 				}
 				for _, h := range g.Verification.Hidden {
-					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", escape.Text(h))
+					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", escape.Text(h.String()))
 				}
 				if !c.Bool("force") {
 					return cli.Exit("verification failed: nothing written (use --force to write anyway)", exitPending)
@@ -109,7 +109,11 @@ func generateCommand() *cli.Command {
 				return cli.Exit(fmt.Sprintf("rules written; %d resources drifted from the desired state (--fail-on-drift)", v.Count(classify.Drift)), exitPending)
 			}
 			if n := len(g.Verification.Adoption); n > 0 && c.Bool("fail-on-adoption") {
-				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, escape.Text(strings.Join(g.Verification.Adoption, ", "))), exitPending)
+				changes := make([]string, n)
+				for i, a := range g.Verification.Adoption {
+					changes[i] = a.Resource.String() + " " + a.Finding.Path.String() + " (" + a.Finding.Owner + ")"
+				}
+				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, escape.Text(strings.Join(changes, ", "))), exitPending)
 			}
 			return nil
 		},

@@ -164,11 +164,12 @@ func ytt(rules []synth.Rule) int {
 	return n
 }
 
-func first(lists ...[]string) string {
-	for _, l := range lists {
-		if len(l) > 0 {
-			return l[0]
-		}
+func first(residual []generator.Update, hidden []generator.Field) string {
+	if len(residual) > 0 {
+		return residual[0].String()
+	}
+	if len(hidden) > 0 {
+		return hidden[0].String()
 	}
 	return ""
 }
