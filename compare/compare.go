@@ -10,7 +10,7 @@
 // mutating webhook, a field the server allocated) makes the verdict Unsure, never NoChange:
 // write then. Secret values never appear in a Result.
 //
-// The package links neither kapp nor ytt, nor any command-line library.
+// The package links neither kapp nor ytt, nor rebasegen's command-line library (urfave/cli).
 package compare
 
 import (
