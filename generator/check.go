@@ -125,7 +125,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
 	// field only the manifest's applier owns.
-	if c.Hidden, err = a.HiddenBy(HidingRules(configs), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
+	if c.Hidden, err = a.HiddenBy(HidingRules(configs, a.Inputs.Reader), unstructuredOf(configs), verifiedBy(a.Report, results)); err != nil {
 		return nil, err
 	}
 	pendingHidden, err := a.pendingHidden(c.Pending, results)

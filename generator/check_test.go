@@ -95,7 +95,7 @@ func TestCheckFailsOnARuleHidingDeclaredFields(t *testing.T) {
 	var got []string
 	for _, h := range c.Hidden {
 		got = append(got, h.Resource.String()+" "+h.Path)
-		if !strings.Contains(h.Rule, f+": document 1") || !strings.Contains(h.Rule, "rebaseRules[0] (copy [spec] from [existing, new])") {
+		if !strings.Contains(h.Rule, f+":4, document 1") || !strings.Contains(h.Rule, "rebaseRules[0] (copy [spec] from [existing, new])") {
 			t.Errorf("the rule is not named: %q", h.Rule)
 		}
 	}

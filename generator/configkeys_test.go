@@ -18,7 +18,7 @@ func hiddenBy(t *testing.T, in generator.Inputs, rules string) []string {
 	}
 	var got []string
 	for _, h := range c.Hidden {
-		rule := h.Rule[strings.Index(h.Rule, ")")+2:] // after "FILE: document 1 (line 1) "
+		rule := h.At.Key + h.Rule[strings.Index(h.Rule, " ("):] // the key, then what the rule does
 		got = append(got, h.Resource.String()+" "+h.Path+" <- "+rule)
 	}
 	return got

@@ -62,7 +62,8 @@ type CheckFinding struct {
 	Path     string        // the field; empty when kapp's engine reports the resource as a whole
 	Class    string        // the field's class label, when it has one
 	Evidence string
-	// Stale files: the file, its first differing line and the unified diff.
+	// Stale files: the file, its first differing line and the unified diff. Hidden changes: the
+	// file and line of the rule hiding it ("" when the rules in force together hide it).
 	File string
 	Line int
 	Diff string
@@ -100,7 +101,7 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
-		out = append(out, CheckFinding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true,
+		out = append(out, CheckFinding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)})
 	}
 	for _, s := range c.Stale {

@@ -20,6 +20,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
@@ -30,7 +31,26 @@ import (
 type Hidden struct {
 	Resource pair.Identity
 	Path     string
-	Rule     string // the rule that lets the cluster win there: file, document and index
+	Rule     string // the rule that lets the cluster win there: where it is written and what it does
+	// At is where the rule is written; zero when no one rule hides the change (the rules in
+	// force together).
+	At RuleAt
+}
+
+// RuleAt is where a rule kapp applies is written, for a finding to point at it.
+type RuleAt struct {
+	File string // as given ("-": stdin); for a document ytt rendered, what was rendered
+	Doc  int    // 1-based document in File (in ytt's output, when rendered)
+	Line int    // the rule's line in File, else its document's; 0 when rendered (ytt's output has the lines)
+	Key  string // the Config key and the rule's index there (rebaseRules[2]), inside data["config.yml"] for a labelled ConfigMap
+}
+
+// String names the rule as text findings do: file:line, document, key.
+func (w RuleAt) String() string {
+	if w.Line == 0 {
+		return fmt.Sprintf("%s, ytt output document %d, %s", w.File, w.Doc, w.Key)
+	}
+	return fmt.Sprintf("%s:%d, document %d, %s", w.File, w.Line, w.Doc, w.Key)
 }
 
 // HidingRule is one rule of a kapp Config that can make kapp ignore or rewrite a declared field,
@@ -50,7 +70,7 @@ type Hidden struct {
 //   - additionalLabels: kapp writes these labels through every ownership label rule, its own
 //     included, over declared values of the same keys.
 type HidingRule struct {
-	Where   string // file, document, the Config key and index
+	At      RuleAt
 	what    string // the rule as its author wrote it
 	paths   []ctlres.Path
 	keys    map[string]bool                  // additionalLabels: the declared map entries of these keys, wherever they stand
@@ -59,10 +79,12 @@ type HidingRule struct {
 }
 
 // HidingRules reads the rules that can hide a declared field from Configs and labelled
-// ConfigMaps with kapp's own parser. A Config kapp cannot read has no such rules here: kapp's
-// engine (and lint) report it.
-func HidingRules(configs []load.Object) []HidingRule {
+// ConfigMaps with kapp's own parser, each with where it is written (r reads the files for the
+// rules' lines). A Config kapp cannot read has no such rules here: kapp's engine (and lint)
+// report it.
+func HidingRules(configs []load.Object, r *load.Reader) []HidingRule {
 	kappglobal.Prepare()
+	lines := lint.NewLines(r)
 	var out []HidingRule
 	for _, o := range configs {
 		cfg, ok := kappConfig(o)
@@ -74,15 +96,19 @@ func HidingRules(configs []load.Object) []HidingRule {
 			if !ok {
 				return nil
 			}
-			src := o.Source.String()
-			if load.IsLabelledConfig(o) {
-				src += ` data["` + kappconv.ConfigKey + `"]`
-			}
-			where := fmt.Sprintf("%s %s", src, key)
+			at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
 			if i >= 0 {
-				where += fmt.Sprintf("[%d]", i)
+				at.Key += fmt.Sprintf("[%d]", i)
 			}
-			out = append(out, HidingRule{Where: where, what: what, paths: paths, matcher: m})
+			if load.IsLabelledConfig(o) {
+				at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
+			}
+			if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok {
+				at.File = rendered
+			} else {
+				at.Line = lines.Of(o, key, i)
+			}
+			out = append(out, HidingRule{At: at, what: what, paths: paths, matcher: m})
 			return &out[len(out)-1]
 		}
 		for i, r := range cfg.RebaseRules {
@@ -117,7 +143,7 @@ func HidingRules(configs []load.Object) []HidingRule {
 		for i, r := range cfg.TemplateRules {
 			for j, ref := range r.AffectedResources.ObjectReferences {
 				if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
-					h.Where += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
+					h.At.Key += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
 				}
 			}
 		}
@@ -186,7 +212,7 @@ func (a *Analysis) HiddenBy(rules []HidingRule, configs []*unstructured.Unstruct
 				continue
 			}
 			for _, c := range rule.declared(desired.Unstructured, live.Unstructured) {
-				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: fielddiff.ByKey(desired.Unstructured, c.path).String(), by: rule.Where + " (" + rule.Describe() + ")",
+				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: fielddiff.ByKey(desired.Unstructured, c.path).String(), by: rule.At.String() + " (" + rule.Describe() + ")", at: rule.At,
 					controller: controlled(r, desired.Object, c.path),
 					single:     !batchable(desired.Unstructured, live.Unstructured)})
 			}
@@ -204,7 +230,7 @@ func (a *Analysis) HiddenBy(rules []HidingRule, configs []*unstructured.Unstruct
 			continue
 		}
 		seen[key] = true
-		out = append(out, Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by})
+		out = append(out, Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by, At: m.at})
 	}
 	return out, nil
 }

@@ -73,7 +73,7 @@ func (a *Analysis) hides(key string, rule any) ([]string, error) {
 	}
 	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", key: rule}}}
-	rules := HidingRules([]load.Object{cfg})
+	rules := HidingRules([]load.Object{cfg}, a.Inputs.Reader)
 	if len(rules) == 0 {
 		return nil, nil
 	}

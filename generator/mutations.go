@@ -89,6 +89,7 @@ type mutation struct {
 	value      any    // the mutated value, set on a freshly decoded desired object when its round runs
 	what       string // the field's path by key
 	by         string // the rule, for check's report
+	at         RuleAt // where the rule is written, for check's report
 	controller bool   // a manager other than the applier owns the field, with evidence
 	single     bool
 }

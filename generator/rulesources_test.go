@@ -60,7 +60,8 @@ func TestCheckJudgesAConfigMapAmongTheDesiredObjects(t *testing.T) {
 	if got != "spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode" {
 		t.Fatalf("hidden: %q", got)
 	}
-	if r := c.Hidden[0].Rule; !strings.Contains(r, cm+`: document 1 (line 1) data["config.yml"] rebaseRules[0]`) {
-		t.Errorf("the rule is not named with its ConfigMap: %q", r)
+	// line 12 of the ConfigMap: the rule's "- path" in the literal block
+	if r := c.Hidden[0].Rule; !strings.Contains(r, cm+`:12, document 1, data["config.yml"] rebaseRules[0]`) {
+		t.Errorf("the rule is not named with its ConfigMap and its line: %q", r)
 	}
 }

@@ -96,6 +96,9 @@ type fieldJSON struct {
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
+	// File and Line: where the rule hiding a change is written (hidden only).
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
 	// --fail-on-adoption), else warning; drift and adoption only.
 	Severity string `json:"severity,omitempty"`
@@ -215,7 +218,7 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 }
 
 // checkGitHub writes workflow commands; annotations point at the rules file (that is what the
-// author fixes), a stale file's at its first differing line.
+// author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
 func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFinding, rules string) error {
 	var b strings.Builder
 	for _, f := range fs {
@@ -228,7 +231,12 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 		case generator.KindStale:
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
-		case generator.KindPendingCreate, generator.KindPendingDelete, generator.KindHidden, generator.KindAdoption:
+		case generator.KindHidden:
+			if f.File != "" { // the rule hiding it
+				file, at = f.File, f.Line
+			}
+			msg += ": " + evidence(f)
+		case generator.KindPendingCreate, generator.KindPendingDelete, generator.KindAdoption:
 			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
 			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
 			// managers) is the text format's
@@ -261,6 +269,7 @@ func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFindi
 		case generator.KindUnknown:
 			j.Unknown = append(j.Unknown, fj)
 		case generator.KindHidden:
+			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
 		case generator.KindStale:
 			j.Stale = append(j.Stale, staleJSON{File: f.File, Line: f.Line, Diff: f.Diff})

@@ -147,3 +147,35 @@ rebaseRules:
 		t.Errorf("with the copy rule: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
 	}
 }
+
+// Regression (issue 23): check -o github annotated the first --rules file, line 1, whichever rule
+// hid the change. The hidden finding carries where its rule is written: here the second rules
+// file, whose rule starts at line 5 (after a comment and a Config needing no check); the text
+// names file:line too.
+func TestCheckGitHubAnnotatesTheHidingRule(t *testing.T) {
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string { return manifest })
+	second := filepath.Join(dir, "second.yml")
+	if err := os.WriteFile(second, []byte(`# line 1
+apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  paths:
+  - [spec, template, spec, containers, {allIndexes: true}, image]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", "--rules", rules, "--rules", second, "-d", desired, fix[2], fix[3], fix[4], fix[5]}
+	r := rebasegen(t, append(args, "--output", "github")...)
+	want := "::error file=" + second + ",line=5::hidden: apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image"
+	if r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "::error file="+rules+",") {
+		t.Errorf("github: want exit 3 and %q, nothing on %s, got %d:\n%s%s", want, rules, r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, args...)
+	if want := "is hidden by " + second + ":5, document 1, rebaseRules[0] (copy "; r.code != 3 || !strings.Contains(r.stdout, want) {
+		t.Errorf("text: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+}

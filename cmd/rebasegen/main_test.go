@@ -308,7 +308,7 @@ rebaseRules:
   - apiVersionKindMatcher: {apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}
 `), 0o644)
 	r := rebasegen(t, append([]string{"check", "--quiet", "--rules", rules}, scenario(t, "crd-defaults")...)...)
-	want := "hidden: crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket: a change made in Git is hidden by " + rules + ": document 1 (line 1) rebaseRules[0] (ytt overlay)"
+	want := "hidden: crd-defaults.rebasegen.dev/Backup crd-defaults/nightly spec.storage.bucket: a change made in Git is hidden by " + rules + ":4, document 1, rebaseRules[0] (ytt overlay)"
 	if r.code != exitPending || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "1 declared field hidden by the rules") {
 		t.Errorf("want exit 3 and\n%s\ngot %d:\n%s%s", want, r.code, r.stdout, r.stderr)
 	}

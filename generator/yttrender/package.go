@@ -92,8 +92,22 @@ type rendering struct {
 	generated []bool
 }
 
+// renderedPrefix opens the name of ytt's output in the Sources of the documents rendered.
+const renderedPrefix = "ytt("
+
+// RenderedFrom reports whether file names ytt's output (a Source of a rendered document), and
+// what was rendered: the package (its directories, its Package CR) or the template; its lines
+// are ytt's output's, not a file's.
+func RenderedFrom(file string) (string, bool) {
+	name, ok := strings.CutPrefix(file, renderedPrefix)
+	if !ok || !strings.HasSuffix(name, ")") {
+		return "", false
+	}
+	return strings.TrimSuffix(name, ")"), true
+}
+
 func (r rendering) docs() ([]load.Doc, error) {
-	docs, err := load.ParseDocs("ytt("+r.name+")", r.yaml)
+	docs, err := load.ParseDocs(renderedPrefix+r.name+")", r.yaml)
 	for i, d := range docs {
 		if d.Source.Doc <= len(r.generated) && r.generated[d.Source.Doc-1] {
 			docs[i].Source.Generated = true
