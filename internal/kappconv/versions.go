@@ -10,5 +10,5 @@ package kappconv
 const (
 	Kapp       = "0.66.0"  // carvel.dev/kapp
 	YTT        = "0.53.0"  // carvel.dev/ytt
-	Kubernetes = "v1.35.0" // k8s.io/kubernetes, whose defaulting code is linked in (k8s.io/* v0.35.0)
+	Kubernetes = "v1.37.2" // k8s.io/kubernetes, whose defaulting code is linked in (k8s.io/* v0.37.2)
 )

@@ -21,11 +21,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// Versions of the binaries in .cache/bin; keep in sync with go.mod and hack/cluster/build.sh.
+// Versions of the binaries in .cache/bin; keep in sync with go.mod and hack/cluster/build.sh. The
+// control plane's version is its own: the cluster is what people run, the defaulting code linked in
+// (kappconv.Kubernetes) may be newer.
 const (
 	KappVersion       = "v" + kappconv.Kapp
 	YttVersion        = "v" + kappconv.YTT
-	KubernetesVersion = kappconv.Kubernetes
+	KubernetesVersion = "v1.35.0"
 	EtcdVersion       = "v3.6.6"
 )
 
