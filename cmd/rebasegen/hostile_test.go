@@ -203,7 +203,7 @@ func TestHostileInputs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			return asDesired(dir, "no *.yaml or *.yml file")
+			return asDesired(dir, "no *.yaml, *.yml or *.json file")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -143,7 +143,7 @@ func packJSON(docs []Doc) {
 }
 
 // expand lists the files Docs reads for one path: the path itself (a file, "-" or a pipe), or a
-// directory's *.yml/*.yaml, recursively, sorted.
+// directory's *.yml/*.yaml/*.json, recursively, sorted: the files kapp's -f reads from a directory.
 func expand(p string) ([]string, error) {
 	if p == "-" {
 		return []string{p}, nil
@@ -163,7 +163,7 @@ func expand(p string) ([]string, error) {
 			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		ext := filepath.Ext(path)
-		if !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
+		if !d.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
 			if d.Type()&fs.ModeSymlink != 0 {
 				if st, err := os.Stat(path); err != nil || st.IsDir() {
 					return nil
@@ -177,7 +177,7 @@ func expand(p string) ([]string, error) {
 	if err == nil && len(files) == 0 {
 		// Hardening: an empty directory (or one holding only symlink loops) is a mistake, and as
 		// --desired it would silently switch to recovering desired objects from live ones.
-		return nil, fmt.Errorf("reading %s: no *.yaml or *.yml file in the directory (symlinked directories are not followed)", p)
+		return nil, fmt.Errorf("reading %s: no *.yaml, *.yml or *.json file in the directory (symlinked directories are not followed)", p)
 	}
 	return files, err
 }

@@ -181,7 +181,8 @@ func TestDirectory(t *testing.T) {
 		rel, _ := filepath.Rel(dir, o.Source.File)
 		got = append(got, rel+":"+o.GetName())
 	}
-	want := []string{"a.yml:a", "b.yaml:b1", "b.yaml:b2", "sub/d.yaml:d", "sub/z/c.yaml:c"}
+	// kapp -f reads a directory's .json files too (fileResourcesAllowedExts): a rule there applies
+	want := []string{"a.yml:a", "b.yaml:b1", "b.yaml:b2", "e.json:json", "sub/d.yaml:d", "sub/z/c.yaml:c"}
 	if !equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
