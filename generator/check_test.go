@@ -227,3 +227,18 @@ spec:
 		}
 	}
 }
+
+// A checkout with CRLF line endings (git's autocrlf) changes nothing kapp or ytt read: the
+// generated file is neither stale nor edited, in every format.
+func TestCheckGeneratedRulesWithCRLFAreNotStale(t *testing.T) {
+	for _, format := range []emit.Format{emit.FormatConfig, emit.FormatYTT, emit.FormatSecret} {
+		f := rulesFile(t, format, func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") })
+		c, err := generator.Check(hpaInputs, []string{f})
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if len(c.Stale) != 0 {
+			t.Errorf("%s: CRLF called stale: %+v", format, c.Stale)
+		}
+	}
+}

@@ -9,6 +9,10 @@
 # Set OUTPUT=github in GitHub Actions to get annotations on the rules file. Set NAMESPACE for the
 # package's objects without one; unset, rebasegen uses the namespace their live objects are in.
 set -euo pipefail
+if [[ $# -ne 4 ]]; then
+  echo "usage: check-package.sh PACKAGE_CONFIG_DIR VALUES_FILE LIVE_YAML RULES_FILE" >&2
+  exit 1
+fi
 config=$1 values=$2 live=$3 rules=$4
 args=(check --package "$config" --values "$values" --live "$live" --rules "$rules" --output "${OUTPUT:-text}")
 if [[ -n ${NAMESPACE:-} ]]; then args+=(--namespace "$NAMESPACE"); fi

@@ -83,12 +83,13 @@ func Of(data []byte) Status {
 
 // Compared are the lines of text a staleness check compares: all but the header's first line,
 // which names the version and the inputs, and its digest, checked apart (Of). The Regenerate line
-// is compared: a command changed by hand is stale.
+// is compared: a command changed by hand is stale. Line endings are read as "\n", as the digest
+// reads them: a checkout converting them (git's autocrlf) changes nothing kapp or ytt read.
 func Compared(text string) []string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if compared(l) {
-			out = append(out, l)
+			out = append(out, strings.TrimSuffix(l, "\r"))
 		}
 	}
 	return out
