@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Bytes parses and decodes multi-document YAML (or JSON) named name (see ParseDocs).
@@ -282,6 +284,11 @@ func checkObject(m map[string]any, src Source, size int) error {
 		if str(m[f]) == "" {
 			return &Error{Source: src, Field: f, Msg: "missing: not a Kubernetes object"}
 		}
+	}
+	if av, k := str(m["apiVersion"]), str(m["kind"]); av == kappconv.ConfigAPIVersion && k != kappconv.ConfigKind {
+		// kapp reads every document of its Config's apiVersion as a Config and fails the deploy on
+		// another kind (config/conf.go NewConfFromResources): a mistyped kind is no resource to skip
+		return &Error{Source: src, Field: "kind", Msg: fmt.Sprintf("%q: kapp reads every %s document as a Config and refuses any other kind (want %s)", k, av, kappconv.ConfigKind)}
 	}
 	meta, _ := m["metadata"].(map[string]any)
 	if str(meta["name"]) == "" && !IsKappConfig(str(m["apiVersion"]), str(m["kind"])) { // kapp Configs need no name

@@ -42,6 +42,8 @@ func TestBadInput(t *testing.T) {
 			"in.yaml: document 1 (line 1): field kind: missing: not a Kubernetes object"},
 		{"missing metadata.name", obj("a") + "---\n" + obj("b") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n",
 			"in.yaml: document 3 (line 10): field metadata.name: missing"},
+		{"kapp's apiVersion with another kind", obj("a") + "---\napiVersion: kapp.k14s.io/v1alpha1\nkind: Confg\nrebaseRules: []\n",
+			`in.yaml: document 2 (line 5): field kind: "Confg": kapp reads every kapp.k14s.io/v1alpha1 document as a Config and refuses any other kind (want Config)`},
 		{"empty metadata.name", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ''}\n",
 			"in.yaml: document 1 (line 1): field metadata.name: missing"},
 		{"non-UTF-8 in 1st document", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xff\xfe}\n",
