@@ -2,65 +2,27 @@ package compare
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/internal/comparetruth"
 )
 
-// recorded is one case of fixtures/compare as hack/comparetruth captured it.
-type recorded struct {
-	name    string
-	mode    comparetruth.Mode
-	desired *unstructured.Unstructured
-	live    *unstructured.Unstructured
-	truth   comparetruth.Truth
-}
-
-func readYAML(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-// corpus reads every captured case, and the corpus CRD.
-func corpus(t *testing.T) ([]recorded, *unstructured.Unstructured) {
+// corpus reads every case of fixtures/compare as hack/comparetruth recorded it, and the corpus CRD.
+func corpus(t *testing.T) ([]comparetruth.Recorded, *unstructured.Unstructured) {
 	t.Helper()
 	dir := filepath.Join("..", "fixtures", "compare")
-	crd := &unstructured.Unstructured{}
-	readYAML(t, filepath.Join(dir, "crd.yaml"), &crd.Object)
-	entries, err := os.ReadDir(dir)
+	cases, crd, err := comparetruth.ReadCorpus(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []recorded
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		var cs comparetruth.Case
-		r := recorded{name: e.Name(), desired: &unstructured.Unstructured{}, live: &unstructured.Unstructured{}}
-		readYAML(t, filepath.Join(dir, e.Name(), "case.yaml"), &cs)
-		readYAML(t, filepath.Join(dir, e.Name(), "desired.yaml"), &r.desired.Object)
-		readYAML(t, filepath.Join(dir, e.Name(), "live.yaml"), &r.live.Object)
-		readYAML(t, filepath.Join(dir, e.Name(), "truth.yaml"), &r.truth)
-		r.mode = cs.Mode
-		out = append(out, r)
+	if len(cases) < 200 {
+		t.Fatalf("%d cases in %s: the corpus is missing (make fixtures)", len(cases), dir)
 	}
-	if len(out) < 300 {
-		t.Fatalf("%d cases in %s: the corpus is missing (make fixtures)", len(out), dir)
-	}
-	return out, crd
+	return cases, crd
 }
 
 // TestAgainstTheServer judges every captured case offline and holds the verdict to the API
@@ -78,33 +40,33 @@ func TestAgainstTheServer(t *testing.T) {
 	}
 	var falseUnchanged, falseChanged, unsureUnchanged, unsureChanged, changed, rejected int
 	for _, r := range cases {
-		res, err := comparers[r.mode].Compare(r.desired, r.live)
+		res, err := comparers[r.Case.Mode].Compare(r.Desired, r.Live)
 		if err != nil {
-			t.Errorf("%s: %v", r.name, err)
+			t.Errorf("%s: %v", r.Case.Name, err)
 			continue
 		}
-		if r.truth.Rejected != "" {
+		if r.Truth.Rejected != "" {
 			rejected++
 			continue // the server refuses the write: nothing to hold the verdict to
 		}
-		if r.truth.Changed {
+		if r.Truth.Changed {
 			changed++
 		}
 		switch {
-		case r.truth.Changed && res.Verdict == NoChange:
+		case r.Truth.Changed && res.Verdict == NoChange:
 			falseUnchanged++
-			t.Errorf("%s: NoChange, but the server changes %v %v", r.name, r.truth.Differs, r.truth.Fields)
-		case !r.truth.Changed && res.Verdict == Changes:
+			t.Errorf("%s: NoChange, but the server changes %v %v", r.Case.Name, r.Truth.Differs, r.Truth.Fields)
+		case !r.Truth.Changed && res.Verdict == Changes:
 			falseChanged++
-			t.Errorf("%s: Changes, but the server changes nothing:\n%s", r.name, fields(res))
+			t.Errorf("%s: Changes, but the server changes nothing:\n%s", r.Case.Name, fields(res))
 		case res.Verdict == Unsure:
-			if r.truth.Changed {
+			if r.Truth.Changed {
 				unsureChanged++
 			} else {
 				unsureUnchanged++
 			}
 			if !hasEvidence(res) {
-				t.Errorf("%s: Unsure without a field saying why:\n%s", r.name, fields(res))
+				t.Errorf("%s: Unsure without a field saying why:\n%s", r.Case.Name, fields(res))
 			}
 		}
 	}

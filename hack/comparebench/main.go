@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/compare"
 	"github.com/rebasegen/rebasegen/internal/comparetruth"
@@ -60,17 +59,6 @@ func main() {
 	}
 }
 
-func readYAML(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := yaml.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
 // typed converts u to its Go type; nil for a kind client-go's scheme does not know.
 func typed(u *unstructured.Unstructured) (runtime.Object, error) {
 	o, err := scheme.Scheme.New(u.GroupVersionKind())
@@ -84,30 +72,15 @@ func typed(u *unstructured.Unstructured) (runtime.Object, error) {
 }
 
 func load(dir string) ([]*recorded, *unstructured.Unstructured, error) {
-	crd := &unstructured.Unstructured{}
-	if err := readYAML(filepath.Join(dir, "crd.yaml"), &crd.Object); err != nil {
-		return nil, nil, err
-	}
-	entries, err := os.ReadDir(dir)
+	corpus, crd, err := comparetruth.ReadCorpus(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []*recorded
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		d := filepath.Join(dir, e.Name())
-		var cs comparetruth.Case
-		r := &recorded{name: e.Name(), desired: &unstructured.Unstructured{}, live: &unstructured.Unstructured{}}
-		for name, v := range map[string]any{"case.yaml": &cs, "desired.yaml": &r.desired.Object, "live.yaml": &r.live.Object, "truth.yaml": &r.truth} {
-			if err := readYAML(filepath.Join(d, name), v); err != nil {
-				return nil, nil, err
-			}
-		}
-		r.mode = cs.Mode
+	for _, c := range corpus {
+		r := &recorded{name: c.Case.Name, mode: c.Case.Mode, desired: c.Desired, live: c.Live, truth: c.Truth}
 		// the created object, named as the desired one is
-		r.first = &unstructured.Unstructured{Object: cs.Steps[0].Object}
+		r.first = &unstructured.Unstructured{Object: c.Case.Steps[0].Object}
 		r.first.SetName(r.desired.GetName())
 		r.first.SetNamespace(r.desired.GetNamespace())
 		if r.typedDesired, err = typed(r.desired); err != nil {

@@ -1,8 +1,8 @@
 // Command comparetruth records the compare corpus with the API server's verdicts: for every case
 // of internal/comparetruth it runs the case on the cluster KUBECONFIG names and writes
-// fixtures/compare/<case>/ (case.yaml: what was done; desired.yaml: the object written; live.yaml:
-// the object the server returned before it; truth.yaml: the server's dry-run verdict), and fixtures/compare/crd.yaml,
-// the corpus CRD as the server holds it. hack/fixtures.sh (make fixtures) runs it on a fresh cluster.
+// fixtures/compare/<case>.yaml (comparetruth.Recorded: what was done, the object written, the object
+// the server returned before it and the server's dry-run verdict, as documents of one YAML), and
+// fixtures/compare/crd.yaml, the corpus CRD as the server holds it. hack/fixtures.sh (make fixtures) runs it on a fresh cluster.
 //
 //	KUBECONFIG=... comparetruth [-dir fixtures/compare]
 package main
@@ -46,7 +46,11 @@ func run(dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(dir, "crd.yaml"), crd.Object); err != nil {
+	b, err := yaml.Marshal(crd.Object)
+	if err != nil {
+		return err
+	}
+	if err := write(filepath.Join(dir, comparetruth.CRDFile), append([]byte(comparetruth.Header), b...)); err != nil {
 		return err
 	}
 	changed := 0
@@ -59,24 +63,21 @@ func run(dir string) error {
 		if truth.Changed {
 			changed++
 		}
-		d := filepath.Join(dir, cs.Name)
-		for name, v := range map[string]any{"case.yaml": cs, "desired.yaml": desired.Object, "live.yaml": live.Object, "truth.yaml": truth} {
-			if err := write(filepath.Join(d, name), v); err != nil {
-				return err
-			}
+		b, err := comparetruth.Recorded{Case: cs, Desired: desired, Live: live, Truth: truth}.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := write(filepath.Join(dir, cs.Name+".yaml"), b); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(os.Stderr, "comparetruth: %d cases, %d changed by their write, in %s\n", len(cases), changed, dir)
 	return nil
 }
 
-func write(path string, v any) error {
-	b, err := yaml.Marshal(v)
-	if err != nil {
-		return err
-	}
+func write(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte("# written by hack/comparetruth (make fixtures) from the API server; not by hand\n"), b...), 0o644)
+	return os.WriteFile(path, b, 0o644)
 }

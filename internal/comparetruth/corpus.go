@@ -41,11 +41,13 @@ type Step struct {
 
 // Case is one judged write.
 type Case struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Mode        Mode           `json:"mode"`
-	Steps       []Step         `json:"steps"`
-	Desired     map[string]any `json:"desired"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Mode        Mode   `json:"mode"`
+	Steps       []Step `json:"steps"`
+	// Desired is the object the judged write sends; a recorded case holds it, named, as a document
+	// of its own.
+	Desired map[string]any `json:"-"`
 	// CRD: the case's object is a custom resource of the corpus CRD (fixtures/compare/crd.yaml).
 	CRD bool `json:"crd,omitempty"`
 }
@@ -56,7 +58,14 @@ type kind struct {
 	name    string // case name prefix
 	cluster bool   // cluster-scoped: the object is named after the case
 	object  string // YAML, without metadata.name and namespace
-	// list is the path of a list of at least two items, and an item to add to it.
+	// labels: the kind has the label cases. metadata.labels is the same field in every kind; what
+	// differs from kind to kind is how the server takes a write of the whole object (admission,
+	// allocated fields, an update it rejects, cluster scope, a custom resource), so they run on one
+	// kind of each such treatment.
+	labels bool
+	// list is the path of a list of at least two items, and an item to add to it: the list cases,
+	// on one kind of each list type and server treatment (a list of the same type in another kind
+	// behaves as this one does).
 	list []string
 	item string
 	// change changes a value the controller declares (besides labels).
@@ -118,32 +127,35 @@ func kinds() []kind {
 		return &Step{Op: "patch", Manager: "kube-controller-manager", Subresource: "scale", Object: map[string]any{"spec": map[string]any{"replicas": n}}}
 	}
 	image := setIn(containers, "image", "nginx:1.28")
+	// every type of Service has its own allocated fields; the label and list cases run on the first
 	service := func(name, spec string) kind {
 		return kind{name: name, object: "apiVersion: v1\nkind: Service\nmetadata:\n  labels: {tier: a}\nspec:\n" + spec +
 			"  selector: {app: web}\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n  - {name: https, port: 443, targetPort: 8443}\n",
-			list: []string{"spec", "ports"}, item: "{name: metrics, port: 9090}", change: setIn([]string{"spec", "ports"}, "port", int64(8080))}
+			change: setIn([]string{"spec", "ports"}, "port", int64(8080))}
 	}
+	clusterIP := service("service-clusterip", "  type: ClusterIP\n")
+	clusterIP.labels, clusterIP.list, clusterIP.item = true, []string{"spec", "ports"}, "{name: metrics, port: 9090}"
 	return []kind{
-		{name: "pod", object: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {tier: a}\nspec:\n  restartPolicy: Always" + strings.ReplaceAll(podSpec, "\n      ", "\n  "),
+		{name: "pod", labels: true, object: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {tier: a}\nspec:\n  restartPolicy: Always" + strings.ReplaceAll(podSpec, "\n      ", "\n  "),
 			list: []string{"spec", "containers"}, item: extraContainer, change: setIn([]string{"spec", "containers"}, "image", "nginx:1.28")},
-		{name: "deployment", object: templated("apps/v1", "Deployment", "  replicas: 1\n"), list: containers, item: extraContainer, change: image, other: scale(3)},
+		{name: "deployment", labels: true, object: templated("apps/v1", "Deployment", "  replicas: 1\n"), list: containers, item: extraContainer, change: image, other: scale(3)},
 		{name: "statefulset", object: templated("apps/v1", "StatefulSet", "  replicas: 1\n  serviceName: web\n  volumeClaimTemplates:\n"+
 			"  - metadata: {name: data}\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources: {requests: {storage: 1Gi}}\n"),
-			list: containers, item: extraContainer, change: image, other: scale(2)},
-		{name: "daemonset", object: templated("apps/v1", "DaemonSet", ""), list: containers, item: extraContainer, change: image},
-		{name: "job", object: strings.Replace(strings.Replace(templated("batch/v1", "Job", "  backoffLimit: 2\n"),
+			change: image, other: scale(2)},
+		{name: "daemonset", labels: true, object: templated("apps/v1", "DaemonSet", ""), list: containers, item: extraContainer, change: image},
+		{name: "job", labels: true, object: strings.Replace(strings.Replace(templated("batch/v1", "Job", "  backoffLimit: 2\n"),
 			"  selector:\n    matchLabels: {app: web}\n", "", 1), "    spec:\n", "    spec:\n      restartPolicy: Never\n", 1),
 			list: containers, item: extraContainer, change: set([]string{"spec", "backoffLimit"}, int64(3))},
 		{name: "cronjob", object: "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  labels: {tier: a}\nspec:\n  schedule: \"*/5 * * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: Never" +
 			strings.ReplaceAll(podSpec, "\n      ", "\n          "),
-			list: []string{"spec", "jobTemplate", "spec", "template", "spec", "containers"}, item: extraContainer, change: set([]string{"spec", "schedule"}, "*/10 * * * *")},
-		service("service-clusterip", "  type: ClusterIP\n"),
+			change: set([]string{"spec", "schedule"}, "*/10 * * * *")},
+		clusterIP,
 		service("service-headless", "  clusterIP: None\n"),
 		service("service-nodeport", "  type: NodePort\n"),
 		service("service-loadbalancer", "  type: LoadBalancer\n"),
 		{name: "service-externalname", object: "apiVersion: v1\nkind: Service\nmetadata:\n  labels: {tier: a}\nspec:\n  type: ExternalName\n  externalName: example.com\n",
 			change: set([]string{"spec", "externalName"}, "example.org")},
-		{name: "configmap", object: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {tier: a}\ndata: {a: \"1\", b: \"2\"}\n", change: set([]string{"data", "a"}, "9")},
+		{name: "configmap", labels: true, object: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {tier: a}\ndata: {a: \"1\", b: \"2\"}\n", change: set([]string{"data", "a"}, "9")},
 		{name: "secret", object: "apiVersion: v1\nkind: Secret\nmetadata:\n  labels: {tier: a}\ntype: Opaque\ndata: {password: c2VjcmV0LTE=, token: dG9rZW4tMQ==}\n",
 			change: set([]string{"data", "password"}, "c2VjcmV0LTI=")},
 		{name: "serviceaccount", object: "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  labels: {tier: a}\nautomountServiceAccountToken: false\n",
@@ -151,11 +163,11 @@ func kinds() []kind {
 		{name: "role", object: "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  labels: {tier: a}\nrules:\n- {apiGroups: [\"\"], resources: [configmaps], verbs: [get]}\n- {apiGroups: [apps], resources: [deployments], verbs: [get, list]}\n",
 			list: []string{"rules"}, item: "{apiGroups: [\"\"], resources: [secrets], verbs: [get]}", change: setIn([]string{"rules"}, "verbs", []any{"get", "watch"})},
 		{name: "rolebinding", object: "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  labels: {tier: a}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects:\n- {kind: ServiceAccount, name: a}\n- {kind: ServiceAccount, name: b}\n",
-			list: []string{"subjects"}, item: "{kind: ServiceAccount, name: c}", change: setIn([]string{"subjects"}, "name", "z")},
-		{name: "clusterrole", cluster: true, object: "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  labels: {tier: a}\nrules:\n- {apiGroups: [\"\"], resources: [configmaps], verbs: [get]}\n- {apiGroups: [apps], resources: [deployments], verbs: [get]}\n",
-			list: []string{"rules"}, item: "{apiGroups: [\"\"], resources: [pods], verbs: [get]}", change: setIn([]string{"rules"}, "verbs", []any{"list"})},
+			change: setIn([]string{"subjects"}, "name", "z")},
+		{name: "clusterrole", cluster: true, labels: true, object: "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  labels: {tier: a}\nrules:\n- {apiGroups: [\"\"], resources: [configmaps], verbs: [get]}\n- {apiGroups: [apps], resources: [deployments], verbs: [get]}\n",
+			change: setIn([]string{"rules"}, "verbs", []any{"list"})},
 		{name: "clusterrolebinding", cluster: true, object: "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  labels: {tier: a}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects:\n- {kind: ServiceAccount, name: a, namespace: default}\n- {kind: ServiceAccount, name: b, namespace: default}\n",
-			list: []string{"subjects"}, item: "{kind: ServiceAccount, name: c, namespace: default}", change: setIn([]string{"subjects"}, "name", "z")},
+			change: setIn([]string{"subjects"}, "name", "z")},
 		{name: "pdb", object: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  labels: {tier: a}\nspec:\n  minAvailable: 1\n  selector:\n    matchLabels: {app: web}\n",
 			change: set([]string{"spec", "minAvailable"}, int64(2))},
 		{name: "hpa", object: "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  labels: {tier: a}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 1\n  maxReplicas: 5\n  metrics:\n" +
@@ -168,15 +180,15 @@ func kinds() []kind {
 			change: setIn([]string{"spec", "rules"}, "host", "z.example.com")},
 		{name: "networkpolicy", object: "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  labels: {tier: a}\nspec:\n  podSelector: {matchLabels: {app: web}}\n  ingress:\n  - ports: [{port: 80}]\n  - ports: [{port: 443}]\n",
 			list: []string{"spec", "ingress"}, item: "{ports: [{port: 8080}]}", change: set([]string{"spec", "policyTypes"}, []any{"Ingress", "Egress"})},
-		{name: "pvc", object: "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  labels: {tier: a}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
+		{name: "pvc", labels: true, object: "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  labels: {tier: a}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
 			change: set([]string{"spec", "resources", "requests", "storage"}, "2Gi")},
-		{name: "widget", crd: true, object: "apiVersion: compare.example.com/v1\nkind: Widget\nmetadata:\n  labels: {tier: a}\nspec:\n  size: 3\n  items:\n  - {name: a, weight: 1}\n  - {name: b, weight: 2}\n",
+		{name: "widget", crd: true, labels: true, object: "apiVersion: compare.example.com/v1\nkind: Widget\nmetadata:\n  labels: {tier: a}\nspec:\n  size: 3\n  items:\n  - {name: a, weight: 1}\n  - {name: b, weight: 2}\n",
 			list: []string{"spec", "items"}, item: "{name: c, weight: 3}", change: set([]string{"spec", "size"}, int64(4))},
 		{name: "mutatingwebhook", cluster: true, object: "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  labels: {tier: a}\nwebhooks:\n" +
-			webhook("a") + webhook("b"), list: []string{"webhooks"}, item: webhookItem("c"), change: setIn([]string{"webhooks"}, "timeoutSeconds", int64(5)),
+			webhook("a") + webhook("b"), change: setIn([]string{"webhooks"}, "timeoutSeconds", int64(5)),
 			other: &Step{Op: "patch", Manager: "cainjector", Object: obj("webhooks: [{name: a.compare.example.com, clientConfig: {caBundle: Y2VydA==}}]")}},
 		{name: "validatingwebhook", cluster: true, object: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  labels: {tier: a}\nwebhooks:\n" +
-			webhook("a") + webhook("b"), list: []string{"webhooks"}, item: webhookItem("c"), change: setIn([]string{"webhooks"}, "timeoutSeconds", int64(5))},
+			webhook("a") + webhook("b"), change: setIn([]string{"webhooks"}, "timeoutSeconds", int64(5))},
 	}
 }
 
@@ -250,11 +262,13 @@ func (k kind) cases(mode Mode) []Case {
 	}
 	var out []Case
 	out = append(out, c("noop", "the controller writes what it wrote", deepCopy(base)))
-	out = append(out, c("label-set", "a label added", mutated(set([]string{"metadata", "labels", "added"}, "yes"))))
-	out = append(out, c("label-change", "a label's value changed", mutated(set([]string{"metadata", "labels", "tier"}, "b"))))
-	out = append(out, c("label-remove", "a label the controller wrote no longer declared", mutated(func(o map[string]any) {
-		unstructured.RemoveNestedField(o, "metadata", "labels", "tier")
-	})))
+	if k.labels {
+		out = append(out, c("label-set", "a label added", mutated(set([]string{"metadata", "labels", "added"}, "yes"))))
+		out = append(out, c("label-change", "a label's value changed", mutated(set([]string{"metadata", "labels", "tier"}, "b"))))
+		out = append(out, c("label-remove", "a label the controller wrote no longer declared", mutated(func(o map[string]any) {
+			unstructured.RemoveNestedField(o, "metadata", "labels", "tier")
+		})))
+	}
 	if k.change != nil {
 		out = append(out, c("change", "a value of the object's own fields changed", mutated(k.change)))
 	}
