@@ -24,6 +24,14 @@ func liveConfigMap() *corev1.ConfigMap {
 	}
 }
 
+// desiredConfigMap is what the controller writes: data.greeting, as it applied it.
+func desiredConfigMap() *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "demo"},
+		Data:       map[string]string{"greeting": "hello"},
+	}
+}
+
 // A controller asks before it applies: the desired object is what it would apply, live what its
 // cache holds.
 func Example() {
@@ -63,11 +71,7 @@ func ExampleWithUpdate() {
 	if err != nil {
 		panic(err)
 	}
-	desired := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "demo"},
-		Data:       map[string]string{"greeting": "hello"},
-	}
-	r, err := c.Compare(desired, liveConfigMap())
+	r, err := c.Compare(desiredConfigMap(), liveConfigMap())
 	if err != nil {
 		panic(err)
 	}
@@ -87,11 +91,7 @@ func ExampleWithIgnoreManagers() {
 	if err != nil {
 		panic(err)
 	}
-	desired := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "demo"},
-		Data:       map[string]string{"greeting": "hello"},
-	}
-	r, err := c.Compare(desired, liveConfigMap())
+	r, err := c.Compare(desiredConfigMap(), liveConfigMap())
 	if err != nil {
 		panic(err)
 	}

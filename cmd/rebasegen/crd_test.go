@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rebasegen/rebasegen/internal/crddoc"
 )
 
 // TestCRDFromLiveOrFlag: a custom resource's CRD is used for schema defaulting whether it comes
@@ -73,33 +75,17 @@ func TestCRDDefaultingBudget(t *testing.T) {
 	for range 4000 {
 		items.WriteString("  - {}\n")
 	}
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: bombs.example.com}
-spec:
-  group: example.com
-  names: {kind: Bomb, plural: bombs, singular: bomb, listKind: BombList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              items:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    payload:
-                      type: object
-                      x-kubernetes-preserve-unknown-fields: true
-                      default: ` + "{" + strings.ReplaceAll(strings.TrimSuffix(def.String(), "\n"), "\n", ", ") + "}\n"
+	crd := crddoc.Namespaced("example.com", "Bomb", `type: object
+properties:
+  items:
+    type: array
+    items:
+      type: object
+      properties:
+        payload:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+          default: `+"{"+strings.ReplaceAll(strings.TrimSuffix(def.String(), "\n"), "\n", ", ")+"}\n")
 	cr := "apiVersion: example.com/v1\nkind: Bomb\nmetadata: {name: b, namespace: ns}\nspec:\n  items:\n" + items.String()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

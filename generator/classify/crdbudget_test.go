@@ -12,50 +12,35 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/crddoc"
 )
 
 // TestDefaultedValueCount: the budget's count of a defaulted object's values is the count of
 // the object structuraldefaulting.Default makes, with defaults inside defaults, nulls replaced
 // by defaults in lists, properties and additional properties.
 func TestDefaultedValueCount(t *testing.T) {
-	objs, err := load.ParseDocs("crd.yaml", []byte(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: things.example.com}
-spec:
-  group: example.com
-  names: {kind: Thing, plural: things}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            default: {}
-            properties:
-              mode: {type: string, default: fast}
-              outer:
-                type: object
-                default: {a: 1}
-                properties:
-                  a: {type: integer}
-                  inner: {type: object, default: {x: [1, 2, 3]}, properties: {x: {type: array, items: {type: integer}}}}
-              list:
-                type: array
-                items:
-                  type: object
-                  default: {name: d}
-                  properties:
-                    name: {type: string}
-                    port: {type: integer, default: 80}
-              labels:
-                type: object
-                additionalProperties: {type: object, default: {v: w}, properties: {v: {type: string}, n: {type: integer, default: 1}}}
-`))
+	objs, err := load.ParseDocs("crd.yaml", []byte(crddoc.Namespaced("example.com", "Thing", `type: object
+default: {}
+properties:
+  mode: {type: string, default: fast}
+  outer:
+    type: object
+    default: {a: 1}
+    properties:
+      a: {type: integer}
+      inner: {type: object, default: {x: [1, 2, 3]}, properties: {x: {type: array, items: {type: integer}}}}
+  list:
+    type: array
+    items:
+      type: object
+      default: {name: d}
+      properties:
+        name: {type: string}
+        port: {type: integer, default: 80}
+  labels:
+    type: object
+    additionalProperties: {type: object, default: {v: w}, properties: {v: {type: string}, n: {type: integer, default: 1}}}
+`)))
 	if err != nil {
 		t.Fatal(err)
 	}

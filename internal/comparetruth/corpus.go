@@ -15,6 +15,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/internal/crddoc"
 )
 
 // Manager is the field manager of the controller whose writes are judged.
@@ -200,39 +202,21 @@ func webhookItem(n string) string {
 func webhook(n string) string { return "- " + webhookItem(n) + "\n" }
 
 // CRDDoc is the corpus CRD: structural schema defaults, a list-map keyed by name.
-const CRDDoc = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.compare.example.com
-  labels: {tier: a}
-spec:
-  group: compare.example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer, default: 1}
-              mode: {type: string, default: fast}
-              items:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    weight: {type: integer, default: 10}
-`
+var CRDDoc = crddoc.Namespaced("compare.example.com", "Widget", `type: object
+properties:
+  size: {type: integer, default: 1}
+  mode: {type: string, default: fast}
+  items:
+    type: array
+    x-kubernetes-list-type: map
+    x-kubernetes-list-map-keys: [name]
+    items:
+      type: object
+      required: [name]
+      properties:
+        name: {type: string}
+        weight: {type: integer, default: 10}
+`)
 
 // Cases is the corpus, in a stable order.
 func Cases() []Case {
