@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // generate and check judge the same rules on the same inputs: check, given the rules generate
@@ -63,7 +64,7 @@ func TestGenerateAndCheckAgree(t *testing.T) {
 }
 
 // updatedFor lists "resource path" of the fields of class for which kapp updates a resource.
-func updatedFor(v generator.Verdict, class classify.Class) []string {
+func updatedFor(v *verdict.Verdict, class classify.Class) []string {
 	var out []string
 	for _, u := range v.Updates {
 		for _, f := range u.Fields {
@@ -76,7 +77,7 @@ func updatedFor(v generator.Verdict, class classify.Class) []string {
 	return out
 }
 
-func fieldsOf(rs []generator.Residual) []string {
+func fieldsOf(rs []verdict.Residual) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.Resource.String()+" "+r.Finding.Path.String())

@@ -94,7 +94,7 @@ func TestGenerateVerifiesEveryScenario(t *testing.T) {
 			}
 			v := g.Verification
 			if !v.OK() || v.KeptPairs != v.GhostPairs {
-				t.Fatalf("verification failed:\n%s\nresidual: %s\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
+				t.Fatalf("verification failed:\n%s\nresidual: %v\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
 			}
 			total["rules"] += len(g.Rules)
 			total["ghostFields"] += v.GhostFields
@@ -217,7 +217,7 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := g.Verification; !v.OK() || v.KeptPairs != v.GhostPairs || v.GhostPairs != 3 {
-		t.Fatalf("verification failed:\n%s\nresidual: %s\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
+		t.Fatalf("verification failed:\n%v\nresidual: %v\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
 	}
 	var byIndex, byKey []synth.Rule
 	yttRules := 0

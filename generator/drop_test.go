@@ -45,7 +45,7 @@ func TestDroppedEmptyValueRemovedOnlyWhileEmpty(t *testing.T) {
 				t.Fatal("cannot declare required: [size]")
 			}
 			return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
-		}, []*unstructured.Unstructured{configOf(t, rules)}, nil)
+		}, []*unstructured.Unstructured{configOf(t, rules).Unstructured}, nil)
 		if err != nil || len(res[0].Op) != len(verify.Bases()) {
 			t.Fatalf("%v: %+v", err, res)
 		}
@@ -105,7 +105,7 @@ func TestEmptyValueStoredAsNullIsNoRemoveRule(t *testing.T) {
 	res, err := verify.VerifyEach(1, func(int) (verify.Pair, error) {
 		d, l, err := g.Set.Pairs[i].Objects()
 		return verify.Pair{Desired: d.Unstructured, Live: l.Unstructured}, err
-	}, []*unstructured.Unstructured{configOf(t, removed)}, nil)
+	}, []*unstructured.Unstructured{configOf(t, removed).Unstructured}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
@@ -22,39 +24,22 @@ type Generated struct {
 	Set    *pair.Set
 	synth.Result
 	Config       *unstructured.Unstructured // the rules as one kapp Config
+	config       load.Object
 	Verification Verification
-	Unpaired     []Unpaired // desired objects with no live counterpart: not compared
+	Unpaired     []verdict.Unpaired // desired objects with no live counterpart: not compared
 }
 
-// Verification is what kapp's engine says about the generated rules.
+// Verification is the verdict on the generated rules, with what only generate counts.
 type Verification struct {
-	Verdict               // kapp's engine on every pair, with the generated rules
-	GhostPairs   int      // pairs whose differences are all ghost diffs (or accepted unknowns)
-	KeptPairs    int      // of those, pairs kapp now keeps under both bases
-	GhostFields  int      // ghost fields (and accepted unknowns) in all pairs
-	Residual     []Update // pairs still updated for ghost diffs, with kapp's diff
-	Masked       []Field  // declared fields whose change kapp no longer shows (controller-owned)
-	Hidden       []Field  // declared fields whose change a rule hides although it should not
-	MutationsRun int
-	// Adoption: what kapp changes once when it takes objects over from other tools (never
-	// ruled; the verdict judges those pairs with them neutralised, or by their fields alone when
-	// kapp never deployed the object).
-	Adoption []Residual
-	// Cost is what verifying the ghost pairs cost kapp's engine, and the part the rules took.
-	Cost verify.Cost
+	*verdict.Verdict
+	GhostPairs  int // pairs whose differences are all ghost diffs (or accepted unknowns)
+	KeptPairs   int // of those, pairs kapp now keeps under both bases
+	GhostFields int // ghost fields (and accepted unknowns) in all pairs
 	// Sampled pairs were diffed by kapp again with and without the generated rules (Inputs.Cost):
 	// With and Without are what each cost kapp's engine, both bases.
 	Sampled       int
 	With, Without verify.Cost
 }
-
-// Field is a field a resource declares, as the mutation check names it.
-type Field struct {
-	Resource pair.Identity
-	Path     string // list items by merge key, as reports write paths
-}
-
-func (f Field) String() string { return f.Resource.String() + " " + f.Path }
 
 // costSample is how many verified pairs generate --cost diffs again with and without the rules:
 // spread evenly over the input, a few percent of the verification at fleet scale.
@@ -85,7 +70,13 @@ func timeRules(v *Verification, ghosts []pair.Pair, configs []*unstructured.Unst
 	for i := range min(costSample, len(ghosts)) {
 		sample = append(sample, i*len(ghosts)/min(costSample, len(ghosts)))
 	}
-	pairAt := func(i int) (verify.Pair, error) { return verifyPair(ghosts[sample[i]], nil, nil) }
+	pairAt := func(i int) (verify.Pair, error) {
+		desired, live, err := ghosts[sample[i]].Objects()
+		if err != nil {
+			return verify.Pair{}, err
+		}
+		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+	}
 	var err error
 	if _, v.With, err = verify.Ops(len(sample), pairAt, configs); err != nil {
 		return err
@@ -96,10 +87,6 @@ func timeRules(v *Verification, ghosts []pair.Pair, configs []*unstructured.Unst
 	v.Sampled = len(sample)
 	return nil
 }
-
-// OK reports whether every ghost diff is gone and no real change is hidden. Drift and unknown
-// fields are the caller's to judge (Verdict.Updates names them).
-func (v Verification) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
 
 // Summary is the one-line verdict printed by generate.
 func (v Verification) Summary() string {
@@ -135,19 +122,77 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 	return a.Synthesize(opts)
 }
 
-// Generate synthesizes the rules and verifies them with kapp's engine.
+// Generate synthesizes the rules and asks the verdict stage about them: kapp's engine runs on
+// every pair; pairs whose differences are all ghosts must be kept under both bases, every other
+// update is named with its fields, and a change to any field a rule touches must still be shown
+// unless a controller owns it.
 func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	if len(a.Set.Pairs) == 0 && len(a.Set.Created) > 0 {
-		return nil, nothingPaired(a.Unpaired())
+		return nil, verdict.NothingPaired(verdict.UnpairedOf(a.Set))
 	}
 	s, err := a.Synthesize(opts)
 	if err != nil {
 		return nil, err
 	}
 	g := *s
-	g.Unpaired = a.Unpaired()
-	g.Verification, err = check(g.Report, g.Set, g.Rules, g.Config, opts, a.Inputs.Progress, a.Inputs.Cost)
-	return &g, err
+	configs := append(slices.Clone(a.Set.Configs), g.config)
+	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.config, yttHints(g.Rules)),
+		IncludeUnknown: opts.IncludeUnknown, Stage: a.Inputs.Progress.stage})
+	if err != nil {
+		return nil, err
+	}
+	v := Verification{Verdict: vd}
+	for _, r := range a.Report.Resources {
+		if allGhosts(r, opts) {
+			v.GhostPairs++
+		}
+		for _, f := range r.Findings {
+			if f.Ruled(opts.IncludeUnknown) {
+				v.GhostFields++
+			}
+		}
+	}
+	v.KeptPairs = v.GhostPairs
+	for _, u := range v.Updates {
+		if len(u.Fields) == 0 {
+			v.KeptPairs--
+		}
+	}
+	if a.Inputs.Cost {
+		pairs := make([]pair.Pair, len(a.Report.Resources))
+		for i, r := range a.Report.Resources {
+			pairs[i] = r.Pair
+		}
+		us := make([]*unstructured.Unstructured, len(configs))
+		for i, c := range configs {
+			us[i] = c.Unstructured
+		}
+		if err := timeRules(&v, pairs, us); err != nil {
+			return nil, err
+		}
+	}
+	g.Verification, g.Unpaired = v, vd.Unpaired
+	return &g, nil
+}
+
+// yttHints are the paths each ytt rule rewrites (those of every rule it holds), in rule order:
+// the declared values the mutation check changes under it.
+func yttHints(rules []synth.Rule) [][]fielddiff.Path {
+	var out [][]fielddiff.Path
+	for _, r := range rules {
+		if !r.YTT() {
+			continue
+		}
+		var paths []fielddiff.Path
+		for _, part := range r.Parts() { // empty-map paths hold no declared value
+			paths = append(append(paths, part.Keyed...), part.Indexed...)
+			for _, p := range part.Paths {
+				paths = append(paths, fielddiff.FromFields(p))
+			}
+		}
+		out = append(out, paths)
+	}
+	return out
 }
 
 // Synthesize builds the rules (g.Config included) without verifying them; each option set is
@@ -168,61 +213,12 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generated Config does not parse (a bug): %w", err)
 	}
-	g.Config = objs[0].Unstructured
+	g.config, g.Config = objs[0], objs[0].Unstructured
 	if a.synthesized == nil {
 		a.synthesized = map[synth.Options]*Generated{}
 	}
 	a.synthesized[opts] = g
 	return g, nil
-}
-
-// check verifies the rules: kapp's engine runs on every pair; pairs whose differences are all
-// ghosts must be kept under both bases, every other update is named with its fields, and a
-// change to any field a rule touches must still be shown unless a controller owns it.
-func check(rep *classify.Report, set *pair.Set, rules []synth.Rule, cfg *unstructured.Unstructured, opts synth.Options, progress Progress, measureCost bool) (Verification, error) {
-	var v Verification
-	configs := append(unstructuredOf(set.Configs), cfg)
-	for _, r := range rep.Resources {
-		v.Adoption = append(v.Adoption, adoptionChanges(r)...)
-		if allGhosts(r, opts) {
-			v.GhostPairs++
-		}
-		for _, f := range r.Findings {
-			if f.Ruled(opts.IncludeUnknown) {
-				v.GhostFields++
-			}
-		}
-	}
-	verdict, pairs, results, cost, err := verdictOf(rep, configs, opts.IncludeUnknown, progress)
-	if err != nil {
-		return v, err
-	}
-	v.Verdict, v.Cost = verdict, cost
-	if measureCost {
-		if err := timeRules(&v, pairs, configs); err != nil {
-			return v, err
-		}
-	}
-	v.KeptPairs = v.GhostPairs
-	for _, u := range v.Updates {
-		if len(u.Fields) == 0 {
-			v.KeptPairs--
-		}
-		if u.Ghost {
-			v.Residual = append(v.Residual, u)
-		}
-	}
-	return v, mutations(&v, rep, rules, configs, progress, verifiedBy(rep, results))
-}
-
-// verifiedBy indexes kapp's results on the report's unmutated pairs (results[i] is
-// rep.Resources[i]'s), for the mutation check's baselines.
-func verifiedBy(rep *classify.Report, results []verify.Result) map[pair.Identity]verify.Result {
-	verified := make(map[pair.Identity]verify.Result, len(results))
-	for i, r := range rep.Resources {
-		verified[r.ID] = results[i]
-	}
-	return verified
 }
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {
@@ -232,32 +228,4 @@ func allGhosts(r classify.Resource, opts synth.Options) bool {
 		}
 	}
 	return true
-}
-
-// verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.
-func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress Progress) ([]verify.Result, verify.Cost, error) {
-	return verify.Baselines(len(pairs), func(i int) (verify.Pair, error) {
-		return verifyPair(pairs[i], nil, nil)
-	}, configs, progress.stage("verify", len(pairs)))
-}
-
-// verifyPair decodes a pair for kapp's engine, with value set at path in the desired object
-// when path is not nil.
-func verifyPair(p pair.Pair, path fielddiff.Path, value any) (verify.Pair, error) {
-	desired, live, err := p.Objects()
-	if err != nil {
-		return verify.Pair{}, err
-	}
-	if path != nil {
-		path.Set(desired.Object, value)
-	}
-	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
-}
-
-func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
-	out := make([]*unstructured.Unstructured, len(objs))
-	for i, o := range objs {
-		out[i] = o.Unstructured
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,6 +11,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // Lint lints the kapp Configs under rules against the inputs when any are given: desired
@@ -73,11 +75,11 @@ func (a *Analysis) hides(key string, rule any) ([]string, error) {
 	}
 	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", key: rule}}}
-	rules := HidingRules([]load.Object{cfg}, a.Inputs.Reader)
+	rules := verdict.Rules([]load.Object{cfg}, a.Inputs.Reader)
 	if len(rules) == 0 {
 		return nil, nil
 	}
-	hidden, err := a.HiddenBy(rules, append(unstructuredOf(a.Set.Configs), cfg.Unstructured), nil)
+	hidden, err := verdict.HiddenBy(verdict.Input{Report: a.Report, Configs: append(slices.Clone(a.Set.Configs), cfg), Rules: rules, Stage: a.Inputs.Progress.stage})
 	var out []string
 	for _, h := range hidden {
 		out = append(out, h.Resource.String()+" "+h.Path)

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // The mutation check picks the rules a resource gets with kapp's own matcher code (issue 10):
@@ -18,8 +17,9 @@ import (
 // expectations follow kapp's emptyFieldMatcher (resources/matcher_empty_field.go): a declared
 // scalar is never empty. The hand-written matcher this replaced took every emptyFieldMatcher as
 // matching, so a rule "only where the manifest declares maxReplicas" (notMatcher of it) was never
-// mutated. The rule lets the cluster win, so generate reads the change it hides as handed to a
-// controller (masked), not as hidden.
+// mutated. No manager but the applier owns maxReplicas, so the change the rule hides is hidden:
+// the rule's sources do not make a field a controller's, the classification does (one definition
+// for generated and hand-written rules).
 func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 	a, err := Analyze(Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"})
 	if err != nil {
@@ -31,7 +31,7 @@ func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 		name    string
 		matcher synth.Matcher
 		run     int
-		masked  string
+		hidden  string
 	}{
 		{"declared (not empty)", synth.Matcher{And: &synth.Matchers{Matchers: []synth.Matcher{hpa, {Not: &synth.Not{Matcher: empty}}}}},
 			1, "[autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas]"},
@@ -39,8 +39,8 @@ func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 	} {
 		rules := []synth.Rule{{Sources: synth.ControllerWins(), Paths: [][]string{{"spec", "maxReplicas"}}, Matchers: []synth.Matcher{tc.matcher}}}
 		v := mutationsUnder(t, a, rules)
-		if v.MutationsRun != tc.run || fmt.Sprint(v.Masked) != tc.masked || len(v.Hidden) != 0 {
-			t.Errorf("%s: %d mutations, masked %v, hidden %v; want %d, masked %s", tc.name, v.MutationsRun, v.Masked, v.Hidden, tc.run, tc.masked)
+		if v.MutationsRun != tc.run || fmt.Sprint(v.Hidden) != tc.hidden || len(v.Masked) != 0 {
+			t.Errorf("%s: %d mutations, masked %v, hidden %v; want %d, hidden %s", tc.name, v.MutationsRun, v.Masked, v.Hidden, tc.run, tc.hidden)
 		}
 	}
 }
@@ -65,18 +65,19 @@ func TestMutationCheckPerRuleOfOneYTTRule(t *testing.T) {
 	}
 }
 
-// mutationsUnder runs the mutation check of rules, written as generate writes them.
-func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) Verification {
+// mutationsUnder judges rules, written as generate writes them, with the verdict stage.
+func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) *verdict.Verdict {
 	t.Helper()
-	var v Verification
-	if err := mutations(&v, a.Report, rules, []*unstructured.Unstructured{configOf(t, rules)}, nil, nil); err != nil {
+	cfg := configOf(t, rules)
+	v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: []load.Object{cfg}, Rules: verdict.Generated(cfg, yttHints(rules))})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
 // configOf is the kapp Config generate writes for rules.
-func configOf(t *testing.T, rules []synth.Rule) *unstructured.Unstructured {
+func configOf(t *testing.T, rules []synth.Rule) load.Object {
 	t.Helper()
 	var b bytes.Buffer
 	if err := emit.WriteRules(&b, rules, emit.Header{}); err != nil {
@@ -86,5 +87,5 @@ func configOf(t *testing.T, rules []synth.Rule) *unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg[0].Unstructured
+	return cfg[0]
 }

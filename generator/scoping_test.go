@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // Taking over a Deployment another tool created: kapp's built-in label scoping adds its app label
@@ -65,8 +66,8 @@ func TestAdoptionNamesWhatKappsFirstDeployFailsOn(t *testing.T) {
 			t.Fatal(err)
 		}
 		failing := false
-		for _, f := range c.Findings(generator.Gate{}) {
-			if f.Kind == generator.KindAdoption && f.Fails {
+		for _, f := range c.Findings(verdict.Gate{}) {
+			if f.Kind == verdict.KindAdoption && f.Fails {
 				failing = true
 			}
 		}

@@ -67,7 +67,7 @@ func TestUnknownFieldsAreNamedUntilAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := g.Verification; !v.OK() || v.Kept != 2 || len(v.Updates) != 0 {
-		t.Fatalf("--include-unknown: want both kept: %s %+v", v.Verdict.Summary(), v.Updates)
+		t.Fatalf("--include-unknown: want both kept: %s %+v residual %+v hidden %+v", v.Verdict.Summary(), v.Updates, v.Residual, v.Hidden)
 	}
 }
 

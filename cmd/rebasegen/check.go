@@ -12,6 +12,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
@@ -51,7 +52,7 @@ func checkCommand() *cli.Command {
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}
-			findings := res.Findings(generator.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
+			findings := res.Findings(verdict.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")})
 			out := c.App.Writer
 			if f == format.Text {
 				out = wrapTo(out)
@@ -60,7 +61,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			switch {
-			case generator.Failing(findings):
+			case verdict.Failing(findings):
 				return cli.Exit("", exitPending)
 			case lint.HasErrors(res.Lint):
 				return cli.Exit("", exitLint)
@@ -111,8 +112,8 @@ type staleJSON struct {
 }
 
 // writeCheck writes what check found in the format asked for: one renderer per format, each
-// rendering every kind of finding (generator.Kinds), then lint's findings in the same format.
-func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []string, fs []generator.CheckFinding) error {
+// rendering every kind of finding (verdict.Kinds), then lint's findings in the same format.
+func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []string, fs []verdict.Finding) error {
 	switch f {
 	case format.JSON:
 		return checkJSONOut(w, res, fs)
@@ -124,7 +125,7 @@ func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []st
 }
 
 // severity is a finding's level in the github format and JSON: error when it fails the gate.
-func severity(f generator.CheckFinding) string {
+func severity(f verdict.Finding) string {
 	if f.Fails {
 		return "error"
 	}
@@ -132,7 +133,7 @@ func severity(f generator.CheckFinding) string {
 }
 
 // what names the field, or the resource when kapp's engine found it changed as a whole.
-func what(f generator.CheckFinding) string {
+func what(f verdict.Finding) string {
 	if f.Path == "" {
 		return resource(f) + " (kapp still updates it)"
 	}
@@ -141,36 +142,36 @@ func what(f generator.CheckFinding) string {
 
 // resource and path are a finding's resource and field as the text and github formats show them
 // (escape.Text: names come from the inputs); evidence keeps its lines (kapp's diff).
-func resource(f generator.CheckFinding) string { return escape.Text(f.Resource.String()) }
-func path(f generator.CheckFinding) string     { return escape.Text(f.Path) }
-func evidence(f generator.CheckFinding) string { return escape.Lines(f.Evidence) }
+func resource(f verdict.Finding) string { return escape.Text(f.Resource.String()) }
+func path(f verdict.Finding) string     { return escape.Text(f.Path) }
+func evidence(f verdict.Finding) string { return escape.Lines(f.Evidence) }
 
 // subject is what a finding is about, after its kind's label, in the text and github formats.
-func subject(f generator.CheckFinding) string {
+func subject(f verdict.Finding) string {
 	switch f.Kind {
-	case generator.KindResidual:
+	case verdict.KindResidual:
 		return what(f)
-	case generator.KindPendingCreate, generator.KindPendingDelete:
+	case verdict.KindPendingCreate, verdict.KindPendingDelete:
 		return resource(f)
-	case generator.KindUnknown:
+	case verdict.KindUnknown:
 		return "kapp still updates " + resource(f) + " for " + path(f)
-	case generator.KindStale:
+	case verdict.KindStale:
 		return fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
 	}
 	return resource(f) + " " + path(f)
 }
 
 // line is a finding as the text and github formats begin it: its kind's label, then its subject.
-func line(f generator.CheckFinding) (string, error) {
+func line(f verdict.Finding) (string, error) {
 	if f.Kind.Label() == "" {
 		return "", fmt.Errorf("check: no label for findings of kind %q", f.Kind)
 	}
 	return f.Kind.Label() + ": " + subject(f), nil
 }
 
-func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
+func checkText(w io.Writer, res *generator.Checked, fs []verdict.Finding) error {
 	var b strings.Builder
-	n := map[generator.Kind]int{}
+	n := map[verdict.Kind]int{}
 	for _, f := range fs {
 		n[f.Kind]++
 		l, err := line(f)
@@ -178,9 +179,9 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 			return err
 		}
 		switch f.Kind {
-		case generator.KindStale:
+		case verdict.KindStale:
 			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
-		case generator.KindDrift: // a warning unless --fail-on-drift: the level says which
+		case verdict.KindDrift: // a warning unless --fail-on-drift: the level says which
 			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
@@ -191,35 +192,35 @@ func checkText(w io.Writer, res *generator.Checked, fs []generator.CheckFinding)
 	}
 	// one summary line, lint's counts in it
 	pending := ""
-	if k := n[generator.KindPendingCreate]; k > 0 {
+	if k := n[verdict.KindPendingCreate]; k > 0 {
 		pending = ", " + words.Count(k, "pending create")
 	}
-	if k := n[generator.KindPendingDelete]; k > 0 {
+	if k := n[verdict.KindPendingDelete]; k > 0 {
 		pending += ", " + words.Count(k, "pending delete")
 	}
-	if k := n[generator.KindHidden]; k > 0 {
+	if k := n[verdict.KindHidden]; k > 0 {
 		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
 	}
-	if k := n[generator.KindPending]; k > 0 {
+	if k := n[verdict.KindPending]; k > 0 {
 		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
 	}
-	if k := n[generator.KindAdoption]; k > 0 {
+	if k := n[verdict.KindAdoption]; k > 0 {
 		pending += ", " + words.Count(k, "adoption change")
 	}
 	driftLevel := "warning"
-	if slices.ContainsFunc(fs, func(f generator.CheckFinding) bool { return f.Kind == generator.KindDrift && f.Fails }) {
+	if slices.ContainsFunc(fs, func(f verdict.Finding) bool { return f.Kind == verdict.KindDrift && f.Fails }) {
 		driftLevel = "error"
 	}
 	fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", res.Verdict.Kept, res.Verdict.Paired, pending,
-		words.Count(n[generator.KindResidual], "residual ghost diff"), words.Count(n[generator.KindUnknown], "unknown field"),
-		words.Count(n[generator.KindStale], "stale generated file"), words.Count(n[generator.KindDrift], "drift "+driftLevel), lint.Summary(res.Lint))
+		words.Count(n[verdict.KindResidual], "residual ghost diff"), words.Count(n[verdict.KindUnknown], "unknown field"),
+		words.Count(n[verdict.KindStale], "stale generated file"), words.Count(n[verdict.KindDrift], "drift "+driftLevel), lint.Summary(res.Lint))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // checkGitHub writes workflow commands; annotations point at the rules file (that is what the
 // author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
-func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFinding, rules string) error {
+func checkGitHub(w io.Writer, res *generator.Checked, fs []verdict.Finding, rules string) error {
 	var b strings.Builder
 	for _, f := range fs {
 		msg, err := line(f)
@@ -228,15 +229,15 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 		}
 		file, at := rules, 1
 		switch f.Kind {
-		case generator.KindStale:
+		case verdict.KindStale:
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
-		case generator.KindHidden:
+		case verdict.KindHidden:
 			if f.File != "" { // the rule hiding it
 				file, at = f.File, f.Line
 			}
 			msg += ": " + evidence(f)
-		case generator.KindPendingCreate, generator.KindPendingDelete, generator.KindAdoption:
+		case verdict.KindPendingCreate, verdict.KindPendingDelete, verdict.KindAdoption:
 			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
 			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
 			// managers) is the text format's
@@ -251,7 +252,7 @@ func checkGitHub(w io.Writer, res *generator.Checked, fs []generator.CheckFindin
 	return err
 }
 
-func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFinding) error {
+func checkJSONOut(w io.Writer, res *generator.Checked, fs []verdict.Finding) error {
 	j := checkJSON{Version: 1, Residual: []fieldJSON{}, Drift: []fieldJSON{}, Unknown: []fieldJSON{}, Stale: []staleJSON{}, Lint: res.Lint,
 		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}, Pending: []fieldJSON{}, PendingDeletes: []fieldJSON{}}
 	if j.Lint == nil {
@@ -260,25 +261,25 @@ func checkJSONOut(w io.Writer, res *generator.Checked, fs []generator.CheckFindi
 	for _, f := range fs {
 		fj := fieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
 		switch f.Kind {
-		case generator.KindResidual:
+		case verdict.KindResidual:
 			j.Residual = append(j.Residual, fj)
-		case generator.KindPendingDelete:
+		case verdict.KindPendingDelete:
 			j.PendingDeletes = append(j.PendingDeletes, fj)
-		case generator.KindPendingCreate:
+		case verdict.KindPendingCreate:
 			j.PendingCreates = append(j.PendingCreates, fj)
-		case generator.KindUnknown:
+		case verdict.KindUnknown:
 			j.Unknown = append(j.Unknown, fj)
-		case generator.KindHidden:
+		case verdict.KindHidden:
 			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
-		case generator.KindStale:
+		case verdict.KindStale:
 			j.Stale = append(j.Stale, staleJSON{File: f.File, Line: f.Line, Diff: f.Diff})
-		case generator.KindDrift:
+		case verdict.KindDrift:
 			fj.Severity = severity(f)
 			j.Drift = append(j.Drift, fj)
-		case generator.KindPending:
+		case verdict.KindPending:
 			j.Pending = append(j.Pending, fj)
-		case generator.KindAdoption:
+		case verdict.KindAdoption:
 			fj.Severity = severity(f)
 			j.Adoption = append(j.Adoption, fj)
 		default:

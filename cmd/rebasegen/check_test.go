@@ -10,21 +10,22 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 // Every output format renders every kind of finding check has (issue 24 item 3), failing or
-// not: a kind added to generator.Kinds without a renderer in a format fails here.
+// not: a kind added to verdict.Kinds without a renderer in a format fails here.
 func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
-	for _, k := range generator.Kinds() {
+	for _, k := range verdict.Kinds() {
 		for _, fails := range []bool{true, false} {
 			marker := "marker-" + string(k)
-			f := generator.CheckFinding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
+			f := verdict.Finding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
 				Class: "c", Evidence: "evidence", File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
-			res := &generator.Checked{}
+			res := &generator.Checked{Verdict: &verdict.Verdict{}}
 			for _, of := range format.Report() {
 				var out strings.Builder
-				if err := writeCheck(&out, of, res, []string{"rules.yml"}, []generator.CheckFinding{f}); err != nil {
+				if err := writeCheck(&out, of, res, []string{"rules.yml"}, []verdict.Finding{f}); err != nil {
 					t.Errorf("%s, %s: %v", k, of, err)
 					continue
 				}
@@ -65,22 +66,22 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
-	field := []generator.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
-	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
-		Hidden: []generator.Hidden{{Resource: id, Path: "data"}}, Unpaired: []generator.Unpaired{{Resource: id}},
-		Stale: []generator.Stale{{File: "rules.yml", Line: 1}}}
-	got := map[generator.Kind]bool{}
-	for _, f := range res.Findings(generator.Gate{}) {
+	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
+		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
+		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}}}
+	got := map[verdict.Kind]bool{}
+	for _, f := range res.Findings(verdict.Gate{}) {
 		got[f.Kind] = true
 	}
-	for _, k := range generator.Kinds() {
+	for _, k := range verdict.Kinds() {
 		if !got[k] {
 			t.Errorf("kind %s: no finding of it from a Checked holding one of each", k)
 		}
 		delete(got, k)
 	}
 	if len(got) > 0 {
-		t.Errorf("kinds not listed in generator.Kinds: %v", got)
+		t.Errorf("kinds not listed in verdict.Kinds: %v", got)
 	}
 }
 
@@ -88,20 +89,20 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 // its label (text, github) or its JSON key: what one kind is called is the same everywhere, and
 // a format that drops a kind fails here.
 func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
-	jsonKey := map[generator.Kind]string{ // README's schema, independent of the renderer
-		generator.KindResidual: "residual", generator.KindPendingCreate: "pendingCreates", generator.KindPendingDelete: "pendingDeletes",
-		generator.KindUnknown: "unknown", generator.KindHidden: "hidden", generator.KindStale: "stale",
-		generator.KindDrift: "drift", generator.KindPending: "pending", generator.KindAdoption: "adoption",
+	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
+		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
+		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindStale: "stale",
+		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption",
 	}
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
-	field := []generator.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
-	res := &generator.Checked{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
-		Hidden: []generator.Hidden{{Resource: id, Path: "data"}}, Unpaired: []generator.Unpaired{{Resource: id}},
-		Stale: []generator.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}
-	fs := res.Findings(generator.Gate{})
-	labels := map[string]generator.Kind{}
-	for _, k := range generator.Kinds() {
+	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
+		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
+		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}}
+	fs := res.Findings(verdict.Gate{})
+	labels := map[string]verdict.Kind{}
+	for _, k := range verdict.Kinds() {
 		l := k.Label()
 		if l == "" || labels[l] != "" {
 			t.Errorf("kind %s: label %q is empty or another kind's", k, l)
@@ -114,7 +115,7 @@ func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
 			t.Fatalf("%s: %v", of, err)
 		}
 		got := out.String()
-		for _, k := range generator.Kinds() {
+		for _, k := range verdict.Kinds() {
 			switch of {
 			case format.JSON:
 				var j map[string]json.RawMessage

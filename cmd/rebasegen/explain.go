@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
 
@@ -38,7 +39,7 @@ func explainCommand() *cli.Command {
 			}
 			noteNamespace(c, set.InferredNamespace)
 			noteUnmanaged(c, set.Unmanaged, set.Live)
-			noteElsewhere(c, generator.UnpairedOf(set))
+			noteElsewhere(c, verdict.UnpairedOf(set))
 			if f == format.JSON {
 				return emit.WriteExplainJSON(c.App.Writer, rep)
 			}

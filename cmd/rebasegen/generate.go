@@ -14,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
@@ -86,8 +87,13 @@ func generateCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hint(u.Hint))
 			}
 			if !g.Verification.OK() {
-				for _, r := range g.Verification.Residual {
+				for _, r := range g.Verification.Ghosts() {
 					fmt.Fprintln(c.App.ErrWriter, "residual diff:", escape.Lines(r.String()))
+				}
+				for _, r := range g.Verification.Residual {
+					if r.Finding.Path != nil { // a field the rules leave, which kapp's engine may not have reached (the ghosts above)
+						fmt.Fprintf(c.App.ErrWriter, "residual diff: %s %s (%s): %s\n", escape.Text(r.Resource.String()), escape.Text(r.Finding.Path.String()), escape.Text(r.Finding.Label()), escape.Lines(r.Finding.Evidence))
+					}
 				}
 				for _, h := range g.Verification.Hidden {
 					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", escape.Text(h.String()))
@@ -121,7 +127,7 @@ func generateCommand() *cli.Command {
 }
 
 // writeUpdates names every field for which kapp still updates a resource, with its class.
-func writeUpdates(w io.Writer, v generator.Verdict) {
+func writeUpdates(w io.Writer, v *verdict.Verdict) {
 	for _, u := range v.Updates {
 		for _, f := range u.Fields {
 			fmt.Fprintf(w, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Lines(f.Evidence))

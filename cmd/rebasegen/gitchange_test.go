@@ -80,7 +80,7 @@ rebaseRules:
 		t.Fatal(err)
 	}
 	r := rebasegen(t, "check", "--rules", rules, "--rules", guess, "-d", desired, fix[2], fix[3], fix[4], fix[5])
-	want := "hidden: apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: a change made in Git is hidden by the rules in force"
+	want := "hidden: apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: a change made in Git is hidden by " + guess + ":4, document 1, rebaseRules[0] (ytt overlay)"
 	if r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kapp applies it on deploy") {
 		t.Errorf("want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
 	}
@@ -143,7 +143,7 @@ rebaseRules:
 		t.Fatal(err)
 	}
 	r = rebasegen(t, "check", "--rules", rules, "--rules", keep, "-d", desired, fix[2], fix[3], fix[4], fix[5])
-	if want := "hidden: " + field + ": a change made in Git is hidden by the rules in force"; r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kapp applies it on deploy") {
+	if want := "hidden: " + field + ": a change made in Git is hidden by " + keep + ":4, document 1, rebaseRules[0] (copy [spec, template, spec, containers, {allIndexes: true}, resources] from [new, existing])"; r.code != 3 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kapp applies it on deploy") {
 		t.Errorf("with the copy rule: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
 	}
 }
@@ -176,6 +176,97 @@ rebaseRules:
 	}
 	r = rebasegen(t, args...)
 	if want := "is hidden by " + second + ":5, document 1, rebaseRules[0] (copy "; r.code != 3 || !strings.Contains(r.stdout, want) {
+		t.Errorf("text: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+}
+
+// Regression (issue 23 item 4): a change made in Git hidden together with another one. With the
+// image bumped, kapp updates the Deployment anyway, and check judged hidden only changes on
+// resources kapp keeps: the removal of the container's resources, which a copy from [new,
+// existing] restores from the live object, passed (exit 0). Each pending change is now judged
+// on its own (the manifest with that field set back to what kapp last applied against the
+// manifest), and the finding names the rule restoring it, in text and github (issue 23 item 7:
+// it pointed at the first --rules file, line 1).
+func TestCheckPendingChangeHiddenNextToAnother(t *testing.T) {
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string {
+		bumped := strings.Replace(manifest, "image: nginx:1.25", "image: nginx:1.27", 1)
+		return strings.Replace(bumped, "        resources:\n          requests:\n            cpu: 100m\n            memory: 64Mi\n", "", 1)
+	})
+	keep := filepath.Join(dir, "keep.yml")
+	if err := os.WriteFile(keep, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [new, existing]
+  paths:
+  - [spec, template, spec, containers, {allIndexes: true}, resources]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const web = "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web]."
+	args := []string{"check", "--rules", rules, "--rules", keep, "-d", desired, fix[2], fix[3], fix[4], fix[5]}
+	r := rebasegen(t, args...)
+	for _, want := range []string{"hidden: " + web + "resources: a change made in Git is hidden by " + keep + ":4, document 1, rebaseRules[0] (copy ",
+		"pending change from Git (kapp applies it on deploy): " + web + "image"} {
+		if r.code != 3 || !strings.Contains(r.stdout, want) {
+			t.Errorf("text: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "(kapp applies it on deploy): "+web+"resources") {
+		t.Errorf("the hidden removal is reported as applied on deploy:\n%s", r.stdout)
+	}
+	r = rebasegen(t, append(args, "--output", "github")...)
+	if want := "::error file=" + keep + ",line=4::hidden: " + web + "resources"; r.code != 3 || !strings.Contains(r.stdout, want) {
+		t.Errorf("github: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+	// Without the copy rule both changes are applied: nothing hidden.
+	r = rebasegen(t, "check", "--rules", rules, "-d", desired, fix[2], fix[3], fix[4], fix[5])
+	if r.code != 0 || strings.Contains(r.stdout, "hidden:") {
+		t.Errorf("generated rules alone: want exit 0 and nothing hidden, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Regression (issue 23 item 7): a rule rendered by ytt from a rules Secret's rebase-rules.yml was
+// named "sec.yml (rebase-rules.yml)", a file GitHub cannot annotate. The finding names the
+// Secret's file and the line of its rebase-rules.yml key, in every format.
+func TestCheckHiddenBySecretRuleNamesTheSecretFile(t *testing.T) {
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string { return manifest })
+	sec := filepath.Join(dir, "sec.yml")
+	if err := os.WriteFile(sec, []byte(`apiVersion: v1
+kind: Secret
+metadata:
+  name: rules
+stringData:
+  other: x
+  rebase-rules.yml: |
+    #@ image = ["spec", "template", "spec", "containers", {"allIndexes": True}, "image"]
+    apiVersion: kapp.k14s.io/v1alpha1
+    kind: Config
+    rebaseRules:
+    - type: copy
+      sources: [existing]
+      paths:
+      - #@ image
+      resourceMatchers:
+      - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const field = "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image"
+	args := []string{"check", "--rules", rules, "--rules", sec, "-d", desired, fix[2], fix[3], fix[4], fix[5]}
+	r := rebasegen(t, append(args, "--output", "github")...)
+	if want := "::error file=" + sec + ",line=7::hidden: " + field; r.code != 3 || !strings.Contains(r.stdout, want) {
+		t.Errorf("github: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append(args, "--output", "json")...)
+	var j struct{ Hidden []fieldJSON }
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != 3 || len(j.Hidden) != 1 || j.Hidden[0].File != sec || j.Hidden[0].Line != 7 {
+		t.Errorf("json: want exit 3 and the hidden image at %s:7, got %d (%v):\n%s", sec, r.code, err, r.stdout)
+	}
+	r = rebasegen(t, args...)
+	if want := "is hidden by " + sec + ":7, document 1, data[\"rebase-rules.yml\"] rebaseRules[0] (copy "; r.code != 3 || !strings.Contains(r.stdout, want) {
 		t.Errorf("text: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
 	}
 }

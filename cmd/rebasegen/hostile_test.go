@@ -15,6 +15,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
@@ -366,13 +367,13 @@ func TestSmallOnes(t *testing.T) {
 // starts a line of its own.
 func TestGitHubOutputEscapes(t *testing.T) {
 	name := "evil\n::error file=README.md,line=1::INJECTED\r50%"
-	res := &generator.Checked{
-		Residual: []generator.Residual{{Resource: pair.Identity{Group: "rbac.authorization.k8s.io", Kind: "Role", Namespace: "ns", Name: name}}},
-		Drift:    []generator.Residual{{Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: name}}},
-		Stale:    []generator.Stale{{File: "a,b:c.yml", Line: 2}},
-	}
+	res := &generator.Checked{Verdict: &verdict.Verdict{
+		Residual: []verdict.Residual{{Resource: pair.Identity{Group: "rbac.authorization.k8s.io", Kind: "Role", Namespace: "ns", Name: name}}},
+		Drift:    []verdict.Residual{{Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: name}}},
+		Stale:    []verdict.Stale{{File: "a,b:c.yml", Line: 2}},
+	}}
 	var out strings.Builder
-	if err := writeCheck(&out, "github", res, []string{"rules,x:y.yml"}, res.Findings(generator.Gate{})); err != nil {
+	if err := writeCheck(&out, "github", res, []string{"rules,x:y.yml"}, res.Findings(verdict.Gate{})); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

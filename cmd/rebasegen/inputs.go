@@ -12,6 +12,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
@@ -47,7 +48,7 @@ func noteUnmanaged(c *cli.Context, unmanaged, live int) {
 
 // noteElsewhere says which desired objects kapp would create are live in another namespace: a
 // wrong -n leaves them unpaired, and explain has no error to say so.
-func noteElsewhere(c *cli.Context, unpaired []generator.Unpaired) {
+func noteElsewhere(c *cli.Context, unpaired []verdict.Unpaired) {
 	byNS := map[string][]string{}
 	var order []string
 	for _, u := range unpaired {

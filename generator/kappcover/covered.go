@@ -206,6 +206,22 @@ const (
 	maybe
 )
 
+// combine is kindMatch of an anyMatcher (decisive: always, one matcher matching decides) or an
+// andMatcher (decisive: never): the first matcher giving the decisive answer decides, else maybe
+// when one was undecided, else the other answer.
+func combine(ms []ctlres.ResourceMatcher, kindOnly ctlres.Resource, decisive tri) tri {
+	out := always + never - decisive
+	for _, m := range ms {
+		switch kindMatch(m, kindOnly) {
+		case decisive:
+			return decisive
+		case maybe:
+			out = maybe
+		}
+	}
+	return out
+}
+
 // kindMatch says whether a matcher matches a resource of kindOnly's apiVersion and kind, when
 // that alone decides it; maybe otherwise. Matchers that read nothing else are asked themselves.
 func kindMatch(m ctlres.ResourceMatcher, kindOnly ctlres.Resource) tri {
@@ -222,27 +238,9 @@ func kindMatch(m ctlres.ResourceMatcher, kindOnly ctlres.Resource) tri {
 			return never
 		}
 	case ctlres.AnyMatcher:
-		out := never
-		for _, m := range m.Matchers {
-			switch kindMatch(m, kindOnly) {
-			case always:
-				return always
-			case maybe:
-				out = maybe
-			}
-		}
-		return out
+		return combine(m.Matchers, kindOnly, always)
 	case ctlres.AndMatcher:
-		out := always
-		for _, m := range m.Matchers {
-			switch kindMatch(m, kindOnly) {
-			case never:
-				return never
-			case maybe:
-				out = maybe
-			}
-		}
-		return out
+		return combine(m.Matchers, kindOnly, never)
 	case ctlres.NotMatcher:
 		switch kindMatch(m.Matcher, kindOnly) {
 		case always:
@@ -285,9 +283,9 @@ func (r Rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstruct
 
 // CoveredBy returns, for each resource of rep, the paths of its uncovered ghost findings that the
 // rules of configs (without kapp's built-in rules) restore, decided by kapp's rebase code as
-// CoveredByPackageRules is. check asks it about the package's rules plus the user's, without
-// classifying again.
-func CoveredBy(rep *classify.Report, configs []load.Object) ([]map[string]bool, error) {
+// CoveredByPackageRules is (unknown findings too with includeUnknown). The verdict asks it about
+// the rules in force, without classifying again.
+func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool) ([]map[string]bool, error) {
 	r, err := New(configs, true)
 	if err != nil {
 		return nil, err
@@ -299,7 +297,7 @@ func CoveredBy(rep *classify.Report, configs []load.Object) ([]map[string]bool, 
 			res := rep.Resources[i]
 			var ps []fielddiff.Path
 			for _, f := range res.Findings {
-				if f.Ruled(false) && !f.Covered() && !f.KappView {
+				if f.Ruled(includeUnknown) && !f.Covered() && !f.KappView {
 					ps = append(ps, f.Path)
 				}
 			}

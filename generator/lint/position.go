@@ -49,3 +49,25 @@ func (l *Lines) Of(o load.Object, key string, index int) int {
 	}
 	return o.Source.Line
 }
+
+// Key returns the line in o's file of the first of keys found in o's document (a rules Secret's
+// stringData or data entry), else the document's line. o must have been read from the file as
+// written, not rendered.
+func (l *Lines) Key(o load.Object, keys ...[]string) int {
+	file := o.Source.File
+	if _, ok := l.nodes[file]; !ok {
+		data, _ := l.r.ReadFile(file) // read by load already; positions are optional
+		l.nodes[file] = documentNodes(data)
+	}
+	n := find(l.nodes[file], o.Source)
+	for _, path := range keys {
+		a := at{n: n}
+		for _, k := range path {
+			a = a.field(k)
+		}
+		if a.key != nil {
+			return a.key.Line
+		}
+	}
+	return o.Source.Line
+}

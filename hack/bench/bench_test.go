@@ -52,7 +52,7 @@ func TestCorpusPairsAndVerifies(t *testing.T) {
 	}
 	v := g.Verification
 	if !v.OK() || v.KeptPairs != v.GhostPairs || v.GhostPairs < n*8/10 {
-		t.Fatalf("verification: kept %d of %d ghost pairs (of %d), residual %q, hidden %q", v.KeptPairs, v.GhostPairs, n, v.Residual, v.Hidden)
+		t.Fatalf("verification: kept %d of %d ghost pairs (of %d), residual %v, hidden %v", v.KeptPairs, v.GhostPairs, n, v.Residual, v.Hidden)
 	}
 	// Copies are classified like their originals: same classes per copy.
 	perCopy := map[string]map[string]int{}
@@ -171,7 +171,7 @@ func TestFleetCorpusGetsPlainRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := g.Verification; !v.OK() || v.KeptPairs != 20 {
-		t.Fatalf("verification: kept %d of 20, residual %q, hidden %q", v.KeptPairs, v.Residual, v.Hidden)
+		t.Fatalf("verification: kept %d of 20, residual %v, hidden %v", v.KeptPairs, v.Residual, v.Hidden)
 	}
 	for _, r := range g.Rules {
 		if r.YTT() {

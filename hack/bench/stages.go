@@ -14,6 +14,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
@@ -144,7 +145,7 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 			m.Note = fmt.Sprintf("%d rules (%d ytt), kept %d/%d ghost pairs, %d mutations, %.0f%% of kapp's verify time in the rules", len(g.Rules), ytt(g.Rules),
 				v.KeptPairs, v.GhostPairs, v.MutationsRun, 100*v.Cost.Rules.Seconds()/max(v.Cost.Diff.Seconds(), 1e-9))
 			if !v.OK() {
-				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Residual, v.Hidden))
+				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Ghosts(), v.Hidden))
 			}
 			return g, nil
 		}
@@ -164,7 +165,7 @@ func ytt(rules []synth.Rule) int {
 	return n
 }
 
-func first(residual []generator.Update, hidden []generator.Field) string {
+func first(residual []verdict.Update, hidden []verdict.Hidden) string {
 	if len(residual) > 0 {
 		return residual[0].String()
 	}

@@ -1,4 +1,4 @@
-package generator
+package verdict
 
 import (
 	"fmt"
@@ -24,11 +24,8 @@ func (u Unpaired) String() string {
 	return u.Resource.String() + " (" + u.Hint + ")"
 }
 
-// Unpaired lists the desired objects that pair with no live object, each with a hint when the
+// UnpairedOf lists the desired objects that pair with no live object, each with a hint when the
 // live objects hold one of the same group, kind and name in another namespace.
-func (a *Analysis) Unpaired() []Unpaired { return UnpairedOf(a.Set) }
-
-// UnpairedOf is Analysis.Unpaired for a set.
 func UnpairedOf(set *pair.Set) []Unpaired {
 	elsewhere := map[string][]string{} // group/kind/name -> live namespaces
 	for _, d := range set.Deleted {
@@ -49,9 +46,9 @@ func UnpairedOf(set *pair.Set) []Unpaired {
 
 func key(d load.Doc) string { return d.GroupKind().String() + "/" + d.Name }
 
-// nothingPaired is the error for inputs where no desired object has a live counterpart: there is
+// NothingPaired is the error for inputs where no desired object has a live counterpart: there is
 // nothing to compare, so no rule can be verified.
-func nothingPaired(u []Unpaired) error {
+func NothingPaired(u []Unpaired) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no desired object pairs with a live object (%d desired, none found live), so nothing was compared:", len(u))
 	for i, x := range u {
@@ -69,12 +66,12 @@ func nothingPaired(u []Unpaired) error {
 // kapp.k14s.io/identity annotation names the object itself: kapp treats other labelled objects,
 // a controller's ReplicaSets and Pods, as transient and never deletes them;
 // resources/identified_resources_list.go, diff/change.go IsIgnored).
-func (a *Analysis) PendingDeletes() ([]pair.Identity, error) {
-	if len(a.Set.Deleted) == 0 {
+func PendingDeletes(set *pair.Set) ([]pair.Identity, error) {
+	if len(set.Deleted) == 0 {
 		return nil, nil
 	}
 	apps := map[string]bool{}
-	for _, p := range a.Set.Pairs {
+	for _, p := range set.Pairs {
 		live, err := p.Live.Object()
 		if err != nil {
 			return nil, err
@@ -84,7 +81,7 @@ func (a *Analysis) PendingDeletes() ([]pair.Identity, error) {
 		}
 	}
 	var out []pair.Identity
-	for _, d := range a.Set.Deleted {
+	for _, d := range set.Deleted {
 		o, err := d.Object()
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package generator
+package verdict
 
 import (
 	"fmt"
@@ -55,8 +55,8 @@ func (k Kind) Label() string {
 	return ""
 }
 
-// CheckFinding is one finding of check, whatever its kind, as every output format renders it.
-type CheckFinding struct {
+// Finding is one finding of check, whatever its kind, as every output format renders it.
+type Finding struct {
 	Kind     Kind
 	Resource pair.Identity // zero for a stale file
 	Path     string        // the field; empty when kapp's engine reports the resource as a whole
@@ -79,11 +79,11 @@ type Gate struct {
 
 // Findings lists everything check found, kind by kind in the order of Kinds, each marked with
 // whether it fails the gate. Lint findings are reported on their own (lint's formats).
-func (c *Checked) Findings(g Gate) []CheckFinding {
-	var out []CheckFinding
+func (c *Verdict) Findings(g Gate) []Finding {
+	var out []Finding
 	field := func(k Kind, rs []Residual, fails bool) {
 		for _, r := range rs {
-			f := CheckFinding{Kind: k, Resource: r.Resource, Evidence: r.Finding.Evidence, Fails: fails}
+			f := Finding{Kind: k, Resource: r.Resource, Evidence: r.Finding.Evidence, Fails: fails}
 			if r.Finding.Path != nil {
 				f.Path, f.Class = r.Finding.Path.String(), r.Finding.Label()
 			}
@@ -92,20 +92,20 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 	}
 	field(KindResidual, c.Residual, true)
 	for _, u := range c.Unpaired {
-		out = append(out, CheckFinding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
+		out = append(out, Finding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
 			Evidence: "no live counterpart: kapp would create it, nothing was compared" + hintSuffix(u.Hint)})
 	}
 	for _, id := range c.PendingDeletes {
-		out = append(out, CheckFinding{Kind: KindPendingDelete, Resource: id, Fails: true,
+		out = append(out, Finding{Kind: KindPendingDelete, Resource: id, Fails: true,
 			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects are, created by kapp) with no desired counterpart: kapp deletes it on deploy"})
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
-		out = append(out, CheckFinding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
+		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)})
 	}
 	for _, s := range c.Stale {
-		out = append(out, CheckFinding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true,
+		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true,
 			Evidence: "regenerate it with the command in its header"})
 	}
 	field(KindDrift, c.Drift, g.FailOnDrift)
@@ -118,7 +118,7 @@ func (c *Checked) Findings(g Gate) []CheckFinding {
 }
 
 // Failing reports whether a finding fails the gate.
-func Failing(fs []CheckFinding) bool {
+func Failing(fs []Finding) bool {
 	for _, f := range fs {
 		if f.Fails {
 			return true

@@ -1,25 +1,17 @@
-package generator
+package verdict
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
-
-// Verdict is kapp's engine on every paired resource under a set of rules: nothing is counted as
-// success that kapp was not asked about.
-type Verdict struct {
-	Paired  int      // paired resources, all of them verified
-	Kept    int      // resources kapp keeps under both bases
-	Updates []Update // resources kapp still updates, with why
-}
 
 // Update is one resource kapp still updates.
 type Update struct {
@@ -35,67 +27,23 @@ type Update struct {
 
 func (u Update) String() string { return u.Resource.String() + ": " + u.Diff }
 
-// Count returns how many updated resources have a field of the class.
-func (v Verdict) Count(c classify.Class) int {
-	n := 0
-	for _, u := range v.Updates {
-		for _, f := range u.Fields {
-			if f.Class == c {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
-// Ghosts returns the updates left by ghost diffs.
-func (v Verdict) Ghosts() []Update {
-	var out []Update
-	for _, u := range v.Updates {
-		if u.Ghost {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// Summary counts the resources kapp keeps and updates.
-func (v Verdict) Summary() string {
-	s := fmt.Sprintf("kapp keeps %d/%d paired resources under both bases", v.Kept, v.Paired)
-	if len(v.Updates) == 0 {
-		return s
-	}
-	var why []string
-	for _, c := range []classify.Class{classify.Drift, classify.Unknown, classify.Adoption} {
-		if n := v.Count(c); n > 0 {
-			why = append(why, fmt.Sprintf("%d with %s", n, c))
-		}
-	}
-	if n := v.Count(classify.Pending); n > 0 {
-		why = append(why, fmt.Sprintf("%d with changes made in Git", n))
-	}
-	if n := len(v.Ghosts()); n > 0 {
-		why = append(why, fmt.Sprintf("%d with ghost diffs left", n))
-	}
-	return s + fmt.Sprintf(" and updates %d (%s)", len(v.Updates), strings.Join(why, ", "))
-}
-
-// verdictOf asks kapp's engine about every pair with configs. A field is a reason for an update
-// when it is not ruled (classify.Finding.Ruled). A pair
-// kapp updates that has such fields is asked about again with those fields set to their live
-// values: kapp must then keep it, else ghost diffs are left as well.
-// It also returns the pairs, kapp's results on them and what kapp's engine cost.
-func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, includeUnknown bool, progress Progress) (Verdict, []pair.Pair, []verify.Result, verify.Cost, error) {
-	v := Verdict{Paired: len(rep.Resources)}
+// engine asks kapp's engine about every pair with configs. A field is a reason for an update
+// when it is not ruled (classify.Finding.Ruled). A pair kapp updates that has such fields is
+// asked about again with those fields set to their live values: kapp must then keep it, else
+// ghost diffs are left as well.
+func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
+	rep := in.Report
+	v.Paired = len(rep.Resources)
 	pairs := make([]pair.Pair, len(rep.Resources))
 	for i, r := range rep.Resources {
 		pairs[i] = r.Pair
 	}
-	results, cost, err := verifyPairs(pairs, configs, progress)
+	var err error
+	v.Results, v.Cost, err = verifyPairs(pairs, configs, in.stage("verify", len(pairs)))
 	if err != nil {
-		return v, nil, nil, cost, err
+		return err
 	}
+	results := v.Results
 	var again []int // resources to verify with their reasons neutralised
 	for i, res := range results {
 		if kept(res) {
@@ -105,7 +53,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, inclu
 		r := rep.Resources[i]
 		u := Update{Resource: r.ID}
 		for _, f := range r.Findings {
-			if !f.Ruled(includeUnknown) {
+			if !f.Ruled(in.IncludeUnknown) {
 				u.Fields = append(u.Fields, f)
 			}
 		}
@@ -120,7 +68,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, inclu
 		v.Updates = append(v.Updates, u)
 	}
 	if len(again) == 0 {
-		return v, pairs, results, cost, nil
+		return nil
 	}
 	byID := map[pair.Identity]classify.Resource{}
 	for _, r := range rep.Resources {
@@ -142,7 +90,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, inclu
 		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
 	}, configs, nil)
 	if err != nil {
-		return v, nil, nil, cost, err
+		return err
 	}
 	for i, res := range neutralised {
 		if !kept(res) {
@@ -150,7 +98,7 @@ func verdictOf(rep *classify.Report, configs []*unstructured.Unstructured, inclu
 			u.Ghost, u.Diff = true, kappDiff(res)
 		}
 	}
-	return v, pairs, results, cost, nil
+	return nil
 }
 
 func kept(res verify.Result) bool {
@@ -195,4 +143,56 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 func kappLabelled(r classify.Resource) bool {
 	_, live, err := r.Objects()
 	return err == nil && live.GetLabels()[kappconv.AppLabel] != ""
+}
+
+// afterAdoption removes another tool's label or annotation (an adoption finding's path) from the
+// live object, and the map when it empties, as kapp's first deploy does: its built-in rules reset
+// labels and annotations to the manifest's. A label kapp writes itself (its association label)
+// takes the value kapp writes (the finding's desired value).
+func afterAdoption(live map[string]any, f classify.Finding) {
+	p := f.Path
+	if len(p) != 3 || p[1].FieldName == nil || p[2].FieldName == nil {
+		return
+	}
+	meta, _ := live["metadata"].(map[string]any)
+	m, ok := meta[*p[1].FieldName].(map[string]any)
+	if !ok {
+		return
+	}
+	if v, ok := f.Desired.(string); ok {
+		m[*p[2].FieldName] = v
+		return
+	}
+	delete(m, *p[2].FieldName)
+	if len(m) == 0 {
+		delete(meta, *p[1].FieldName)
+	}
+}
+
+// verifyPairs asks kapp's engine about pairs, decoding each only while kapp reads it.
+func verifyPairs(pairs []pair.Pair, configs []*unstructured.Unstructured, progress func()) ([]verify.Result, verify.Cost, error) {
+	return verify.Baselines(len(pairs), func(i int) (verify.Pair, error) {
+		return verifyPair(pairs[i], nil, nil)
+	}, configs, progress)
+}
+
+// verifyPair decodes a pair for kapp's engine, with value set at path in the desired object
+// when path is not nil.
+func verifyPair(p pair.Pair, path fielddiff.Path, value any) (verify.Pair, error) {
+	desired, live, err := p.Objects()
+	if err != nil {
+		return verify.Pair{}, err
+	}
+	if path != nil {
+		path.Set(desired.Object, value)
+	}
+	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+}
+
+func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.Unstructured
+	}
+	return out
 }

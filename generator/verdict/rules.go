@@ -1,0 +1,227 @@
+package verdict
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
+)
+
+// RuleAt is where a rule kapp applies is written, for a finding to point at it.
+type RuleAt struct {
+	File string // as given ("-": stdin); for a document ytt rendered, what was rendered
+	Doc  int    // 1-based document in File (in ytt's output, when rendered)
+	Line int    // the rule's line in File, else its document's; 0 when rendered (ytt's output has the lines)
+	Key  string // the Config key and the rule's index there (rebaseRules[2]), inside data["config.yml"] for a labelled ConfigMap
+	// Generated: a rule rebasegen generate writes (no file yet); Key names it.
+	Generated bool
+}
+
+// String names the rule as text findings do: file:line, document, key.
+func (w RuleAt) String() string {
+	switch {
+	case w.Generated:
+		return "generated rule " + w.Key
+	case w.Line == 0:
+		return fmt.Sprintf("%s, ytt output document %d, %s", w.File, w.Doc, w.Key)
+	}
+	return fmt.Sprintf("%s:%d, document %d, %s", w.File, w.Line, w.Doc, w.Key)
+}
+
+// Rule is one rule of a kapp Config that can make kapp ignore or rewrite a declared field,
+// the rules the mutation check asks about (README, check, lists what kapp v0.66.0 reads and why
+// the other keys cannot hide a change):
+//   - rebaseRules: a copy whose sources start with existing (the cluster's value wins), a remove
+//     (kapp drops the manifest's value), a ytt overlay (it can write any field); a copy from new
+//     first keeps every value the manifest declares;
+//   - diffAgainstExistingFieldExclusionRules: the path is removed from both sides before kapp
+//     diffs (diff/change_factory.go newResourceWithoutHistory);
+//   - diffAgainstLastAppliedFieldExclusionRules: the path is ignored when kapp decides whether
+//     its last-applied copy still holds (diff/resource_with_history.go);
+//   - ownershipLabelRules, labelScopingRules: kapp writes its labels into the map at the path
+//     (resources/labeled_resources.go), over a declared value of the same key;
+//   - templateRules: kapp writes a versioned name into the references at each objectReferences
+//     path (diff/versioned_resource.go);
+//   - additionalLabels: kapp writes these labels through every ownership label rule, its own
+//     included, over declared values of the same keys.
+type Rule struct {
+	At    RuleAt
+	what  string // the rule as its author wrote it
+	paths []ctlres.Path
+	keys  map[string]bool                  // additionalLabels: the declared map entries of these keys, wherever they stand
+	ytt   []ctlres.ResourceModWithMultiple // a ytt rebase rule's mods: it rewrites what they rewrite
+	// hint: the paths a generated ytt rule rewrites (synth's), the only declared values tried
+	hint  []fielddiff.Path
+	index int // in rebaseRules; -1 for the other keys
+	// keepsDeclared: a copy from new first, which changes no declared value (no mutation check)
+	keepsDeclared bool
+	matcher       kappmatch.Matcher
+}
+
+// Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
+// with kapp's own parser, each with where it is written (r reads the files for the rules' lines;
+// nil: the rules are rebasegen's own, generated). A Config kapp cannot read has no such rules
+// here: kapp's engine (and lint) report it.
+func Rules(configs []load.Object, r *load.Reader) []Rule {
+	kappglobal.Prepare()
+	var lines *lint.Lines
+	if r != nil {
+		lines = lint.NewLines(r)
+	}
+	var out []Rule
+	for _, o := range configs {
+		cfg, ok := kappConfig(o)
+		if !ok {
+			continue
+		}
+		add := func(key string, i int, what string, ms []ctlconf.ResourceMatcher, paths ...ctlres.Path) *Rule {
+			m, ok := kappmatch.New(ms)
+			if !ok {
+				return nil
+			}
+			at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
+			if i >= 0 {
+				at.Key += fmt.Sprintf("[%d]", i)
+			}
+			if load.IsLabelledConfig(o) {
+				at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
+			}
+			switch rendered, ok := yttrender.RenderedFrom(o.Source.File); {
+			case lines == nil:
+				at.File, at.Generated = "", true
+			case ok:
+				at.File = rendered
+			default:
+				at.Line = lines.Of(o, key, i)
+			}
+			index := -1
+			if key == "rebaseRules" {
+				index = i
+			}
+			out = append(out, Rule{At: at, what: what, paths: paths, matcher: m, index: index})
+			return &out[len(out)-1]
+		}
+		for i, r := range cfg.RebaseRules {
+			switch {
+			case r.Ytt != nil && r.Ytt.OverlayContractV1 != nil:
+				if h := add("rebaseRules", i, "ytt overlay", r.ResourceMatchers); h != nil {
+					h.ytt = r.AsMods()
+				}
+			case r.Ytt != nil:
+			case r.Type == "copy" && len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting:
+				add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...)
+			case r.Type == "copy":
+				// a copy from new first keeps every value the manifest declares, so it gets no
+				// mutation check, but it can restore a value the manifest no longer declares
+				if h := add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...); h != nil {
+					h.keepsDeclared = true
+				}
+			case r.Type == "remove":
+				add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...)
+			}
+		}
+		for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
+			add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
+			add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.OwnershipLabelRules {
+			add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.LabelScopingRules {
+			add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		}
+		for i, r := range cfg.TemplateRules {
+			for j, ref := range r.AffectedResources.ObjectReferences {
+				if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
+					h.At.Key += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
+				}
+			}
+		}
+		if len(cfg.AdditionalLabels) > 0 {
+			keys := slices.Sorted(maps.Keys(cfg.AdditionalLabels))
+			noun := "label "
+			if len(keys) > 1 {
+				noun = "labels "
+			}
+			if h := add("additionalLabels", -1, "kapp writes "+noun+strings.Join(keys, ", "), []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}); h != nil {
+				h.keys = map[string]bool{}
+				for _, k := range keys {
+					h.keys[k] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func rulePathsOf(r ctlconf.RebaseRule) []ctlres.Path {
+	if len(r.Path) > 0 {
+		return []ctlres.Path{r.Path}
+	}
+	return r.Paths
+}
+
+func sourcesText(srcs []ctlres.FieldCopyModSource) string {
+	out := make([]string, len(srcs))
+	for i, s := range srcs {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+func pathsText(ps []ctlres.Path) string {
+	texts := make([]string, len(ps))
+	for i, p := range ps {
+		texts[i] = lint.FormatPath(p)
+	}
+	return strings.Join(texts, " ")
+}
+
+func kappConfig(o load.Object) (ctlconf.Config, bool) {
+	cfg, err := verify.ConfigOf(ctlres.NewResourceUnstructured(*o.Unstructured, ctlres.ResourceType{}))
+	return cfg, err == nil
+}
+
+// Matches is kapp's matcher on the object being rebased (the desired one).
+func (c Rule) Matches(desired *unstructured.Unstructured) bool {
+	return c.matcher.MatchesObject(desired)
+}
+
+// Describe renders the rule as its author wrote it: copy [spec] from [existing, new], or ytt
+// overlay.
+func (c Rule) Describe() string { return c.what }
+
+// Generated reads the rules of cfg, the Config generate writes, as Rules reads any Config; hints
+// are the paths each of its ytt rules rewrites, in the order they are written (synth knows them:
+// trying only those keeps the check of a generated ytt rule as cheap as that of a plain copy).
+func Generated(cfg load.Object, hints [][]fielddiff.Path) []Rule {
+	rules := Rules([]load.Object{cfg}, nil)
+	parsed, _ := kappConfig(cfg)
+	nth := map[int]int{} // rebaseRules index -> which ytt rule it is
+	for i, r := range parsed.RebaseRules {
+		if r.Ytt != nil {
+			nth[i] = len(nth)
+		}
+	}
+	for i, r := range rules {
+		if n, ok := nth[r.index]; ok && r.ytt != nil && n < len(hints) {
+			rules[i].hint = hints[n]
+		}
+	}
+	return rules
+}

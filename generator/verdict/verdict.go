@@ -1,0 +1,201 @@
+// Package verdict is the stage that judges the rules in force with kapp's engine: which
+// resources kapp keeps and why it updates the others, the ghost diffs the rules leave, and the
+// changes made in Git a rule hides (the mutation check). generate judges its own rules and check
+// the rules it is given with this one code path, so the two cannot disagree.
+package verdict
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verify"
+)
+
+// Input is what the verdict is given.
+type Input struct {
+	Report *classify.Report
+	Set    *pair.Set // for the objects kapp would create or delete
+	// Configs are every Config kapp reads, in its order: the package's own and the rules judged.
+	Configs []load.Object
+	// Rules are the rules among Configs that can hide a declared field (Rules, Generated): each
+	// gets the mutation check.
+	Rules []Rule
+	// IncludeUnknown: unknown fields are ruled (generate --include-unknown).
+	IncludeUnknown bool
+	// Stage returns the progress callback of a stage counting to total; nil: nobody listens.
+	Stage func(name string, total int) func()
+}
+
+func (in Input) stage(name string, total int) func() {
+	if in.Stage == nil {
+		return nil
+	}
+	return in.Stage(name, total)
+}
+
+// Verdict is kapp's engine on every paired resource under the rules in force: nothing is counted
+// as success that kapp was not asked about.
+type Verdict struct {
+	Paired  int      // paired resources, all of them verified
+	Kept    int      // resources kapp keeps under both bases
+	Updates []Update // resources kapp still updates, with why
+
+	Residual []Residual // ghost diffs the rules leave
+	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
+	Drift    []Residual // human changes found in the live objects
+	// Pending: changes made in Git that kapp applies on deploy (the live value is what kapp last
+	// applied): reported, never drift.
+	Pending  []Residual
+	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
+	Hidden   []Hidden   // declared fields whose change made in Git a rule hides
+	Masked   []Hidden   // declared fields a rule hands to the manager that owns them (class controller)
+	// MutationsRun counts the declared values changed by the mutation check.
+	MutationsRun int
+	Unpaired     []Unpaired // desired objects with no live counterpart: pending creates, not compared
+	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
+	PendingDeletes []pair.Identity
+	Stale          []Stale // generated rule files that would change (check fills them in)
+	// Cost is what asking kapp about the unmutated pairs cost its engine.
+	Cost verify.Cost
+	// Results are kapp's results on the unmutated pairs, Report.Resources' order.
+	Results []verify.Result
+}
+
+// Residual is one field kapp would still report.
+type Residual struct {
+	Resource pair.Identity
+	Finding  classify.Finding
+}
+
+// Stale is a generated file whose regeneration differs.
+type Stale struct {
+	File string
+	Line int    // first differing line
+	Diff string // unified diff, committed -> regenerated
+}
+
+// Hidden is a declared field whose change made in Git kapp's engine no longer reports under the
+// rules in force.
+type Hidden struct {
+	Resource pair.Identity
+	Path     string // list items by merge key, as reports write paths
+	Rule     string // the rule that lets the cluster win there: where it is written and what it does
+	// At is where the rule is written; zero when no one rule hides the change (the rules in
+	// force together).
+	At RuleAt
+}
+
+func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
+
+// Judge asks kapp's engine about every pair under the Configs in force, runs the mutation check
+// on the Rules, and sorts every finding of the classification into the verdict.
+func Judge(in Input) (*Verdict, error) {
+	v := &Verdict{Unpaired: UnpairedOf(in.Set)}
+	var err error
+	if v.PendingDeletes, err = PendingDeletes(in.Set); err != nil {
+		return nil, err
+	}
+	covered, err := kappcover.CoveredBy(in.Report, in.Configs, in.IncludeUnknown)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range in.Report.Resources {
+		for _, f := range r.Findings {
+			switch {
+			case f.Class == classify.Adoption:
+				v.Adoption = append(v.Adoption, Residual{r.ID, f})
+			case f.Class == classify.Drift:
+				v.Drift = append(v.Drift, Residual{r.ID, f})
+			case f.Class == classify.Pending:
+				v.Pending = append(v.Pending, Residual{r.ID, f})
+			case !f.Ruled(in.IncludeUnknown):
+			// the package's own rules count too; kapp-view fields are judged by kapp's engine below
+			case !f.Covered() && !covered[i][f.Path.String()] && !f.KappView:
+				v.Residual = append(v.Residual, Residual{r.ID, f})
+			}
+		}
+	}
+	configs := unstructuredOf(in.Configs)
+	if err := v.engine(in, configs); err != nil {
+		return nil, err
+	}
+	// kapp's engine has the last word, on every pair: a resource it still updates for ghost
+	// diffs is residual even when each field looked covered, and one it updates for fields
+	// nothing explains is named with them.
+	for _, u := range v.Updates {
+		if u.Ghost && !slices.ContainsFunc(v.Residual, func(r Residual) bool { return r.Resource == u.Resource }) {
+			v.Residual = append(v.Residual, Residual{u.Resource, classify.Finding{Evidence: "kapp still " + strings.TrimPrefix(u.Diff, "kapp ")}})
+		}
+		for _, f := range u.Fields {
+			if f.Class == classify.Unknown {
+				v.Unknown = append(v.Unknown, Residual{u.Resource, f})
+			}
+		}
+	}
+	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
+	// field only the manifest's applier owns.
+	if err := v.mutations(in, configs); err != nil {
+		return nil, err
+	}
+	pendingHidden, err := v.pendingHidden(in, configs)
+	if err != nil {
+		return nil, err
+	}
+	v.Hidden = append(v.Hidden, pendingHidden...)
+	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it
+		return slices.ContainsFunc(pendingHidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
+	})
+	return v, nil
+}
+
+// OK reports whether every ghost diff is gone and no change made in Git is hidden. Drift and
+// unknown fields are the caller's to judge (Updates names them).
+func (v *Verdict) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
+
+// Count returns how many updated resources have a field of the class.
+func (v *Verdict) Count(c classify.Class) int {
+	n := 0
+	for _, u := range v.Updates {
+		if slices.ContainsFunc(u.Fields, func(f classify.Finding) bool { return f.Class == c }) {
+			n++
+		}
+	}
+	return n
+}
+
+// Ghosts returns the updates left by ghost diffs.
+func (v *Verdict) Ghosts() []Update {
+	var out []Update
+	for _, u := range v.Updates {
+		if u.Ghost {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Summary counts the resources kapp keeps and updates.
+func (v *Verdict) Summary() string {
+	s := fmt.Sprintf("kapp keeps %d/%d paired resources under both bases", v.Kept, v.Paired)
+	if len(v.Updates) == 0 {
+		return s
+	}
+	var why []string
+	for _, c := range []classify.Class{classify.Drift, classify.Unknown, classify.Adoption} {
+		if n := v.Count(c); n > 0 {
+			why = append(why, fmt.Sprintf("%d with %s", n, c))
+		}
+	}
+	if n := v.Count(classify.Pending); n > 0 {
+		why = append(why, fmt.Sprintf("%d with changes made in Git", n))
+	}
+	if n := len(v.Ghosts()); n > 0 {
+		why = append(why, fmt.Sprintf("%d with ghost diffs left", n))
+	}
+	return s + fmt.Sprintf(" and updates %d (%s)", len(v.Updates), strings.Join(why, ", "))
+}
