@@ -71,7 +71,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.Lint, c.LintSkipped = a.lint(plain, rendered, false)
+		c.Lint, c.LintSkipped = a.lint(plain, rendered, nil)
 	}
 	return c, nil
 }
@@ -81,6 +81,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 // rules Secret are linted as ytt renders them with the package's data values; the other paths as
 // written, their findings on their own lines.
 func lintSources(r *load.Reader, paths []string, pkg yttrender.Package) (plain []string, rendered []lint.Rendered, err error) {
+	lines := lint.NewLines(r)
 	for _, p := range paths {
 		objs, err := ruleObjects(r, p, pkg)
 		if err != nil {
@@ -104,7 +105,7 @@ func lintSources(r *load.Reader, paths []string, pkg yttrender.Package) (plain [
 			if err != nil {
 				return nil, nil, err
 			}
-			line := o.Source.Line // the Secret's line in the file; unknown in ytt's output
+			line := lines.Key(o, []string{"stringData", lint.SecretKey}, []string{"data", lint.SecretKey}) // unknown in ytt's output
 			if ytt {
 				line = 0
 			}

@@ -6,10 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/rebasegen/rebasegen/generator/lint"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
@@ -39,52 +36,59 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 }
 
 // Lint lints the kapp Configs under rules against the analysed objects, read as check reads them
-// (ytt templates rendered with the package's data values); with live objects, each rule letting
-// the cluster win gets the mutation check too.
+// (ytt templates rendered with the package's data values); with live objects, each rule hiding a
+// change made in Git as check judges it (the verdict stage, with every rule in force) is an error.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 	plain, rendered, err := lintSources(a.Inputs.Reader, rules, a.Inputs.Package)
 	if err != nil {
 		return nil, err
 	}
-	return a.lint(plain, rendered, true)
+	var hidden []lint.Hidden
+	if len(a.Inputs.Live) > 0 {
+		userConfigs, secrets, err := ruleConfigs(a.Inputs.Reader, slices.DeleteFunc(slices.Clone(rules), a.Inputs.readAsDesired), a.Inputs.Package)
+		if err != nil {
+			return nil, err
+		}
+		configs := slices.Concat(a.Set.InForce(), userConfigs)
+		v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rulesAt(configs, a.Inputs.Reader, secrets), Stage: a.Inputs.Progress.stage})
+		if err != nil {
+			return nil, err
+		}
+		hidden = lintHidden(v.Hidden)
+	}
+	return a.lint(plain, rendered, hidden)
 }
 
-// lint lints the plain rule paths and the rendered ones (lintSources); check runs the mutation
-// check on all the rules together and skips it here.
-func (a *Analysis) lint(rules []string, rendered []lint.Rendered, mutations bool) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: rules, Rendered: rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset}
+// lintHidden groups the hidden fields by the rule hiding them, for lint to report on the rule.
+func lintHidden(hs []verdict.Hidden) []lint.Hidden {
+	var out []lint.Hidden
+	at := map[verdict.RuleAt]int{}
+	for _, h := range hs {
+		if h.At.File == "" {
+			continue // no one rule: check reports it
+		}
+		i, ok := at[h.At]
+		if !ok {
+			i, at[h.At] = len(out), len(out)
+			out = append(out, lint.Hidden{File: h.At.File, Line: h.At.Line, Doc: h.At.Doc, Key: h.At.Key})
+		}
+		out[i].Fields = append(out[i].Fields, h.String())
+	}
+	return out
+}
+
+// lint lints the plain rule paths and the rendered ones (lintSources), with what the verdict
+// found hidden (none: check reports it itself).
+func (a *Analysis) lint(rules []string, rendered []lint.Rendered, hidden []lint.Hidden) ([]lint.Finding, error) {
+	opts := lint.Options{Rules: rules, Rendered: rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset, Hidden: hidden}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {
 			return nil, err
 		}
 		opts.Generated = &g.Result
-		if mutations {
-			opts.Hides = a.hides
-		}
 	}
 	return lint.Check(opts)
-}
-
-// hides runs the mutation check on one rule of a Config's key (additionalLabels: the map;
-// rebaseRules: a rule, or the list of the rules kapp applies as one unit), with the package's own
-// rules: the declared fields it hides, "Kind namespace/name path".
-func (a *Analysis) hides(key string, rule any) ([]string, error) {
-	if _, unit := rule.([]any); key != "additionalLabels" && !(key == "rebaseRules" && unit) {
-		rule = []any{rule}
-	}
-	cfg := load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kapp.k14s.io/v1alpha1", "kind": "Config", key: rule}}}
-	rules := verdict.Rules([]load.Object{cfg}, a.Inputs.Reader)
-	if len(rules) == 0 {
-		return nil, nil
-	}
-	hidden, err := verdict.HiddenBy(verdict.Input{Report: a.Report, Configs: append(slices.Clone(a.Set.Configs), cfg), Rules: rules, Stage: a.Inputs.Progress.stage})
-	var out []string
-	for _, h := range hidden {
-		out = append(out, h.Resource.String()+" "+h.Path)
-	}
-	return out, err
 }
 
 // stdinOnce refuses "-" (stdin) given to more than one flag: one stdin cannot be two inputs

@@ -86,7 +86,7 @@ func TestLintReadsRulesAsCheckDoes(t *testing.T) {
 		}
 		want := f + ":0"
 		if tc.name == "rules Secret" {
-			want = f + ":1" // the Secret's document
+			want = f + ":5" // the Secret's rebase-rules.yml key, as check's hidden findings name it
 		}
 		if fmt.Sprint(hides) != "["+want+"]" {
 			t.Errorf("%s: want the rule's hidden fields at %s, got %+v", tc.name, want, findings)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,5 +269,61 @@ stringData:
 	r = rebasegen(t, args...)
 	if want := "is hidden by " + sec + ":7, document 1, data[\"rebase-rules.yml\"] rebaseRules[0] (copy "; r.code != 3 || !strings.Contains(r.stdout, want) {
 		t.Errorf("text: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+	}
+}
+
+// Regression (issue 23 item 6): lint judged each rule alone with the mutation check only, and
+// missed what check finds: here a ytt rule taking the cluster's image whenever the manifest's
+// starts with "nginx:1.2" (random values pass it, the bump from Git does not) next to a copy of
+// the container's memory from [existing]. lint now reports the verdict stage's judgement: every
+// rule check names as hiding a change is a lint error on that rule's line.
+func TestLintFindsWhatCheckFinds(t *testing.T) {
+	fix, dir, rules, desired := changedInGit(t, func(manifest string) string {
+		bumped := strings.Replace(manifest, "image: nginx:1.25", "image: nginx:1.26", 1)
+		return strings.Replace(bumped, "memory: 64Mi", "memory: 128Mi", 1)
+	})
+	hide := filepath.Join(dir, "hide.yml")
+	if err := os.WriteFile(hide, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  paths:
+  - [spec, template, spec, containers, {allIndexes: true}, resources, requests, memory]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:overlay", "overlay")
+        #@ new = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@ old = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              containers:
+              #@overlay/match by="name"
+              - name: web
+                image: #@ old if new.startswith("nginx:1.2") else new
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{"-d", desired, fix[2], fix[3], fix[4], fix[5]}
+	r := rebasegen(t, append([]string{"check", "--rules", rules, "--rules", hide, "--output", "github"}, inputs...)...)
+	for _, line := range []int{4, 10} {
+		if want := fmt.Sprintf("::error file=%s,line=%d::hidden: ", hide, line); r.code != 3 || !strings.Contains(r.stdout, want) {
+			t.Errorf("check: want exit 3 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	r = rebasegen(t, append([]string{"lint", "--rules", rules, "--rules", hide}, inputs...)...)
+	for _, line := range []int{4, 10} {
+		if want := fmt.Sprintf("%s:%d: error: rebaseRules[%d]: the rule hides a change made in Git", hide, line, line/10); r.code != 4 || !strings.Contains(r.stdout, want) {
+			t.Errorf("lint: want exit 4 and %q, got %d:\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/internal/words"
 )
@@ -9,34 +10,67 @@ import (
 // maxHidden keeps the list of hidden fields in a finding short.
 const maxHidden = 5
 
+// Hidden is what the verdict stage found a rule hiding (its mutation check, and the changes made
+// in Git it judges one by one): the declared fields only the manifest's applier owns whose
+// change kapp's engine no longer shows, by where the rule is written.
+type Hidden struct {
+	File string
+	Line int    // the rule's line (a rules Secret's: its key's); 0 when ytt rendered the rule
+	Doc  int    // the document of ytt's output, when rendered
+	Key  string // the Config key and the rule's index there: rebaseRules[2], additionalLabels
+	// Fields are "Kind namespace/name path".
+	Fields []string
+}
+
 // hidden reports a rule that hides a change made in Git to a declared field only the manifest's
-// applier owns: the mutation check rebasegen generate and check run, on this rule alone. key is
-// the Config key holding the rule (a rule of rebaseRules, or additionalLabels itself); prefix
-// names it in the message when the finding's Rule index cannot (every key but rebaseRules).
+// applier owns, as the verdict stage judged it (Options.Hidden). key is the Config key holding
+// the rule with its index (rebaseRules[2], additionalLabels); prefix names it in the message
+// when the finding's Rule index cannot (every key but rebaseRules).
 func (c *checker) hidden(a at, key, prefix string, suggestion func() string) {
-	if c.hides == nil || a.v == nil {
-		return
+	var fields []string
+	for _, h := range c.hiddenBy {
+		if h.File == c.doc.file && c.judged(h, a, key) {
+			fields = append(fields, h.Fields...)
+		}
 	}
-	fields, err := c.hides(key, a.v)
-	if err != nil || len(fields) == 0 {
-		return // a rule kapp cannot run is reported by the other checks
+	if len(fields) == 0 {
+		return
 	}
 	c.add(Error, a, fmt.Sprintf("%sthe rule hides a change made in Git to %s only the manifest's applier owns (kapp reports no update when they change): %s",
 		prefix, words.Count(len(fields), "declared field"), words.List(fields, maxHidden)),
 		suggestion())
 }
 
+// judged reports whether h is about the rule at a, under key: at its line, or where lines are
+// not the rule's own (a document ytt rendered, a rules Secret's key), by the document and key.
+func (c *checker) judged(h Hidden, a at, key string) bool {
+	k := h.Key
+	if i := strings.LastIndex(k, " "); i >= 0 { // inside a ConfigMap's or Secret's file
+		k = k[i+1:]
+	}
+	sameKey := k == key || strings.HasPrefix(k, key+".")
+	switch {
+	case c.doc.node != nil && h.Line != 0 && h.Line == c.line(a):
+		return true
+	case !sameKey:
+		return false
+	case h.Line == 0:
+		return c.doc.node == nil && h.Doc == c.doc.ytt
+	}
+	return (c.doc.secret || c.doc.node == nil) && h.Line == c.doc.line0
+}
+
 // hidingKeys are the Config keys besides rebaseRules and additionalLabels whose rules make kapp
-// ignore or rewrite a field (generator.HidingRule says how each does).
+// ignore or rewrite a field (verdict.Rules says how each does).
 var hidingKeys = []string{"diffAgainstExistingFieldExclusionRules", "diffAgainstLastAppliedFieldExclusionRules",
 	"ownershipLabelRules", "labelScopingRules", "templateRules"}
 
-// hidingRules runs the mutation check on every rule of hidingKeys and on additionalLabels.
+// hidingRules reports every rule of hidingKeys, and additionalLabels, the verdict found hiding.
 func (c *checker) hidingRules(root at) {
 	none := func() string { return "" }
 	for _, key := range hidingKeys {
 		for i, r := range root.field(key).items() {
-			c.hidden(r, key, fmt.Sprintf("%s[%d]: ", key, i), none)
+			c.hidden(r, fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%s[%d]: ", key, i), none)
 		}
 	}
 	c.hidden(root.field("additionalLabels"), "additionalLabels", "additionalLabels: ", none)

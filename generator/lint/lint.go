@@ -60,11 +60,9 @@ type Options struct {
 	// Generated is what rebasegen generate writes for the pairs (nil without live objects): the
 	// narrower paths suggested for a broad rule.
 	Generated *synth.Result
-	// Hides runs the mutation check on one rule (as read from the Config: an item of the list
-	// under key, a list of the rebaseRules kapp applies as one unit, or additionalLabels itself)
-	// against the paired objects: the declared fields only the manifest's applier owns whose change
-	// made in Git the rule hides from kapp. nil without live objects.
-	Hides func(key string, rule any) ([]string, error)
+	// Hidden is the verdict stage's judgement of the rules in force against the paired objects
+	// (nil without live objects): each rule hiding a change made in Git is an error.
+	Hidden []Hidden
 	// Rendered are rule paths ytt renders (a ytt-format file, a package's config directory),
 	// linted as rendered: line positions are unknown there.
 	Rendered []Rendered
@@ -135,7 +133,7 @@ type env struct {
 	byName   map[[3]string][]resource
 	gen      *synth.Result
 	defaults []ctlconf.RebaseRule
-	hides    func(key string, rule any) ([]string, error)
+	hiddenBy []Hidden
 }
 
 type resource struct {
@@ -146,7 +144,7 @@ type resource struct {
 }
 
 func newEnv(opts Options) (*env, error) {
-	e := &env{desired: opts.Desired, gen: opts.Generated, hides: opts.Hides}
+	e := &env{desired: opts.Desired, gen: opts.Generated, hiddenBy: opts.Hidden}
 	var err error
 	if e.defaults, err = kappDefaults(); err != nil {
 		return nil, err
@@ -213,6 +211,8 @@ type doc struct {
 	line0  int        // where the document (or the ConfigMap's config.yml) starts
 	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
 	note   string     // where in the file, when lines cannot say: a document of ytt's output
+	ytt    int        // the document of ytt's output, when rendered
+	secret bool       // read from a rules Secret's key, line0 that key's line
 }
 
 // readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
@@ -226,7 +226,7 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 	var docs []*doc
 	var findings []Finding
 	nodes := map[string][]*yaml.Node{}
-	read := func(o load.Object, file string, n *yaml.Node, line0 int, note string) {
+	read := func(o load.Object, file string, n *yaml.Node, line0 int, note string, ytt int) {
 		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
 		_, labelled := o.GetLabels()[kappconv.ConfigLabel]
 		var ds []*doc
@@ -241,12 +241,15 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			}
 		case o.GetAPIVersion() == "v1" && o.GetKind() == "Secret":
 			ds, problem = fromSecret(o, n)
+			for _, d := range ds {
+				d.secret = true
+			}
 		}
 		if problem != "" {
 			findings = append(findings, Finding{Severity: Error, File: file, Line: line0, Rule: -1, Message: note + problem})
 		}
 		for _, d := range ds {
-			d.file, d.note = file, note
+			d.file, d.note, d.ytt = file, note, ytt
 			if d.line0 == 0 || n == nil {
 				d.line0 = line0
 			}
@@ -259,11 +262,11 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
 			nodes[file] = documentNodes(data)
 		}
-		read(o, file, find(nodes[file], o.Source), o.Source.Line, "")
+		read(o, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
 	}
 	for _, r := range rendered {
 		for _, o := range r.Objects {
-			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc))
+			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
 		}
 	}
 	return docs, findings, nil

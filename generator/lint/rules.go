@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 
 	sigsyaml "sigs.k8s.io/yaml"
@@ -72,8 +73,8 @@ func (c *checker) config() {
 	c.hidingRules(root)
 }
 
-// checkRule checks the rule at a; the mutation check runs on unit, the rules kapp applies together
-// with it (a alone, or ownedMapRules; none for the other rules of a unit).
+// checkRule checks the rule at a; unit are the rules kapp applies together with it (a alone, or
+// ownedMapRules; none for the other rules of a unit), judged broad only alone.
 func (c *checker) checkRule(a at, unit []at) {
 	c.unknownKeys(a, reflect.TypeOf(ctlconf.RebaseRule{}), "rebase rule")
 	var r ctlconf.RebaseRule
@@ -92,18 +93,7 @@ func (c *checker) checkRule(a at, unit []at) {
 		c.broad(a, r)
 	}
 	c.replicas(a, r)
-	switch judged := a; len(unit) {
-	case 0:
-	case 1:
-		c.hidden(a, "rebaseRules", "", func() string { return c.narrower(a, r) })
-	default:
-		list := make([]any, len(unit))
-		for i, u := range unit {
-			list[i] = u.v
-		}
-		judged.v = list
-		c.hidden(judged, "rebaseRules", "", func() string { return c.narrower(a, r) })
-	}
+	c.hidden(a, fmt.Sprintf("rebaseRules[%d]", c.rule), "", func() string { return c.narrower(a, r) })
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}
