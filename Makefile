@@ -17,8 +17,9 @@ race: ## the unit and golden tests under the race detector (several minutes on 2
 tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, kapp-controller, vendir, built once into .cache/bin
 	bash hack/tools.sh
 
-e2e: tools ## tests against a real kube-apiserver + controller-manager, kapp-controller and the real kapp binary
+e2e: tools ## tests against a real kube-apiserver + controller-manager, kapp-controller and the real kapp binary; then the controller scene (hack/comparebench, a module of its own)
 	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 60m ./...
+	cd hack/comparebench && REBASEGEN_E2E=1 $(GO) test -count=1 -timeout 30m ./...
 
 fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster
 	bash hack/fixtures.sh

@@ -6,8 +6,9 @@
 // CreateOrUpdate-style code does), and writing always. For each: false "changed" and false
 // "unchanged", and its cost per object (ns/op, allocs/op).
 //
-// It is a module of its own so that objectmatcher is never a dependency of rebasegen or of the
-// programs importing compare. `make bench` runs it:
+// It is a module of its own so that objectmatcher and controller-runtime (the controller scene of
+// scene_test.go, which `make e2e` runs) are never dependencies of rebasegen or of the programs
+// importing compare. `make bench` runs it:
 //
 //	cd hack/comparebench && go run . [-fixtures ../../fixtures/compare]
 package main

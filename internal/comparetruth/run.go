@@ -161,15 +161,16 @@ func (c *Client) Run(ctx context.Context, cs Case) (desired, live *unstructured.
 		return nil, nil, t, fmt.Errorf("%s: mode %q", cs.Name, cs.Mode)
 	}
 	if t.Rejected == "" {
-		t.Differs = differs(live, after)
-		t.Fields = changedFields("", live.Object, after.Object, nil)
+		t.Differs = Differs(live, after)
+		t.Fields = ChangedFields(live, after)
 		t.Changed = len(t.Differs) > 0
 	}
 	return desired, live, t, nil
 }
 
-// differs says which parts of the object the write changes.
-func differs(live, after *unstructured.Unstructured) []string {
+// Differs says which parts of the object a write changes: live before it, after the object the
+// server returned (a dry run's): content, managedFields (without their times), generation.
+func Differs(live, after *unstructured.Unstructured) []string {
 	var out []string
 	strip := func(u *unstructured.Unstructured) map[string]any {
 		m := u.DeepCopy().Object
@@ -199,6 +200,12 @@ func differs(live, after *unstructured.Unstructured) []string {
 		out = append(out, "generation")
 	}
 	return out
+}
+
+// ChangedFields lists the content's fields a write changes (live before it, after the object the
+// server returned), lists whole, at most 20.
+func ChangedFields(live, after *unstructured.Unstructured) []string {
+	return changedFields("", live.Object, after.Object, nil)
 }
 
 // changedFields lists the leaf fields whose values differ between a and b, maps walked key by
