@@ -26,6 +26,8 @@ type Checked struct {
 	Lint              []lint.Finding
 	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
 	LintSkipped error
+
+	VersionWarning string // pair.Set's
 }
 
 // Check runs kapp's engine with the package's own rules plus the rule files, regenerates every
@@ -66,6 +68,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		}
 		c.Stale = append(c.Stale, st...)
 	}
+	c.VersionWarning = a.Set.VersionWarning
 	if len(ruleFiles) > 0 {
 		plain, rendered, err := lintSources(a.Inputs.Reader, ruleFiles, a.Inputs.Package)
 		if err != nil {

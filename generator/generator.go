@@ -37,6 +37,9 @@ type Inputs struct {
 	Cost bool
 	// NoOperational: annotations people stamp at run time (rulesets/operational.yaml) are drift.
 	NoOperational bool
+	// ServerVersion is the version of the API server the live objects come from (vX.Y.Z); empty:
+	// the server-version.json beside the --live files, else unknown.
+	ServerVersion string
 }
 
 // withReader returns in with a Reader: one per run, so that stdin and pipes are read once.
@@ -157,6 +160,11 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
+	sv, err := serverVersion(in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set.VersionWarning = versionWarning(sv)
 	return set, rs, placed, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/capture"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
@@ -20,7 +21,7 @@ import (
 func captureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
-		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted, and the CRDs of its custom resources into crds.yaml (for --crd)",
+		Usage: "read a kapp app's live objects (read-only) into live.yaml and desired.yaml, Secret values redacted, the server's version into server-version.json, and the CRDs of its custom resources into crds.yaml (for --crd)",
 		Description: helpText("rebasegen capture --app my-app -n my-namespace --output-directory captured/",
 			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
@@ -30,7 +31,7 @@ func captureCommand() *cli.Command {
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 			// kubectl cluster-info dump's name: -o is a format in every command
-			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml, desired.yaml and crds.yaml into"},
+			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml, desired.yaml, server-version.json and crds.yaml into"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries per kind on transient errors"},
 		},
 		Action: func(c *cli.Context) error {
@@ -79,6 +80,11 @@ func captureCommand() *cli.Command {
 				if err := writeOutput(filepath.Join(dir, name), multiDoc(objs), nil); err != nil {
 					return err
 				}
+			}
+			// the server's version: its defaults are what the live objects hold (read back by
+			// explain, generate and check beside the live file)
+			if err := writeOutput(filepath.Join(dir, generator.ServerVersionFile), append(bytes.TrimSpace(res.ServerVersion), '\n'), nil); err != nil {
+				return err
 			}
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))

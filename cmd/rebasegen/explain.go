@@ -38,6 +38,7 @@ func explainCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, set.InferredNamespace)
+			noteVersion(c, set.VersionWarning)
 			noteUnmanaged(c, set.Unmanaged, set.Live)
 			noteElsewhere(c, verdict.UnpairedOf(set))
 			if f == format.JSON {

@@ -67,6 +67,7 @@ func generateCommand() *cli.Command {
 			}
 			noteNamespace(c, g.Set.InferredNamespace)
 			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
+			noteVersion(c, g.Set.VersionWarning)
 			if g.Set.InferredNamespace != "" {
 				// The header records the namespace used, so its command does not depend on inference.
 				opts.Namespace = g.Set.InferredNamespace
@@ -180,7 +181,7 @@ func generateOptions(c *cli.Context, f emit.Format) emit.Options {
 		Packages: c.StringSlice("package"), Values: c.StringSlice("values"), ValueArgs: c.StringSlice("value"),
 		ValueYAMLArgs: c.StringSlice("value-yaml"), PackageCR: c.String("package-cr"),
 		NamespaceValues: c.StringSlice("namespace-value"), PackageInstall: c.String("package-install"), IncludeUnknown: c.Bool("include-unknown"),
-		NoOperational: c.Bool("no-operational"),
+		NoOperational: c.Bool("no-operational"), ServerVersion: c.String("server-version"),
 	}
 	if c.IsSet("output") {
 		o.Format = f

@@ -26,6 +26,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 		&cli.BoolFlag{Name: "no-operational", Usage: "annotations people stamp on purpose at run time (kubectl rollout restart's restartedAt) are drift, not ruled"},
+		&cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z (default: the server-version.json rebasegen capture writes beside live.yaml)"},
 	}, packageFlags()...)
 }
 
@@ -43,6 +44,14 @@ func noteNamespace(c *cli.Context, inferred string) {
 func noteUnmanaged(c *cli.Context, unmanaged, live int) {
 	if unmanaged > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %d of %d live objects carry no metadata.managedFields, the evidence of who set each field: read them with kubectl get -o yaml --show-managed-fields (kubectl leaves them out by default) or rebasegen capture\n", unmanaged, live)
+	}
+}
+
+// noteVersion warns that the live objects come from a server whose defaults rebasegen does not
+// know.
+func noteVersion(c *cli.Context, warning string) {
+	if warning != "" {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", escape.Text(warning))
 	}
 }
 
@@ -96,6 +105,7 @@ func inputs(c *cli.Context) generator.Inputs {
 		Cost:      c.Bool("cost"),
 
 		NoOperational: c.Bool("no-operational"),
+		ServerVersion: c.String("server-version"),
 	}
 }
 

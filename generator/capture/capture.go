@@ -52,6 +52,9 @@ type Result struct {
 	Live     []*unstructured.Unstructured // sorted by kind, namespace, name
 	CRDs     []*unstructured.Unstructured // of the custom resources among Live the app does not ship, by name
 	Failures []Failure
+	// ServerVersion is the server's GET /version body: the live objects were defaulted by that
+	// version's code, which rebasegen reads back from server-version.json.
+	ServerVersion []byte
 }
 
 // Run captures the app.
@@ -75,6 +78,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{}
+	if res.ServerVersion, err = core.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw(); err != nil {
+		return nil, fmt.Errorf("reading the API server's version (GET /version): %w", err)
+	}
 	var captured []schema.GroupVersionResource
 	for i, gvr := range resources {
 		items, err := list(ctx, dyn, gvr, label, opts.Retries)

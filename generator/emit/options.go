@@ -23,6 +23,7 @@ type Options struct {
 	ValueArgs, ValueYAMLArgs      []string // ytt -v, --data-value-yaml
 	PackageCR                     string
 	Namespace                     string // "" when not given
+	ServerVersion                 string // --server-version; "" when not given
 	Format                        Format // --output; "" is FormatConfig
 	NamespaceValues               []string
 	PackageInstall                string
@@ -52,6 +53,7 @@ var optionFlags = []optionFlag{
 	{name: "package-cr", one: func(o *Options) *string { return &o.PackageCR }},
 	{name: "namespace-value", sorted: true, list: func(o *Options) *[]string { return &o.NamespaceValues }},
 	{name: "namespace", one: func(o *Options) *string { return &o.Namespace }},
+	{name: "server-version", one: func(o *Options) *string { return &o.ServerVersion }},
 	{name: "output", one: func(o *Options) *string { return (*string)(&o.Format) }},
 	{name: "package-install", one: func(o *Options) *string { return &o.PackageInstall }},
 	{name: "output-file", one: func(o *Options) *string { return &o.OutputFile }},

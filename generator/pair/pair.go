@@ -52,6 +52,10 @@ type Set struct {
 	// Unmanaged counts the live objects without metadata.managedFields, of Live in all: read
 	// without kubectl's --show-managed-fields, they lack the evidence of who set each field.
 	Unmanaged, Live int
+	// VersionWarning says that the live objects come from an API server of a minor version
+	// whose defaults rebasegen does not know, naming the version judged with instead; "" when
+	// it knows them (or the server's version is unknown).
+	VersionWarning string
 }
 
 // Options control pairing.

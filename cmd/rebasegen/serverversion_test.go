@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCaptureWritesServerVersion (issue 26): capture records the server's GET /version body as
+// server-version.json beside live.yaml, byte for byte what the server said.
+func TestCaptureWritesServerVersion(t *testing.T) {
+	body := `{"major":"1","minor":"34","gitVersion":"v1.34.7","gitCommit":"abc","platform":"linux/amd64"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/version":
+			fmt.Fprint(w, body)
+		case "/api":
+			fmt.Fprint(w, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"x"}]}`)
+		case "/apis":
+			fmt.Fprint(w, `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`)
+		case "/api/v1":
+			fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","namespaced":true,"kind":"ConfigMap","verbs":["get","list"]}]}`)
+		case "/api/v1/namespaces/ns/configmaps/web":
+			fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns"},"data":{"spec":"{\"labelKey\":\"kapp.k14s.io/app\",\"labelValue\":\"1\"}"}}`)
+		case "/api/v1/configmaps":
+			fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","labels":{"kapp.k14s.io/app":"1"},"annotations":{"kapp.k14s.io/original":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}"}}}]}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "+srv.URL+"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "captured")
+	if r := rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", kubeconfig, "--output-directory", out); r.code != 0 {
+		t.Fatalf("capture: exit %d\n%s", r.code, r.stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "server-version.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != body+"\n" {
+		t.Errorf("server-version.json:\n%s\nwant the GET /version body:\n%s", got, body)
+	}
+	// and explain reads it back: a minor without defaults data is named in a warning
+	r := rebasegen(t, "explain", "-l", filepath.Join(out, "live.yaml"))
+	if want := "the live objects come from Kubernetes v1.34.7 (" + filepath.Join(out, "server-version.json") + ")"; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("explain of the captured app: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+}
+
+// withVersion copies a fixture's live.yaml into a directory of its own, with a server-version.json
+// holding body (none when empty), and returns the live file's path.
+func withVersion(t *testing.T, fixture, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", fixture, "live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(live, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		if err := os.WriteFile(filepath.Join(dir, "server-version.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return live
+}
+
+func versionJSON(v string) string { return `{"major":"1","gitVersion":"` + v + `"}` }
+
+// TestServerVersionInput (issue 26): explain, generate and check read server-version.json beside
+// the live file, --server-version wins over it, two servers among the inputs are an error naming
+// both files, a malformed value is an error naming the file and field, and a minor rebasegen has
+// no defaults of is one warning naming the server's version and the one used.
+func TestServerVersionInput(t *testing.T) {
+	desired := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml")
+	old := withVersion(t, "hpa-replicas", versionJSON("v1.31.4"))
+	oldFile := filepath.Join(filepath.Dir(old), "server-version.json")
+	const warnPrefix = "warning: the live objects come from Kubernetes "
+	for _, cmd := range []string{"explain", "generate", "check"} {
+		args := []string{cmd, "-d", desired, "-l", old, "-n", "hpa-replicas"}
+		if cmd == "check" {
+			args = append(args, "--rules", filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml"))
+		}
+		r := rebasegen(t, args...)
+		want := warnPrefix + "v1.31.4 (" + oldFile + "), whose defaults rebasegen has no data for: judged with the defaults of k8s.io/kubernetes v1.37.2"
+		if r.code == exitError || strings.Count(r.stderr, warnPrefix) != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s with a v1.31.4 server-version.json: exit %d, stderr:\n%s\nwant once: %q", cmd, r.code, r.stderr, want)
+		}
+		if cmd != "explain" {
+			continue // the flag is read by the same code in every command
+		}
+		r = rebasegen(t, append(args, "--server-version", "v1.37.2")...)
+		if r.code == exitError || strings.Contains(r.stderr, warnPrefix) {
+			t.Errorf("%s --server-version v1.37.2 beside a v1.31.4 file (the flag wins): exit %d, stderr:\n%s", cmd, r.code, r.stderr)
+		}
+		r = rebasegen(t, append(args, "--server-version", "v1.38.0")...)
+		if want := warnPrefix + "v1.38.0 (--server-version)"; r.code == exitError || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s --server-version v1.38.0: exit %d, stderr:\n%s\nwant %q", cmd, r.code, r.stderr, want)
+		}
+	}
+	same := withVersion(t, "hpa-replicas", versionJSON("v1.37.2"))
+	if r := rebasegen(t, "explain", "-d", desired, "-l", same, "-n", "hpa-replicas"); r.code != 0 || strings.Contains(r.stderr, "warning") {
+		t.Errorf("a v1.37.2 server-version.json: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	other := withVersion(t, "hpa-no-replicas", versionJSON("v1.35.0"))
+	otherFile := filepath.Join(filepath.Dir(other), "server-version.json")
+	r := rebasegen(t, "explain", "-l", old, "-l", other)
+	if r.code != exitError || !strings.Contains(r.stderr, oldFile+" says v1.31.4") || !strings.Contains(r.stderr, otherFile+" says v1.35.0") {
+		t.Errorf("two servers: exit %d, stderr:\n%s\nwant an error naming both files", r.code, r.stderr)
+	}
+	if r := rebasegen(t, "explain", "-l", old, "-l", other, "--server-version", "v1.37.2"); r.code != 0 {
+		t.Errorf("two servers, --server-version given: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for body, want := range map[string]string{
+		"{not json":                      ": not the JSON of the API server's GET /version",
+		`{"major":"1"}`:                  ": field gitVersion: missing",
+		`{"gitVersion":"latest"}`:        `: field gitVersion: "latest" is not a Kubernetes version`,
+		`{"gitVersion":1.35}`:            ": not the JSON of the API server's GET /version",
+		`{"gitVersion":"v1.35.0"} extra`: ": not the JSON of the API server's GET /version",
+	} {
+		bad := withVersion(t, "hpa-replicas", body)
+		file := filepath.Join(filepath.Dir(bad), "server-version.json")
+		if r := rebasegen(t, "explain", "-l", bad); r.code != exitError || !strings.Contains(r.stderr, file+want) {
+			t.Errorf("server-version.json %s: exit %d, stderr:\n%s\nwant %q", body, r.code, r.stderr, file+want)
+		}
+	}
+	if r := rebasegen(t, "explain", "-l", same, "--server-version", "1.35"); r.code != exitError || !strings.HasPrefix(r.stderr, "rebasegen: --server-version 1.35: want a Kubernetes version such as v1.37.2") {
+		t.Errorf("--server-version 1.35: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestServerVersionRecorded: generate records --server-version in its Regenerate line, and check
+// finds the file it wrote current.
+func TestServerVersionRecorded(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	out := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--server-version", "v1.37.2", "--output-file", out}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), " --server-version v1.37.2 ") {
+		t.Errorf("the Regenerate line does not record --server-version:\n%s", data)
+	}
+	if r := rebasegen(t, append([]string{"check", "--server-version", "v1.37.2", "--rules", out}, fix...)...); r.code != 0 {
+		t.Errorf("check of the file generate wrote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
