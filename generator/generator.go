@@ -101,8 +101,17 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	sv, err := serverVersion(in)
+	if err != nil {
+		return nil, err
+	}
+	vd, warning, err := versionDefaults(sv)
+	if err != nil {
+		return nil, err
+	}
+	set.VersionWarning = warning
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational})
+		KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +169,6 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
-	sv, err := serverVersion(in)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	set.VersionWarning = versionWarning(sv)
 	return set, rs, placed, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // ServerVersionFile is the API server's GET /version body, which rebasegen capture writes beside
@@ -92,12 +93,25 @@ func readServerVersion(in Inputs, file string) (*ServerVersion, error) {
 	return &ServerVersion{Version: v, Source: file}, nil
 }
 
-// versionWarning names the server's version and the one whose defaults its objects are judged
-// with, when rebasegen has no defaults of the server's minor version.
-func versionWarning(sv *ServerVersion) string {
+// versionDefaults are the defaults of the server's minor version where they differ from the
+// linked version's (rulesets/defaults); nil when the server runs the linked minor version or its
+// version is unknown. A minor version without data is judged with the linked version's defaults,
+// and warning says so, naming both.
+func versionDefaults(sv *ServerVersion) (_ *rulesets.VersionDefaults, warning string, _ error) {
 	linked := version.MustParseSemantic(kappconv.Kubernetes)
-	if sv == nil || sv.Version.Major() == linked.Major() && sv.Version.Minor() == linked.Minor() {
-		return ""
+	if sv == nil || sameMinor(sv.Version, linked) {
+		return nil, "", nil
 	}
-	return fmt.Sprintf("the live objects come from Kubernetes %s (%s), whose defaults rebasegen has no data for: judged with the defaults of k8s.io/kubernetes %s, which may differ", sv, sv.Source, kappconv.Kubernetes)
+	all, err := rulesets.Versions()
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range all {
+		if v, err := version.ParseSemantic(all[i].Version); err == nil && sameMinor(v, sv.Version) {
+			return &all[i], "", nil
+		}
+	}
+	return nil, fmt.Sprintf("the live objects come from Kubernetes %s (%s), whose defaults rebasegen has no data for: judged with the defaults of k8s.io/kubernetes %s, which may differ", sv, sv.Source, kappconv.Kubernetes), nil
 }
+
+func sameMinor(a, b *version.Version) bool { return a.Major() == b.Major() && a.Minor() == b.Minor() }

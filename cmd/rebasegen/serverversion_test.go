@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +15,7 @@ import (
 // TestCaptureWritesServerVersion (issue 26): capture records the server's GET /version body as
 // server-version.json beside live.yaml, byte for byte what the server said.
 func TestCaptureWritesServerVersion(t *testing.T) {
-	body := `{"major":"1","minor":"34","gitVersion":"v1.34.7","gitCommit":"abc","platform":"linux/amd64"}`
+	body := `{"major":"1","minor":"31","gitVersion":"v1.31.7","gitCommit":"abc","platform":"linux/amd64"}`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -53,7 +55,7 @@ func TestCaptureWritesServerVersion(t *testing.T) {
 	}
 	// and explain reads it back: a minor without defaults data is named in a warning
 	r := rebasegen(t, "explain", "-l", filepath.Join(out, "live.yaml"))
-	if want := "the live objects come from Kubernetes v1.34.7 (" + filepath.Join(out, "server-version.json") + ")"; r.code != 0 || !strings.Contains(r.stderr, want) {
+	if want := "the live objects come from Kubernetes v1.31.7 (" + filepath.Join(out, "server-version.json") + ")"; r.code != 0 || !strings.Contains(r.stderr, want) {
 		t.Errorf("explain of the captured app: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
 	}
 }
@@ -160,5 +162,61 @@ func TestServerVersionRecorded(t *testing.T) {
 	}
 	if r := rebasegen(t, append([]string{"check", "--server-version", "v1.37.2", "--rules", out}, fix...)...); r.code != 0 {
 		t.Errorf("check of the file generate wrote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestServerVersionJudgesDefaults (issue 26): a field whose default differs between the server's
+// minor version and the linked one is judged with the server's. A CSIDriver as a v1.37.2 server
+// stores it holds spec.preventPodSchedulingIfMissing: false, which v1.37's defaulting sets and
+// v1.35's does not (rulesets/defaults/v1.35.yaml): defaulted from a v1.37.2 server (and when the
+// version is unknown), not from a v1.35.0 one, where it was added by someone else. The other
+// defaults are the same on both. The hpa-replicas fixture, captured on a v1.35.0 server, is
+// classified alike under both versions: no Deployment default differs.
+func TestServerVersionJudgesDefaults(t *testing.T) {
+	classes := func(version string, args ...string) map[string]string {
+		t.Helper()
+		if version != "" {
+			args = append(args, "--server-version", version)
+		}
+		r := rebasegen(t, append([]string{"explain", "-o", "json"}, args...)...)
+		if r.code != 0 || strings.Contains(r.stderr, "warning: the live objects come from") {
+			t.Fatalf("explain %v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		var rep struct {
+			Resources []struct {
+				Fields []struct{ Path, Class, Evidence string }
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, res := range rep.Resources {
+			for _, f := range res.Fields {
+				out[f.Path] = f.Class + ": " + f.Evidence
+			}
+		}
+		return out
+	}
+	csi := []string{"-d", filepath.Join("testdata", "csidriver", "desired.yaml"), "-l", filepath.Join("testdata", "csidriver", "live.yaml")}
+	const field = "spec.preventPodSchedulingIfMissing"
+	for version, want := range map[string]string{
+		"":        "defaulted: defaulting and conversion of storage.k8s.io/v1 CSIDriver (k8s.io/kubernetes v1.37.2)",
+		"v1.37.2": "defaulted: defaulting and conversion of storage.k8s.io/v1 CSIDriver (k8s.io/kubernetes v1.37.2)",
+		"v1.37.0": "defaulted: defaulting and conversion of storage.k8s.io/v1 CSIDriver (k8s.io/kubernetes v1.37.2)",
+		"v1.35.0": "admission: ",
+		"v1.35.4": "admission: ",
+	} {
+		got := classes(version, csi...)
+		if !strings.HasPrefix(got[field], want) {
+			t.Errorf("--server-version %q: %s is %q, want %q", version, field, got[field], want)
+		}
+		if f := got["spec.fsGroupPolicy"]; !strings.HasPrefix(f, "defaulted: ") {
+			t.Errorf("--server-version %q: spec.fsGroupPolicy is %q, want defaulted on every version", version, f)
+		}
+	}
+	fix := scenario(t, "hpa-replicas")
+	if a, b := classes("v1.35.0", fix...), classes("v1.37.2", fix...); !maps.Equal(a, b) {
+		t.Errorf("hpa-replicas (a Deployment and an HPA) is classified otherwise on v1.35.0:\n%v\nthan on v1.37.2:\n%v", a, b)
 	}
 }

@@ -29,6 +29,10 @@ type Options struct {
 	// NoOperational leaves annotations people stamp at run time (rulesets/operational.yaml)
 	// drift, as any other change a person made.
 	NoOperational bool
+	// Version is how the defaults of the API server's minor version differ from the linked
+	// version's (rulesets/defaults); nil: the server runs the linked minor version, or its
+	// version is unknown.
+	Version *rulesets.VersionDefaults
 }
 
 // Scoped returns the paths of the selectors kapp's built-in label scoping rules write its app
@@ -57,6 +61,9 @@ type classifier struct {
 	scoped           Scoped
 	immutable        []compiledField
 	paths            *pathTable // shared by the workers
+
+	version         string           // Options.Version's
+	versionDefaults []versionDefault // Options.Version's differences
 }
 
 type compiledField struct {
@@ -153,7 +160,10 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped}
+		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+	if opts.Version != nil {
+		c.version = opts.Version.Version
+	}
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if o, ok := c.operational(fc, d); ok {
 		return o
 	}
-	defaulted, byDefault := defaultEvidence(fc, d)
+	defaulted, byDefault := c.serverDefault(fc, d)
 	fromGit := changedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
 	if q, ok := wholeValue(fc.owners, d.Path); ok {

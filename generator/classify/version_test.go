@@ -1,0 +1,81 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// TestServerVersionDefaults (issue 26): where the defaults of the API server's minor version
+// differ from the linked version's, that version's default explains the live value, with evidence
+// naming it, and the linked version's default there does not. The data is made up here (two
+// differences a made-up v1.30.0 would have), so both directions are pinned whatever the generated
+// rulesets/defaults hold.
+func TestServerVersionDefaults(t *testing.T) {
+	v130 := &rulesets.VersionDefaults{Version: "v1.30.0", Reference: "v1.37.2", Differences: []rulesets.DefaultDifference{
+		{APIVersion: "apps/v1", Kind: "Deployment", Path: "spec.progressDeadlineSeconds", Value: float64(300), ReferenceValue: float64(600), Source: "defaulting and conversion of apps/v1 Deployment (k8s.io/kubernetes v1.30.0, pkg/apis/apps/v1)"},
+		{APIVersion: "apps/v1", Kind: "Deployment", Path: "spec.template.spec.containers[*].terminationMessagePolicy", NotDefaulted: true, ReferenceValue: "File", Source: "defaulting and conversion of apps/v1 Deployment (k8s.io/kubernetes v1.30.0, pkg/apis/apps/v1)"},
+		{APIVersion: "apps/v1", Kind: "Deployment", Path: "spec.minReadySeconds", Value: float64(5), ReferenceNotDefaulted: true, Source: "defaulting and conversion of apps/v1 Deployment (k8s.io/kubernetes v1.30.0, pkg/apis/apps/v1)"},
+	}}
+	const tmp = "spec.template.spec.containers[name=web].terminationMessagePolicy"
+	for _, tc := range []struct {
+		name, spec, path string
+		version          *rulesets.VersionDefaults
+		defaulted        bool
+		evidence         string
+	}{
+		{"the linked version's default, linked server", "progressDeadlineSeconds: 600", "spec.progressDeadlineSeconds", nil, true, "(k8s.io/kubernetes v1.37.2)"},
+		{"the linked version's default, a server that sets another", "progressDeadlineSeconds: 600", "spec.progressDeadlineSeconds", v130, false, ""},
+		{"the server's own default", "progressDeadlineSeconds: 300", "spec.progressDeadlineSeconds", v130, true, "k8s.io/kubernetes v1.30.0, pkg/apis/apps/v1), the API server's minor version (rulesets/defaults/v1.30.yaml)"},
+		{"the server's own default, linked server", "progressDeadlineSeconds: 300", "spec.progressDeadlineSeconds", nil, false, ""},
+		{"a default the server does not set", "", tmp, v130, false, ""},
+		{"a default only the server sets", "minReadySeconds: 5", "spec.minReadySeconds", v130, true, "k8s.io/kubernetes v1.30.0"},
+		{"a default only the server sets, linked server", "minReadySeconds: 5", "spec.minReadySeconds", nil, false, ""},
+		{"a field no difference names", "revisionHistoryLimit: 10", "spec.revisionHistoryLimit", v130, true, "(k8s.io/kubernetes v1.37.2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			live := strings.Replace(deployment(tc.spec, ""), "        image: nginx\n", "        image: nginx\n        terminationMessagePolicy: File\n", 1)
+			f, ok := classifyVersion(t, deployment("", ""), live, tc.version)[tc.path]
+			if !ok {
+				t.Fatalf("no finding at %s", tc.path)
+			}
+			if (f.Class == Defaulted) != tc.defaulted || tc.defaulted && !strings.Contains(f.Evidence, tc.evidence) {
+				t.Errorf("%s: %s, evidence %q; want defaulted %v, evidence naming %q", tc.path, f.Class, f.Evidence, tc.defaulted, tc.evidence)
+			}
+		})
+	}
+}
+
+func classifyVersion(t *testing.T, desired, live string, v *rulesets.VersionDefaults) map[string]Finding {
+	t.Helper()
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := load.ParseDocs("desired.yaml", []byte(desired))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := load.ParseDocs("live.yaml", []byte(live))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := pair.Build(d, l, pair.Options{Namespace: "ns", Rules: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Classify(set, Options{Rules: rs, Version: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Finding{}
+	for _, r := range rep.Resources {
+		for _, f := range r.Findings {
+			out[f.Path.String()] = f
+		}
+	}
+	return out
+}
