@@ -1,5 +1,6 @@
-// The k8s.io/kubernetes v1.35.0 whose defaulting ./hack/defaults measures: its own go.mod, since a
-// Go binary links one k8s.io/kubernetes. Used as go run -modfile hack/defaults/v1.35/go.mod ./hack/defaults.
+// k8s.io/kubernetes v1.35.0, whose defaulting hack/defaults measures: a go.mod of its own, since a Go
+// binary links one k8s.io/kubernetes. Run from the repository's root:
+//   go run -modfile hack/defaults/v1.35/go.mod ./hack/defaults
 module github.com/rebasegen/rebasegen
 
 go 1.26
