@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -207,7 +208,7 @@ func swapped(desired, live []load.Doc) error {
 // read as plain YAML, a template's data values and placeholders are no Kubernetes objects.
 func yttHint(err error, r *load.Reader, paths []string) error {
 	for _, p := range paths {
-		if IsYTT(r, p) {
+		if rulefiles.IsYTT(r, p) {
 			return fmt.Errorf("%w\n--desired %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, p, p)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
@@ -20,11 +21,11 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 	}
 	in = in.withReader()
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
-		plain, rendered, err := lintSources(in.Reader, rules, in.Package)
+		files, err := rulefiles.Read(in.Reader, rules, in.Package, func(string) bool { return false })
 		if err != nil {
 			return nil, "", err
 		}
-		findings, err := lint.Check(lint.Options{Rules: plain, Rendered: rendered, Reader: in.Reader})
+		findings, err := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
 		return findings, "", err
 	}
 	a, err := Analyze(in)
@@ -39,24 +40,20 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
 // (ytt templates rendered with the package's data values); with live objects, each rule hiding a
 // change made in Git as check judges it (the verdict stage, with every rule in force) is an error.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
-	plain, rendered, err := lintSources(a.Inputs.Reader, rules, a.Inputs.Package)
+	files, err := rulefiles.Read(a.Inputs.Reader, rules, a.Inputs.Package, func(p string) bool { return !a.Inputs.readAsDesired(p) })
 	if err != nil {
 		return nil, err
 	}
 	var hidden []lint.Hidden
 	if len(a.Inputs.Live) > 0 {
-		userConfigs, secrets, err := ruleConfigs(a.Inputs.Reader, slices.DeleteFunc(slices.Clone(rules), a.Inputs.readAsDesired), a.Inputs.Package)
-		if err != nil {
-			return nil, err
-		}
-		configs := slices.Concat(a.Set.InForce(), userConfigs)
-		v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rulesAt(configs, a.Inputs.Reader, secrets), Stage: a.Inputs.Progress.stage})
+		configs := slices.Concat(a.Set.InForce(), files.Configs)
+		v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: files.Rules(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
 		if err != nil {
 			return nil, err
 		}
 		hidden = lintHidden(v.Hidden)
 	}
-	return a.lint(plain, rendered, hidden)
+	return a.lint(files, hidden)
 }
 
 // lintHidden groups the hidden fields by the rule hiding them, for lint to report on the rule.
@@ -77,10 +74,10 @@ func lintHidden(hs []verdict.Hidden) []lint.Hidden {
 	return out
 }
 
-// lint lints the plain rule paths and the rendered ones (lintSources), with what the verdict
-// found hidden (none: check reports it itself).
-func (a *Analysis) lint(rules []string, rendered []lint.Rendered, hidden []lint.Hidden) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: rules, Rendered: rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset, Hidden: hidden}
+// lint lints the rule files as read, with what the verdict found hidden (none: check reports it
+// itself).
+func (a *Analysis) lint(files rulefiles.Files, hidden []lint.Hidden) ([]lint.Finding, error) {
+	opts := lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset, Hidden: hidden}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {

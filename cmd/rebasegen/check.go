@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,7 +11,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
-	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // checkExits are check's exit statuses, as README's table words them (TestHelpExitStatuses).
@@ -72,229 +67,10 @@ func checkCommand() *cli.Command {
 	}
 }
 
-type checkJSON struct {
-	Version  int         `json:"version"`
-	Residual []fieldJSON `json:"residual"`
-	Stale    []staleJSON `json:"stale"`
-	Drift    []fieldJSON `json:"drift"`
-	Unknown  []fieldJSON `json:"unknown"`
-	// Hidden are declared fields whose change made in Git a rule hides from kapp.
-	Hidden []fieldJSON `json:"hidden"`
-	// PendingCreates are desired objects with no live counterpart: not compared.
-	PendingCreates []fieldJSON    `json:"pendingCreates"`
-	Paired         int            `json:"paired"`
-	Kept           int            `json:"kept"`
-	Adoption       []fieldJSON    `json:"adoption,omitempty"` // one-time changes when kapp takes objects over
-	Lint           []lint.Finding `json:"lint"`
-
-	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
-	Pending []fieldJSON `json:"pending"`
-	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
-	PendingDeletes []fieldJSON `json:"pendingDeletes"`
-}
-
-type fieldJSON struct {
-	Resource string `json:"resource"`
-	Path     string `json:"path,omitempty"`
-	Class    string `json:"class,omitempty"`
-	Evidence string `json:"evidence"`
-	// File and Line: where the rule hiding a change is written (hidden only).
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
-	// --fail-on-adoption), else warning; drift and adoption only.
-	Severity string `json:"severity,omitempty"`
-}
-
-type staleJSON struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Diff string `json:"diff"`
-}
-
-// writeCheck writes what check found in the format asked for: one renderer per format, each
-// rendering every kind of finding (verdict.Kinds), then lint's findings in the same format.
+// writeCheck writes what check found in the format asked for (verdict.Write); GitHub
+// annotations without a place of their own point at the first rules file.
 func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []string, fs []verdict.Finding) error {
-	switch f {
-	case format.JSON:
-		return checkJSONOut(w, res, fs)
-	case format.GitHub:
-		return checkGitHub(w, res, fs, rules[0])
-	default:
-		return checkText(w, res, fs)
-	}
-}
-
-// severity is a finding's level in the github format and JSON: error when it fails the gate.
-func severity(f verdict.Finding) string {
-	if f.Fails {
-		return "error"
-	}
-	return "warning"
-}
-
-// what names the field, or the resource when kapp's engine found it changed as a whole.
-func what(f verdict.Finding) string {
-	if f.Path == "" {
-		return resource(f) + " (kapp still updates it)"
-	}
-	return fmt.Sprintf("%s %s (%s)", resource(f), escape.Text(f.Path), escape.Text(f.Class))
-}
-
-// resource and path are a finding's resource and field as the text and github formats show them
-// (escape.Text: names come from the inputs); evidence keeps its lines (kapp's diff).
-func resource(f verdict.Finding) string { return escape.Text(f.Resource.String()) }
-func path(f verdict.Finding) string     { return escape.Text(f.Path) }
-func evidence(f verdict.Finding) string { return escape.Lines(f.Evidence) }
-
-// subject is what a finding is about, after its kind's label, in the text and github formats.
-func subject(f verdict.Finding) string {
-	switch f.Kind {
-	case verdict.KindResidual:
-		return what(f)
-	case verdict.KindPendingCreate, verdict.KindPendingDelete:
-		return resource(f)
-	case verdict.KindUnknown:
-		return "kapp still updates " + resource(f) + " for " + path(f)
-	case verdict.KindStale:
-		return fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
-	}
-	return resource(f) + " " + path(f)
-}
-
-// line is a finding as the text and github formats begin it: its kind's label, then its subject.
-func line(f verdict.Finding) (string, error) {
-	if f.Kind.Label() == "" {
-		return "", fmt.Errorf("check: no label for findings of kind %q", f.Kind)
-	}
-	return f.Kind.Label() + ": " + subject(f), nil
-}
-
-func checkText(w io.Writer, res *generator.Checked, fs []verdict.Finding) error {
-	var b strings.Builder
-	n := map[verdict.Kind]int{}
-	for _, f := range fs {
-		n[f.Kind]++
-		l, err := line(f)
-		if err != nil {
-			return err
-		}
-		switch f.Kind {
-		case verdict.KindStale:
-			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
-		case verdict.KindDrift: // a warning unless --fail-on-drift: the level says which
-			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
-		default:
-			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
-		}
-	}
-	if err := lint.Write(&b, res.Lint, lint.FormatText); err != nil {
-		return err
-	}
-	// one summary line, lint's counts in it
-	pending := ""
-	if k := n[verdict.KindPendingCreate]; k > 0 {
-		pending = ", " + words.Count(k, "pending create")
-	}
-	if k := n[verdict.KindPendingDelete]; k > 0 {
-		pending += ", " + words.Count(k, "pending delete")
-	}
-	if k := n[verdict.KindHidden]; k > 0 {
-		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
-	}
-	if k := n[verdict.KindPending]; k > 0 {
-		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
-	}
-	if k := n[verdict.KindAdoption]; k > 0 {
-		pending += ", " + words.Count(k, "adoption change")
-	}
-	driftLevel := "warning"
-	if slices.ContainsFunc(fs, func(f verdict.Finding) bool { return f.Kind == verdict.KindDrift && f.Fails }) {
-		driftLevel = "error"
-	}
-	fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", res.Verdict.Kept, res.Verdict.Paired, pending,
-		words.Count(n[verdict.KindResidual], "residual ghost diff"), words.Count(n[verdict.KindUnknown], "unknown field"),
-		words.Count(n[verdict.KindStale], "stale generated file"), words.Count(n[verdict.KindDrift], "drift "+driftLevel), lint.Summary(res.Lint))
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// checkGitHub writes workflow commands; annotations point at the rules file (that is what the
-// author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
-func checkGitHub(w io.Writer, res *generator.Checked, fs []verdict.Finding, rules string) error {
-	var b strings.Builder
-	for _, f := range fs {
-		msg, err := line(f)
-		if err != nil {
-			return err
-		}
-		file, at := rules, 1
-		switch f.Kind {
-		case verdict.KindStale:
-			file, at = f.File, f.Line
-			msg += ": " + evidence(f)
-		case verdict.KindHidden:
-			if f.File != "" { // the rule hiding it
-				file, at = f.File, f.Line
-			}
-			msg += ": " + evidence(f)
-		case verdict.KindPendingCreate, verdict.KindPendingDelete, verdict.KindAdoption:
-			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
-			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
-			// managers) is the text format's
-			msg += ": " + evidence(f)
-		}
-		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
-	}
-	if err := lint.Write(&b, res.Lint, lint.FormatGitHub); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func checkJSONOut(w io.Writer, res *generator.Checked, fs []verdict.Finding) error {
-	j := checkJSON{Version: 1, Residual: []fieldJSON{}, Drift: []fieldJSON{}, Unknown: []fieldJSON{}, Stale: []staleJSON{}, Lint: res.Lint,
-		Paired: res.Verdict.Paired, Kept: res.Verdict.Kept, PendingCreates: []fieldJSON{}, Hidden: []fieldJSON{}, Pending: []fieldJSON{}, PendingDeletes: []fieldJSON{}}
-	if j.Lint == nil {
-		j.Lint = []lint.Finding{}
-	}
-	for _, f := range fs {
-		fj := fieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
-		switch f.Kind {
-		case verdict.KindResidual:
-			j.Residual = append(j.Residual, fj)
-		case verdict.KindPendingDelete:
-			j.PendingDeletes = append(j.PendingDeletes, fj)
-		case verdict.KindPendingCreate:
-			j.PendingCreates = append(j.PendingCreates, fj)
-		case verdict.KindUnknown:
-			j.Unknown = append(j.Unknown, fj)
-		case verdict.KindHidden:
-			fj.File, fj.Line = f.File, f.Line
-			j.Hidden = append(j.Hidden, fj)
-		case verdict.KindStale:
-			j.Stale = append(j.Stale, staleJSON{File: f.File, Line: f.Line, Diff: f.Diff})
-		case verdict.KindDrift:
-			fj.Severity = severity(f)
-			j.Drift = append(j.Drift, fj)
-		case verdict.KindPending:
-			j.Pending = append(j.Pending, fj)
-		case verdict.KindAdoption:
-			fj.Severity = severity(f)
-			j.Adoption = append(j.Adoption, fj)
-		default:
-			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
-		}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
-		return err
-	}
-	_, err := w.Write(escape.JSON(b.Bytes()))
-	return err
+	return verdict.Write(w, f, res.Verdict, fs, res.Lint, rules[0])
 }
 
 // hint appends a hint to a line, when there is one.

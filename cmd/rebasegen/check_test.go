@@ -165,3 +165,6 @@ func TestCheckAdoptionInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// The JSON of check as tests read it back.
+type fieldJSON = verdict.FieldJSON

@@ -83,22 +83,10 @@ func generateCommand() *cli.Command {
 			if c.Bool("cost") {
 				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
 			}
-			writeUpdates(c.App.ErrWriter, g.Verification.Verdict)
-			for _, u := range g.Unpaired {
-				fmt.Fprintf(c.App.ErrWriter, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hint(u.Hint))
+			if err := verdict.WriteGenerate(c.App.ErrWriter, g.Verification.Verdict); err != nil {
+				return err
 			}
 			if !g.Verification.OK() {
-				for _, r := range g.Verification.Ghosts() {
-					fmt.Fprintln(c.App.ErrWriter, "residual diff:", escape.Lines(r.String()))
-				}
-				for _, r := range g.Verification.Residual {
-					if r.Finding.Path != nil { // a field the rules leave, which kapp's engine may not have reached (the ghosts above)
-						fmt.Fprintf(c.App.ErrWriter, "residual diff: %s %s (%s): %s\n", escape.Text(r.Resource.String()), escape.Text(r.Finding.Path.String()), escape.Text(r.Finding.Label()), escape.Lines(r.Finding.Evidence))
-					}
-				}
-				for _, h := range g.Verification.Hidden {
-					fmt.Fprintln(c.App.ErrWriter, "rule hides a real change:", escape.Text(h.String()))
-				}
 				if !c.Bool("force") {
 					return cli.Exit("verification failed: nothing written (use --force to write anyway)", exitPending)
 				}
@@ -127,16 +115,6 @@ func generateCommand() *cli.Command {
 	}
 }
 
-// writeUpdates names every field for which kapp still updates a resource, with its class.
-func writeUpdates(w io.Writer, v *verdict.Verdict) {
-	for _, u := range v.Updates {
-		for _, f := range u.Fields {
-			fmt.Fprintf(w, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Lines(f.Evidence))
-		}
-	}
-}
-
-// generateFormat reads --output, and refuses the two mix-ups of a format flag and a file flag.
 func generateFormat(output, file string) (emit.Format, error) {
 	f, err := format.Parse(output, format.Rules())
 	switch {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // TestJSONSchemasInREADME: the keys README's `--output json` paragraphs of explain and check
@@ -19,7 +20,7 @@ func TestJSONSchemasInREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for cmd, v := range map[string]any{"explain": emit.ExplainJSON{}, "check": checkJSON{}} {
+	for cmd, v := range map[string]any{"explain": emit.ExplainJSON{}, "check": verdict.JSON{}} {
 		_, section, _ := strings.Cut(string(data), "\n### `rebasegen "+cmd+"`")
 		section, _, _ = strings.Cut(section, "\n### ")
 		_, para, ok := strings.Cut(section, "\n`--output json`")

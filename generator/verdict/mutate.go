@@ -75,14 +75,6 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	return nil
 }
 
-// HiddenBy runs the mutation check alone: the declared fields whose change made in Git in.Rules
-// hide from kapp's engine under in.Configs.
-func HiddenBy(in Input) ([]Hidden, error) {
-	var v Verdict
-	err := v.mutations(in, unstructuredOf(in.Configs))
-	return v.Hidden, err
-}
-
 // verified indexes kapp's results on the unmutated pairs, for the mutation check's baselines.
 func (v *Verdict) verified(rep *classify.Report) map[pair.Identity]verify.Result {
 	out := make(map[pair.Identity]verify.Result, len(v.Results))
@@ -342,8 +334,8 @@ type mutation struct {
 // the same configs, and nothing else of the call entered kapp's verdict); only the other
 // resources' unmutated pairs are asked about here. The mutations are verified in rounds, one
 // verify call per round with at most one mutation per resource (kapp rejects two copies of a
-// resource in one deploy), so they run on every core and kapp's Config is built once per round
-// rather than twice per mutation, which made generate quadratic at fleet scale. A mutation whose
+// resource in one deploy), so they run on every core and kapp's Config is built once per round,
+// not once per mutation (its cost grows with the resources it matches). A mutation whose
 // pair could influence the others in a deploy (versioned resources, kapp config ConfigMaps, a
 // live object without kapp's app label) gets a call of its own, as does its baseline. Each
 // resource is decoded once to find its mutations and again only while its round is encoded for

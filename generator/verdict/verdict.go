@@ -1,7 +1,8 @@
 // Package verdict is the stage that judges the rules in force with kapp's engine: which
 // resources kapp keeps and why it updates the others, the ghost diffs the rules leave, and the
-// changes made in Git a rule hides (the mutation check). generate judges its own rules and check
-// the rules it is given with this one code path, so the two cannot disagree.
+// changes made in Git a rule hides (the mutation check). generate judges its own rules, check and
+// lint the rules they are given, with this one code path, so they cannot disagree; Write renders
+// the verdict in every output format, WriteGenerate generate's part of it.
 package verdict
 
 import (

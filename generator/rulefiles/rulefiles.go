@@ -1,0 +1,145 @@
+// Package rulefiles reads the rule paths check and lint are given as kapp and kapp-controller read
+// them: kapp Configs and ConfigMaps labelled kapp.k14s.io/config as written, ytt templates and
+// package config directories rendered with the package's data values, and rules Secrets whose
+// rebase-rules.yml kapp-controller's ytt step renders. Each path is read, and rendered, once:
+// the Configs are what kapp's engine is asked with, the documents as read what lint checks.
+package rulefiles
+
+import (
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
+)
+
+// Files are rule paths as read.
+type Files struct {
+	Configs []load.Object // the Configs kapp reads from the paths in force
+	// Plain are the paths lint reads as written, Rendered what ytt rendered (a ytt template, a
+	// package directory, a rules Secret's ytt rebase-rules.yml): lint checks those as rendered.
+	Plain    []string
+	Rendered []lint.Rendered
+	// secrets: where each rules Secret written in a file holds what ytt rendered from it, by the
+	// name of the rendering
+	secrets map[string]verdict.RuleAt
+}
+
+// Read reads paths with the package's data values; the Configs of a path are in force when
+// inForce says so (check: not when the path is a desired input already, whose rules are).
+func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(path string) bool) (Files, error) {
+	var out Files
+	lines := lint.NewLines(r)
+	for _, p := range paths {
+		objs, err := objects(r, p, pkg)
+		if err != nil {
+			return Files{}, err
+		}
+		ytt, force := IsYTT(r, p), inForce(p)
+		if ytt {
+			out.Rendered = append(out.Rendered, lint.Rendered{Path: p, Objects: objs})
+		} else {
+			out.Plain = append(out.Plain, p)
+		}
+		for _, o := range objs {
+			switch {
+			case load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || load.IsLabelledConfig(o):
+				if force {
+					out.Configs = append(out.Configs, o)
+				}
+			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
+				text, found, err := lint.SecretText(o)
+				templated := found && err == nil && yttrender.HasYTTAnnotations(lint.SecretKey, []byte(text))
+				if !force && !templated {
+					continue // lint reads a plain rebase-rules.yml itself, and reports one it cannot decode
+				}
+				embedded, err := secretRules(r, o, pkg)
+				if err != nil {
+					return Files{}, err
+				}
+				_, rendered := yttrender.RenderedFrom(o.Source.File)
+				key := 0 // its line; unknown in ytt's output
+				if !rendered {
+					key = lines.Key(o, []string{"stringData", lint.SecretKey}, []string{"data", lint.SecretKey})
+				}
+				if templated {
+					out.Rendered = append(out.Rendered, lint.Rendered{Path: p, Line: key, Objects: embedded})
+				}
+				if !force {
+					continue
+				}
+				out.Configs = append(out.Configs, embedded...)
+				if !rendered && len(embedded) > 0 {
+					if out.secrets == nil {
+						out.secrets = map[string]verdict.RuleAt{}
+					}
+					out.secrets[secretName(o)] = verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc, Line: key}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Rules reads the rules of configs (those in force: the package's own and f.Configs) that can
+// hide a declared field (verdict.Rules); those ytt rendered from a rules Secret written in a file
+// are placed at the Secret's key there, the line an author (and a GitHub annotation) can find.
+func (f Files) Rules(configs []load.Object, r *load.Reader) []verdict.Rule {
+	rules := verdict.Rules(configs, r)
+	for i := range rules {
+		at := &rules[i].At
+		if s, ok := f.secrets[at.File]; ok && at.Line == 0 {
+			at.File, at.Doc, at.Line, at.Key = s.File, s.Doc, s.Line, `data["`+lint.SecretKey+`"] `+at.Key
+		}
+	}
+	return rules
+}
+
+// secretName is what ytt's rendering of a rules Secret's rebase-rules.yml is called.
+func secretName(o load.Object) string { return o.Source.File + " (" + lint.SecretKey + ")" }
+
+// objects reads one rule path; a file or directory holding ytt templates is rendered.
+func objects(r *load.Reader, p string, pkg yttrender.Package) ([]load.Object, error) {
+	if !IsYTT(r, p) {
+		return load.Paths([]string{p}, r)
+	}
+	docs, err := (yttrender.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: "rules file"}).Render(r)
+	if err != nil {
+		return nil, err
+	}
+	return load.Objects(docs)
+}
+
+// IsYTT says whether a file, or any file of a directory, holds ytt annotations
+// (yttrender.HasYTTAnnotations): it is rendered with ytt, not read as plain YAML. r reads p: stdin and pipes only once, so that what is sniffed
+// here is still there to read.
+func IsYTT(r *load.Reader, p string) bool {
+	files, _ := r.ReadPath(p) // an error is reported when p is read
+	for _, f := range files {
+		if f.Name != "-" && yttrender.HasYTTAnnotations(f.Name, f.Data) { // stdin is read as plain YAML
+			return true
+		}
+	}
+	return false
+}
+
+// secretRules reads the Configs a rebase-rules Secret carries: its rebase-rules.yml rendered with
+// ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret named
+// by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it is read alone, not with the
+// package's files).
+func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, error) {
+	text, found, err := lint.SecretText(o)
+	if err != nil {
+		return nil, &load.Error{Source: o.Source, Field: "data." + lint.SecretKey, Msg: err.Error()}
+	}
+	if !found {
+		return nil, nil
+	}
+	if yttrender.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
+		return nil, &load.Error{Source: o.Source, Field: "rebase-rules.yml", Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
+	}
+	docs, err := pkg.RenderFile(r, secretName(o), lint.SecretKey, []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	return load.Objects(docs)
+}

@@ -1,0 +1,272 @@
+package verdict
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
+	"github.com/rebasegen/rebasegen/internal/words"
+)
+
+// JSON is check --output json (README: the schema; TestCheckJSONSchema holds it to it).
+type JSON struct {
+	Version  int         `json:"version"`
+	Residual []FieldJSON `json:"residual"`
+	Stale    []StaleJSON `json:"stale"`
+	Drift    []FieldJSON `json:"drift"`
+	Unknown  []FieldJSON `json:"unknown"`
+	// Hidden are declared fields whose change made in Git a rule hides from kapp.
+	Hidden []FieldJSON `json:"hidden"`
+	// PendingCreates are desired objects with no live counterpart: not compared.
+	PendingCreates []FieldJSON    `json:"pendingCreates"`
+	Paired         int            `json:"paired"`
+	Kept           int            `json:"kept"`
+	Adoption       []FieldJSON    `json:"adoption,omitempty"` // one-time changes when kapp takes objects over
+	Lint           []lint.Finding `json:"lint"`
+
+	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
+	Pending []FieldJSON `json:"pending"`
+	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
+	PendingDeletes []FieldJSON `json:"pendingDeletes"`
+}
+
+// FieldJSON is one finding in JSON.
+type FieldJSON struct {
+	Resource string `json:"resource"`
+	Path     string `json:"path,omitempty"`
+	Class    string `json:"class,omitempty"`
+	Evidence string `json:"evidence"`
+	// File and Line: where the rule hiding a change is written (hidden only).
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
+	// --fail-on-adoption), else warning; drift and adoption only.
+	Severity string `json:"severity,omitempty"`
+}
+
+// StaleJSON is one stale generated file in JSON.
+type StaleJSON struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Diff string `json:"diff"`
+}
+
+// Write writes the verdict's findings (Findings) and lint's in format f: one renderer per format,
+// each rendering every kind of finding (Kinds), then lint's findings in the same format. GitHub
+// annotations of a finding written nowhere (a field, a resource) point at annotate: the rules file
+// an author fixes.
+func Write(w io.Writer, f format.Format, v *Verdict, fs []Finding, lints []lint.Finding, annotate string) error {
+	switch f {
+	case format.JSON:
+		return writeJSON(w, v, fs, lints)
+	case format.GitHub:
+		return writeGitHub(w, fs, lints, annotate)
+	default:
+		return writeText(w, v, fs, lints)
+	}
+}
+
+// severity is a finding's level in the github format and JSON: error when it fails the gate.
+func severity(f Finding) string {
+	if f.Fails {
+		return "error"
+	}
+	return "warning"
+}
+
+// what names the field, or the resource when kapp's engine found it changed as a whole.
+func what(f Finding) string {
+	if f.Path == "" {
+		return resource(f) + " (kapp still updates it)"
+	}
+	return fmt.Sprintf("%s %s (%s)", resource(f), escape.Text(f.Path), escape.Text(f.Class))
+}
+
+// resource and path are a finding's resource and field as the text and github formats show them
+// (escape.Text: names come from the inputs); evidence keeps its lines (kapp's diff).
+func resource(f Finding) string { return escape.Text(f.Resource.String()) }
+func path(f Finding) string     { return escape.Text(f.Path) }
+func evidence(f Finding) string { return escape.Lines(f.Evidence) }
+
+// subject is what a finding is about, after its kind's label, in the text and github formats.
+func subject(f Finding) string {
+	switch f.Kind {
+	case KindResidual:
+		return what(f)
+	case KindPendingCreate, KindPendingDelete:
+		return resource(f)
+	case KindUnknown:
+		return "kapp still updates " + resource(f) + " for " + path(f)
+	case KindStale:
+		return fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
+	}
+	return resource(f) + " " + path(f)
+}
+
+// line is a finding as the text and github formats begin it: its kind's label, then its subject.
+func line(f Finding) (string, error) {
+	if f.Kind.Label() == "" {
+		return "", fmt.Errorf("check: no label for findings of kind %q", f.Kind)
+	}
+	return f.Kind.Label() + ": " + subject(f), nil
+}
+
+func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
+	var b strings.Builder
+	n := map[Kind]int{}
+	for _, f := range fs {
+		n[f.Kind]++
+		l, err := line(f)
+		if err != nil {
+			return err
+		}
+		switch f.Kind {
+		case KindStale:
+			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
+		case KindDrift: // a warning unless --fail-on-drift: the level says which
+			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
+		default:
+			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
+		}
+	}
+	if err := lint.Write(&b, lints, lint.FormatText); err != nil {
+		return err
+	}
+	// one summary line, lint's counts in it
+	pending := ""
+	if k := n[KindPendingCreate]; k > 0 {
+		pending = ", " + words.Count(k, "pending create")
+	}
+	if k := n[KindPendingDelete]; k > 0 {
+		pending += ", " + words.Count(k, "pending delete")
+	}
+	if k := n[KindHidden]; k > 0 {
+		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
+	}
+	if k := n[KindPending]; k > 0 {
+		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
+	}
+	if k := n[KindAdoption]; k > 0 {
+		pending += ", " + words.Count(k, "adoption change")
+	}
+	driftLevel := "warning"
+	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
+		driftLevel = "error"
+	}
+	fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", v.Kept, v.Paired, pending,
+		words.Count(n[KindResidual], "residual ghost diff"), words.Count(n[KindUnknown], "unknown field"),
+		words.Count(n[KindStale], "stale generated file"), words.Count(n[KindDrift], "drift "+driftLevel), lint.Summary(lints))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeGitHub writes workflow commands; annotations point at the rules file (that is what the
+// author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
+func writeGitHub(w io.Writer, fs []Finding, lints []lint.Finding, rules string) error {
+	var b strings.Builder
+	for _, f := range fs {
+		msg, err := line(f)
+		if err != nil {
+			return err
+		}
+		file, at := rules, 1
+		switch f.Kind {
+		case KindStale:
+			file, at = f.File, f.Line
+			msg += ": " + evidence(f)
+		case KindHidden:
+			if f.File != "" { // the rule hiding it
+				file, at = f.File, f.Line
+			}
+			msg += ": " + evidence(f)
+		case KindPendingCreate, KindPendingDelete, KindAdoption:
+			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
+			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
+			// managers) is the text format's
+			msg += ": " + evidence(f)
+		}
+		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
+	}
+	if err := lint.Write(&b, lints, lint.FormatGitHub); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
+	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: lints,
+		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, PendingDeletes: []FieldJSON{}}
+	if j.Lint == nil {
+		j.Lint = []lint.Finding{}
+	}
+	for _, f := range fs {
+		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
+		switch f.Kind {
+		case KindResidual:
+			j.Residual = append(j.Residual, fj)
+		case KindPendingDelete:
+			j.PendingDeletes = append(j.PendingDeletes, fj)
+		case KindPendingCreate:
+			j.PendingCreates = append(j.PendingCreates, fj)
+		case KindUnknown:
+			j.Unknown = append(j.Unknown, fj)
+		case KindHidden:
+			fj.File, fj.Line = f.File, f.Line
+			j.Hidden = append(j.Hidden, fj)
+		case KindStale:
+			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff})
+		case KindDrift:
+			fj.Severity = severity(f)
+			j.Drift = append(j.Drift, fj)
+		case KindPending:
+			j.Pending = append(j.Pending, fj)
+		case KindAdoption:
+			fj.Severity = severity(f)
+			j.Adoption = append(j.Adoption, fj)
+		default:
+			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(j); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(b.Bytes()))
+	return err
+}
+
+// WriteGenerate writes, in text, what generate's verdict says besides its summary: every field
+// for which kapp still updates a resource, with its class; the desired objects not compared; and,
+// when the verification failed, the ghost diffs left and the changes hidden, as check writes them.
+func WriteGenerate(w io.Writer, v *Verdict) error {
+	var b strings.Builder
+	for _, u := range v.Updates {
+		for _, f := range u.Fields {
+			fmt.Fprintf(&b, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Lines(f.Evidence))
+		}
+	}
+	for _, u := range v.Unpaired {
+		fmt.Fprintf(&b, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hintSuffix(escape.Text(u.Hint)))
+	}
+	for _, f := range v.Findings(Gate{}) {
+		if f.Kind != KindResidual && f.Kind != KindHidden {
+			continue
+		}
+		l, err := line(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
