@@ -210,12 +210,14 @@ type fieldContext struct {
 	desired   *unstructured.Unstructured
 	live      *unstructured.Unstructured
 	defaulted *unstructured.Unstructured
-	stored    *unstructured.Unstructured // defaulted, after the storage round trip
+	prepared  *unstructured.Unstructured // defaulted, after the create strategy's PrepareForCreate; nil without one
+	stored    *unstructured.Unstructured // prepared (or defaulted), after the storage round trip
 	mechanism string
+	strategy  string         // names the create strategy's PrepareForCreate, "" without one
 	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
 	// lookups into defaulted, stored and sent, nil when those are: one lookup per delta into a
 	// long list would otherwise be quadratic (see fielddiff.Lookup)
-	defaultedAt, storedAt, sentAt *fielddiff.Lookup
+	defaultedAt, preparedAt, storedAt, sentAt *fielddiff.Lookup
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -245,14 +247,17 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	fc.appliers = findAppliers(fc.owners, c.rules, applierObject{annotations: live.GetAnnotations(), declared: declaredSet, sent: fc.sentAt, live: fielddiff.NewLookup(live.Object)})
 	res.Applier = fc.appliers.main
 	fc.applier = fc.appliers.main // every explanation names the one applier
-	var ok bool
-	if fc.defaulted, fc.stored, fc.mechanism, ok, err = c.defaults.defaulted(desired.Unstructured); err != nil {
+	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
+	if err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
-	} else if !ok {
-		fc.defaulted = nil
 	}
-	if fc.defaulted != nil {
+	fc.mechanism = dr.mechanism
+	if ok {
+		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
+	}
+	if fc.prepared != nil {
+		fc.preparedAt = fielddiff.NewLookup(fc.prepared.Object)
 	}
 	if fc.stored != nil {
 		fc.storedAt = fielddiff.NewLookup(fc.stored.Object)

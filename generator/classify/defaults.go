@@ -2,10 +2,14 @@ package classify
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +39,21 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 
+	daemonsetregistry "k8s.io/kubernetes/pkg/registry/apps/daemonset"
+	deploymentregistry "k8s.io/kubernetes/pkg/registry/apps/deployment"
+	replicasetregistry "k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	statefulsetregistry "k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	cronjobregistry "k8s.io/kubernetes/pkg/registry/batch/cronjob"
+	jobregistry "k8s.io/kubernetes/pkg/registry/batch/job"
+	leaseregistry "k8s.io/kubernetes/pkg/registry/coordination/lease"
+	namespaceregistry "k8s.io/kubernetes/pkg/registry/core/namespace"
+	persistentvolumeclaimregistry "k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
+	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
+	podtemplateregistry "k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	replicationcontrollerregistry "k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	serviceaccountregistry "k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+	csidriverregistry "k8s.io/kubernetes/pkg/registry/storage/csidriver"
+
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -44,20 +63,60 @@ var aggregatorScheme = func() *runtime.Scheme {
 	return s
 }()
 
+// createStrategies are the registry strategies whose PrepareForCreate, which the API server runs
+// on every create after decoding and defaulting (k8s.io/apiserver registry/rest BeforeCreate), sets
+// or removes fields a manifest declares: Pod-level resources, pod affinity and topology spread
+// label keys, AppArmor fields from annotations (pods), the job-name labels (Jobs), the kubernetes
+// finalizer (Namespaces), templateGeneration (DaemonSets), the data source pair (PVCs), secret
+// references' extra fields (ServiceAccounts), and fields of feature gates that are off by default
+// (every strategy here, pod templates included). Left out: the strategies that only reset status and
+// generation, CertificateSigningRequest's (the requester's identity), LimitRange's (a random name
+// for a nameless object) and EndpointSlice's (the request's API version). What a strategy derives
+// from the object's uid (a Job's controller-uid selector and labels) comes out empty offline: it
+// never matches a live value, so the calculated-field ruleset explains it.
+var createStrategies = map[schema.GroupKind]interface {
+	PrepareForCreate(context.Context, runtime.Object)
+}{
+	{Kind: "Pod"}:                                 podregistry.Strategy,
+	{Kind: "PodTemplate"}:                         podtemplateregistry.Strategy,
+	{Kind: "ReplicationController"}:               replicationcontrollerregistry.Strategy,
+	{Kind: "Namespace"}:                           namespaceregistry.Strategy,
+	{Kind: "PersistentVolumeClaim"}:               persistentvolumeclaimregistry.Strategy,
+	{Kind: "ServiceAccount"}:                      serviceaccountregistry.Strategy,
+	{Group: "apps", Kind: "Deployment"}:           deploymentregistry.Strategy,
+	{Group: "apps", Kind: "ReplicaSet"}:           replicasetregistry.Strategy,
+	{Group: "apps", Kind: "StatefulSet"}:          statefulsetregistry.Strategy,
+	{Group: "apps", Kind: "DaemonSet"}:            daemonsetregistry.Strategy,
+	{Group: "batch", Kind: "Job"}:                 jobregistry.Strategy,
+	{Group: "batch", Kind: "CronJob"}:             cronjobregistry.Strategy,
+	{Group: "coordination.k8s.io", Kind: "Lease"}: leaseregistry.Strategy,
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:  csidriverregistry.Strategy,
+}
+
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
 	crds crdSchemas
 }
 
-// defaulted returns the desired object as the server would default it, and the mechanism used.
-// ok is false when no defaulting is known for the kind. stored is the defaulted object after a
-// storage round trip; nil for kinds stored as JSON. Only its absent empty values are trusted
+// defaults is what the API server makes of a desired object when it creates it.
+type defaults struct {
+	out       *unstructured.Unstructured // after the scheme's defaulting and conversion
+	prepared  *unstructured.Unstructured // out after the create strategy's PrepareForCreate; nil without one
+	stored    *unstructured.Unstructured // what is stored (prepared, else out) after a storage round trip; nil for kinds stored as JSON
+	mechanism string                     // the defaulting code and its version
+	strategy  string                     // the strategy's PrepareForCreate and its version, "" without one
+}
+
+// defaulted returns what the server makes of the desired object on create: defaulted, then
+// prepared by its create strategy. ok is false when no defaulting is known for the kind. The
+// stored object (nil for kinds stored as JSON) is trusted only for its absent empty values
 // (protobuf drops some embedded fields).
-func (d defaulter) defaulted(u *unstructured.Unstructured) (out, stored *unstructured.Unstructured, mechanism string, ok bool, err error) {
+func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok bool, err error) {
 	gvk := u.GroupVersionKind()
 	if s := d.crds.lookup(gvk); s != nil {
-		out, err := s.apply(u)
-		return out, nil, fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes), err == nil, err
+		res.out, err = s.apply(u)
+		res.mechanism = fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes)
+		return res, err == nil, err
 	}
 	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
 	scheme := legacyscheme.Scheme
@@ -70,30 +129,63 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (out, stored *unstruc
 	obj, err := scheme.New(gvk)
 	if err != nil {
 		if gvk.Group != "" { // a custom resource whose CRD is nowhere: say which one to pass
-			return nil, nil, fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group), false, nil
+			res.mechanism = fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group)
 		}
-		return nil, nil, "", false, nil
+		return res, false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return nil, nil, "", false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
+		return res, false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
 	}
 	scheme.Default(obj)
 	// The server stores what it decoded through its internal version: conversion sets fields
 	// too (a pod template's deprecated serviceAccount from serviceAccountName).
-	if internal, err := scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal}); err == nil {
+	internalGV := schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal}
+	internal, ierr := scheme.ConvertToVersion(obj, internalGV)
+	if ierr == nil {
 		if back, err := scheme.ConvertToVersion(internal, gvk.GroupVersion()); err == nil {
 			obj = back
 		}
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, nil, "", false, err
+		return res, false, err
 	}
-	out = &unstructured.Unstructured{Object: m}
+	res.out = &unstructured.Unstructured{Object: m}
+	res.mechanism = fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, kappconv.Kubernetes)
+	if s, ok := createStrategies[gvk.GroupKind()]; ok && ierr == nil {
+		// conversion may share memory between versions: the strategy works on its own copy
+		internal = internal.DeepCopyObject()
+		if err := prepareForCreate(s, internal); err != nil {
+			return res, false, fmt.Errorf("%s %s: %w", gvk.Kind, u.GetName(), err)
+		}
+		if back, err := scheme.ConvertToVersion(internal, gvk.GroupVersion()); err == nil {
+			if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(back); err == nil {
+				obj, res.prepared = back, &unstructured.Unstructured{Object: m}
+				resource, _ := meta.UnsafeGuessKindToResource(gvk)
+				res.strategy = fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)",
+					resource.Resource, kappconv.Kubernetes, strings.TrimPrefix(reflect.TypeOf(s).PkgPath(), "k8s.io/kubernetes/"))
+			}
+		}
+	}
 	if s, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
-		stored = &unstructured.Unstructured{Object: s}
+		res.stored = &unstructured.Unstructured{Object: s}
 	}
-	return out, stored, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s)", gvk.GroupVersion(), gvk.Kind, kappconv.Kubernetes), true, nil
+	return res, true, nil
+}
+
+// prepareForCreate runs a strategy's PrepareForCreate as the API server does, without a request
+// (no user, no request info in the context). The server recovers a panic in a handler into an
+// internal error; so does this.
+func prepareForCreate(s interface {
+	PrepareForCreate(context.Context, runtime.Object)
+}, obj runtime.Object) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("PrepareForCreate of k8s.io/kubernetes %s failed: %v", reflect.TypeOf(s).PkgPath(), r)
+		}
+	}()
+	s.PrepareForCreate(context.Background(), obj)
+	return nil
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in

@@ -176,9 +176,20 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 		return "", false
 	}
 	dv, ok := fc.defaultedAt.Get(d.Path)
+	var pv any
+	prepared := false
+	if fc.preparedAt != nil {
+		pv, prepared = fc.preparedAt.Get(d.Path)
+	}
 	switch {
 	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live):
 		return fc.mechanism, true
+	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && prepared && fielddiff.Equal(pv, d.Live):
+		return "set on create by " + fc.strategy, true
+	case d.Change == fielddiff.Removed && fc.preparedAt != nil && ok && !prepared:
+		// a declared field the strategy clears (a field of a feature gate that is off by default, a
+		// secret reference's fields but its name)
+		return "removed on create by " + fc.strategy, true
 	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.storedAt, d.Path):
 		// a declared value the server does not store: an empty one (rules: [], annotations:
 		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)

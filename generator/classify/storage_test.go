@@ -38,13 +38,13 @@ func TestStorageRoundTripCoversEveryServedKind(t *testing.T) {
 			n++
 			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind, "metadata": map[string]any{"name": "x"}}}
 			var d defaulter
-			_, stored, mechanism, ok, err := d.defaulted(u)
-			if err != nil || !ok || stored == nil {
-				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, stored != nil, err)
+			res, ok, err := d.defaulted(u)
+			if err != nil || !ok || res.stored == nil {
+				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, res.stored != nil, err)
 				continue
 			}
-			if !strings.Contains(mechanism, gvk.Kind) {
-				t.Errorf("%s: mechanism %q does not name the kind", gvk, mechanism)
+			if !strings.Contains(res.mechanism, gvk.Kind) {
+				t.Errorf("%s: mechanism %q does not name the kind", gvk, res.mechanism)
 			}
 		}
 	}

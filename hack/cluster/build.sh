@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # build.sh - build the real control plane used by e2e tests and fixture capture, once, from the Go
-# module proxy: kube-apiserver and kube-controller-manager v1.35.0, etcd v3.6.6, and kapp-controller's
-# controller at the version the main go.mod pins (with its CRDs and the vendir it fetches with).
+# module proxy: kube-apiserver and kube-controller-manager at the version hack/cluster/k8s/go.mod
+# requires, etcd at the version hack/cluster/etcd/go.mod requires (the one Kubernetes' own
+# build/dependencies.yaml names for that release), and kapp-controller's controller at the version
+# the main go.mod pins (with its CRDs and the vendir it fetches with).
 # Binaries land in .cache/bin/<name>-<version> (git-ignored); an existing binary is never rebuilt.
 # Each binary set has its own go.mod (k8s/, etcd/, kappctrl/, vendir/) so their replace directives and
 # older dependency graphs stay out of the main module.
@@ -9,20 +11,25 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BIN=${BIN_DIR:-$ROOT/.cache/bin}
-K8S_VERSION=v1.35.0
-ETCD_VERSION=v3.6.6
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false CGO_ENABLED=0
 mkdir -p "$BIN"
+K8S_VERSION=$(cd "$HERE/k8s" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+ETCD_VERSION=$(cd "$HERE/etcd" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
 
 took() { echo "build.sh: $1 built in $(( $(date +%s) - $2 ))s" >&2; }
 
 build_k8s() { # cmd
   local out=$BIN/$1-$K8S_VERSION t=$(date +%s)
   [[ -x $out ]] && return 0
-  local ldf="-s -w"
+  # the version fields a release build stamps (GET /version, the binaries' --version); the commit
+  # and date from the module proxy's record of the tag (the commit only when the proxy keeps it)
+  local minor=${K8S_VERSION#v1.} commit date ldf="-s -w"
+  minor=${minor%%.*}
+  date=$(cd "$HERE/k8s" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' k8s.io/kubernetes)
+  commit=$(cd "$HERE/k8s" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^\t\t"Hash": "\(.*\)",$/\1/p')
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldf+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=35 -X $p.gitTreeState=clean"
-    ldf+=" -X $p.gitCommit=66452049f3d692768c39c797b21b793dce80314e -X $p.buildDate=2025-12-17T00:00:00Z"
+    ldf+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ldf+=" -X $p.gitCommit=$commit -X $p.buildDate=$date"
   done
   (cd "$HERE/k8s" && go build -trimpath -ldflags "$ldf" -o "$out.tmp" "k8s.io/kubernetes/cmd/$1") && mv "$out.tmp" "$out"
   took "$1" "$t"

@@ -17,13 +17,12 @@ shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN_DIR=${BIN_DIR:-$ROOT/.cache/bin}
-K8S_VERSION=v1.35.0 # keep in sync with build.sh
-ETCD_VERSION=v3.6.6
-ETCD=$BIN_DIR/etcd-$ETCD_VERSION
+# the versions the go.mod files pin (tools.sh and build.sh build them)
+mod_version() { awk -v m="$2" '$1 == "require" && $2 == m { print $3; exit } $1 == m { print $2; exit }' "$ROOT/$1"; }
+K8S_VERSION=$(mod_version hack/cluster/k8s/go.mod k8s.io/kubernetes)
+ETCD=$BIN_DIR/etcd-$(mod_version hack/cluster/etcd/go.mod go.etcd.io/etcd/server/v3)
 KUBE_APISERVER=$BIN_DIR/kube-apiserver-$K8S_VERSION
 KUBE_CONTROLLER_MANAGER=$BIN_DIR/kube-controller-manager-$K8S_VERSION
-# kapp-controller's tools: the versions the go.mod files pin (tools.sh and build.sh build them)
-mod_version() { awk -v m="$2" '$1 == "require" && $2 == m { print $3; exit } $1 == m { print $2; exit }' "$ROOT/$1"; }
 KAPP_CONTROLLER=$BIN_DIR/kapp-controller-$(mod_version hack/cluster/kappctrl/go.mod github.com/vmware-tanzu/carvel-kapp-controller)
 VENDIR=$BIN_DIR/vendir-$(mod_version hack/cluster/vendir/go.mod carvel.dev/vendir)
 KAPP=$BIN_DIR/kapp-$(mod_version go.mod carvel.dev/kapp)
@@ -211,15 +210,17 @@ start_instance() {
   if [[ ${WITH_CONTROLLER_MANAGER:-} == 1 ]]; then
     KCM_PORT=$(free_port)
     write_kubeconfig "$D/kcm.kubeconfig" "$API_URL" kcm
-    # no cloud, no nodes: leave out the controllers that need them. The HPA controller handles a
-    # new HPA only after one sync period (default 15s): 2s keeps scenarios and tests fast.
+    # no nodes: leave out the controllers that need them (the cloud controllers left
+    # kube-controller-manager in v1.37, which exits at start when --controllers names one). The HPA
+    # controller handles a new HPA only after one sync period (default 15s): 2s keeps scenarios and
+    # tests fast.
     (exec -a kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$D/kcm.kubeconfig" \
       --authentication-kubeconfig="$D/kcm.kubeconfig" --authorization-kubeconfig="$D/kcm.kubeconfig" \
       --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --cert-dir="$D/kcm-certs" --leader-elect=false \
       --service-account-private-key-file="$D/sa.key" --root-ca-file="$D/ca.crt" \
       --use-service-account-credentials=true --service-cluster-ip-range=10.0.0.0/24 \
       --horizontal-pod-autoscaler-sync-period=2s \
-      --controllers='*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller,-route') \
+      --controllers='*,-nodeipam,-nodelifecycle') \
       </dev/null >"$D/kube-controller-manager.log" 2>&1 &
     echo $! >"$D/kube-controller-manager.pid"
     wait_for kube-controller-manager kcm_ready

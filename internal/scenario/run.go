@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -29,6 +31,11 @@ type Target struct {
 type Result struct {
 	Live   []*unstructured.Unstructured // one per Scenario.Objects entry, same order
 	Fields []Field
+	// Version is the API server's GET /version body as it returned it (Write keeps it beside
+	// live.yaml: the live objects are what that server made of desired.yaml), GitVersion its
+	// gitVersion.
+	Version    []byte
+	GitVersion string
 }
 
 // Run deploys desired.yaml with `kapp deploy --wait=false` (there are no nodes, nothing becomes
@@ -176,7 +183,15 @@ func (r *runner) steps(ctx context.Context) error {
 // read reads every object back and classifies its differing fields from its history since the
 // cluster revision start; fields[i] are those of object i.
 func (r *runner) read(ctx context.Context, start int64) (*Result, [][]Field, error) {
-	res := &Result{}
+	body, err := r.disc.RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: GET /version: %w", r.s.Name, err)
+	}
+	var v version.Info
+	if err := json.Unmarshal(body, &v); err != nil || v.GitVersion == "" {
+		return nil, nil, fmt.Errorf("%s: GET /version: no gitVersion in %q (%v)", r.s.Name, body, err)
+	}
+	res := &Result{Version: body, GitVersion: v.GitVersion}
 	var all [][]Field
 	for _, o := range r.objs {
 		live, err := r.get(ctx, o)

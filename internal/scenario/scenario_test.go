@@ -1,12 +1,16 @@
 package scenario
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/internal/testcluster"
 )
@@ -110,5 +114,41 @@ func TestWaitForPathKeys(t *testing.T) {
 		if !slices.Equal(got, want) || (err == nil) != (want != nil) {
 			t.Errorf("mapKeys(%q) = %q, %v; want %q", path, got, err, want)
 		}
+	}
+}
+
+// Write keeps the API server's GET /version body beside live.yaml, byte for byte, and live.yaml's
+// header names the version (issue 26: the server's version is part of the input).
+func TestWriteKeepsServerVersion(t *testing.T) {
+	dir := t.TempDir()
+	src, err := Load(filepath.Join(fixtures, "daemonset"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"scenario.yaml", "desired.yaml"} {
+		b, err := os.ReadFile(filepath.Join(src.Dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("{\n  \"major\": \"1\",\n  \"minor\": \"36\",\n  \"gitVersion\": \"v1.36.4\"\n}")
+	live := []*unstructured.Unstructured{src.Objects[0].Live}
+	if err := s.Write(&Result{Live: live, Fields: src.Fields, Version: body, GitVersion: "v1.36.4"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ServerVersionFile))
+	if err != nil || !bytes.Equal(got, body) {
+		t.Errorf("%s: %q (%v), want the body GET /version returned: %q", ServerVersionFile, got, err, body)
+	}
+	l, err := os.ReadFile(filepath.Join(dir, "live.yaml"))
+	if err != nil || !strings.HasPrefix(string(l), "# Captured by hack/capture (make fixtures) from kube-apiserver v1.36.4 after") {
+		t.Errorf("live.yaml header does not name the server's version: %.120q (%v)", l, err)
 	}
 }

@@ -13,13 +13,21 @@ const fieldsComment = "# fields: written by hack/capture (make fixtures) from th
 
 var fieldsSection = regexp.MustCompile(`(?m)^(# fields: .*\n)?fields:`)
 
-// Write stores res in the scenario directory: live.yaml, and the fields section of scenario.yaml
-// (everything from the top-level `fields:` key on is replaced; the hand-written header is kept).
+// ServerVersionFile holds, beside live.yaml, the GET /version body of the API server the live
+// objects were read from (rebasegen capture writes the same file).
+const ServerVersionFile = "server-version.json"
+
+// Write stores res in the scenario directory: live.yaml, the server's version (ServerVersionFile),
+// and the fields section of scenario.yaml (everything from the top-level `fields:` key on is
+// replaced; the hand-written header is kept).
 func (s *Scenario) Write(res *Result) error {
-	header := "# Captured by hack/capture (make fixtures) from kube-apiserver v1.35.0 after `kapp deploy` of\n" +
+	if err := os.WriteFile(filepath.Join(s.Dir, ServerVersionFile), res.Version, 0o644); err != nil {
+		return err
+	}
+	header := "# Captured by hack/capture (make fixtures) from kube-apiserver " + res.GitVersion + " after `kapp deploy` of\n" +
 		"# desired.yaml and the steps of scenario.yaml. Do not edit.\n"
 	if s.Adoption {
-		header = "# Captured by hack/capture (make fixtures) from kube-apiserver v1.35.0 after the applies in\n" +
+		header = "# Captured by hack/capture (make fixtures) from kube-apiserver " + res.GitVersion + " after the applies in\n" +
 			"# scenario.yaml's `before`, before `kapp deploy` takes the objects over. Do not edit.\n"
 	}
 	live := res.Live

@@ -17,19 +17,50 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"golang.org/x/mod/modfile"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// Versions of the binaries in .cache/bin; keep in sync with go.mod and hack/cluster/build.sh. The
-// control plane's version is its own: the cluster is what people run, the defaulting code linked in
-// (kappconv.Kubernetes) may be newer.
+// Versions of kapp and ytt in .cache/bin: those go.mod pins. The control plane's are those its
+// build modules require (controlPlane).
 const (
-	KappVersion       = "v" + kappconv.Kapp
-	YttVersion        = "v" + kappconv.YTT
-	KubernetesVersion = "v1.35.0"
-	EtcdVersion       = "v3.6.6"
+	KappVersion = "v" + kappconv.Kapp
+	YttVersion  = "v" + kappconv.YTT
 )
+
+// controlPlane returns the control plane binaries in binDir: etcd, kube-apiserver and
+// kube-controller-manager at the versions hack/cluster/etcd/go.mod and hack/cluster/k8s/go.mod
+// require, as build.sh builds them and start.sh runs them. The cluster is what people run; the
+// defaulting code linked into rebasegen (kappconv.Kubernetes) is another version.
+func controlPlane(root, binDir string) (etcd, apiserver, controllerManager string, err error) {
+	version := func(dir, module string) (string, error) {
+		path := filepath.Join(root, "hack", "cluster", dir, "go.mod")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		f, err := modfile.ParseLax(path, data, nil)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == module {
+				return r.Mod.Version, nil
+			}
+		}
+		return "", fmt.Errorf("%s does not require %s", path, module)
+	}
+	ev, err := version("etcd", "go.etcd.io/etcd/server/v3")
+	if err != nil {
+		return "", "", "", err
+	}
+	kv, err := version("k8s", "k8s.io/kubernetes")
+	if err != nil {
+		return "", "", "", err
+	}
+	return filepath.Join(binDir, "etcd-"+ev), filepath.Join(binDir, "kube-apiserver-"+kv), filepath.Join(binDir, "kube-controller-manager-"+kv), nil
+}
 
 // Options selects what to start.
 type Options struct {
@@ -152,10 +183,13 @@ func start(t testing.TB, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{Root: root, BinDir: filepath.Join(root, ".cache", "bin")}
-	need := []string{c.KappPath(), c.YttPath(),
-		filepath.Join(c.BinDir, "etcd-"+EtcdVersion), filepath.Join(c.BinDir, "kube-apiserver-"+KubernetesVersion)}
+	etcd, apiserver, kcm, err := controlPlane(root, c.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	need := []string{c.KappPath(), c.YttPath(), etcd, apiserver}
 	if opts.ControllerManager {
-		need = append(need, filepath.Join(c.BinDir, "kube-controller-manager-"+KubernetesVersion))
+		need = append(need, kcm)
 	}
 	for _, p := range need {
 		if _, err := os.Stat(p); err != nil {

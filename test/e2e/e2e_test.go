@@ -1,5 +1,5 @@
 // Package e2e checks rebasegen against the real thing: a real kube-apiserver and
-// kube-controller-manager (v1.35.0) and the real kapp binary. Skipped by `make test`, run by
+// kube-controller-manager (the version hack/cluster/k8s/go.mod pins) and the real kapp binary. Skipped by `make test`, run by
 // `make e2e`.
 package e2e
 
