@@ -2,14 +2,10 @@ package classify
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,21 +35,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 
-	daemonsetregistry "k8s.io/kubernetes/pkg/registry/apps/daemonset"
-	deploymentregistry "k8s.io/kubernetes/pkg/registry/apps/deployment"
-	replicasetregistry "k8s.io/kubernetes/pkg/registry/apps/replicaset"
-	statefulsetregistry "k8s.io/kubernetes/pkg/registry/apps/statefulset"
-	cronjobregistry "k8s.io/kubernetes/pkg/registry/batch/cronjob"
-	jobregistry "k8s.io/kubernetes/pkg/registry/batch/job"
-	leaseregistry "k8s.io/kubernetes/pkg/registry/coordination/lease"
-	namespaceregistry "k8s.io/kubernetes/pkg/registry/core/namespace"
-	persistentvolumeclaimregistry "k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
-	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
-	podtemplateregistry "k8s.io/kubernetes/pkg/registry/core/podtemplate"
-	replicationcontrollerregistry "k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
-	serviceaccountregistry "k8s.io/kubernetes/pkg/registry/core/serviceaccount"
-	csidriverregistry "k8s.io/kubernetes/pkg/registry/storage/csidriver"
-
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -62,36 +43,6 @@ var aggregatorScheme = func() *runtime.Scheme {
 	apiregistrationinstall.Install(s)
 	return s
 }()
-
-// createStrategies are the registry strategies whose PrepareForCreate, which the API server runs
-// on every create after decoding and defaulting (k8s.io/apiserver registry/rest BeforeCreate), sets
-// or removes fields a manifest declares: Pod-level resources, pod affinity and topology spread
-// label keys, AppArmor fields from annotations (pods), the job-name labels (Jobs), the kubernetes
-// finalizer (Namespaces), templateGeneration (DaemonSets), the data source pair (PVCs), secret
-// references' extra fields (ServiceAccounts), and fields of feature gates that are off by default
-// (every strategy here, pod templates included). Left out: the strategies that only reset status and
-// generation, CertificateSigningRequest's (the requester's identity), LimitRange's (a random name
-// for a nameless object) and EndpointSlice's (the request's API version). What a strategy derives
-// from the object's uid (a Job's controller-uid selector and labels) comes out empty offline: it
-// never matches a live value, so the calculated-field ruleset explains it.
-var createStrategies = map[schema.GroupKind]interface {
-	PrepareForCreate(context.Context, runtime.Object)
-}{
-	{Kind: "Pod"}:                                 podregistry.Strategy,
-	{Kind: "PodTemplate"}:                         podtemplateregistry.Strategy,
-	{Kind: "ReplicationController"}:               replicationcontrollerregistry.Strategy,
-	{Kind: "Namespace"}:                           namespaceregistry.Strategy,
-	{Kind: "PersistentVolumeClaim"}:               persistentvolumeclaimregistry.Strategy,
-	{Kind: "ServiceAccount"}:                      serviceaccountregistry.Strategy,
-	{Group: "apps", Kind: "Deployment"}:           deploymentregistry.Strategy,
-	{Group: "apps", Kind: "ReplicaSet"}:           replicasetregistry.Strategy,
-	{Group: "apps", Kind: "StatefulSet"}:          statefulsetregistry.Strategy,
-	{Group: "apps", Kind: "DaemonSet"}:            daemonsetregistry.Strategy,
-	{Group: "batch", Kind: "Job"}:                 jobregistry.Strategy,
-	{Group: "batch", Kind: "CronJob"}:             cronjobregistry.Strategy,
-	{Group: "coordination.k8s.io", Kind: "Lease"}: leaseregistry.Strategy,
-	{Group: "storage.k8s.io", Kind: "CSIDriver"}:  csidriverregistry.Strategy,
-}
 
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
@@ -155,15 +106,13 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 	if s, ok := createStrategies[gvk.GroupKind()]; ok && ierr == nil {
 		// conversion may share memory between versions: the strategy works on its own copy
 		internal = internal.DeepCopyObject()
-		if err := prepareForCreate(s, internal); err != nil {
+		if err := s.run(internal); err != nil {
 			return res, false, fmt.Errorf("%s %s: %w", gvk.Kind, u.GetName(), err)
 		}
 		if back, err := scheme.ConvertToVersion(internal, gvk.GroupVersion()); err == nil {
 			if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(back); err == nil {
 				obj, res.prepared = back, &unstructured.Unstructured{Object: m}
-				resource, _ := meta.UnsafeGuessKindToResource(gvk)
-				res.strategy = fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)",
-					resource.Resource, kappconv.Kubernetes, strings.TrimPrefix(reflect.TypeOf(s).PkgPath(), "k8s.io/kubernetes/"))
+				res.strategy = fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)", s.resource, kappconv.Kubernetes, s.pkg)
 			}
 		}
 	}
@@ -171,21 +120,6 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 		res.stored = &unstructured.Unstructured{Object: s}
 	}
 	return res, true, nil
-}
-
-// prepareForCreate runs a strategy's PrepareForCreate as the API server does, without a request
-// (no user, no request info in the context). The server recovers a panic in a handler into an
-// internal error; so does this.
-func prepareForCreate(s interface {
-	PrepareForCreate(context.Context, runtime.Object)
-}, obj runtime.Object) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("PrepareForCreate of k8s.io/kubernetes %s failed: %v", reflect.TypeOf(s).PkgPath(), r)
-		}
-	}()
-	s.PrepareForCreate(context.Background(), obj)
-	return nil
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in
