@@ -30,6 +30,44 @@ func scenarios(t testing.TB) []*scenario.Scenario {
 	return all
 }
 
+// capture is the scenarios as captured on one API server version.
+type capture struct {
+	server    string // the version live.yaml's header names
+	scenarios []*scenario.Scenario
+}
+
+// captures are the scenarios captured on the test cluster (fixtures/) and the same scenarios
+// captured on a v1.35.0 API server before it moved to 1.37 (fixtures/v1.35/, inputs only): one
+// binary has to serve the clusters people run, whichever version defaulted their objects.
+func captures(t testing.TB) []capture {
+	t.Helper()
+	older, err := scenario.LoadAll("../fixtures/v1.35")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []capture
+	for _, c := range []capture{{scenarios: scenarios(t)}, {scenarios: older}} {
+		if len(c.scenarios) < 18 {
+			t.Fatalf("want the 18 captured scenarios of each version, found %d", len(c.scenarios))
+		}
+		for _, s := range c.scenarios {
+			v, err := scenario.CapturedOn(s.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.server != "" && v != c.server {
+				t.Fatalf("%s was captured on %s, the other scenarios beside it on %s", s.Dir, v, c.server)
+			}
+			c.server = v
+		}
+		out = append(out, c)
+	}
+	if out[0].server == out[1].server {
+		t.Fatalf("fixtures/ and fixtures/v1.35 both captured on %s", out[0].server)
+	}
+	return out
+}
+
 func inputs(s *scenario.Scenario) generator.Inputs {
 	return generator.Inputs{
 		Desired:   []string{filepath.Join(s.Dir, "desired.yaml")},
@@ -84,67 +122,72 @@ func TestExplainReproducesEveryScenarioClass(t *testing.T) {
 
 // Generated rules remove every ghost diff under both of kapp's bases, per kapp's own engine,
 // and hide no declared value (the mutation check inside Generate).
+// Both captures: the v1.35 one with the same binary.
 func TestGenerateVerifiesEveryScenario(t *testing.T) {
 	total := map[string]int{}
-	for _, s := range scenarios(t) {
-		t.Run(s.Name, func(t *testing.T) {
-			g, err := generator.Generate(inputs(s), synth.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := g.Verification
-			if !v.OK() || v.KeptPairs != v.GhostPairs {
-				t.Fatalf("verification failed:\n%s\nresidual: %v\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
-			}
-			total["rules"] += len(g.Rules)
-			total["ghostFields"] += v.GhostFields
-			total["masked"] += len(v.Masked)
-			total["mutations"] += v.MutationsRun
-		})
+	for _, c := range captures(t) {
+		for _, s := range c.scenarios {
+			t.Run(c.server+"/"+s.Name, func(t *testing.T) {
+				g, err := generator.Generate(inputs(s), synth.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := g.Verification
+				if !v.OK() || v.KeptPairs != v.GhostPairs {
+					t.Fatalf("verification failed:\n%s\nresidual: %v\nhidden: %v", v.Summary(), v.Residual, v.Hidden)
+				}
+				total["rules"] += len(g.Rules)
+				total["ghostFields"] += v.GhostFields
+				total["masked"] += len(v.Masked)
+				total["mutations"] += v.MutationsRun
+			})
+		}
 	}
 	t.Logf("over the corpus: %v", total)
 }
 
-// A real change to the desired objects stays an update under the generated rules.
+// A real change to the desired objects stays an update under the generated rules, in both captures.
 func TestRealChangeStaysVisible(t *testing.T) {
 	n := 0
-	for _, s := range scenarios(t) {
-		if s.RealChange == nil {
-			continue
-		}
-		n++
-		g, err := generator.Generate(inputs(s), synth.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		changed, err := s.DesiredWithRealChange()
-		if err != nil {
-			t.Fatal(err)
-		}
-		live, err := load.Paths([]string{filepath.Join(s.Dir, "live.yaml")}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range changed {
-			d.SetNamespace(s.Namespace)
-			for _, l := range live {
-				if l.GetKind() != d.GetKind() || l.GetName() != d.GetName() {
-					continue
-				}
-				res, err := verify.Verify([]verify.Pair{{Desired: d, Live: l.Unstructured}}, append(unstructuredOf(g.Set.Configs), g.Config))
-				if err != nil {
-					t.Fatal(err)
-				}
-				isTarget := strings.HasSuffix(s.RealChange.Resource, "/"+d.GetName()) && strings.Contains(s.RealChange.Resource, "/"+d.GetKind()+" ")
-				for _, b := range verify.Bases() {
-					if got := res[0].Op[b]; isTarget && got != verify.OpUpdate {
-						t.Errorf("%s: %s %s: real change hidden under the %s base: %s", s.Name, d.GetKind(), d.GetName(), b, got)
+	for _, c := range captures(t) {
+		for _, s := range c.scenarios {
+			if s.RealChange == nil {
+				continue
+			}
+			n++
+			g, err := generator.Generate(inputs(s), synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed, err := s.DesiredWithRealChange()
+			if err != nil {
+				t.Fatal(err)
+			}
+			live, err := load.Paths([]string{filepath.Join(s.Dir, "live.yaml")}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range changed {
+				d.SetNamespace(s.Namespace)
+				for _, l := range live {
+					if l.GetKind() != d.GetKind() || l.GetName() != d.GetName() {
+						continue
+					}
+					res, err := verify.Verify([]verify.Pair{{Desired: d, Live: l.Unstructured}}, append(unstructuredOf(g.Set.Configs), g.Config))
+					if err != nil {
+						t.Fatal(err)
+					}
+					isTarget := strings.HasSuffix(s.RealChange.Resource, "/"+d.GetName()) && strings.Contains(s.RealChange.Resource, "/"+d.GetKind()+" ")
+					for _, b := range verify.Bases() {
+						if got := res[0].Op[b]; isTarget && got != verify.OpUpdate {
+							t.Errorf("%s/%s: %s %s: real change hidden under the %s base: %s", c.server, s.Name, d.GetKind(), d.GetName(), b, got)
+						}
 					}
 				}
 			}
 		}
 	}
-	if n == 0 {
+	if n < 2 {
 		t.Fatal("no scenario has a realChange")
 	}
 }
@@ -266,55 +309,57 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 // the cluster, whoever applied the object before (fixtures/adopt-*: kubectl, Argo CD, a Helm-like
 // tool nobody listed), and kapp's engine must still show the change under both bases.
 func TestRealChangeNotRuledWhenGeneratedFromTheChangedManifest(t *testing.T) {
-	for _, s := range scenarios(t) {
-		if s.RealChange == nil {
-			continue
+	for _, c := range captures(t) {
+		for _, s := range c.scenarios {
+			if s.RealChange == nil {
+				continue
+			}
+			t.Run(c.server+"/"+s.Name, func(t *testing.T) {
+				changed, err := s.DesiredWithRealChange()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b []byte
+				for _, d := range changed {
+					bs, err := yaml.Marshal(d.Object)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b = append(append(b, "---\n"...), bs...)
+				}
+				in := inputs(s)
+				in.Desired = []string{filepath.Join(t.TempDir(), "changed.yaml")}
+				if err := os.WriteFile(in.Desired[0], b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				g, err := generator.Generate(in, synth.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(g.Verification.Hidden) > 0 {
+					t.Errorf("the mutation check finds hidden declared fields: %v", g.Verification.Hidden)
+				}
+				for _, r := range g.Report.Resources {
+					if r.ID.String() != s.RealChange.Resource {
+						continue
+					}
+					for _, f := range r.Findings {
+						if f.Path.String() == s.RealChange.Path && f.Class.Ghost() {
+							t.Errorf("%s %s: the Git change is classified %s (%s): it would be ruled", r.ID, f.Path, f.Label(), f.Evidence)
+						}
+					}
+					pr, err := verify.Verify([]verify.Pair{verifyPairOf(t, r)}, append(unstructuredOf(g.Set.Configs), g.Config))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, base := range verify.Bases() {
+						if pr[0].Op[base] != verify.OpUpdate {
+							t.Errorf("%s: the Git change is hidden under the %s base", r.ID, base)
+						}
+					}
+				}
+			})
 		}
-		t.Run(s.Name, func(t *testing.T) {
-			changed, err := s.DesiredWithRealChange()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var b []byte
-			for _, d := range changed {
-				bs, err := yaml.Marshal(d.Object)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b = append(append(b, "---\n"...), bs...)
-			}
-			in := inputs(s)
-			in.Desired = []string{filepath.Join(t.TempDir(), "changed.yaml")}
-			if err := os.WriteFile(in.Desired[0], b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			g, err := generator.Generate(in, synth.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(g.Verification.Hidden) > 0 {
-				t.Errorf("the mutation check finds hidden declared fields: %v", g.Verification.Hidden)
-			}
-			for _, r := range g.Report.Resources {
-				if r.ID.String() != s.RealChange.Resource {
-					continue
-				}
-				for _, f := range r.Findings {
-					if f.Path.String() == s.RealChange.Path && f.Class.Ghost() {
-						t.Errorf("%s %s: the Git change is classified %s (%s): it would be ruled", r.ID, f.Path, f.Label(), f.Evidence)
-					}
-				}
-				pr, err := verify.Verify([]verify.Pair{verifyPairOf(t, r)}, append(unstructuredOf(g.Set.Configs), g.Config))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, base := range verify.Bases() {
-					if pr[0].Op[base] != verify.OpUpdate {
-						t.Errorf("%s: the Git change is hidden under the %s base", r.ID, base)
-					}
-				}
-			}
-		})
 	}
 }
 

@@ -36,7 +36,7 @@ func sentManifest(live load.Object) map[string]any {
 // admission recognises a field added during admission of the applier's own write: a mutating
 // webhook or a built-in admission plugin edits the object inside the applier's request, after the
 // API server recorded the request's managed fields, so no managedFields entry owns what it added
-// (kube-apiserver v1.35, measured on fixtures/admission-*; older servers credited the requester,
+// (kube-apiserver v1.37.2 and v1.35, measured on fixtures/admission-* and fixtures/v1.35; older servers credited the requester,
 // kubernetes/kubernetes#87672). The evidence: no manager other than the applier owns the field
 // (checked before this), it is absent from what the applier sent, and defaulting with the storage
 // round trip (checked before this too; defaults are credited to the applier) does not produce it.

@@ -24,7 +24,7 @@ import (
 
 // Corpora: the fixture mix (every captured scenario, renamed copies) and a fleet of Deployment +
 // HPA pairs (the hpa-replicas scenario: replicas scaled by the HPA, one container with ports,
-// defaults as a v1.35 server stores them), the shape of a package installed many times.
+// defaults as the test cluster's server stores them), the shape of a package installed many times.
 var corpora = map[string]string{"fixtures": "", "fleet": "hpa-replicas"}
 
 func main() {

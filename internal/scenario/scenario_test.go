@@ -59,6 +59,12 @@ func TestFixturesConsistent(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("fields section is stale (run `make fixtures`):\ngot  %q\nwant %q", got, want)
 			}
+			if _, err := os.Stat(filepath.Join(s.Dir, ServerVersionFile)); err != nil {
+				t.Errorf("no %s: run `make fixtures`", ServerVersionFile)
+			}
+			if _, err := CapturedOn(s.Dir); err != nil {
+				t.Error(err)
+			}
 			if s.RealChange != nil {
 				if _, err := s.DesiredWithRealChange(); err != nil {
 					t.Error(err)
@@ -150,5 +156,14 @@ func TestWriteKeepsServerVersion(t *testing.T) {
 	l, err := os.ReadFile(filepath.Join(dir, "live.yaml"))
 	if err != nil || !strings.HasPrefix(string(l), "# Captured by hack/capture (make fixtures) from kube-apiserver v1.36.4 after") {
 		t.Errorf("live.yaml header does not name the server's version: %.120q (%v)", l, err)
+	}
+	if v, err := CapturedOn(dir); v != "v1.36.4" || err != nil {
+		t.Errorf("CapturedOn: %q, %v; want v1.36.4", v, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ServerVersionFile), []byte(`{"gitVersion": "v1.35.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CapturedOn(dir); err == nil || !strings.Contains(err.Error(), `server-version.json says "v1.35.0"`) {
+		t.Errorf("CapturedOn with a server-version.json naming another version: %v", err)
 	}
 }

@@ -13,10 +13,6 @@ const fieldsComment = "# fields: written by hack/capture (make fixtures) from th
 
 var fieldsSection = regexp.MustCompile(`(?m)^(# fields: .*\n)?fields:`)
 
-// ServerVersionFile holds, beside live.yaml, the GET /version body of the API server the live
-// objects were read from (rebasegen capture writes the same file).
-const ServerVersionFile = "server-version.json"
-
 // Write stores res in the scenario directory: live.yaml, the server's version (ServerVersionFile),
 // and the fields section of scenario.yaml (everything from the top-level `fields:` key on is
 // replaced; the hand-written header is kept).
