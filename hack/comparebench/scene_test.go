@@ -264,22 +264,12 @@ func (r *reconciler) reconcile(ctx context.Context, req reconcile.Request, c *co
 			live.GetObjectKind().SetGroupVersionKind(desired.GroupVersionKind())
 		}
 		// the server's floor: would the write change the object as it is now?
-		changes := ""
-		now := &unstructured.Unstructured{}
-		now.SetGroupVersionKind(desired.GroupVersionKind())
-		if err := r.apiCl.Get(ctx, key, now); apierrors.IsNotFound(err) {
-			c.needed++
-		} else if err != nil {
+		changes, now, err := r.floor(ctx, key, desired)
+		if err != nil {
 			return err
-		} else {
-			after, err := r.strategy.dryRun(ctx, r.apiCl, desired, now)
-			if err != nil {
-				return err
-			}
-			if d := comparetruth.Differs(now, after); len(d) > 0 {
-				c.needed++
-				changes = fmt.Sprintf("%s %s: %v %v", now.GetKind(), key, d, comparetruth.ChangedFields(now, after))
-			}
+		}
+		if now == nil || changes != "" {
+			c.needed++
 		}
 		written, err := r.strategy.write(ctx, r.cl, desired, live)
 		if written == nil && changes != "" && c.skipped == "" {
@@ -287,7 +277,7 @@ func (r *reconciler) reconcile(ctx context.Context, req reconcile.Request, c *co
 		}
 		if written != nil {
 			c.writes++
-			if err == nil && written.GetResourceVersion() != now.GetResourceVersion() {
+			if err == nil && (now == nil || written.GetResourceVersion() != now.GetResourceVersion()) {
 				c.own++
 			}
 		}
@@ -296,6 +286,33 @@ func (r *reconciler) reconcile(ctx context.Context, req reconcile.Request, c *co
 		}
 	}
 	return nil
+}
+
+// floor says what the strategy's write of desired would change in the object as the server
+// holds it now (nil: there is none). The object is read again when another writer (the
+// controller-manager writing status) changed it between the read and the dry run.
+func (r *reconciler) floor(ctx context.Context, key client.ObjectKey, desired *unstructured.Unstructured) (changes string, now *unstructured.Unstructured, err error) {
+	for range 5 {
+		now = &unstructured.Unstructured{}
+		now.SetGroupVersionKind(desired.GroupVersionKind())
+		if err := r.apiCl.Get(ctx, key, now); apierrors.IsNotFound(err) {
+			return "", nil, nil
+		} else if err != nil {
+			return "", nil, err
+		}
+		after, err := r.strategy.dryRun(ctx, r.apiCl, desired, now)
+		if err != nil {
+			return "", nil, err
+		}
+		changes = ""
+		if d := comparetruth.Differs(now, after); len(d) > 0 {
+			changes = fmt.Sprintf("%s %s: %v %v", now.GetKind(), key, d, comparetruth.ChangedFields(now, after))
+		}
+		if after.GetResourceVersion() == now.GetResourceVersion() {
+			break
+		}
+	}
+	return changes, now, nil
 }
 
 // quiet waits until no reconcile has run for a while.
