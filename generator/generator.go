@@ -102,7 +102,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv, err := serverVersion(in)
+	sv, err := in.Reader.ReadServerVersion(in.ServerVersion, in.Live)
 	if err != nil {
 		return nil, err
 	}

@@ -1,103 +1,20 @@
 package generator
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
-
-// ServerVersionFile is the API server's GET /version body, which rebasegen capture writes beside
-// live.yaml: the live objects were defaulted by that server's code.
-const ServerVersionFile = "server-version.json"
-
-// ServerVersion is the version of the API server the live objects were read from.
-type ServerVersion struct {
-	Version *version.Version
-	Source  string // "--server-version", or the server-version.json it was read from
-}
-
-// String is the version as Kubernetes writes it: v1.35.0.
-func (s ServerVersion) String() string { return "v" + s.Version.String() }
-
-// serverVersion is --server-version when given, else the server-version.json beside the --live
-// files (in a --live directory); nil when neither says. Two files naming different versions are
-// an error: the live objects would come from two servers, defaulted by two codes.
-func serverVersion(in Inputs) (*ServerVersion, error) {
-	if in.ServerVersion != "" {
-		v, err := version.ParseSemantic(in.ServerVersion)
-		if err != nil {
-			return nil, fmt.Errorf("--server-version %s: want a Kubernetes version such as %s: %w", in.ServerVersion, kappconv.Kubernetes, err)
-		}
-		return &ServerVersion{Version: v, Source: "--server-version"}, nil
-	}
-	var found *ServerVersion
-	seen := map[string]bool{}
-	for _, l := range in.Live {
-		if l == "-" {
-			continue
-		}
-		dir := filepath.Dir(l)
-		if st, err := os.Stat(l); err == nil && st.IsDir() {
-			dir = l
-		}
-		file := filepath.Join(dir, ServerVersionFile)
-		if seen[file] {
-			continue
-		}
-		seen[file] = true
-		v, err := readServerVersion(in, file)
-		if err != nil || v == nil {
-			return nil, err
-		}
-		if found != nil && !found.Version.EqualTo(v.Version) {
-			return nil, fmt.Errorf("the live objects come from two API servers: %s says %s, %s says %s (give --server-version to choose)", found.Source, found, v.Source, v)
-		}
-		if found == nil {
-			found = v
-		}
-	}
-	return found, nil
-}
-
-// readServerVersion reads a GET /version body (k8s.io/apimachinery/pkg/version.Info); nil when
-// the file does not exist.
-func readServerVersion(in Inputs, file string) (*ServerVersion, error) {
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	data, err := in.Reader.ReadFound(file)
-	if err != nil {
-		return nil, err
-	}
-	var info struct {
-		GitVersion *string `json:"gitVersion"`
-	}
-	if err := json.Unmarshal(data, &info); err != nil {
-		return nil, fmt.Errorf("%s: not the JSON of the API server's GET /version: %w", file, err)
-	}
-	if info.GitVersion == nil {
-		return nil, fmt.Errorf("%s: field gitVersion: missing (the API server's GET /version body holds it)", file)
-	}
-	v, err := version.ParseSemantic(*info.GitVersion)
-	if err != nil {
-		return nil, fmt.Errorf("%s: field gitVersion: %q is not a Kubernetes version: %w", file, *info.GitVersion, err)
-	}
-	return &ServerVersion{Version: v, Source: file}, nil
-}
 
 // versionDefaults are the defaults of the server's minor version where they differ from the
 // linked version's (rulesets/defaults); nil when the server runs the linked minor version or its
 // version is unknown. A minor version without data is judged with the linked version's defaults,
 // and warning says so, naming both.
-func versionDefaults(sv *ServerVersion) (_ *rulesets.VersionDefaults, warning string, _ error) {
+func versionDefaults(sv *load.ServerVersion) (_ *rulesets.VersionDefaults, warning string, _ error) {
 	linked := version.MustParseSemantic(kappconv.Kubernetes)
 	if sv == nil || sameMinor(sv.Version, linked) {
 		return nil, "", nil

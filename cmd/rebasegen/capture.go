@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/capture"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -83,7 +83,7 @@ func captureCommand() *cli.Command {
 			}
 			// the server's version: its defaults are what the live objects hold (read back by
 			// explain, generate and check beside the live file)
-			if err := writeOutput(filepath.Join(dir, generator.ServerVersionFile), append(bytes.TrimSpace(res.ServerVersion), '\n'), nil); err != nil {
+			if err := writeOutput(filepath.Join(dir, load.ServerVersionFile), append(bytes.TrimSpace(res.ServerVersion), '\n'), nil); err != nil {
 				return err
 			}
 			for _, f := range res.Failures {

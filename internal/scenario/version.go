@@ -8,11 +8,13 @@ import (
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // ServerVersionFile holds, beside live.yaml, the GET /version body of the API server the live
-// objects were read from (rebasegen capture writes the same file).
-const ServerVersionFile = "server-version.json"
+// objects come from, as rebasegen capture writes it.
+const ServerVersionFile = load.ServerVersionFile
 
 // capturedHeader is the version live.yaml's header names (Write).
 var capturedHeader = regexp.MustCompile(`\A# Captured by hack/capture \(make fixtures\) from kube-apiserver (\S+) after `)
