@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -91,5 +92,53 @@ func TestLintReadsRulesAsCheckDoes(t *testing.T) {
 		if fmt.Sprint(hides) != "["+want+"]" {
 			t.Errorf("%s: want the rule's hidden fields at %s, got %+v", tc.name, want, findings)
 		}
+	}
+}
+
+// kapp-controller writes every key of a ytt-paths-from-secret-name Secret as a file of the ytt
+// step (fetch/inline.go writeFromSecret), not only rebase-rules.yml: a hiding rule in another key,
+// or a data value in another key that makes rebase-rules.yml render one, was never read and
+// check exited 0.
+func TestCheckReadsEveryKeyOfARulesSecret(t *testing.T) {
+	plain := strings.TrimPrefix(yttDocumentConfig, "--- #@ ")
+	indent := func(s string) string { return "    " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n    ") + "\n" }
+	secret := func(keys ...string) string {
+		s := "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules, namespace: crd-defaults}\nstringData:\n"
+		for i := 0; i < len(keys); i += 2 {
+			s += "  " + keys[i] + ": |\n" + indent(keys[i+1])
+		}
+		return s
+	}
+	for _, tc := range []struct{ name, file string }{
+		{"a plain Config in other.yml", secret("rebase-rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n", "other.yml", plain)},
+		{"other.yml alone, in data", "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules, namespace: crd-defaults}\ndata:\n  other.yml: " + base64.StdEncoding.EncodeToString([]byte(plain)) + "\n"},
+		{"a data value from values.yml", secret("rebase-rules.yml", "#@ load(\"@ytt:data\", \"data\")\n#@ if data.values.hide:\n--- "+strings.TrimSpace(plain)+"\n#@ end\n", "values.yml", "#@data/values\n---\nhide: true\n")},
+	} {
+		f := writeFile(t, "rules.yml", tc.file)
+		c, err := generator.Check(fixture("crd-defaults"), []string{f})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode]" {
+			t.Errorf("%s: hidden %s", tc.name, got)
+		}
+		findings, _, err := generator.Lint(fixture("crd-defaults"), []string{f})
+		if err != nil {
+			t.Fatalf("%s: lint: %v", tc.name, err)
+		}
+		hides := 0
+		for _, l := range findings {
+			if l.Severity == lint.Error && strings.Contains(l.Message, "the rule hides a change made in Git") {
+				hides++
+			}
+		}
+		if hides != 1 {
+			t.Errorf("%s: lint: want the hiding rule found once, got %+v", tc.name, findings)
+		}
+	}
+	// an overlay in any key would change the package's objects: refused, naming the key
+	f := writeFile(t, "rules.yml", secret("rebase-rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n", "other.yml", "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.all, expects=\"0+\"\n---\nspec: {}\n"))
+	if _, err := generator.Check(fixture("crd-defaults"), []string{f}); err == nil || !strings.Contains(err.Error(), "other.yml: it uses ytt overlays") {
+		t.Errorf("a rules Secret with an overlay in other.yml: %v", err)
 	}
 }

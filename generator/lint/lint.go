@@ -10,7 +10,6 @@ package lint
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -289,39 +288,64 @@ func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 	return ds[0], ""
 }
 
-// fromSecret reads the Configs a rules Secret holds under stringData or data (base64) SecretKey,
-// as check reads them; none for any other Secret, nor for a ytt template, which the caller
-// renders as kapp-controller's ytt step renders it and passes in Options.Rendered.
+// fromSecret reads the Configs a rules Secret holds when it holds SecretKey alone, as plain YAML
+// (PlainSecret), on the file's lines; none for any other Secret, which the caller renders as
+// kapp-controller's ytt step renders its files and passes in Options.Rendered.
 func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
-	text, found, err := SecretText(o)
+	fs, err := SecretFiles(o)
 	if err != nil {
-		return nil, "Secret data." + SecretKey + " is " + err.Error()
+		return nil, err.Error()
 	}
-	if !found || yttrender.HasYTTAnnotations(SecretKey, []byte(text)) {
+	if !PlainSecret(fs) {
 		return nil, ""
 	}
 	var value *yaml.Node // the text's node in the file, for its lines: stringData only (data is base64)
 	if _, inString, _ := unstructured.NestedString(o.Object, "stringData", SecretKey); inString {
 		value = at{n: n}.field("stringData").field(SecretKey).n
 	}
-	return embedded(o, text, value), ""
+	return embedded(o, fs[0].Text, value), ""
 }
 
-// SecretText is the SecretKey file a rules Secret holds, in stringData or else data (base64);
-// found is false for a Secret holding none. The error says what is wrong with data's value.
-func SecretText(o load.Object) (text string, found bool, err error) {
-	if text, found, _ := unstructured.NestedString(o.Object, "stringData", SecretKey); found {
-		return text, true, nil
+// SecretFile is a key of a rules Secret and its value: a file kapp-controller writes into the
+// package's ytt step (fetch/inline.go writeFromSecret writes every key of the Secret).
+type SecretFile struct{ Key, Text string }
+
+// SecretFiles are every key a Secret holds, sorted: its data (base64) with stringData over it, as
+// the API server stores them. The error names the key whose data is not base64.
+func SecretFiles(o load.Object) ([]SecretFile, error) {
+	byKey := map[string]string{}
+	data, _, _ := unstructured.NestedMap(o.Object, "data")
+	for k, v := range data {
+		enc, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("Secret data.%s is not a string", k)
+		}
+		dec, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, fmt.Errorf("Secret data.%s is not base64", k)
+		}
+		byKey[k] = string(dec)
 	}
-	enc, found, _ := unstructured.NestedString(o.Object, "data", SecretKey)
-	if !found {
-		return "", false, nil
+	str, _, _ := unstructured.NestedMap(o.Object, "stringData")
+	for k, v := range str {
+		text, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("Secret stringData.%s is not a string", k)
+		}
+		byKey[k] = text
 	}
-	dec, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return "", true, errors.New("not base64")
+	out := make([]SecretFile, 0, len(byKey))
+	for k, v := range byKey {
+		out = append(out, SecretFile{k, v})
 	}
-	return string(dec), true, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// PlainSecret says a Secret's files are SecretKey alone, without ytt annotations: ytt renders it
+// as written.
+func PlainSecret(fs []SecretFile) bool {
+	return len(fs) == 1 && fs[0].Key == SecretKey && !yttrender.HasYTTAnnotations(SecretKey, []byte(fs[0].Text))
 }
 
 // embedded reads the kapp Configs in text, the value node of o holding it (nil: unknown): their

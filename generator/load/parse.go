@@ -291,6 +291,15 @@ func checkObject(m map[string]any, src Source, size int) error {
 		return &Error{Source: src, Field: "kind", Msg: fmt.Sprintf("%q: kapp reads every %s document as a Config and refuses any other kind (want %s)", k, av, kappconv.ConfigKind)}
 	}
 	meta, _ := m["metadata"].(map[string]any)
+	if labels, _ := meta["labels"].(map[string]any); labels != nil {
+		if _, labelled := labels[kappconv.ConfigLabel]; labelled {
+			// kapp parses the Config inside with its own YAML reader, which expands every alias
+			data, _ := m["data"].(map[string]any)
+			if doc, line := overExpanded([]byte(str(data[kappconv.ConfigKey])), MaxFileSize); doc > 0 {
+				return &Error{Source: src, Field: "data." + kappconv.ConfigKey, Msg: fmt.Sprintf("its document %d (line %d of the text): %s", doc, line, errExpansion())}
+			}
+		}
+	}
 	if str(meta["name"]) == "" && !IsKappConfig(str(m["apiVersion"]), str(m["kind"])) { // kapp Configs need no name
 		return &Error{Source: src, Field: "metadata.name", Msg: "missing"}
 	}

@@ -47,6 +47,40 @@ func toJSON(chunk []byte, first int, budget int64) ([]byte, error) {
 	return nil, fmt.Errorf("invalid YAML: %s", atLine(chunk, first, err))
 }
 
+// Aliases refuses YAML that another parser reads (ytt's, for templates, data values and a rules
+// Secret's files; kapp's, for a ConfigMap's config.yml) when its aliases would expand it beyond
+// MaxFileSize, as a file read here is refused: those parsers expand every alias, unbounded. Each
+// document is measured as toJSON measures it, without expanding anything; the error names the
+// document and its line. YAML yaml.v3 cannot parse is left to the parser that reads it.
+func Aliases(name string, data []byte) error {
+	if doc, line := overExpanded(data, MaxFileSize); doc > 0 {
+		return &Error{Source: Source{File: name, Doc: doc, Line: line}, Msg: errExpansion().Error()}
+	}
+	return nil
+}
+
+// overExpanded is the document of data (counted from 1) and its line where its aliases expand
+// data beyond limit bytes; 0 when they do not.
+func overExpanded(data []byte, limit int64) (doc, line int) {
+	if bytes.IndexByte(data, '&') < 0 || bytes.IndexByte(data, '*') < 0 {
+		return 0, 0
+	}
+	dec := yaml3.NewDecoder(bytes.NewReader(data))
+	var used int64
+	for doc := 1; ; doc++ {
+		var n yaml3.Node
+		if dec.Decode(&n) != nil {
+			return 0, 0 // the end, or YAML the other parser reports
+		}
+		if used += expandedSize(&n, limit-used, map[*yaml3.Node]int64{}); used > limit {
+			if len(n.Content) > 0 {
+				return doc, n.Content[0].Line
+			}
+			return doc, n.Line
+		}
+	}
+}
+
 func errExpansion() error {
 	return fmt.Errorf("aliases expand the document beyond the size limit (a file may take %d MiB after alias expansion, all inputs %d MiB)", MaxFileSize>>20, MaxTotalSize>>20)
 }

@@ -153,6 +153,13 @@ func FuzzExpansion(f *testing.F) {
 		if len(data) > budget {
 			return
 		}
+		// what another parser (ytt's, kapp's) makes of YAML Aliases lets through is bounded too:
+		// sigs.k8s.io/yaml expands every alias as they do
+		if doc, _ := overExpanded(data, budget); doc == 0 {
+			if all, err := yaml.YAMLToJSON(data); err == nil && len(all) > 6*budget+64 {
+				t.Fatalf("%d bytes of JSON from %d bytes of YAML that overExpanded lets through", len(all), len(data))
+			}
+		}
 		js, err := toJSON(data, 1, budget)
 		if err != nil {
 			return

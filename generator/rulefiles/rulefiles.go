@@ -47,10 +47,10 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 					out.Configs = append(out.Configs, o)
 				}
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
-				text, found, err := lint.SecretText(o)
-				templated := found && err == nil && yttrender.HasYTTAnnotations(lint.SecretKey, []byte(text))
+				fs, err := lint.SecretFiles(o)
+				templated := err == nil && len(fs) > 0 && !lint.PlainSecret(fs)
 				if !force && !templated {
-					continue // lint reads a plain rebase-rules.yml itself, and reports one it cannot decode
+					continue // lint reads a plain rebase-rules.yml alone itself, and reports a Secret it cannot decode
 				}
 				embedded, err := secretRules(r, o, pkg)
 				if err != nil {
@@ -94,7 +94,7 @@ func (f Files) Rules(configs []load.Object, r *load.Reader) []verdict.Rule {
 	return rules
 }
 
-// secretName is what ytt's rendering of a rules Secret's rebase-rules.yml is called.
+// secretName is what ytt's rendering of a rules Secret's files is called.
 func secretName(o load.Object) string { return o.Source.File + " (" + lint.SecretKey + ")" }
 
 // objects reads one rule path; a file or directory holding ytt templates is rendered.
@@ -122,22 +122,26 @@ func IsYTT(r *load.Reader, p string) bool {
 	return false
 }
 
-// secretRules reads the Configs a rebase-rules Secret carries: its rebase-rules.yml rendered with
-// ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret named
-// by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it is read alone, not with the
-// package's files).
+// secretRules reads the Configs a rules Secret carries: its files (every key) rendered together
+// with ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret
+// named by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it writes every key as a file,
+// fetch/inline.go writeFromSecret; they are read here without the package's files).
 func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, error) {
-	text, found, err := lint.SecretText(o)
+	fs, err := lint.SecretFiles(o)
 	if err != nil {
-		return nil, &load.Error{Source: o.Source, Field: "data." + lint.SecretKey, Msg: err.Error()}
+		return nil, &load.Error{Source: o.Source, Msg: err.Error()}
 	}
-	if !found {
+	if len(fs) == 0 {
 		return nil, nil
 	}
-	if yttrender.HasYTTOverlay("rebase-rules.yml", []byte(text)) {
-		return nil, &load.Error{Source: o.Source, Field: "rebase-rules.yml", Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
+	templates := make([]yttrender.Template, len(fs))
+	for i, f := range fs {
+		if yttrender.HasYTTOverlay(f.Key, []byte(f.Text)) {
+			return nil, &load.Error{Source: o.Source, Field: f.Key, Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
+		}
+		templates[i] = yttrender.Template{Source: o.Source.File + " (" + f.Key + ")", Name: f.Key, Data: []byte(f.Text)}
 	}
-	docs, err := pkg.RenderFile(r, secretName(o), lint.SecretKey, []byte(text))
+	docs, err := pkg.RenderFiles(r, secretName(o), templates)
 	if err != nil {
 		return nil, err
 	}

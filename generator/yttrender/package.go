@@ -25,8 +25,11 @@ type Package struct {
 	Values      []string // ytt -v KEY=VAL
 	ValuesYAML  []string // ytt --data-value-yaml KEY=VAL
 	CR          string   // a kapp-controller Package whose template is fetched inline
-	// Template is a ytt template given as text, rendered alone with the values (RenderFile).
-	Template *Template `json:",omitempty"`
+	// Templates are ytt templates given as text, rendered together with the values alone
+	// (RenderFiles).
+	Templates []Template `json:",omitempty"`
+	// Source names the Templates in messages and Sources.
+	Source string `json:",omitempty"`
 	// What errors call it: "package" when empty; "rules file" for a --rules file of ytt templates.
 	What string `json:",omitempty"`
 }
@@ -42,7 +45,7 @@ func (p Package) what() string {
 func (p Package) label() string { return p.what() + " " + p.name() }
 
 // Template is a ytt template given as text: Name is its file name as ytt reads it (its type by
-// its extension), Source names it in errors and Sources.
+// its extension), Source names it in errors.
 type Template struct {
 	Source, Name string
 	Data         []byte
@@ -152,11 +155,11 @@ type renderLimits struct {
 	memory  uint64
 }
 
-// RenderFile renders data, a ytt template named name (its type by its extension, as ytt reads
-// it), alone with the package's data values: a rules Secret's rebase-rules.yml, which
-// kapp-controller adds to the package's ytt step. source names it in errors and Sources.
-func (p Package) RenderFile(rd *load.Reader, source, name string, data []byte) ([]load.Doc, error) {
-	values := Package{ValuesFiles: p.ValuesFiles, Values: p.Values, ValuesYAML: p.ValuesYAML, Template: &Template{source, name, data}}
+// RenderFiles renders templates (each one's type by its name's extension, as ytt reads it)
+// together, without the package's files but with its data values: a rules Secret's keys, which
+// kapp-controller writes as files into the package's ytt step. source names them in Sources.
+func (p Package) RenderFiles(rd *load.Reader, source string, templates []Template) ([]load.Doc, error) {
+	values := Package{ValuesFiles: p.ValuesFiles, Values: p.Values, ValuesYAML: p.ValuesYAML, Templates: templates, Source: source}
 	r, err := values.run(rd, false)
 	if err != nil {
 		return nil, err
@@ -182,6 +185,9 @@ func HasYTTOverlay(name string, data []byte) bool {
 
 // yttAnnotations are the ytt annotations of data, each without its "#@".
 func yttAnnotations(name string, data []byte) []string {
+	if load.Aliases(name, data) != nil {
+		return nil // refused by whichever reader reads it
+	}
 	ds, err := yamlmeta.NewDocumentSetFromBytes(data, yamlmeta.DocSetOpts{AssociatedName: name})
 	if err != nil {
 		return nil
@@ -232,8 +238,8 @@ func (p Package) name() string {
 	switch {
 	case p.CR != "":
 		return p.CR
-	case p.Template != nil:
-		return p.Template.Source
+	case len(p.Templates) > 0:
+		return p.Source
 	}
 	return strings.Join(p.Dirs, ",")
 }
@@ -253,7 +259,10 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 		fs = append(fs, cr.files...)
 	}
-	if t := p.Template; t != nil {
+	for _, t := range p.Templates {
+		if err := load.Aliases(t.Source, t.Data); err != nil {
+			return rendering{}, err
+		}
 		f, err := files.NewFileFromSource(files.NewBytesSource(t.Name, t.Data))
 		if err != nil {
 			return rendering{}, err
@@ -384,8 +393,10 @@ func (p Package) needsValue(msg string, read []yttFile, fs []*files.File) error 
 		return rel
 	}
 	where := given(file) + ":" + line
-	if t := p.Template; t != nil && t.Name == file {
-		where = t.Source + " line " + line
+	for _, t := range p.Templates {
+		if t.Name == file {
+			where = t.Source + " line " + line
+		}
 	}
 	if hint != "" {
 		hint = fmt.Sprintf(" (ytt: did you mean .%s?)", hint)

@@ -206,7 +206,7 @@ func TestMissingDataValueIsOneLine(t *testing.T) {
 		}
 	}
 	// a rules Secret's rebase-rules.yml: its line in the text
-	_, err := Package{}.RenderFile(nil, "secret.yml (rebase-rules.yml)", "rebase-rules.yml", []byte(header+"  name: #@ data.values.name\n"))
+	_, err := Package{}.RenderFiles(nil, "secret.yml (Secret x)", []Template{{Source: "secret.yml (rebase-rules.yml)", Name: "rebase-rules.yml", Data: []byte(header + "  name: #@ data.values.name\n")}})
 	if want := `secret.yml (rebase-rules.yml) line 5: needs data value "name": pass --value name=...`; err == nil || err.Error() != want {
 		t.Errorf("template: got %v\nwant %s", err, want)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"carvel.dev/ytt/pkg/files"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads: its
@@ -203,6 +205,9 @@ func written(file, field, dir string, paths map[string]string) (fetched, error) 
 		p := path.Join(dir, n)
 		if !filepath.IsLocal(p) || (dir != "" && !strings.HasPrefix(p, dir+"/")) {
 			return nil, fmt.Errorf("%s: %s: %q is outside the fetched directory", file, field, n)
+		}
+		if err := load.Aliases(fmt.Sprintf("%s %s[%q]", file, field, n), []byte(content)); err != nil {
+			return nil, err
 		}
 		out[p] = []byte(content)
 	}

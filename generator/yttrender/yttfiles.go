@@ -126,6 +126,10 @@ func (p Package) read(r *load.Reader) (yttInput, error) {
 func ytt(fs []yttFile) ([]*files.File, error) {
 	out := make([]*files.File, len(fs))
 	for i, f := range fs {
+		// ytt's parser expands every alias, unbounded
+		if err := load.Aliases(f.Name, f.Data); err != nil {
+			return nil, err
+		}
 		var err error
 		if out[i], err = files.NewFileFromSource(yttSource(f)); err != nil {
 			return nil, err
