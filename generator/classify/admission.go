@@ -63,21 +63,32 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 		}
 		sent = kappconv.Original
 	}
+	credited := ownedBy(fc.owners, d.Path)
+	if fc.sent == nil && len(credited) > 0 {
+		// What the applier sent is unknown and managedFields credit it with the field: the
+		// manifest may have declared it before and no longer does (a removal made in Git, which
+		// kapp applies). Only a built-in plugin known to add the field tells admission from it.
+		exported = true
+	}
 	if exported {
 		for _, p := range c.admissionPlugins {
 			if p.Group == fc.id.Group && p.Kind == fc.id.Kind && p.re.MatchString(path) {
 				f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Admission, Owner: "the " + p.Plugin.Plugin + " admission plugin"}
-				f.Evidence = fmt.Sprintf("the live object has no managedFields; known: the %s admission plugin adds it during a create (k8s.io/kubernetes %s %s); not in %s, %s",
-					p.Plugin.Plugin, kappconv.Kubernetes, p.Source, sent, notDefaulted)
+				missing := "the live object has no managedFields"
+				if len(credited) > 0 {
+					missing = "managedFields credit " + strings.Join(credited, ", ") + " for it and there is no " + kappconv.Original + " to say what it sent"
+				}
+				f.Evidence = fmt.Sprintf("%s; known: the %s admission plugin adds it during a create (k8s.io/kubernetes %s %s); not in %s, %s",
+					missing, p.Plugin.Plugin, kappconv.Kubernetes, p.Source, sent, notDefaulted)
 				return f, true
 			}
 		}
 		return Finding{}, false
 	}
 	owned := "no managedFields entry owns it"
-	if by := ownedBy(fc.owners, d.Path); len(by) > 0 {
+	if len(credited) > 0 {
 		// only appliers can own it here: another manager's field is that manager's (field.go)
-		owned = "managedFields credit " + strings.Join(by, ", ") + " for it"
+		owned = "managedFields credit " + strings.Join(credited, ", ") + " for it"
 	}
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Admission, Owner: "a mutating webhook or admission plugin"}
 	f.Evidence = fmt.Sprintf("added during admission of %s's write (a mutating webhook or admission plugin): %s, %s did not send it (%s), %s",

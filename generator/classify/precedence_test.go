@@ -249,3 +249,31 @@ func TestDriftWithoutOriginalSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A field the manifest no longer declares, which managedFields credit to the applier, with no
+// kapp.k14s.io/original (kapp.k14s.io/disable-original): a removal made in Git cannot be told
+// from a field added during admission (older servers credited the requester), so it is unknown,
+// never ruled. It was admission, and generate wrote a [new, existing] copy that hid the removal.
+// With the original, or with no entry owning the field (the server records the applier's fields
+// before admission), admission stands.
+func TestRemovalWithoutOriginalIsNotAdmission(t *testing.T) {
+	kappOwnsB := mf("kapp", "", `{f:data: {f:a: {}, f:b: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`)
+	kappOwnsA := mf("kapp", "", `{f:data: {f:a: {}}, f:metadata: {f:labels: {.: {}, f:app: {}}}}`)
+	desired := configMap("", "data: {a: \"1\"}")
+	for _, tc := range []struct {
+		name, sent, managed string
+		want                Class
+	}{
+		{"applier credited, no original", "", kappOwnsB, Unknown},
+		{"applier credited, the original lacks it", sentData(`{"a":"1"}`), kappOwnsB, Admission},
+		{"no entry owns it, no original", "", kappOwnsA, Admission},
+	} {
+		f := classifyYAML(t, desired, configMap(`labels: {app: web}`+tc.sent, tc.managed, "data: {a: \"1\", b: \"2\"}"))["data.b"]
+		if f.Class != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, f.Class, f.Evidence, tc.want)
+		}
+		if tc.want == Unknown && !strings.Contains(f.Evidence, "cannot be told from one added during admission") {
+			t.Errorf("%s: evidence %q does not say why", tc.name, f.Evidence)
+		}
+	}
+}
