@@ -135,10 +135,11 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		table := findingsTable(r.Findings, pal)
 		if width > 0 && widest(table) > width {
 			// aligned columns are what makes rows wide (one long path widens them all)
-			table = ""
+			var rows strings.Builder // appended, not concatenated: a resource may have thousands of rows
 			for _, f := range r.Findings {
-				table += narrowRow(escape.Text(f.Path.String()), pal.class(f)+covered(f), short(f.Desired)+" -> "+short(f.Live), escape.Text(f.Evidence), width)
+				rows.WriteString(narrowRow(escape.Text(f.Path.String()), pal.class(f)+covered(f), short(f.Desired)+" -> "+short(f.Live), escape.Text(f.Evidence), width))
 			}
+			table = rows.String()
 		}
 		b.WriteString(table)
 		for _, f := range r.Findings {

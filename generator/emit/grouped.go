@@ -95,10 +95,11 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 		tw.Flush()
 		out := table.String()
 		if width > 0 && widest(out) > width {
-			out = ""
+			var narrow strings.Builder // appended, not concatenated: a kind may have thousands of rows
 			for _, r := range rows {
-				out += narrowRow(r.path, r.class, r.values, r.evidence, width)
+				narrow.WriteString(narrowRow(r.path, r.class, r.values, r.evidence, width))
 			}
+			out = narrow.String()
 		}
 		b.WriteString(out)
 		for _, g := range k.groups {

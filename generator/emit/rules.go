@@ -139,7 +139,7 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 		} else {
 			writeAbout(b, r)
 			for _, m := range r.Owned {
-				writeOwned(b, m, r.Matchers, nsValues)
+				writeOwned(b, m, r.ControllerWins(), r.Matchers, nsValues)
 			}
 			if len(r.Paths)+len(r.Indexed) == 0 {
 				continue // every path was in an owned map
@@ -166,14 +166,18 @@ func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]str
 
 // writeOwned writes the three rules that rebase an owned map (synth.OwnedMap): copied whole from
 // the live object, every key but the controller's removed, the manifest's keys copied back.
-func writeOwned(b *strings.Builder, m synth.OwnedMap, ms []synth.Matcher, nsValues map[string]string) {
+func writeOwned(b *strings.Builder, m synth.OwnedMap, owner bool, ms []synth.Matcher, nsValues map[string]string) {
 	path := make([]string, len(m.Path))
 	for i, k := range m.Path {
 		path[i] = scalar(k)
 	}
 	at := strings.Join(path, ", ")
-	fmt.Fprintf(b, "%s  %d keys of %s owned by the controller (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)\n",
-		comment, len(m.Keys), escape.Text(strings.Join(m.Path, ".")), escape.Text(m.Keys[0]), escape.Text(m.Keys[len(m.Keys)-1]))
+	whose := "owned by the controller"
+	if !owner {
+		whose = "from the live object, the manifest's value winning"
+	}
+	fmt.Fprintf(b, "%s  %d keys of %s %s (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)\n",
+		comment, len(m.Keys), escape.Text(strings.Join(m.Path, ".")), whose, escape.Text(m.Keys[0]), escape.Text(m.Keys[len(m.Keys)-1]))
 	fmt.Fprintf(b, "- type: copy\n  sources: [existing]\n  paths:\n  - [%s]\n", at)
 	writeMatchers(b, ms, nsValues)
 	fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(m.Others))

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -41,8 +43,13 @@ const ownedMapKeys = 32
 // value, which the copy back from the manifest does not do), and no other difference under the
 // map (another rule's copy there, kapp's own included, would be undone by the copy of the whole
 // map).
+//
+// A rule where the manifest wins ([new, existing]: the server's or an admission plugin's keys,
+// kind-wide) is rebased the same way: the copy back from the manifest is what [new, existing]
+// does for each key, so the manifest may declare some of the keys too.
 func ownedMaps(r Rule, byID map[pair.Identity]classify.Resource) Rule {
-	if r.YTT() || r.Drop != nil || !r.ControllerWins() {
+	manifestWins := slices.Equal(r.Sources, []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceNew, ctlres.FieldCopyModSourceExisting})
+	if r.YTT() || r.Drop != nil || !r.ControllerWins() && !manifestWins {
 		return r
 	}
 	byParent := map[string][]string{}
@@ -61,7 +68,7 @@ func ownedMaps(r Rule, byID map[pair.Identity]classify.Resource) Rule {
 		if k != "" {
 			parent = strings.Split(k, "\x00")
 		}
-		if len(keys) < ownedMapKeys || len(parent) == 0 || !ownedOnly(parent, keys, r.Resources, byID) {
+		if len(keys) < ownedMapKeys || len(parent) == 0 || !ownedOnly(parent, keys, r.Resources, byID, manifestWins) {
 			continue
 		}
 		sort.Strings(keys)
@@ -79,10 +86,15 @@ func ownedMaps(r Rule, byID map[pair.Identity]classify.Resource) Rule {
 }
 
 // ownedOnly reports whether on every resource the map at parent differs from the manifest only
-// at keys, which the manifest does not declare, and declares fewer keys than keys.
-func ownedOnly(parent, keys []string, ids []pair.Identity, byID map[pair.Identity]classify.Resource) bool {
+// at keys, which the manifest does not declare, and declares fewer keys than keys. Where the
+// manifest wins, on every resource the map differs only at keys, whatever the manifest declares.
+func ownedOnly(parent, keys []string, ids []pair.Identity, byID map[pair.Identity]classify.Resource, manifestWins bool) bool {
 	at := fielddiff.FromFields(parent)
 	prefix := at.String()
+	ruled := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		ruled[k] = true
+	}
 	for _, id := range ids {
 		res, ok := byID[id]
 		if !ok {
@@ -92,11 +104,15 @@ func ownedOnly(parent, keys []string, ids []pair.Identity, byID map[pair.Identit
 		for _, f := range res.Findings {
 			p := f.Path.String()
 			if p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[") {
-				if len(f.Path) != len(at)+1 || f.Class != classify.Controller || f.Covered() {
+				last := f.Path[len(f.Path)-1].FieldName
+				if len(f.Path) != len(at)+1 || f.Covered() || last == nil || !ruled[*last] || !manifestWins && f.Class != classify.Controller {
 					return false
 				}
 				owned++
 			}
+		}
+		if manifestWins {
+			continue
 		}
 		if owned != len(keys) {
 			return false

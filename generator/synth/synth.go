@@ -149,15 +149,17 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 		}
 	}
 	var artifacts []*Rule
-	for key, g := range byKind {
-		res.Rules = append(res.Rules, g.kindRules(ofKind[key])...)
-		if g.artifact != nil {
-			artifacts = append(artifacts, g.artifact)
-		}
-	}
 	byID := map[pair.Identity]classify.Resource{}
 	for _, r := range rep.Resources {
 		byID[r.ID] = r
+	}
+	for key, g := range byKind {
+		for _, r := range g.kindRules(ofKind[key]) {
+			res.Rules = append(res.Rules, ownedMaps(r, byID))
+		}
+		if g.artifact != nil {
+			artifacts = append(artifacts, g.artifact)
+		}
 	}
 	for _, g := range mergeSamePaths(byResource) {
 		g.rule.Matchers = names(sortedIDs(g.res), func(id pair.Identity) Matcher { return kindMatcher(id, versions[id.Group+"/"+id.Kind]) })
