@@ -157,26 +157,19 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]verdict.Stale, er
 	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
 		return nil, err
 	}
-	was, now := generated.Compared(string(committed)), generated.Compared(buf.String())
-	if slices.Equal(was, now) {
+	at, changed := generated.Changed(string(committed), buf.String())
+	if !changed {
 		if status == generated.Edited {
 			return []verdict.Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
 		}
-		return nil, nil
+		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
 	}
+	// the diff is what regenerating writes, comments included
+	was, now := generated.Compared(string(committed)), generated.Compared(buf.String())
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []verdict.Stale{{File: file, Line: generated.LineOf(string(committed), firstDifference(was, now)), Diff: diff}}, nil
+	return []verdict.Stale{{File: file, Line: at, Diff: diff}}, nil
 }
 
 // lines are the lines of compared, each with its newline, as difflib diffs them.
 func lines(ls []string) []string { return difflib.SplitLines(strings.Join(ls, "\n")) }
-
-func firstDifference(al, bl []string) int {
-	for i := range al {
-		if i >= len(bl) || al[i] != bl[i] {
-			return i + 1
-		}
-	}
-	return len(al)
-}

@@ -95,18 +95,38 @@ func Compared(text string) []string {
 	return out
 }
 
-// LineOf is the line of text that is the n-th (1-based) line Compared keeps.
-func LineOf(text string, n int) int {
-	kept := 0
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if compared(l) {
-			if kept++; kept == n {
-				return i + 1
-			}
+// Changed reports whether regenerated differs from committed in what kapp and ytt read, and the
+// line of committed where it first does. Both are Compared without their "#!" comments other
+// than the Regenerate line: the rules' comments name the resources and evidence of the inputs the
+// file was generated from, and a capture of another namespace (a package's rules follow the
+// install namespace) changes those comments, never the rules. An edit of the comments is caught
+// by the digest (Of).
+func Changed(committed, regenerated string) (line int, changed bool) {
+	was, wasAt := read(committed)
+	now, _ := read(regenerated)
+	for i := range max(len(was), len(now)) {
+		switch {
+		case i >= len(was) && len(was) == 0:
+			return 1, true
+		case i >= len(was):
+			return wasAt[len(was)-1], true // regenerated has more: committed ends early
+		case i >= len(now) || was[i] != now[i]:
+			return wasAt[i], true
 		}
 	}
-	return len(lines)
+	return 0, false
+}
+
+// read is the lines of text Changed compares, each with its line number.
+func read(text string) (lines []string, at []int) {
+	for i, l := range strings.Split(text, "\n") {
+		t := strings.TrimLeft(l, " ")
+		if !compared(l) || strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, regenerate) {
+			continue
+		}
+		lines, at = append(lines, strings.TrimSuffix(l, "\r")), append(at, i+1)
+	}
+	return lines, at
 }
 
 func compared(l string) bool {

@@ -31,3 +31,35 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+// Changed compares what kapp and ytt read, and the Regenerate line: the rules' "#!" comments,
+// which name the resources of the capture the file was generated from, change nothing (issue 24:
+// a package's rules checked against a capture of another namespace were stale only through them).
+func TestChanged(t *testing.T) {
+	file := func(comment, rule string) string {
+		return Seal(Header("dev", "live.yaml", "rebasegen generate --package config --namespace shop") +
+			"apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n" +
+			"#! defaulted: apps/Deployment " + comment + "\n" +
+			"- type: copy\n  sources: [new, existing]\n  paths:\n  - " + rule + "\n" +
+			"  resourceMatchers:\n  - kindNamespaceNameMatcher:\n      kind: Deployment\n      namespace: #@ data.values.namespace\n      name: web\n")
+	}
+	committed := file("shop/web", "[spec, revisionHistoryLimit]")
+	for _, tc := range []struct {
+		name, regenerated string
+		line              int // 0: not changed
+	}{
+		{"the same", committed, 0},
+		{"CRLF", strings.ReplaceAll(committed, "\n", "\r\n"), 0},
+		{"comments naming another namespace", file("prod/web", "[spec, revisionHistoryLimit]"), 0},
+		{"a rule's path", file("shop/web", "[spec, progressDeadlineSeconds]"), 11},
+		{"the Regenerate line", strings.Replace(committed, "--namespace shop", "--namespace prod", 1), 2},
+		{"a ytt annotation", strings.Replace(committed, "data.values.namespace", "data.values.ns", 1), 15},
+		{"a rule more", committed + "- type: remove\n", 17},
+		{"a rule less", strings.TrimSuffix(committed, "      name: web\n"), 16},
+	} {
+		line, changed := Changed(committed, tc.regenerated)
+		if changed != (tc.line != 0) || line != tc.line {
+			t.Errorf("%s: Changed = %d, %v; want line %d", tc.name, line, changed, tc.line)
+		}
+	}
+}
