@@ -127,8 +127,8 @@ func Synthesize(in Inputs, opts synth.Options) (*Generated, error) {
 // update is named with its fields, and a change to any field a rule touches must still be shown
 // unless a controller owns it.
 func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
-	if len(a.Set.Pairs) == 0 && len(a.Set.Created) > 0 {
-		return nil, verdict.NothingPaired(verdict.UnpairedOf(a.Set))
+	if err := verdict.NothingPaired(a.Set, verdict.UnpairedOf(a.Set)); err != nil {
+		return nil, err
 	}
 	s, err := a.Synthesize(opts)
 	if err != nil {

@@ -223,7 +223,7 @@ func TestUnpairedObjectsAreNotASuccess(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	wrongNS := []string{fix[0], fix[1], fix[2], fix[3], "-n", "other"}
 	r := rebasegen(t, append([]string{"generate", "--quiet"}, wrongNS...)...)
-	if r.code != exitError || !strings.Contains(r.stderr, "no desired object pairs with a live object") ||
+	if r.code != exitError || !strings.Contains(r.stderr, "rebasegen: did you mean -n hpa-replicas? No desired object pairs with a live object") ||
 		!strings.Contains(r.stderr, "apps/Deployment other/web (the live objects hold it in namespace hpa-replicas: did you mean -n hpa-replicas?)") {
 		t.Errorf("generate: want exit 1 with the -n hint, got %d:\n%s", r.code, r.stderr)
 	}

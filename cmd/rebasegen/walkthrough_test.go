@@ -70,3 +70,26 @@ func TestPackageRulesCheckedInAnotherNamespaceAreNotStale(t *testing.T) {
 		t.Errorf("a rule edited: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// generate with a wrong -n where only the cluster-scoped objects pair (a CRD beside its custom
+// resource) is an error saying which -n pairs the rest, first, and writes nothing: it wrote the
+// CRD's rules alone, exited 0, and printed the "did you mean -n" hints after its summary.
+func TestGenerateWrongNamespaceWhereOnlyClusterScopedObjectsPair(t *testing.T) {
+	fix := scenario(t, "crd-defaults")
+	fix[5] = "wrong"
+	out := filepath.Join(t.TempDir(), "rules.yml")
+	r := rebasegen(t, append([]string{"generate", "--output-file", out}, fix...)...)
+	want := "rebasegen: did you mean -n crd-defaults? No namespaced desired object pairs with a live object (1 unpaired), so nothing was compared for them:\n" +
+		"  crd-defaults.rebasegen.dev/Backup wrong/nightly (the live objects hold it in namespace crd-defaults: did you mean -n crd-defaults?)\n"
+	if r.code != exitError || r.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written (%v)", out, err)
+	}
+	// the right namespace pairs both
+	fix[5] = "crd-defaults"
+	if r := rebasegen(t, append([]string{"generate", "--output-file", out}, fix...)...); r.code != 0 || strings.Contains(r.stderr, "did you mean") {
+		t.Errorf("-n crd-defaults: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -46,11 +47,33 @@ func UnpairedOf(set *pair.Set) []Unpaired {
 
 func key(d load.Doc) string { return d.GroupKind().String() + "/" + d.Name }
 
-// NothingPaired is the error for inputs where no desired object has a live counterpart: there is
-// nothing to compare, so no rule can be verified.
-func NothingPaired(u []Unpaired) error {
+// NothingPaired is the error for inputs where no desired object has a live counterpart, or no
+// namespaced one while the live objects hold some of them in another namespace (the cluster-scoped
+// ones alone paired: a wrong -n): there is nothing to compare them with, so no rule for them can be
+// verified. The -n that pairs them comes first.
+func NothingPaired(set *pair.Set, u []Unpaired) error {
+	namespaced := slices.ContainsFunc(set.Pairs, func(p pair.Pair) bool { return p.ID.Namespace != "" })
+	var nss []string
+	for _, x := range u {
+		if len(x.LiveIn) > 0 && !slices.Contains(nss, x.LiveIn[0]) {
+			nss = append(nss, x.LiveIn[0])
+		}
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "no desired object pairs with a live object (%d desired, none found live), so nothing was compared:", len(u))
+	switch {
+	case len(set.Created) == 0 || namespaced || len(set.Pairs) > 0 && len(nss) == 0:
+		return nil
+	case len(nss) > 0:
+		fmt.Fprintf(&b, "did you mean -n %s? ", strings.Join(nss, " or -n "))
+	}
+	what := "no desired object pairs with a live object (%d desired, none found live), so nothing was compared:"
+	if len(set.Pairs) > 0 {
+		what = "no namespaced desired object pairs with a live object (%d unpaired), so nothing was compared for them:"
+	}
+	if len(nss) > 0 {
+		what = "N" + what[1:]
+	}
+	fmt.Fprintf(&b, what, len(u))
 	for i, x := range u {
 		if i == 5 {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(u)-5)
