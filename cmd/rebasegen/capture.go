@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/capture"
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
@@ -26,7 +27,7 @@ func captureCommand() *cli.Command {
 			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "app", Aliases: []string{"a"}, Usage: "kapp app name"},
-			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App: captures its kapp app NAME.app"},
+			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App, [NAMESPACE/]NAME: captures its kapp app NAME.app (in NAMESPACE, else --namespace)"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of the app (its ConfigMap)"},
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
@@ -39,8 +40,16 @@ func captureCommand() *cli.Command {
 			if app != "" && c.String("package-install") != "" {
 				return fmt.Errorf("--app %s and --package-install %s: give one (a PackageInstall's kapp app is NAME.app)", app, c.String("package-install"))
 			}
+			namespace := c.String("namespace")
 			if pi := c.String("package-install"); pi != "" {
-				app = pi + ".app" // kapp-controller v0.51.0 pkg/deploy/factory.go; NAME-ctrl before, migrated by kapp --prev-app
+				ns, name := emit.PackageInstallRef(pi)
+				app = name + ".app" // kapp-controller v0.51.0 pkg/deploy/factory.go; NAME-ctrl before, migrated by kapp --prev-app
+				switch {
+				case ns != "" && c.IsSet("namespace") && namespace != ns:
+					return fmt.Errorf("--package-install %s and --namespace %s: give the namespace once (kapp-controller keeps the kapp app %s in the PackageInstall's namespace)", pi, namespace, app)
+				case ns != "":
+					namespace = ns // kapp-controller deploys with --app-namespace: the PackageInstall's (pkg/deploy/kapp.go)
+				}
 			}
 			if app == "" {
 				return fmt.Errorf("--app or --package-install is required")
@@ -54,7 +63,7 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("--kubeconfig %s: %w", orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)"), err)
 			}
-			opts := capture.Options{App: app, Namespace: c.String("namespace"), Retries: c.Int("retries")}
+			opts := capture.Options{App: app, Namespace: namespace, Retries: c.Int("retries")}
 			if !isQuiet(c) && isTTY(os.Stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(c.App.ErrWriter, "\rcapturing: %d/%d kinds", done, total) }
 			}

@@ -43,7 +43,7 @@ func generateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "write the rules even when verification fails (still exits 3)"},
 			&cli.BoolFlag{Name: "cost", Usage: "also report what the rules cost kapp's diff on every deploy (timed, so it varies from run to run)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
-			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for"},
+			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for, [NAMESPACE/]NAME (its namespace, else --namespace)"},
 		),
 		Action: func(c *cli.Context) error {
 			format, err := generateFormat(c.String("output"), c.String("output-file"))

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/rebasegen/rebasegen/generator/emit"
 )
 
 // nameFlags are the flags naming Kubernetes objects, with the validation the API server applies
@@ -15,9 +18,16 @@ import (
 var nameFlags = map[string]func(string) []string{
 	"namespace": validation.IsDNS1123Label,
 	"app":       validation.IsDNS1123Subdomain, // kapp's app ConfigMap
-	// the PackageInstall, its kapp app ConfigMap NAME.app and the Secret generate writes,
+	// [NAMESPACE/]NAME (emit.PackageInstallRef): the PackageInstall's namespace; the
+	// PackageInstall, its kapp app ConfigMap NAME.app and the Secret generate writes,
 	// NAME-rebase-rules (emit)
-	"package-install": func(name string) []string {
+	"package-install": func(ref string) []string {
+		ns, name := emit.PackageInstallRef(ref)
+		if strings.Contains(ref, "/") {
+			if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+				return append([]string{"namespace " + strconv.Quote(ns)}, errs...)
+			}
+		}
 		for _, n := range []string{name, name + ".app", name + "-rebase-rules"} {
 			if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
 				return errs

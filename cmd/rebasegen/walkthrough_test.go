@@ -3,9 +3,13 @@ package main
 import (
 	"crypto/md5"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -91,5 +95,66 @@ func TestGenerateWrongNamespaceWhereOnlyClusterScopedObjectsPair(t *testing.T) {
 	fix[5] = "crd-defaults"
 	if r := rebasegen(t, append([]string{"generate", "--output-file", out}, fix...)...); r.code != 0 || strings.Contains(r.stderr, "did you mean") {
 		t.Errorf("-n crd-defaults: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// --package-install NAMESPACE/NAME puts the PackageInstall in another namespace than the objects
+// (its spec.defaultNamespace): generate's Secret and the kubectl annotate command it suggests go
+// into the PackageInstall's namespace, the rules keep naming the objects' (-n), and the file
+// regenerates as written; capture reads the kapp app NAME.app in that namespace. It was refused as
+// not a Kubernetes name.
+func TestPackageInstallInAnotherNamespace(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "secret.yml")
+	r := rebasegen(t, append([]string{"generate", "-o", "secret", "--package-install", "pkgs/shop", "--output-file", out}, fix...)...)
+	if r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"#!   kubectl annotate packageinstall shop -n pkgs ext.packaging.carvel.dev/ytt-paths-from-secret-name.0=shop-rebase-rules\n",
+		"metadata:\n  name: shop-rebase-rules\n  namespace: pkgs\n",
+		"--namespace hpa-replicas --output secret --package-install pkgs/shop --output-file " + out + "\n",
+		"kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("no %q in\n%s", want, data)
+		}
+	}
+	if r := rebasegen(t, append([]string{"check", "--rules", out}, fix...)...); r.code != 0 {
+		t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, bad := range []string{"Pkgs/shop", "/shop", "pkgs/", "a/b/c", "a.b/shop"} {
+		r := rebasegen(t, append([]string{"generate", "-o", "secret", "--package-install", bad}, fix...)...)
+		if r.code != exitError || !strings.HasPrefix(r.stderr, "rebasegen: --package-install \""+bad+"\": not a valid Kubernetes name") || r.stdout != "" {
+			t.Errorf("--package-install %s: exit %d\n%s%s", bad, r.code, r.stdout, r.stderr)
+		}
+	}
+
+	// capture: the app's ConfigMap is read in the PackageInstall's namespace (a server knowing none)
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req.URL.Path)
+		http.NotFound(w, req)
+	}))
+	defer srv.Close()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "+srv.URL+"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n"), 0o600)
+	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "--kubeconfig", kubeconfig, "--output-directory", dir)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "rebasegen: no kapp app shop.app in namespace pkgs"; r.code != exitError || !strings.HasPrefix(r.stderr, want) || !slices.Contains(asked, "/api/v1/namespaces/pkgs/configmaps/shop.app") {
+		t.Errorf("capture: exit %d, asked %q, stderr:\n%s\nwant %q", r.code, asked, r.stderr, want)
+	}
+	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "-n", "other", "--kubeconfig", kubeconfig, "--output-directory", dir)
+	if want := "rebasegen: --package-install pkgs/shop and --namespace other: give the namespace once"; r.code != exitError || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("capture with another -n: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
 	}
 }

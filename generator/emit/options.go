@@ -26,7 +26,7 @@ type Options struct {
 	ServerVersion                 string // --server-version; "" when not given
 	Format                        Format // --output; "" is FormatConfig
 	NamespaceValues               []string
-	PackageInstall                string
+	PackageInstall                string // [NAMESPACE/]NAME: PackageInstallRef
 	IncludeUnknown                bool
 	NoOperational                 bool
 	OutputFile                    string // "" or "-": stdout
@@ -57,6 +57,17 @@ var optionFlags = []optionFlag{
 	{name: "output", one: func(o *Options) *string { return (*string)(&o.Format) }},
 	{name: "package-install", one: func(o *Options) *string { return &o.PackageInstall }},
 	{name: "output-file", one: func(o *Options) *string { return &o.OutputFile }},
+}
+
+// PackageInstallRef splits a PackageInstall named as --package-install takes it, [NAMESPACE/]NAME:
+// the namespace ("" when not given: the objects' namespace, --namespace) and the name. A
+// PackageInstall may sit in another namespace than the objects it installs (its
+// spec.defaultNamespace); the Secret of its rules and its kapp app go into its own.
+func PackageInstallRef(ref string) (namespace, name string) {
+	if ns, n, ok := strings.Cut(ref, "/"); ok {
+		return ns, n
+	}
+	return "", ref
 }
 
 // Args are the arguments after "rebasegen generate" that reproduce the output.

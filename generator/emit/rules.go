@@ -55,7 +55,7 @@ func WriteRules(w io.Writer, rules []synth.Rule, h Header) error {
 		writeConfig(&b, rules, nsValues)
 	case FormatSecret:
 		if h.Options.PackageInstall == "" {
-			return fmt.Errorf("--output secret needs --package-install NAME")
+			return fmt.Errorf("--output secret needs --package-install [NAMESPACE/]NAME")
 		}
 		writeSecret(&b, rules, h)
 	default:
@@ -320,7 +320,10 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	var cfg strings.Builder
 	writeHeader(&cfg, h)
 	writeConfig(&cfg, rules, nil)
-	pi, ns := h.Options.PackageInstall, h.Options.Namespace
+	ns, pi := PackageInstallRef(h.Options.PackageInstall)
+	if ns == "" {
+		ns = h.Options.Namespace
+	}
 	if ns == "" {
 		ns = "default"
 	}
