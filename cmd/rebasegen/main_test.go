@@ -156,7 +156,7 @@ func TestExitCodes(t *testing.T) {
 		{"explain: bad --output", []string{"explain", "-o", "yaml", "-l", live}, 1, "rebasegen: --output: want text or json, got \"yaml\"\n"},
 		{"generate: bad desired", []string{"generate", "-d", bad, "-l", live}, 1, badErr},
 		{"generate: secret without --package-install", []string{"generate", "--output", "secret", "-l", live}, 1,
-			"rebasegen: --output secret needs --package-install NAME\n"},
+			"rebasegen: --output secret needs --package-install [NAMESPACE/]NAME\n"},
 		{"generate: bad --output", []string{"generate", "--output", "yml", "-l", live}, 1,
 			"rebasegen: --output: want config, ytt or secret, got \"yml\"\n"},
 	} {
