@@ -83,6 +83,11 @@ func TestScriptArguments(t *testing.T) {
 			"INPUT_NAMESPACE=ns", "INPUT_FAIL_ON_DRIFT=true"},
 			[]string{"check", "--output", "github", "--package", "pkg", "--values", "a.yml", "--values", "b.yml", "--live", "live.yaml",
 				"--rules", "r.yml", "--rules", "config/", "--namespace", "ns", "--fail-on-drift"}},
+		// data values one per line, each one argument whatever it holds; fail-on-adoption
+		{[]string{"INPUT_PACKAGE=pkg", "INPUT_VALUE=name=shop\ngreeting=hello world; $(id) `id`\n", "INPUT_VALUE_YAML=replicas=3",
+			"INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_FAIL_ON_ADOPTION=true"},
+			[]string{"check", "--output", "github", "--package", "pkg", "--value", "name=shop", "--value", "greeting=hello world; $(id) `id`",
+				"--value-yaml", "replicas=3", "--live", "live.yaml", "--rules", "r.yml", "--fail-on-adoption"}},
 	} {
 		cmd := exec.Command("bash", "check.sh")
 		cmd.Env = append(os.Environ(), append(tc.env, "REBASEGEN="+echo)...)
@@ -94,10 +99,12 @@ func TestScriptArguments(t *testing.T) {
 			t.Errorf("%v:\n got %q\nwant %q", tc.env, got, tc.want)
 		}
 	}
-	cmd := exec.Command("bash", "check.sh")
-	cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "INPUT_FAIL_ON_DRIFT=yes", "REBASEGEN="+echo)
-	if out, err := cmd.Output(); exitCode(t, err) != 1 || !strings.Contains(string(out), "::error::fail-on-drift") {
-		t.Errorf("fail-on-drift=yes: exit %d, %q; want 1 and an error annotation", exitCode(t, err), out)
+	for _, input := range []string{"fail-on-drift", "fail-on-adoption"} {
+		cmd := exec.Command("bash", "check.sh")
+		cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "INPUT_"+strings.ToUpper(strings.ReplaceAll(input, "-", "_"))+"=yes", "REBASEGEN="+echo)
+		if out, err := cmd.Output(); exitCode(t, err) != 1 || !strings.Contains(string(out), "::error::"+input+": want true or false") {
+			t.Errorf("%s=yes: exit %d, %q; want 1 and an error annotation", input, exitCode(t, err), out)
+		}
 	}
 }
 
@@ -119,12 +126,16 @@ func TestActionOnFixturePackage(t *testing.T) {
 	if err := os.WriteFile(none, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	action := func(rules string) (string, int) {
+	action := func(rules string, env ...string) (string, int) {
 		cmd := exec.Command("bash", "check.sh")
-		cmd.Env = append(os.Environ(), "REBASEGEN="+bin, "INPUT_PACKAGE="+pkg, "INPUT_VALUES="+values,
-			"INPUT_LIVE="+live, "INPUT_RULES="+rules, "INPUT_NAMESPACE="+ns, "INPUT_FAIL_ON_DRIFT=false")
+		cmd.Env = append(os.Environ(), append([]string{"REBASEGEN=" + bin, "INPUT_PACKAGE=" + pkg, "INPUT_VALUES=" + values,
+			"INPUT_LIVE=" + live, "INPUT_RULES=" + rules, "INPUT_NAMESPACE=" + ns, "INPUT_FAIL_ON_DRIFT=false"}, env...)...)
 		out, err := cmd.CombinedOutput()
 		return string(out), exitCode(t, err)
+	}
+	// a data value reaches the package: another name renders objects the cluster does not hold
+	if out, code := action(rules, "INPUT_VALUE=name=shop"); code != 3 || !regexp.MustCompile(`(?m)^::error [^:]*::pending create, not compared: apps/Deployment hpa-replicas/shop`).MatchString(out) {
+		t.Errorf("value name=shop: exit %d, want 3 and a pending create\n%s", code, out)
 	}
 	if out, code := action(rules); code != 0 {
 		t.Errorf("with generated rules: exit %d, want 0\n%s", code, out)

@@ -2,8 +2,8 @@
 # check.sh - the GitHub Action's step (action.yml): rebasegen check on a package, with the inputs
 # in INPUT_* variables as action.yml passes them; list inputs hold one path per line. Prints
 # GitHub annotations (--output github); exits as rebasegen check does: 0 clean, 1 usage or input
-# error, 3 ghost diffs remain or generated rules are stale (or drift with fail-on-drift), 4 lint
-# errors only. REBASEGEN is the binary (default: rebasegen on PATH).
+# error, 3 ghost diffs remain or generated rules are stale (or drift with fail-on-drift, adoption
+# changes with fail-on-adoption), 4 lint errors only. REBASEGEN is the binary (default: rebasegen on PATH).
 set -euo pipefail
 args=(check --output github --package "${INPUT_PACKAGE:?the package input is required}")
 # gh_data VALUE: an input inside a workflow command's message, as GitHub's escapeData escapes it
@@ -21,13 +21,19 @@ add_list() { # FLAG LINES: one flag per non-empty line
   return 0
 }
 add_list --values "${INPUT_VALUES:-}"
+add_list --value "${INPUT_VALUE:-}"
+add_list --value-yaml "${INPUT_VALUE_YAML:-}"
 add_list --live "${INPUT_LIVE:?the live input is required}"
 add_list --rules "${INPUT_RULES:?the rules input is required}"
 # only when given: rebasegen's own default applies otherwise
 if [[ -n ${INPUT_NAMESPACE:-} ]]; then args+=(--namespace "$INPUT_NAMESPACE"); fi
-case ${INPUT_FAIL_ON_DRIFT:-false} in
-true) args+=(--fail-on-drift) ;;
-false | "") ;;
-*) echo "::error::fail-on-drift: want true or false, got $(gh_data "$(printf %q "$INPUT_FAIL_ON_DRIFT")")"; exit 1 ;;
-esac
+flag() { # NAME VALUE: --NAME when VALUE is true
+  case $2 in
+  true) args+=("--$1") ;;
+  false | "") ;;
+  *) echo "::error::$1: want true or false, got $(gh_data "$(printf %q "$2")")"; exit 1 ;;
+  esac
+}
+flag fail-on-drift "${INPUT_FAIL_ON_DRIFT:-false}"
+flag fail-on-adoption "${INPUT_FAIL_ON_ADOPTION:-false}"
 exec "${REBASEGEN:-rebasegen}" "${args[@]}"
