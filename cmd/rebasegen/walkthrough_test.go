@@ -2,7 +2,9 @@ package main
 
 import (
 	"crypto/md5"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -156,5 +158,43 @@ func TestPackageInstallInAnotherNamespace(t *testing.T) {
 	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "-n", "other", "--kubeconfig", kubeconfig, "--output-directory", dir)
 	if want := "rebasegen: --package-install pkgs/shop and --namespace other: give the namespace once"; r.code != exitError || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("capture with another -n: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+}
+
+// lint -r DIR (check -r too) names a directory of ytt rules a directory: it was "rendering rules
+// file DIR with ytt".
+func TestYTTRulesDirectoryError(t *testing.T) {
+	dir := t.TempDir()
+	data := "#@ load(\"@ytt:data\", \"data\")\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- paths: [[spec, replicas]]\n  type: copy\n  sources: [existing]\n  resourceMatchers:\n  - kindNamespaceNameMatcher:\n      kind: Deployment\n      namespace: #@ data.values.ns + 1\n      name: web\n"
+	if err := os.WriteFile(filepath.Join(dir, "rules.yml"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"lint", "-r", dir, "--value", "ns=x"}, append([]string{"check", "-r", dir, "--value", "ns=x"}, scenario(t, "hpa-replicas")...)} {
+		r := rebasegen(t, args...)
+		if want := "rebasegen: rendering rules directory " + dir + " with ytt:"; r.code != exitError || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %q", args[0], r.code, r.stderr, want)
+		}
+	}
+}
+
+// lint -o json writes only its JSON to stdout (a program reads it) and its human summary to
+// stderr, once; the text format writes both to stdout.
+func TestLintJSONOnStdoutSummaryOnStderr(t *testing.T) {
+	rules := filepath.Join("..", "..", "fixtures", "lint", "invalid-type", "rules.yml")
+	r := rebasegen(t, "lint", "-r", rules, "-o", "json")
+	var got struct{ Findings []json.RawMessage }
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&struct {
+		Version  int
+		Findings *[]json.RawMessage
+	}{Findings: &got.Findings}); err != nil || dec.More() || len(got.Findings) != 1 {
+		t.Errorf("stdout is not one JSON document with one finding (%v):\n%s", err, r.stdout)
+	}
+	if rest, _ := io.ReadAll(dec.Buffered()); strings.TrimSpace(string(rest)) != "" {
+		t.Errorf("stdout holds more than the JSON: %q", rest)
+	}
+	if r.code != exitLint || r.stderr != "1 error, 0 warnings\n" {
+		t.Errorf("exit %d, stderr %q; want 4 and the summary", r.code, r.stderr)
 	}
 }

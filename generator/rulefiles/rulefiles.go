@@ -6,6 +6,8 @@
 package rulefiles
 
 import (
+	"os"
+
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -102,7 +104,11 @@ func objects(r *load.Reader, p string, pkg yttrender.Package) ([]load.Object, er
 	if !IsYTT(r, p) {
 		return load.Paths([]string{p}, r)
 	}
-	docs, err := (yttrender.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: "rules file"}).Render(r)
+	what := "rules file"
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		what = "rules directory"
+	}
+	docs, err := (yttrender.Package{Dirs: []string{p}, ValuesFiles: pkg.ValuesFiles, Values: pkg.Values, ValuesYAML: pkg.ValuesYAML, What: what}).Render(r)
 	if err != nil {
 		return nil, err
 	}

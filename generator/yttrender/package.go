@@ -30,7 +30,8 @@ type Package struct {
 	Templates []Template `json:",omitempty"`
 	// Source names the Templates in messages and Sources.
 	Source string `json:",omitempty"`
-	// What errors call it: "package" when empty; "rules file" for a --rules file of ytt templates.
+	// What errors call it: "package" when empty; "rules file" or "rules directory" for a --rules
+	// path of ytt templates.
 	What string `json:",omitempty"`
 }
 
