@@ -133,7 +133,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
 	if err != nil {
-		return nil, nil, nil, yttHint(err, in.Reader, in.Desired)
+		return nil, nil, nil, yttHint(err, in.Reader, "--desired", in.Desired)
 	}
 	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
@@ -150,7 +150,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	desired = append(desired, rendered...)
 	live, err := load.Inputs("--live", in.Live, in.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, yttHint(err, in.Reader, "--live", in.Live)
 	}
 	crds, err := load.Docs(in.CRDs, in.Reader)
 	if err != nil {
@@ -204,13 +204,18 @@ func swapped(desired, live []load.Doc) error {
 	return fmt.Errorf("are --desired and --live swapped? %s carries metadata.uid, resourceVersion or managedFields, which only the API server writes, and no live object does\n(--desired takes the manifests, --live what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster)", desired[i].Source)
 }
 
-// yttHint adds to err, an error reading the --desired paths, which of them hold ytt templates:
-// read as plain YAML, a template's data values and placeholders are no Kubernetes objects.
-func yttHint(err error, r *load.Reader, paths []string) error {
+// yttHint adds to err, an error reading the paths of flag (--desired, --live), which of them hold
+// ytt templates: read as plain YAML, a template's data values and placeholders are no Kubernetes
+// objects. A package is rendered with --package; --live takes what the cluster returns.
+func yttHint(err error, r *load.Reader, flag string, paths []string) error {
 	for _, p := range paths {
-		if rulefiles.IsYTT(r, p) {
-			return fmt.Errorf("%w\n--desired %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, p, p)
+		if !rulefiles.IsYTT(r, p) {
+			continue
 		}
+		if flag == "--live" {
+			return fmt.Errorf("%w\n--live %s holds ytt templates (#@ annotations): --live takes the live objects as the cluster returns them (kubectl get -o yaml --show-managed-fields, or rebasegen capture); a package goes to --package %s (data values with --values, --value)", err, p, p)
+		}
+		return fmt.Errorf("%w\n%s %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, flag, p, p)
 	}
 	return err
 }

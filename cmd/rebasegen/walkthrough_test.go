@@ -198,3 +198,15 @@ func TestLintJSONOnStdoutSummaryOnStderr(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 4 and the summary", r.code, r.stderr)
 	}
 }
+
+// -l given a package's config directory (ytt templates) says that -l takes the live objects and
+// the package goes to --package (it was "field metadata.name: missing" and nothing more).
+func TestYTTTemplateAsLive(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "packages", "hpa-web", "config")
+	want := "\n--live " + dir + " holds ytt templates (#@ annotations): --live takes the live objects as the cluster returns them (kubectl get -o yaml --show-managed-fields, or rebasegen capture); a package goes to --package " + dir + " (data values with --values, --value)\n"
+	for _, args := range [][]string{{"explain", "-d", scenario(t, "hpa-replicas")[1], "-l", dir}, {"generate", "--package", dir, "-l", dir}} {
+		if r := rebasegen(t, args...); r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 1 and %q", args[0], r.code, r.stderr, want)
+		}
+	}
+}
