@@ -2,7 +2,9 @@ package generator
 
 import (
 	"bytes"
+	"cmp"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -168,7 +170,55 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]verdict.Stale, er
 	was, now := generated.Compared(string(committed)), generated.Compared(buf.String())
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []verdict.Stale{{File: file, Line: at, Diff: diff}}, nil
+	return []verdict.Stale{{File: file, Line: at, Diff: diff, Inputs: a.unlikeRecorded(opts)}}, nil
+}
+
+// unlikeRecorded compares the inputs a Regenerate line records with this check's: each flag and
+// value only one of them has (paths cleaned; the namespace as used, inferred or given).
+func (a *Analysis) unlikeRecorded(recorded emit.Options) []string {
+	in := a.Inputs
+	given := emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
+		Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
+		Namespace: cmp.Or(in.Namespace, a.Set.InferredNamespace), NoOperational: in.NoOperational}
+	rec, giv := inputArgs(recorded), inputArgs(given)
+	var out []string
+	for _, x := range rec {
+		if i := slices.Index(giv, x); i >= 0 {
+			giv = slices.Delete(giv, i, i+1)
+			continue
+		}
+		out = append(out, x+" (Regenerate line only)")
+	}
+	for _, x := range giv {
+		out = append(out, x+" (this check only)")
+	}
+	return out
+}
+
+// inputArgs are the input flags of o as its Regenerate line writes them, "--flag value" each.
+func inputArgs(o emit.Options) []string {
+	in := emit.Options{Desired: o.Desired, Live: o.Live, CRDs: o.CRDs, Rulesets: o.Rulesets, Packages: o.Packages, Values: o.Values,
+		ValueArgs: o.ValueArgs, ValueYAMLArgs: o.ValueYAMLArgs, PackageCR: o.PackageCR, Namespace: o.Namespace, NoOperational: o.NoOperational}
+	for _, l := range []*[]string{&in.Desired, &in.Live, &in.CRDs, &in.Rulesets, &in.Packages, &in.Values} {
+		*l = slices.Clone(*l)
+		for i, p := range *l {
+			(*l)[i] = filepath.Clean(p)
+		}
+	}
+	if in.PackageCR != "" {
+		in.PackageCR = filepath.Clean(in.PackageCR)
+	}
+	var out []string
+	args := in.Args()
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--no-operational" {
+			out = append(out, args[i])
+			continue
+		}
+		out = append(out, args[i]+" "+args[i+1])
+		i++
+	}
+	return out
 }
 
 // lines are the lines of compared, each with its newline, as difflib diffs them.

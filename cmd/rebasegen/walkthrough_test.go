@@ -210,3 +210,34 @@ func TestYTTTemplateAsLive(t *testing.T) {
 		}
 	}
 }
+
+// A stale report names the inputs its Regenerate line records that the check did not give, and
+// those the check gave that it does not record (a forgotten --values, another --value): it said
+// only that the file would change.
+func TestStaleNamesTheInputsUnlikeTheRegenerateLine(t *testing.T) {
+	dir := t.TempDir()
+	config, values := copyPackage(t, dir)
+	rules := filepath.Join(config, "rebase-rules.yml")
+	live := scenario(t, "hpa-replicas")[3]
+	if r := rebasegen(t, "generate", "--package", config, "--values", values, "-l", live, "-n", "hpa-replicas", "--output-file", rules); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	// the recorded inputs, paths written otherwise, and a value more: the value named
+	r := rebasegen(t, "check", "--package", config+"/", "--values", filepath.Join(dir, ".", "values.yml"), "-l", live, "-n", "hpa-replicas", "--rules", rules, "--value", "name=shop")
+	if want := " would change (line 7); the inputs differ from its Regenerate line's: --value name=shop (this check only):\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout:\n%s\nwant %q", r.code, r.stdout, want)
+	}
+	// --values forgotten
+	check := []string{"check", "--package", config, "-l", live, "-n", "hpa-replicas", "--rules", rules, "--value", "name=shop"}
+	r = rebasegen(t, check...)
+	want := "stale: " + rules + " would change (line 7); the inputs differ from its Regenerate line's: --values " + values + " (Regenerate line only), --value name=shop (this check only):\n"
+	if r.code != exitPending || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout:\n%s\nwant %q", r.code, r.stdout, want)
+	}
+	r = rebasegen(t, append(check, "-o", "json")...)
+	var j struct{ Stale []struct{ Inputs []string } }
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || len(j.Stale) != 1 ||
+		!slices.Equal(j.Stale[0].Inputs, []string{"--values " + values + " (Regenerate line only)", "--value name=shop (this check only)"}) {
+		t.Errorf("json (%v): %+v\n%s", err, j, r.stdout)
+	}
+}

@@ -69,6 +69,9 @@ type Finding struct {
 	Diff string
 	// Fails: the finding fails the gate (exit 3); else it is a warning.
 	Fails bool
+	// Inputs: a stale file's, the inputs its Regenerate line records that this check did not give
+	// and those it gave that the line does not record (Stale.Inputs).
+	Inputs []string
 }
 
 // Gate says which findings fail the gate besides those that always do.
@@ -105,7 +108,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)})
 	}
 	for _, s := range c.Stale {
-		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true,
+		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs,
 			Evidence: "regenerate it with the command in its header"})
 	}
 	field(KindDrift, c.Drift, g.FailOnDrift)

@@ -55,6 +55,9 @@ type StaleJSON struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Diff string `json:"diff"`
+	// Inputs: those its Regenerate line records that this check did not give, and those this
+	// check gave that it does not record.
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // Write writes the verdict's findings (Findings) and lint's in format f: one renderer per format,
@@ -104,7 +107,11 @@ func subject(f Finding) string {
 	case KindUnknown:
 		return "kapp still updates " + resource(f) + " for " + path(f)
 	case KindStale:
-		return fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
+		s := fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
+		if len(f.Inputs) > 0 { // what to give, or regenerate with
+			s += "; the inputs differ from its Regenerate line's: " + escape.Text(strings.Join(f.Inputs, ", "))
+		}
+		return s
 	}
 	return resource(f) + " " + path(f)
 }
@@ -221,7 +228,7 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
 		case KindStale:
-			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff})
+			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs})
 		case KindDrift:
 			fj.Severity = severity(f)
 			j.Drift = append(j.Drift, fj)

@@ -78,6 +78,11 @@ type Stale struct {
 	File string
 	Line int    // first differing line
 	Diff string // unified diff, committed -> regenerated
+	// Inputs are the inputs its Regenerate line records that this check did not give, and those
+	// this check gave that the line does not record: "--flag value (Regenerate line only)", "(this
+	// check only)" (a forgotten --values is a stale file's likeliest cause besides a change of the
+	// inputs).
+	Inputs []string
 }
 
 // Hidden is a declared field whose change made in Git kapp's engine no longer reports under the
