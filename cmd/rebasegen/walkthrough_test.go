@@ -241,3 +241,24 @@ func TestStaleNamesTheInputsUnlikeTheRegenerateLine(t *testing.T) {
 		t.Errorf("json (%v): %+v\n%s", err, j, r.stdout)
 	}
 }
+
+// check -o github ends with one ::notice:: summary line, so that a passing run says so in the
+// job's log (it printed nothing); a failing one has it after the annotations.
+func TestCheckGitHubSummaryNotice(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	r := rebasegen(t, append([]string{"check", "-o", "github", "--rules", rules}, fix...)...)
+	want := "::notice::check: kapp keeps 2/2 paired resources; 0 residual ghost diffs, 0 unknown fields, 0 stale generated files, 0 drift warnings, lint: 0 errors, 0 warnings\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("passing: exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	classic := filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml")
+	r = rebasegen(t, append([]string{"check", "-o", "github", "--rules", classic}, fix...)...)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if last := lines[len(lines)-1]; r.code != exitPending || !strings.HasPrefix(lines[0], "::error ") || !strings.HasPrefix(last, "::notice::check: kapp keeps 0/2 paired resources; 13 residual ghost diffs") || strings.Count(r.stdout, "::notice::") != 1 {
+		t.Errorf("failing: exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+}

@@ -69,7 +69,7 @@ func Write(w io.Writer, f format.Format, v *Verdict, fs []Finding, lints []lint.
 	case format.JSON:
 		return writeJSON(w, v, fs, lints)
 	case format.GitHub:
-		return writeGitHub(w, fs, lints, annotate)
+		return writeGitHub(w, v, fs, lints, annotate)
 	default:
 		return writeText(w, v, fs, lints)
 	}
@@ -126,9 +126,7 @@ func line(f Finding) (string, error) {
 
 func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
 	var b strings.Builder
-	n := map[Kind]int{}
 	for _, f := range fs {
-		n[f.Kind]++
 		l, err := line(f)
 		if err != nil {
 			return err
@@ -145,7 +143,17 @@ func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 	if err := lint.Write(&b, lints, lint.FormatText); err != nil {
 		return err
 	}
-	// one summary line, lint's counts in it
+	b.WriteString(summary(v, fs, lints) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary is check's one summary line, lint's counts in it.
+func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
+	n := map[Kind]int{}
+	for _, f := range fs {
+		n[f.Kind]++
+	}
 	pending := ""
 	if k := n[KindPendingCreate]; k > 0 {
 		pending = ", " + words.Count(k, "pending create")
@@ -166,16 +174,14 @@ func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
 		driftLevel = "error"
 	}
-	fmt.Fprintf(&b, "check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s\n", v.Kept, v.Paired, pending,
+	return fmt.Sprintf("check: kapp keeps %d/%d paired resources%s; %s, %s, %s, %s, lint: %s", v.Kept, v.Paired, pending,
 		words.Count(n[KindResidual], "residual ghost diff"), words.Count(n[KindUnknown], "unknown field"),
 		words.Count(n[KindStale], "stale generated file"), words.Count(n[KindDrift], "drift "+driftLevel), lint.Summary(lints))
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // writeGitHub writes workflow commands; annotations point at the rules file (that is what the
 // author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
-func writeGitHub(w io.Writer, fs []Finding, lints []lint.Finding, rules string) error {
+func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, rules string) error {
 	var b strings.Builder
 	for _, f := range fs {
 		msg, err := line(f)
@@ -203,6 +209,8 @@ func writeGitHub(w io.Writer, fs []Finding, lints []lint.Finding, rules string) 
 	if err := lint.Write(&b, lints, lint.FormatGitHub); err != nil {
 		return err
 	}
+	// the summary, so that a passing run says so in the job's log too
+	b.WriteString("::notice::" + escape.GitHubData(summary(v, fs, lints)) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
