@@ -3,19 +3,24 @@ package generator
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"gopkg.in/yaml.v3"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
@@ -24,8 +29,12 @@ type Checked struct {
 	*verdict.Verdict
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
-	Unmanaged, Live   int // live objects without managedFields, of all (pair.Set's)
-	Lint              []lint.Finding
+	// At: where each drift and pending change was made, as far as the inputs tell: the desired
+	// document when it is a file's; for a package's rendering (its lines are no file's), a
+	// pending value the line of a values file declaring it. Absent: nowhere known.
+	At              map[Field]load.Source
+	Unmanaged, Live int // live objects without managedFields, of all (pair.Set's)
+	Lint            []lint.Finding
 	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
 	LintSkipped error
 
@@ -63,6 +72,9 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live}
+	if c.At, err = a.located(vd); err != nil {
+		return nil, err
+	}
 	for _, f := range ruleFiles {
 		st, err := a.stale(f)
 		if err != nil {
@@ -75,6 +87,115 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		c.Lint, c.LintSkipped = a.lint(files, nil)
 	}
 	return c, nil
+}
+
+// Field is a resource's field, as findings name it.
+type Field struct {
+	Resource pair.Identity
+	Path     string
+}
+
+// located says where each drift and pending change of the verdict was made (Checked.At).
+func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
+	values, err := valueLines(a.Inputs.Reader, a.Inputs.Package)
+	if err != nil {
+		return nil, err
+	}
+	desired := map[pair.Identity]load.Source{}
+	for _, r := range a.Report.Resources {
+		desired[r.ID] = r.Desired.Source
+	}
+	at := map[Field]load.Source{}
+	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
+		src, ok := desired[r.Resource]
+		ok = ok && !isRendered(src.File) && src.File != "-"
+		if !ok && r.Finding.Class == classify.Pending {
+			src, ok = values.of(r.Finding.Desired)
+		}
+		if ok {
+			at[Field{r.Resource, r.Finding.Path.String()}] = src
+		}
+	}
+	return at, nil
+}
+
+// Findings are the verdict's findings (verdict.Verdict.Findings), drift and pending changes
+// located where they were made (At).
+func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
+	fs := c.Verdict.Findings(g)
+	for i, f := range fs {
+		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending {
+			continue
+		}
+		if src, ok := c.At[Field{f.Resource, f.Path}]; ok {
+			fs[i].File, fs[i].Line = src.File, src.Line
+		}
+	}
+	return fs
+}
+
+// isRendered reports whether file names ytt's output: its lines are no file's.
+func isRendered(file string) bool {
+	_, ok := yttrender.RenderedFrom(file)
+	return ok
+}
+
+// scalars are the scalar values of a package's data values files, each with where it is written;
+// the values --value and --value-yaml give, which override files, are written nowhere.
+type scalars struct {
+	at    map[string][]load.Source
+	flags map[string]bool
+}
+
+// valueLines reads the scalars of the package's values files (ytt --data-values-file).
+func valueLines(r *load.Reader, pkg yttrender.Package) (scalars, error) {
+	s := scalars{at: map[string][]load.Source{}, flags: map[string]bool{}}
+	for _, kv := range slices.Concat(pkg.Values, pkg.ValuesYAML) {
+		if _, v, ok := strings.Cut(kv, "="); ok {
+			s.flags[v] = true
+		}
+	}
+	for _, file := range pkg.ValuesFiles {
+		data, err := r.ReadFile(file)
+		if err != nil {
+			return s, err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc yaml.Node
+			if err := dec.Decode(&doc); err != nil {
+				break // the end, or what ytt reports when it renders the package
+			}
+			var walk func(n *yaml.Node)
+			walk = func(n *yaml.Node) {
+				if n.Kind == yaml.ScalarNode {
+					s.at[n.Value] = append(s.at[n.Value], load.Source{File: file, Line: n.Line})
+				}
+				for i, c := range n.Content {
+					if n.Kind == yaml.MappingNode && i%2 == 0 {
+						continue // a key
+					}
+					walk(c)
+				}
+			}
+			walk(&doc)
+		}
+	}
+	return s, nil
+}
+
+// of is where v is written: the one line of the values files holding it, when no flag gives it.
+func (s scalars) of(v any) (load.Source, bool) {
+	switch v.(type) {
+	case string, bool, int64, float64, int:
+	default:
+		return load.Source{}, false
+	}
+	text := fmt.Sprint(v)
+	if at := s.at[text]; len(at) == 1 && !s.flags[text] {
+		return at[0], true
+	}
+	return load.Source{}, false
 }
 
 // readAsDesired reports whether every file of the --rules path p is also a file of a desired

@@ -262,3 +262,46 @@ func TestCheckGitHubSummaryNotice(t *testing.T) {
 		t.Errorf("failing: exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }
+
+// check -o github annotates a drift and a pending change where they were made, not at the rules
+// file's line 1: the desired document; for a package, the values file line declaring the pending
+// value; no file when the inputs do not tell (a --value flag).
+func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
+	dir := t.TempDir()
+	at := func(args []string, want ...string) {
+		t.Helper()
+		r := rebasegen(t, append([]string{"check", "-o", "github"}, args...)...)
+		for _, w := range want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: exit %d, no %q in\n%s%s", args, r.code, w, r.stdout, r.stderr)
+			}
+		}
+	}
+	drift := scenario(t, "human-drift")
+	rules := filepath.Join(dir, "drift.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, drift...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	at(append([]string{"-r", rules}, drift...),
+		"::warning file="+drift[1]+",line=1::drift: core/ConfigMap human-drift/shop-config data.log-level\n",
+		"::warning file="+drift[1]+",line=8::drift: apps/Deployment human-drift/shop spec.template.spec.containers[name=shop].env[name=DEBUG]\n")
+
+	fix := scenario(t, "hpa-replicas")
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := filepath.Join(dir, "bumped.yaml")
+	os.WriteFile(bumped, []byte(strings.Replace(string(data), "nginx:1.25", "nginx:1.27", 1)), 0o644)
+	config, values := copyPackage(t, dir)
+	rules = filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, "generate", "--package", config, "--values", values, "-l", fix[3], "-n", fix[5], "--output-file", rules); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image\n"
+	at([]string{"-r", rules, "-d", bumped, "-l", fix[3], "-n", fix[5]}, "::warning file="+bumped+",line=1::"+pending)
+	os.WriteFile(values, []byte("# the image\n---\nname: web\nimage: nginx:1.27\n"), 0o644)
+	at([]string{"-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5]}, "::warning file="+values+",line=4::"+pending)
+	os.WriteFile(values, []byte("image: nginx:1.25\n"), 0o644)
+	at([]string{"-r", rules, "--package", config, "--values", values, "--value", "image=nginx:1.27", "-l", fix[3], "-n", fix[5]}, "::warning::"+pending)
+}

@@ -71,6 +71,9 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 // file, with GitHub's escaping: a name holding a newline and "::error ..." cannot inject a command.
 // msg's parts from the inputs are escape.Text already (its own line breaks are kept).
 func GitHubCommand(severity, file string, line int, msg string) string {
+	if file == "" { // no file to annotate: the job's log alone
+		return fmt.Sprintf("::%s::%s\n", severity, escape.GitHubData(msg))
+	}
 	return fmt.Sprintf("::%s file=%s,line=%d::%s\n", severity, escape.GitHubProperty(file), line, escape.GitHubData(msg))
 }
 
