@@ -1,6 +1,7 @@
 package yttrender
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -186,6 +187,9 @@ func HasYTTOverlay(name string, data []byte) bool {
 
 // yttAnnotations are the ytt annotations of data, each without its "#@".
 func yttAnnotations(name string, data []byte) []string {
+	if !bytes.Contains(data, []byte("#@")) {
+		return nil // no annotation to read
+	}
 	if load.Aliases(name, data) != nil {
 		return nil // refused by whichever reader reads it
 	}
