@@ -39,7 +39,8 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 					if fails {
 						level = "::error "
 					}
-					if !strings.HasPrefix(got, level) || strings.Count(got, "\n") != 1 {
+					// and the summary, one ::notice:: line
+					if !strings.HasPrefix(got, level) || strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n::notice::check: ") {
 						t.Errorf("%s (fails %v): want one %s annotation, got:\n%s", k, fails, level, got)
 					}
 				case "json":

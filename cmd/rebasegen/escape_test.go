@@ -54,7 +54,8 @@ func assertEscaped(t *testing.T, what, out string, github bool) {
 	}
 	for _, l := range strings.Split(out, "\n") {
 		cmd := strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::")
-		if cmd && !(github && (strings.HasPrefix(l, "::error file=") || strings.HasPrefix(l, "::warning file="))) || strings.Contains(l, "##[") {
+		command := strings.HasPrefix(l, "::error file=") || strings.HasPrefix(l, "::warning file=") || strings.HasPrefix(l, "::warning::") || strings.HasPrefix(l, "::notice::check: ")
+		if cmd && !(github && command) || strings.Contains(l, "##[") {
 			t.Errorf("%s: a line a GitHub runner reads as a workflow command: %q", what, l)
 		}
 	}

@@ -33,7 +33,7 @@ func TestCheckGitChangeIsNotDrift(t *testing.T) {
 		t.Errorf("text: want exit 0 and no drift, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = rebasegen(t, append(args, "--output", "github")...)
-	if r.code != 0 || strings.Count(r.stdout, "::warning file="+rules+",line=1::pending change from Git") != 2 || strings.Contains(r.stdout, "::error") {
+	if r.code != 0 || strings.Count(r.stdout, "::warning file="+desired+",line=1::pending change from Git") != 2 || strings.Contains(r.stdout, "::error") {
 		t.Errorf("github: want exit 0 and 2 pending warnings, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = rebasegen(t, append(args, "--output", "json")...)
