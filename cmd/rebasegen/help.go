@@ -42,7 +42,7 @@ func termWidth(f *os.File) int {
 // outputWidth is the width to fit w to: a terminal's, 0 for anything else (files and pipes keep
 // full lines for grep and diff).
 func outputWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); ok && isTTY(f) {
 		return termWidth(f)
 	}
 	return 0
