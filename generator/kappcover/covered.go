@@ -110,6 +110,15 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 	return out, nil
 }
 
+// Rebased is the object kapp applies for desired, live as the existing object: desired with the
+// rules applied.
+func (r Rebaser) Rebased(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if len(r.mods) == 0 {
+		return desired, nil
+	}
+	return r.rebase(desired, live)
+}
+
 // reach is what a rebase rule can read or write of a resource: the top-level fields its path
 // and its matcher's emptyFieldMatchers start with, or any field (a ytt rule, a path or matcher of
 // a shape not known here).

@@ -1,11 +1,16 @@
 package verdict
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // pendingHidden returns the changes made in Git that kapp, under the rules in force, does not
@@ -90,4 +95,106 @@ func revert(desired, live map[string]any, p fielddiff.Path) {
 		return
 	}
 	neutralise(desired, live, p)
+}
+
+// gitChangesRewritten returns the changes made in Git (changedInGit) that the rules in force
+// rewrite in the object kapp applies, where kapp's built-in rules alone apply them: kapp never
+// applies them, whichever base it diffs against and whatever it reports. pendingHidden asks
+// whether kapp shows a pending change; where the live object drifted too, kapp diffs against it
+// and updates the resource for the drift, and a rule keyed to the value Git now holds (take the
+// cluster's value when the manifest's is the new one) keeps the cluster's value all the same.
+func gitChangesRewritten(in Input) ([]Hidden, error) {
+	var inForce, builtin kappcover.Rebaser
+	ready := false
+	var out []Hidden
+	for _, r := range in.Report.Resources {
+		changes := changedInGit(r)
+		if len(changes) == 0 {
+			continue
+		}
+		if !ready {
+			ready = true
+			var err error
+			if inForce, err = kappcover.New(in.Configs, false); err != nil {
+				return nil, err
+			}
+			if builtin, err = kappcover.New(nil, false); err != nil {
+				return nil, err
+			}
+		}
+		desired, live, err := r.Objects()
+		if err != nil {
+			return nil, err
+		}
+		applied := func(rb kappcover.Rebaser) (*fielddiff.Lookup, error) {
+			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.ID, err)
+			}
+			return fielddiff.NewLookup(rebased.Object), nil
+		}
+		withRules, err := applied(inForce)
+		if err != nil {
+			return nil, err
+		}
+		alone, err := applied(builtin)
+		if err != nil {
+			return nil, err
+		}
+		git := fielddiff.NewLookup(desired.Object)
+		for _, f := range changes {
+			want, declared := git.Get(f.Path)
+			same := func(l *fielddiff.Lookup) bool {
+				v, ok := l.Get(f.Path)
+				return ok == declared && fielddiff.Equal(v, want)
+			}
+			if same(alone) && !same(withRules) {
+				h := Hidden{Resource: r.ID, Path: f.Path.String()}
+				h.Rule, h.At = responsible(in.Rules, r, f.Path)
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+// changedInGit are the fields of r the manifest changed since kapp last applied them: the
+// pending ones, and drift whose live value is not what kapp applied either (the live object
+// drifted too).
+func changedInGit(r classify.Resource) []classify.Finding {
+	var out []classify.Finding
+	var sent *fielddiff.Lookup
+	for _, f := range r.Findings {
+		switch {
+		case f.Class == classify.Pending:
+			out = append(out, f)
+		case f.Class == classify.Drift:
+			if sent == nil {
+				sent = lastApplied(r)
+				if sent == nil {
+					return out
+				}
+			}
+			v, ok := sent.Get(f.Path)
+			if ok != (f.Change != fielddiff.Added) || ok && !fielddiff.Equal(v, f.Desired) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// lastApplied is what kapp last applied of r (its kapp.k14s.io/original annotation); nil when
+// there is none.
+func lastApplied(r classify.Resource) *fielddiff.Lookup {
+	live, err := r.Live.Object()
+	if err != nil {
+		return nil
+	}
+	raw, ok := live.GetAnnotations()[kappconv.Original]
+	var m map[string]any
+	if !ok || json.Unmarshal([]byte(raw), &m) != nil || m == nil {
+		return nil
+	}
+	return fielddiff.NewLookup(m)
 }

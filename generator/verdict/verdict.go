@@ -152,6 +152,16 @@ func Judge(in Input) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	rewritten, err := gitChangesRewritten(in)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range rewritten {
+		same := func(p Hidden) bool { return p.Resource == h.Resource && p.Path == h.Path }
+		if !slices.ContainsFunc(pendingHidden, same) && !slices.ContainsFunc(v.Hidden, same) {
+			pendingHidden = append(pendingHidden, h)
+		}
+	}
 	v.Hidden = append(v.Hidden, pendingHidden...)
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it
 		return slices.ContainsFunc(pendingHidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
