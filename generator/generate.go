@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -24,7 +25,8 @@ type Generated struct {
 	Set    *pair.Set
 	synth.Result
 	Config       *unstructured.Unstructured // the rules as one kapp Config
-	config       load.Object
+	config       load.Object                // Config, for kapp's engine
+	kappConfig   ctlconf.Config             // the same Config typed, for the verdict stage's mutation check
 	Verification Verification
 	Unpaired     []verdict.Unpaired // desired objects with no live counterpart: not compared
 }
@@ -136,7 +138,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	}
 	g := *s
 	configs := append(slices.Clone(a.Set.Configs), g.config)
-	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.config, yttHints(g.Rules)),
+	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.kappConfig, yttHints(g.Rules)),
 		IncludeUnknown: opts.IncludeUnknown, Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, err
@@ -205,20 +207,35 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	if err := a.place(&g.Result); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, g.Rules, emit.Header{}); err != nil {
+	var err error
+	if g.kappConfig, g.config, err = generatedConfig(g.Rules); err != nil {
 		return nil, err
 	}
-	objs, err := load.Bytes("generated", buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("generated Config does not parse (a bug): %w", err)
-	}
-	g.config, g.Config = objs[0], objs[0].Unstructured
+	g.Config = g.config.Unstructured
 	if a.synthesized == nil {
 		a.synthesized = map[synth.Options]*Generated{}
 	}
 	a.synthesized[opts] = g
 	return g, nil
+}
+
+// generatedConfig is the Config of the rules, typed (emit.Config) and as the object kapp's engine reads:
+// kapp builds its rules (ctlconf.Conf) only from resources, so the engine gets the file generate
+// writes, as kapp will read it.
+func generatedConfig(rules []synth.Rule) (ctlconf.Config, load.Object, error) {
+	cfg, err := emit.Config(rules)
+	if err != nil {
+		return ctlconf.Config{}, load.Object{}, err
+	}
+	var buf bytes.Buffer
+	if err := emit.WriteRules(&buf, rules, emit.Header{}); err != nil {
+		return ctlconf.Config{}, load.Object{}, err
+	}
+	objs, err := load.Bytes("generated", buf.Bytes())
+	if err != nil {
+		return ctlconf.Config{}, load.Object{}, fmt.Errorf("generated Config does not parse (a bug): %w", err)
+	}
+	return cfg, objs[0], nil
 }
 
 func allGhosts(r classify.Resource, opts synth.Options) bool {

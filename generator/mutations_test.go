@@ -1,11 +1,9 @@
 package generator
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
-	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -68,24 +66,23 @@ func TestMutationCheckPerRuleOfOneYTTRule(t *testing.T) {
 // mutationsUnder judges rules, written as generate writes them, with the verdict stage.
 func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) *verdict.Verdict {
 	t.Helper()
-	cfg := configOf(t, rules)
-	v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: []load.Object{cfg}, Rules: verdict.Generated(cfg, yttHints(rules))})
+	typed, cfg, err := generatedConfig(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: []load.Object{cfg}, Rules: verdict.Generated(typed, yttHints(rules))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-// configOf is the kapp Config generate writes for rules.
+// configOf is the kapp Config generate writes for rules, as kapp's engine reads it.
 func configOf(t *testing.T, rules []synth.Rule) load.Object {
 	t.Helper()
-	var b bytes.Buffer
-	if err := emit.WriteRules(&b, rules, emit.Header{}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := load.Bytes("rules", b.Bytes())
+	_, cfg, err := generatedConfig(rules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg[0]
+	return cfg
 }

@@ -9,16 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
-
-func writePath(b *strings.Builder, p []string) {
-	parts := make([]string, len(p))
-	for i, s := range p {
-		parts[i] = scalar(s)
-	}
-	fmt.Fprintf(b, "  - [%s]\n", strings.Join(parts, ", "))
-}
 
 // siblingsAsRegex writes a plain rule's paths, paths that differ in one map key only as one path
 // whose part there is a {regex: "^(a|b)$"} matching exactly those keys: sibling keys under one
@@ -28,7 +22,7 @@ func writePath(b *strings.Builder, p []string) {
 // (make bench, fleet corpus). The same keys in fewer paths copy the same values at a fraction of
 // that. Each merge is exact: the paths differ in one part only, so the merged path matches their
 // union and nothing else.
-func siblingsAsRegex(r synth.Rule) []string {
+func siblingsAsRegex(r synth.Rule) []ctlres.Path {
 	var paths [][][]string // per path, per part: the map keys it matches; nil for {allIndexes: true}
 	for _, p := range r.Paths {
 		var parts [][]string
@@ -67,10 +61,9 @@ func siblingsAsRegex(r synth.Rule) []string {
 			}
 		}
 	}
-	out := make([]string, len(paths))
+	out := make([]ctlres.Path, len(paths))
 	for i, parts := range paths {
-		written := make([]string, len(parts))
-		for k, keys := range parts {
+		for _, keys := range parts {
 			switch len(keys) {
 			case 0:
 				// every item, whether selected by key or by index (synth checked that the items
@@ -78,18 +71,18 @@ func siblingsAsRegex(r synth.Rule) []string {
 				// indexes the source's list without checking its length
 				// (resources/mod_field_copy.go), so a live list shorter than the manifest's would
 				// panic kapp; {allIndexes: true} skips the items the source lacks.
-				written[k] = "{allIndexes: true}"
+				out[i] = append(out[i], ctlres.NewPathPartFromIndexAll())
 			case 1:
-				written[k] = scalar(keys[0])
+				out[i] = append(out[i], ctlres.NewPathPartFromString(keys[0]))
 			default:
 				quoted := make([]string, len(keys))
 				for q, key := range keys {
 					quoted[q] = regexp.QuoteMeta(key)
 				}
-				written[k] = fmt.Sprintf("{regex: %s}", scalar("^("+strings.Join(quoted, "|")+")$"))
+				regex := "^(" + strings.Join(quoted, "|") + ")$"
+				out[i] = append(out[i], &ctlres.PathPart{Regex: &ctlres.PathPartRegex{Regex: &regex}})
 			}
 		}
-		out[i] = strings.Join(written, ", ")
 	}
 	return out
 }

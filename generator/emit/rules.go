@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -42,7 +43,9 @@ func WriteRules(w io.Writer, rules []synth.Rule, h Header) error {
 	switch h.Options.Format {
 	case FormatConfig, "":
 		writeHeader(&b, h)
-		writeConfig(&b, rules, nil)
+		if err := writeConfig(&b, rules, nil); err != nil {
+			return err
+		}
 	case FormatYTT:
 		if err := checkValueKeys(h.Options.NamespaceValues); err != nil {
 			return err
@@ -52,12 +55,16 @@ func WriteRules(w io.Writer, rules []synth.Rule, h Header) error {
 		if len(nsValues) > 0 {
 			b.WriteString("#@ load(\"@ytt:data\", \"data\")\n")
 		}
-		writeConfig(&b, rules, nsValues)
+		if err := writeConfig(&b, rules, nsValues); err != nil {
+			return err
+		}
 	case FormatSecret:
 		if h.Options.PackageInstall == "" {
 			return fmt.Errorf("--output secret needs --package-install [NAMESPACE/]NAME")
 		}
-		writeSecret(&b, rules, h)
+		if err := writeSecret(&b, rules, h); err != nil {
+			return err
+		}
 	default:
 		return format.Unknown(string(h.Options.Format), format.Rules())
 	}
@@ -107,126 +114,69 @@ func writeHeader(b *strings.Builder, h Header) {
 	b.WriteString(generated.Header(escape.Text(h.Version), escape.Text(strings.Join(h.Options.InputNames(), ", ")), escape.Text(h.Options.Command())))
 }
 
-func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]string) {
+func writeConfig(b *strings.Builder, rules []synth.Rule, nsValues map[string]string) error {
 	b.WriteString("apiVersion: " + kappconv.ConfigAPIVersion + "\nkind: " + kappconv.ConfigKind + "\n")
 	fmt.Fprintf(b, "minimumRequiredVersion: %s\n", MinimumKappVersion)
 	if len(rules) == 0 {
 		b.WriteString("rebaseRules: []\n")
-		return
+		return nil
+	}
+	written, err := rebaseRules(rules)
+	if err != nil {
+		return err
 	}
 	b.WriteString("rebaseRules:\n")
-	for _, r := range rules {
-		if r.YTT() {
-			for _, p := range r.Parts() { // each rule of the one ytt evaluation says what it rewrites and why
-				writeAbout(b, p)
-				fmt.Fprintf(b, "%s  ytt rule: %s\n", comment, escape.Text(pathList(p)))
-				fmt.Fprintf(b, "%s  not a plain copy: %s\n", comment, escape.Text(yttWhy(p)))
-			}
-			if len(r.Also) > 0 {
-				fmt.Fprintf(b, "%s  the %d ytt rules above run as one: kapp evaluates a ytt rule once for every resource it matches, under each base\n", comment, len(r.Also)+1)
-			}
-			b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
-			writeIndented(b, overlay(r), "        ")
-		} else if r.Drop != nil {
-			writeAbout(b, r)
-			fmt.Fprintf(b, "%s  remove rule: %s, an empty value the server does not store, only while the manifest's value is empty (emptyFieldMatcher): a value declared in Git is still shown\n", comment, escape.Text(r.Drop.String()))
-			parts := synth.KappPath(r.Drop)
-			written := make([]string, len(parts))
-			for i, p := range parts {
-				written[i] = kappPart(p)
-			}
-			fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s]\n", strings.Join(written, ", "))
-		} else {
-			writeAbout(b, r)
-			for _, m := range r.Owned {
-				writeOwned(b, m, r.ControllerWins(), r.Matchers, nsValues)
-			}
-			if len(r.Paths)+len(r.Indexed) == 0 {
-				continue // every path was in an owned map
-			}
-			if e := gate(r.Matchers); e != nil {
-				fmt.Fprintf(b, "%s  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches\n", comment, escape.Text(emptyFieldString(*e)))
-			}
-			fmt.Fprintf(b, "- type: copy\n  sources: [%s]\n  paths:\n", joinSources(r.Sources))
-			for _, p := range siblingsAsRegex(r) {
-				fmt.Fprintf(b, "  - [%s]\n", p)
-			}
+	for _, w := range written {
+		for _, line := range w.about {
+			b.WriteString(comment + line + "\n")
 		}
-		writeMatchers(b, r.Matchers, nsValues)
-		if len(r.Remove) > 0 {
-			fmt.Fprintf(b, "%s  kapp's history annotations, which the copy above takes from the live object, removed as kapp removes them before diffing\n", comment)
-			b.WriteString("- type: remove\n  paths:\n")
-			for _, p := range r.Remove {
-				writePath(b, p)
-			}
-			writeMatchers(b, r.RemoveMatchers, nsValues)
+		if w.rule != nil {
+			writeRule(b, *w.rule, nsValues)
 		}
 	}
+	return nil
 }
 
-// writeOwned writes the three rules that rebase an owned map (synth.OwnedMap): copied whole from
-// the live object, every key but the controller's removed, the manifest's keys copied back.
-func writeOwned(b *strings.Builder, m synth.OwnedMap, owner bool, ms []synth.Matcher, nsValues map[string]string) {
-	path := make([]string, len(m.Path))
-	for i, k := range m.Path {
-		path[i] = scalar(k)
+// writeRule writes one rebase rule as a list item; paths and matchers in flow style.
+func writeRule(b *strings.Builder, r ctlconf.RebaseRule, nsValues map[string]string) {
+	if r.Ytt != nil {
+		b.WriteString("- ytt:\n    overlayContractV1:\n      overlay.yml: |\n")
+		writeIndented(b, r.Ytt.OverlayContractV1.OverlayYAML, "        ")
+	} else {
+		fmt.Fprintf(b, "- type: %s\n", r.Type)
+		if len(r.Sources) > 0 {
+			fmt.Fprintf(b, "  sources: [%s]\n", joinSources(r.Sources))
+		}
+		b.WriteString("  paths:\n")
+		for _, p := range r.Paths {
+			fmt.Fprintf(b, "  - [%s]\n", pathText(p))
+		}
 	}
-	at := strings.Join(path, ", ")
-	whose := "owned by the controller"
-	if !owner {
-		whose = "from the live object, the manifest's value winning"
-	}
-	fmt.Fprintf(b, "%s  %d keys of %s %s (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)\n",
-		comment, len(m.Keys), escape.Text(strings.Join(m.Path, ".")), whose, escape.Text(m.Keys[0]), escape.Text(m.Keys[len(m.Keys)-1]))
-	fmt.Fprintf(b, "- type: copy\n  sources: [existing]\n  paths:\n  - [%s]\n", at)
-	writeMatchers(b, ms, nsValues)
-	fmt.Fprintf(b, "- type: remove\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(m.Others))
-	writeMatchers(b, ms, nsValues)
-	fmt.Fprintf(b, "- type: copy\n  sources: [new]\n  paths:\n  - [%s, {regex: %s}]\n", at, scalar(everyKey))
-	writeMatchers(b, ms, nsValues)
-}
-
-// everyKey is the {regex} of every key of a map.
-const everyKey = "(?s)^.*$"
-
-// writeAbout writes the comment naming a rule's classes, resources and evidence.
-func writeAbout(b *strings.Builder, r synth.Rule) {
-	fmt.Fprintf(b, "%s%s: %s\n", comment, escape.Text(classLabels(r)), escape.Text(resourceNames(r.Resources)))
-	for _, e := range r.Evidence {
-		fmt.Fprintf(b, "%s  %s\n", comment, escape.Text(e))
-	}
-}
-
-func writeMatchers(b *strings.Builder, ms []synth.Matcher, nsValues map[string]string) {
 	b.WriteString("  resourceMatchers:\n")
-	for _, m := range ms {
+	for _, m := range r.ResourceMatchers {
 		writeMatcher(b, m, nsValues, "  ")
 	}
 }
 
 // writeMatcher writes one list item of matchers at indent; and/any/not nest in block style.
-func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]string, indent string) {
-	list := func(name string, ms []synth.Matcher) {
+func writeMatcher(b *strings.Builder, m ctlconf.ResourceMatcher, nsValues map[string]string, indent string) {
+	list := func(name string, ms []ctlconf.ResourceMatcher) {
 		fmt.Fprintf(b, "%s- %s:\n%s    matchers:\n", indent, name, indent)
 		for _, c := range ms {
 			writeMatcher(b, c, nsValues, indent+"    ")
 		}
 	}
 	switch {
-	case m.And != nil:
-		list("andMatcher", m.And.Matchers)
-	case m.Any != nil:
-		list("anyMatcher", m.Any.Matchers)
-	case m.EmptyField != nil:
-		parts := make([]string, len(m.EmptyField.Path))
-		for i, p := range m.EmptyField.Path {
-			parts[i] = kappPart(p)
-		}
-		fmt.Fprintf(b, "%s- emptyFieldMatcher: {path: [%s]}\n", indent, strings.Join(parts, ", "))
-	case m.Not != nil:
+	case m.AndMatcher != nil:
+		list("andMatcher", m.AndMatcher.Matchers)
+	case m.AnyMatcher != nil:
+		list("anyMatcher", m.AnyMatcher.Matchers)
+	case m.EmptyFieldMatcher != nil:
+		fmt.Fprintf(b, "%s- emptyFieldMatcher: {path: [%s]}\n", indent, pathText(m.EmptyFieldMatcher.Path))
+	case m.NotMatcher != nil:
 		fmt.Fprintf(b, "%s- notMatcher:\n%s    matcher:\n", indent, indent)
 		var inner strings.Builder
-		writeMatcher(&inner, m.Not.Matcher, nsValues, indent+"    ")
+		writeMatcher(&inner, m.NotMatcher.Matcher, nsValues, indent+"    ")
 		// one matcher, not a list: the item's "- " becomes indentation
 		b.WriteString(strings.Replace(inner.String(), indent+"    - ", indent+"      ", 1))
 	default:
@@ -234,16 +184,23 @@ func writeMatcher(b *strings.Builder, m synth.Matcher, nsValues map[string]strin
 	}
 }
 
-// kappPart writes one part of a kapp path: a map key, or {index: N}. An index only where kapp
-// reads the list's length first (emptyFieldMatcher, remove): its copy does not.
-func kappPart(p synth.PathPart) string {
-	if p.AllIndexes {
-		return "{allIndexes: true}"
+// pathText writes a kapp path's parts as a YAML flow list holds them: a map key, {index: N},
+// {allIndexes: true} or {regex: ...}.
+func pathText(p ctlres.Path) string {
+	parts := make([]string, len(p))
+	for i, part := range p {
+		switch {
+		case part.MapKey != nil:
+			parts[i] = scalar(*part.MapKey)
+		case part.Regex != nil:
+			parts[i] = "{regex: " + scalar(*part.Regex.Regex) + "}"
+		case part.ArrayIndex.Index != nil:
+			parts[i] = fmt.Sprintf("{index: %d}", *part.ArrayIndex.Index)
+		default:
+			parts[i] = "{allIndexes: true}"
+		}
 	}
-	if p.Index != nil {
-		return fmt.Sprintf("{index: %d}", *p.Index)
-	}
-	return scalar(p.Key)
+	return strings.Join(parts, ", ")
 }
 
 // gate is the emptyFieldMatcher through list items a plain rule's andMatcher ends with, negated
@@ -301,14 +258,14 @@ func shown(v any) string {
 	return fmt.Sprint(v)
 }
 
-func matcher(m synth.Matcher, nsValues map[string]string) string {
+func matcher(m ctlconf.ResourceMatcher, nsValues map[string]string) string {
 	switch {
-	case m.APIVersionKind != nil:
-		return fmt.Sprintf("apiVersionKindMatcher: {apiVersion: %s, kind: %s}", scalar(m.APIVersionKind.APIVersion), scalar(m.APIVersionKind.Kind))
-	case m.APIGroupKind != nil:
-		return fmt.Sprintf("apiGroupKindMatcher: {apiGroup: %s, kind: %s}", scalar(m.APIGroupKind.APIGroup), scalar(m.APIGroupKind.Kind))
+	case m.APIVersionKindMatcher != nil:
+		return fmt.Sprintf("apiVersionKindMatcher: {apiVersion: %s, kind: %s}", scalar(m.APIVersionKindMatcher.APIVersion), scalar(m.APIVersionKindMatcher.Kind))
+	case m.APIGroupKindMatcher != nil:
+		return fmt.Sprintf("apiGroupKindMatcher: {apiGroup: %s, kind: %s}", scalar(m.APIGroupKindMatcher.APIGroup), scalar(m.APIGroupKindMatcher.Kind))
 	}
-	k := m.KindNamespaceName
+	k := m.KindNamespaceNameMatcher
 	if key, ok := nsValues[k.Namespace]; ok {
 		// a ytt annotation on the namespace node: the rule follows the install namespace
 		return fmt.Sprintf("kindNamespaceNameMatcher:\n      kind: %s\n      namespace: #@ data.values.%s\n      name: %s", scalar(k.Kind), key, scalar(k.Name))
@@ -316,10 +273,12 @@ func matcher(m synth.Matcher, nsValues map[string]string) string {
 	return fmt.Sprintf("kindNamespaceNameMatcher: {kind: %s, namespace: %s, name: %s}", scalar(k.Kind), scalar(k.Namespace), scalar(k.Name))
 }
 
-func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
+func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
 	var cfg strings.Builder
 	writeHeader(&cfg, h)
-	writeConfig(&cfg, rules, nil)
+	if err := writeConfig(&cfg, rules, nil); err != nil {
+		return err
+	}
 	ns, pi := PackageInstallRef(h.Options.PackageInstall)
 	if ns == "" {
 		ns = h.Options.Namespace
@@ -335,6 +294,7 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) {
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
 	writeIndented(b, cfg.String(), "    ")
+	return nil
 }
 
 // joinSources writes a copy rule's sources as kapp's YAML flow list holds them.

@@ -124,7 +124,11 @@ func TestPathsDifferingInOneKeyMerge(t *testing.T) {
 		`spec, template, spec, {regex: "^(containers|initContainers)$"}, {allIndexes: true}, {regex: "^(a|b)$"}`,
 		`spec, template, spec, ephemeralContainers, {allIndexes: true}, a`,
 	}
-	if got := siblingsAsRegex(rule); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	var got []string
+	for _, p := range siblingsAsRegex(rule) {
+		got = append(got, pathText(p))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var b strings.Builder

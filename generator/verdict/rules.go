@@ -72,26 +72,18 @@ type Rule struct {
 }
 
 // Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
-// with kapp's own parser, each with where it is written (r reads the files for the rules' lines;
-// nil: the rules are rebasegen's own, generated). A Config kapp cannot read has no such rules
-// here: kapp's engine (and lint) report it.
+// with kapp's own parser, each with where it is written (r reads the files for the rules' lines).
+// A Config kapp cannot read has no such rules here: kapp's engine (and lint) report it.
 func Rules(configs []load.Object, r *load.Reader) []Rule {
 	kappglobal.Prepare()
-	var lines *lint.Lines
-	if r != nil {
-		lines = lint.NewLines(r)
-	}
+	lines := lint.NewLines(r)
 	var out []Rule
 	for _, o := range configs {
 		cfg, ok := kappConfig(o)
 		if !ok {
 			continue
 		}
-		add := func(key string, i int, what string, ms []ctlconf.ResourceMatcher, paths ...ctlres.Path) *Rule {
-			m, ok := kappmatch.New(ms)
-			if !ok {
-				return nil
-			}
+		out = append(out, rulesOf(cfg, func(key string, i int) RuleAt {
 			at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
 			if i >= 0 {
 				at.Key += fmt.Sprintf("[%d]", i)
@@ -99,70 +91,81 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 			if load.IsLabelledConfig(o) {
 				at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
 			}
-			switch rendered, ok := yttrender.RenderedFrom(o.Source.File); {
-			case lines == nil:
-				at.File, at.Generated = "", true
-			case ok:
+			if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok {
 				at.File = rendered
-			default:
+			} else {
 				at.Line = lines.Of(o, key, i)
 			}
-			index := -1
-			if key == "rebaseRules" {
-				index = i
+			return at
+		})...)
+	}
+	return out
+}
+
+// rulesOf reads the rules of one Config that can hide a declared field; at says where the rule
+// at index i of key is written.
+func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
+	var out []Rule
+	add := func(key string, i int, what string, ms []ctlconf.ResourceMatcher, paths ...ctlres.Path) *Rule {
+		m, ok := kappmatch.New(ms)
+		if !ok {
+			return nil
+		}
+		index := -1
+		if key == "rebaseRules" {
+			index = i
+		}
+		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index})
+		return &out[len(out)-1]
+	}
+	for i, r := range cfg.RebaseRules {
+		switch {
+		case r.Ytt != nil && r.Ytt.OverlayContractV1 != nil:
+			if h := add("rebaseRules", i, "ytt overlay", r.ResourceMatchers); h != nil {
+				h.ytt = r.AsMods()
 			}
-			out = append(out, Rule{At: at, what: what, paths: paths, matcher: m, index: index})
-			return &out[len(out)-1]
+		case r.Ytt != nil:
+		case r.Type == "copy" && len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting:
+			add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...)
+		case r.Type == "copy":
+			// a copy from new first keeps every value the manifest declares, so it gets no
+			// mutation check, but it can restore a value the manifest no longer declares
+			if h := add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...); h != nil {
+				h.keepsDeclared = true
+			}
+		case r.Type == "remove":
+			add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...)
 		}
-		for i, r := range cfg.RebaseRules {
-			switch {
-			case r.Ytt != nil && r.Ytt.OverlayContractV1 != nil:
-				if h := add("rebaseRules", i, "ytt overlay", r.ResourceMatchers); h != nil {
-					h.ytt = r.AsMods()
-				}
-			case r.Ytt != nil:
-			case r.Type == "copy" && len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting:
-				add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...)
-			case r.Type == "copy":
-				// a copy from new first keeps every value the manifest declares, so it gets no
-				// mutation check, but it can restore a value the manifest no longer declares
-				if h := add("rebaseRules", i, fmt.Sprintf("copy %s from [%s]", pathsText(rulePathsOf(r)), sourcesText(r.Sources)), r.ResourceMatchers, rulePathsOf(r)...); h != nil {
-					h.keepsDeclared = true
-				}
-			case r.Type == "remove":
-				add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...)
+	}
+	for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
+		add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+	}
+	for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
+		add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+	}
+	for i, r := range cfg.OwnershipLabelRules {
+		add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+	}
+	for i, r := range cfg.LabelScopingRules {
+		add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+	}
+	for i, r := range cfg.TemplateRules {
+		for j, ref := range r.AffectedResources.ObjectReferences {
+			if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
+				h.At.Key += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
 			}
 		}
-		for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
-			add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+	}
+	if len(cfg.AdditionalLabels) > 0 {
+		keys := slices.Sorted(maps.Keys(cfg.AdditionalLabels))
+		noun := "label "
+		if len(keys) > 1 {
+			noun = "labels "
 		}
-		for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
-			add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
-		}
-		for i, r := range cfg.OwnershipLabelRules {
-			add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
-		}
-		for i, r := range cfg.LabelScopingRules {
-			add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
-		}
-		for i, r := range cfg.TemplateRules {
-			for j, ref := range r.AffectedResources.ObjectReferences {
-				if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
-					h.At.Key += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
-				}
-			}
-		}
-		if len(cfg.AdditionalLabels) > 0 {
-			keys := slices.Sorted(maps.Keys(cfg.AdditionalLabels))
-			noun := "label "
-			if len(keys) > 1 {
-				noun = "labels "
-			}
-			if h := add("additionalLabels", -1, "kapp writes "+noun+strings.Join(keys, ", "), []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}); h != nil {
-				h.keys = map[string]bool{}
-				for _, k := range keys {
-					h.keys[k] = true
-				}
+		if h := add("additionalLabels", -1, "kapp writes "+noun+strings.Join(keys, ", "), []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}); h != nil {
+			h.keys = map[string]bool{}
+			for _, k := range keys {
+				h.keys[k] = true
 			}
 		}
 	}
@@ -206,14 +209,20 @@ func (c Rule) Matches(desired *unstructured.Unstructured) bool {
 // overlay.
 func (c Rule) Describe() string { return c.what }
 
-// Generated reads the rules of cfg, the Config generate writes, as Rules reads any Config; hints
-// are the paths each of its ytt rules rewrites, in the order they are written (synth knows them:
-// trying only those keeps the check of a generated ytt rule as cheap as that of a plain copy).
-func Generated(cfg load.Object, hints [][]fielddiff.Path) []Rule {
-	rules := Rules([]load.Object{cfg}, nil)
-	parsed, _ := kappConfig(cfg)
+// Generated reads the rules of cfg, the Config generate writes (emit.Config), as Rules reads any
+// Config; hints are the paths each of its ytt rules rewrites, in the order they are written
+// (synth knows them: trying only those keeps the check of a generated ytt rule as cheap as that
+// of a plain copy).
+func Generated(cfg ctlconf.Config, hints [][]fielddiff.Path) []Rule {
+	kappglobal.Prepare()
+	rules := rulesOf(cfg, func(key string, i int) RuleAt {
+		if i >= 0 {
+			key += fmt.Sprintf("[%d]", i)
+		}
+		return RuleAt{Key: key, Generated: true}
+	})
 	nth := map[int]int{} // rebaseRules index -> which ytt rule it is
-	for i, r := range parsed.RebaseRules {
+	for i, r := range cfg.RebaseRules {
 		if r.Ytt != nil {
 			nth[i] = len(nth)
 		}
