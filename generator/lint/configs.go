@@ -1,0 +1,231 @@
+package lint
+
+// Where the Configs to lint are found: Config documents, labelled ConfigMaps' config.yml and
+// rules Secrets' keys, with the YAML nodes their findings' lines come from.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// doc is one Config: its data as kapp reads it, and its YAML nodes for line numbers.
+type doc struct {
+	file   string
+	obj    map[string]any
+	node   *yaml.Node // the Config mapping; nil when positions are unknown
+	line0  int        // where the document (or the ConfigMap's config.yml) starts
+	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
+	note   string     // where in the file, when lines cannot say: a document of ytt's output
+	ytt    int        // the document of ytt's output, when rendered
+	secret bool       // read from a rules Secret's key, line0 that key's line
+}
+
+// readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
+// rendered; other documents are ignored. A labelled ConfigMap kapp would reject is a finding, not
+// an input error.
+func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
+	objs, err := load.Paths(paths, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*doc
+	var findings []Finding
+	nodes := map[string][]*yaml.Node{}
+	read := func(o load.Object, file string, n *yaml.Node, line0 int, note string, ytt int) {
+		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
+		_, labelled := o.GetLabels()[kappconv.ConfigLabel]
+		var ds []*doc
+		problem := ""
+		switch {
+		case isConfig:
+			ds = []*doc{{obj: o.Object, node: n}}
+		case labelled:
+			var d *doc
+			if d, problem = fromConfigMap(o, n); d != nil {
+				ds = []*doc{d}
+			}
+		case o.GetAPIVersion() == "v1" && o.GetKind() == "Secret":
+			ds, problem = fromSecret(o, n)
+			for _, d := range ds {
+				d.secret = true
+			}
+		}
+		if problem != "" {
+			findings = append(findings, Finding{Severity: Error, File: file, Line: line0, Rule: -1, Message: note + problem})
+		}
+		for _, d := range ds {
+			d.file, d.note, d.ytt = file, note, ytt
+			if d.line0 == 0 || n == nil {
+				d.line0 = line0
+			}
+			docs = append(docs, d)
+		}
+	}
+	for _, o := range objs {
+		file := o.Source.File
+		if _, ok := nodes[file]; !ok {
+			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
+			nodes[file] = documentNodes(data)
+		}
+		read(o, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
+	}
+	for _, r := range rendered {
+		for _, o := range r.Objects {
+			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
+		}
+	}
+	return docs, findings, nil
+}
+
+// fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml"; a problem
+// when kapp rejects the ConfigMap.
+func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
+	if o.GetAPIVersion() != "v1" || o.GetKind() != "ConfigMap" {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " is not a v1 ConfigMap: kapp rejects it"
+	}
+	text, found, _ := unstructured.NestedString(o.Object, "data", kappconv.ConfigKey)
+	if !found {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " has no data." + kappconv.ConfigKey + ": kapp rejects it"
+	}
+	ds := embedded(o, text, at{n: n}.field("data").field(kappconv.ConfigKey).n)
+	if len(ds) != 1 {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " does not hold exactly one kapp Config in data." + kappconv.ConfigKey + ": kapp rejects it"
+	}
+	return ds[0], ""
+}
+
+// fromSecret reads the Configs a rules Secret holds when it holds SecretKey alone, as plain YAML
+// (PlainSecret), on the file's lines; none for any other Secret, which the caller renders as
+// kapp-controller's ytt step renders its files and passes in Options.Rendered.
+func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
+	fs, err := SecretFiles(o)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if !PlainSecret(fs) {
+		return nil, ""
+	}
+	var value *yaml.Node // the text's node in the file, for its lines: stringData only (data is base64)
+	if _, inString, _ := unstructured.NestedString(o.Object, "stringData", SecretKey); inString {
+		value = at{n: n}.field("stringData").field(SecretKey).n
+	}
+	return embedded(o, fs[0].Text, value), ""
+}
+
+// SecretFile is a key of a rules Secret and its value: a file kapp-controller writes into the
+// package's ytt step (fetch/inline.go writeFromSecret writes every key of the Secret).
+type SecretFile struct{ Key, Text string }
+
+// SecretFiles are every key a Secret holds, sorted: its data (base64) with stringData over it, as
+// the API server stores them. The error names the key whose data is not base64.
+func SecretFiles(o load.Object) ([]SecretFile, error) {
+	byKey := map[string]string{}
+	data, _, _ := unstructured.NestedMap(o.Object, "data")
+	for k, v := range data {
+		enc, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("Secret data.%s is not a string", k)
+		}
+		dec, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, fmt.Errorf("Secret data.%s is not base64", k)
+		}
+		byKey[k] = string(dec)
+	}
+	str, _, _ := unstructured.NestedMap(o.Object, "stringData")
+	for k, v := range str {
+		text, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("Secret stringData.%s is not a string", k)
+		}
+		byKey[k] = text
+	}
+	out := make([]SecretFile, 0, len(byKey))
+	for k, v := range byKey {
+		out = append(out, SecretFile{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// PlainSecret says a Secret's files are SecretKey alone, without ytt annotations: ytt renders it
+// as written.
+func PlainSecret(fs []SecretFile) bool {
+	return len(fs) == 1 && fs[0].Key == SecretKey && !yttrender.HasYTTAnnotations(SecretKey, []byte(fs[0].Text))
+}
+
+// embedded reads the kapp Configs in text, the value node of o holding it (nil: unknown): their
+// lines are the file's where the value is a literal block (key: |), which keeps the text's lines
+// aligned with the file's, else the value's. Text kapp cannot parse holds none.
+func embedded(o load.Object, text string, value *yaml.Node) []*doc {
+	inner, err := load.Bytes(o.Source.File, []byte(text))
+	if err != nil {
+		return nil
+	}
+	var nodes []*yaml.Node
+	literal := value != nil && value.Style&yaml.LiteralStyle != 0
+	if literal {
+		nodes = documentNodes([]byte(text))
+	}
+	var out []*doc
+	for _, x := range inner {
+		if !load.IsKappConfig(x.GetAPIVersion(), x.GetKind()) {
+			continue
+		}
+		d := &doc{obj: x.Object}
+		if value != nil {
+			d.line0 = value.Line
+		}
+		if literal {
+			if d.node = find(nodes, x.Source); d.node != nil {
+				d.offset = value.Line
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// documentNodes parses every document of a file; a document yaml.v3 cannot parse ends the list
+// (its findings then carry the document's line).
+func documentNodes(data []byte) []*yaml.Node {
+	var out []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if dec.Decode(&n) != nil {
+			return out
+		}
+		if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			out = append(out, n.Content[0])
+		}
+	}
+}
+
+// find returns the node of the object load read at src: the first document starting at or after
+// the document's separator line.
+func find(nodes []*yaml.Node, src load.Source) *yaml.Node {
+	for _, n := range nodes {
+		if n.Line < src.Line {
+			continue
+		}
+		if src.Item > 0 {
+			items := at{n: n}.field("items").n
+			if items == nil || len(items.Content) < src.Item {
+				return nil
+			}
+			return items.Content[src.Item-1]
+		}
+		return n
+	}
+	return nil
+}
