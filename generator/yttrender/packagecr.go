@@ -246,3 +246,42 @@ func under(fs fetched, sel string) ([]*files.File, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].RelativePath() < out[j].RelativePath() })
 	return out, nil
 }
+
+// DeployNamespaces are the namespace options of the kapp deploy step of the package's Package
+// (--package-cr): intoNs puts every namespaced object into that namespace, mapNs maps namespaces
+// (kapp-controller v0.51.0 passes them to kapp deploy as --into-ns and --map-ns). Empty without
+// a Package.
+func (p Package) DeployNamespaces(r *load.Reader) (intoNs string, mapNs []string, err error) {
+	if p.CR == "" {
+		return "", nil, nil
+	}
+	data, err := r.ReadFile(p.CR)
+	if err != nil {
+		return "", nil, err
+	}
+	cr, err := readPackageCR(p.CR, data)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, d := range cr.Spec.Template.Spec.Deploy {
+		if d.Kapp != nil {
+			intoNs, mapNs = d.Kapp.IntoNs, append(mapNs, d.Kapp.MapNs...)
+		}
+	}
+	return intoNs, mapNs, nil
+}
+
+func readPackageCR(file string, data []byte) (packageCR, error) {
+	var cr packageCR
+	js, err := load.ToJSON(file, data)
+	if err != nil {
+		return cr, err
+	}
+	if err := yaml.Unmarshal(js, &cr); err != nil {
+		return cr, fmt.Errorf("%s: %w", file, err)
+	}
+	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
+		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
+	}
+	return cr, nil
+}
