@@ -120,9 +120,13 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 }
 
 // Findings are the verdict's findings (verdict.Verdict.Findings), drift and pending changes
-// located where they were made (At).
+// located where they were made (At), after the warning that the server's minor version has no
+// defaults data, if it has none: a warning in every format, never failing the gate.
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 	fs := c.Verdict.Findings(g)
+	if c.VersionWarning != "" {
+		fs = append([]verdict.Finding{{Kind: verdict.KindServerVersion, Evidence: c.VersionWarning}}, fs...)
+	}
 	for i, f := range fs {
 		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending {
 			continue

@@ -14,26 +14,36 @@ import (
 
 // Lint lints the kapp Configs under rules against the inputs when any are given: desired
 // objects for matchers that match nothing, live objects for the narrower rules generate writes.
-// It returns the namespace inferred for desired objects without one (see pair.Set), if any.
-func Lint(in Inputs, rules []string) ([]lint.Finding, string, error) {
+func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 	if err := stdinOnce(in, rules); err != nil {
-		return nil, "", err
+		return nil, LintNotes{}, err
 	}
 	in = in.withReader()
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
+		// no objects to judge with the server's defaults; a malformed version is still an error
+		if _, err := in.Reader.ReadServerVersion(in.ServerVersion, nil); err != nil {
+			return nil, LintNotes{}, err
+		}
 		files, err := rulefiles.Read(in.Reader, rules, in.Package, func(string) bool { return false })
 		if err != nil {
-			return nil, "", err
+			return nil, LintNotes{}, err
 		}
 		findings, err := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
-		return findings, "", err
+		return findings, LintNotes{}, err
 	}
 	a, err := Analyze(in)
 	if err != nil {
-		return nil, "", err
+		return nil, LintNotes{}, err
 	}
 	findings, err := a.Lint(rules)
-	return findings, a.Set.InferredNamespace, err
+	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, VersionWarning: a.Set.VersionWarning}, err
+}
+
+// LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for
+// desired objects without one, if any, and that the server's minor version has no defaults data.
+type LintNotes struct {
+	InferredNamespace string
+	VersionWarning    string
 }
 
 // Lint lints the kapp Configs under rules against the analysed objects, read as check reads them

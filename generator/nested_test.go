@@ -10,8 +10,8 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
-// API servers before v1.35 store `creationTimestamp: null` in every embedded ObjectMeta. The
-// captured nested-templates objects (v1.35 omits it) get it back at each depth where Kubernetes
+// API servers before v1.34 store `creationTimestamp: null` in every embedded ObjectMeta. The
+// captured nested-templates objects (v1.34 and later omit it) get it back at each depth where Kubernetes
 // keeps an ObjectMeta; the rules must make kapp's engine keep both resources under both bases.
 func TestEmbeddedCreationTimestampNullAtEveryDepth(t *testing.T) {
 	paths := map[string][][]string{

@@ -44,7 +44,6 @@ func checkCommand() *cli.Command {
 			}
 			noteNamespace(c, res.InferredNamespace)
 			noteUnmanaged(c, res.Unmanaged, res.Live)
-			noteVersion(c, res.VersionWarning)
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}

@@ -20,8 +20,12 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 	for _, k := range verdict.Kinds() {
 		for _, fails := range []bool{true, false} {
 			marker := "marker-" + string(k)
+			ev := "evidence"
+			if k == verdict.KindServerVersion {
+				ev = marker // a finding about the whole run: its sentence is all it says
+			}
 			f := verdict.Finding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
-				Class: "c", Evidence: "evidence", File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
+				Class: "c", Evidence: ev, File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
 			res := &generator.Checked{Verdict: &verdict.Verdict{}}
 			for _, of := range format.Report() {
 				var out strings.Builder
@@ -35,9 +39,13 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 				}
 				switch of {
 				case "github":
-					level := "::warning "
+					level := "::warning"
 					if fails {
-						level = "::error "
+						level = "::error"
+					}
+					level += " " // at a file
+					if k == verdict.KindServerVersion {
+						level = level[:len(level)-1] + "::" // the job's log: no file caused it
 					}
 					// and the summary, one ::notice:: line
 					if !strings.HasPrefix(got, level) || strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n::notice::check: ") {
@@ -70,7 +78,7 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
 	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}}}
+		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}}, VersionWarning: "no defaults data"}
 	got := map[verdict.Kind]bool{}
 	for _, f := range res.Findings(verdict.Gate{}) {
 		got[f.Kind] = true
@@ -93,14 +101,14 @@ func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
 	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
 		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
 		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindStale: "stale",
-		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption",
+		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
 	}
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
 	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}}
+		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}, VersionWarning: "no defaults data"}
 	fs := res.Findings(verdict.Gate{})
 	labels := map[string]verdict.Kind{}
 	for _, k := range verdict.Kinds() {

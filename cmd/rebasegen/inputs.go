@@ -26,8 +26,13 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 		&cli.BoolFlag{Name: "no-operational", Usage: "annotations people stamp on purpose at run time (kubectl rollout restart's restartedAt) are drift, not ruled"},
-		&cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z (default: the server-version.json rebasegen capture writes beside live.yaml)"},
+		serverVersionFlag(),
 	}, packageFlags()...)
+}
+
+// serverVersionFlag is --server-version of every command that reads live objects.
+func serverVersionFlag() cli.Flag {
+	return &cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z (default: the server-version.json rebasegen capture writes beside live.yaml)"}
 }
 
 const namespaceUsage = "namespace of namespaced desired objects without one (default: where their live counterparts are, if all in one namespace, else default)"

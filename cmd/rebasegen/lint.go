@@ -24,6 +24,7 @@ func lintCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
 			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
+			serverVersionFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report()) + " (GitHub Actions annotations)"},
 		}, packageFlags()...),
 		Action: func(c *cli.Context) error {
@@ -34,12 +35,13 @@ func lintCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			findings, inferred, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
-				Namespace: c.String("namespace"), Package: packageOf(c), Reader: load.NewReader(os.Stdin)}, c.StringSlice("rules"))
+			findings, notes, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
+				Namespace: c.String("namespace"), Package: packageOf(c), Reader: load.NewReader(os.Stdin), ServerVersion: c.String("server-version")}, c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}
-			noteNamespace(c, inferred)
+			noteNamespace(c, notes.InferredNamespace)
+			noteVersion(c, notes.VersionWarning)
 			out := c.App.Writer
 			if f == format.Text {
 				out = wrapTo(out)

@@ -83,27 +83,33 @@ func withVersion(t *testing.T, fixture, body string) string {
 
 func versionJSON(v string) string { return `{"major":"1","gitVersion":"` + v + `"}` }
 
-// TestServerVersionInput (issue 26): explain, generate and check read server-version.json beside
+// TestServerVersionInput (issue 26): explain, generate, check and lint read server-version.json beside
 // the live file, --server-version wins over it, two servers among the inputs are an error naming
 // both files, a malformed value is an error naming the file and field, and a minor rebasegen has
-// no defaults of is one warning naming the server's version and the one used.
+// no defaults of is one warning naming the server's version and the one used: on stderr, and for
+// check a finding in its output (TestCheckServerVersionInEveryFormat).
 func TestServerVersionInput(t *testing.T) {
 	desired := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml")
 	old := withVersion(t, "hpa-replicas", versionJSON("v1.31.4"))
 	oldFile := filepath.Join(filepath.Dir(old), "server-version.json")
 	const warnPrefix = "warning: the live objects come from Kubernetes "
-	for _, cmd := range []string{"explain", "generate", "check"} {
+	for _, cmd := range []string{"explain", "generate", "check", "lint"} {
 		args := []string{cmd, "-d", desired, "-l", old, "-n", "hpa-replicas"}
-		if cmd == "check" {
+		if cmd == "check" || cmd == "lint" {
 			args = append(args, "--rules", filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml"))
 		}
 		r := rebasegen(t, args...)
 		want := warnPrefix + "v1.31.4 (" + oldFile + "), whose defaults rebasegen has no data for: judged with the defaults of k8s.io/kubernetes v1.37.2"
-		if r.code == exitError || strings.Count(r.stderr, warnPrefix) != 1 || !strings.Contains(r.stderr, want) {
-			t.Errorf("%s with a v1.31.4 server-version.json: exit %d, stderr:\n%s\nwant once: %q", cmd, r.code, r.stderr, want)
+		got, other := r.stderr, r.stdout
+		if cmd == "check" { // a finding of check's, in its output: once, not on stderr too
+			want = strings.Replace(want, "warning: ", "warning: server version: ", 1)
+			got, other = r.stdout, r.stderr
 		}
-		if cmd != "explain" {
-			continue // the flag is read by the same code in every command
+		if r.code == exitError || strings.Count(got+other, "the live objects come from Kubernetes ") != 1 || !strings.Contains(got, want) {
+			t.Errorf("%s with a v1.31.4 server-version.json: exit %d, stdout:\n%s\nstderr:\n%s\nwant once: %q", cmd, r.code, r.stdout, r.stderr, want)
+		}
+		if cmd != "explain" && cmd != "lint" {
+			continue // the flag is read by the same code in explain, generate and check; lint wires its flags apart
 		}
 		r = rebasegen(t, append(args, "--server-version", "v1.37.2")...)
 		if r.code == exitError || strings.Contains(r.stderr, warnPrefix) {
@@ -142,6 +148,11 @@ func TestServerVersionInput(t *testing.T) {
 	}
 	if r := rebasegen(t, "explain", "-l", same, "--server-version", "1.35"); r.code != exitError || !strings.HasPrefix(r.stderr, "rebasegen: --server-version 1.35: want a Kubernetes version such as v1.37.2") {
 		t.Errorf("--server-version 1.35: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	// lint without objects judges none with the server's defaults, but refuses a malformed version all the same
+	rules := filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml")
+	if r := rebasegen(t, "lint", "--rules", rules, "--server-version", "1.35"); r.code != exitError || !strings.HasPrefix(r.stderr, "rebasegen: --server-version 1.35: want a Kubernetes version such as v1.37.2") {
+		t.Errorf("lint --server-version 1.35: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
 
@@ -219,5 +230,47 @@ func TestServerVersionJudgesDefaults(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	if a, b := classes("v1.35.0", fix...), classes("v1.37.2", fix...); !maps.Equal(a, b) {
 		t.Errorf("hpa-replicas (a Deployment and an HPA) is classified otherwise on v1.35.0:\n%v\nthan on v1.37.2:\n%v", a, b)
+	}
+}
+
+// TestCheckServerVersionInEveryFormat (issue 26): that the live objects come from a minor version
+// rebasegen has no defaults data for is a warning in every format of check, naming both versions:
+// a CI job reading check's JSON or GitHub annotations sees it too (it was on stderr alone).
+func TestCheckServerVersionInEveryFormat(t *testing.T) {
+	desired := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml")
+	old := withVersion(t, "hpa-replicas", versionJSON("v1.31.4"))
+	rules := filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml")
+	const both = "Kubernetes v1.31.4 (%s), whose defaults rebasegen has no data for: judged with the defaults of k8s.io/kubernetes v1.37.2"
+	want := fmt.Sprintf(both, filepath.Join(filepath.Dir(old), "server-version.json"))
+	for _, of := range []string{"text", "json", "github"} {
+		r := rebasegen(t, "check", "-d", desired, "-l", old, "-n", "hpa-replicas", "--rules", rules, "-o", of)
+		if r.code == exitError {
+			t.Fatalf("check -o %s: exit %d\n%s", of, r.code, r.stderr)
+		}
+		switch of {
+		case "json":
+			var j struct {
+				ServerVersion []struct{ Resource, Evidence, Severity string }
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+				t.Fatal(err)
+			}
+			if len(j.ServerVersion) != 1 || !strings.Contains(j.ServerVersion[0].Evidence, want) || j.ServerVersion[0].Severity != "warning" || j.ServerVersion[0].Resource != "" {
+				t.Errorf("check -o json: serverVersion is %+v, want one warning naming %q", j.ServerVersion, want)
+			}
+		case "github":
+			if !strings.Contains(r.stdout, "::warning::server version: the live objects come from "+want) {
+				t.Errorf("check -o github: no ::warning:: naming %q:\n%s", want, r.stdout)
+			}
+		default:
+			if !strings.Contains(r.stdout, "warning: server version: the live objects come from "+want) {
+				t.Errorf("check: no warning naming %q:\n%s", want, r.stdout)
+			}
+		}
+	}
+	// a minor version with data (or the linked one) is no finding
+	same := withVersion(t, "hpa-replicas", versionJSON("v1.37.2"))
+	if r := rebasegen(t, "check", "-d", desired, "-l", same, "-n", "hpa-replicas", "--rules", rules, "-o", "json"); strings.Contains(r.stdout, "the live objects come from") || !strings.Contains(r.stdout, `"serverVersion": []`) {
+		t.Errorf("check -o json on a v1.37.2 server: exit %d\n%s", r.code, r.stdout)
 	}
 }

@@ -61,7 +61,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if embeddedCreationTimestamp(d) {
 		f.Class = Calculated
-		f.Evidence = "an embedded object's metadata.creationTimestamp, which API servers store as null (metav1.Time marshals its zero value as null; v1.35 omits it)"
+		f.Evidence = creationTimestampEvidence(c.version)
 		return f
 	}
 	if d.Change == fielddiff.Canonical {

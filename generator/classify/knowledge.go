@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -132,6 +133,23 @@ func embeddedCreationTimestamp(d fielddiff.Delta) bool {
 		return ok && len(m) == 1 && has && v == nil
 	}
 	return false
+}
+
+// creationTimestampEvidence explains an embedded creationTimestamp: null as true of the version
+// judged (version: the server's, "" for the linked version or an unknown one). metav1.Time
+// marshals its zero value as null and ObjectMeta's creationTimestamp is omitzero from
+// k8s.io/apimachinery v0.34: API servers and Go clients before Kubernetes v1.34 write the null,
+// later servers leave it out of built-in kinds (a custom resource keeps what was stored).
+func creationTimestampEvidence(version string) string {
+	ev := "an embedded object's metadata.creationTimestamp: null, which API servers and Go clients before Kubernetes v1.34 write (metav1.Time marshals its zero value as null; ObjectMeta's field is omitzero from k8s.io/apimachinery v0.34)"
+	v, err := utilversion.ParseSemantic(version)
+	switch {
+	case err != nil:
+		return ev
+	case v.LessThan(utilversion.MajorMinor(1, 34)):
+		return ev + "; this API server (Kubernetes " + minorOf(version) + ") writes it"
+	}
+	return ev + "; this API server (Kubernetes " + minorOf(version) + ") leaves it out: an older server or client wrote it"
 }
 
 // operational recognises an annotation a person stamped on purpose at run time with a known tool

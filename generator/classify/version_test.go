@@ -1,8 +1,11 @@
 package classify
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -78,4 +81,43 @@ func classifyVersion(t *testing.T, desired, live string, v *rulesets.VersionDefa
 		}
 	}
 	return out
+}
+
+// TestCreationTimestampEvidence (issue 26): the evidence for an embedded creationTimestamp: null
+// is true of the version judged. The oracle for when servers stopped writing it is the linked
+// k8s.io/apimachinery (v0.37.2): its ObjectMeta leaves a zero creationTimestamp out (omitzero,
+// added in v0.34; v0.33's tag is omitempty alone, which keeps a struct).
+func TestCreationTimestampEvidence(t *testing.T) {
+	tmpl, err := json.Marshal(corev1.PodTemplateSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(tmpl), "creationTimestamp") {
+		t.Fatalf("the linked apimachinery writes an embedded zero creationTimestamp (%s): the evidence's v1.34 is wrong", tmpl)
+	}
+	live := strings.Replace(deployment("", ""), "metadata: {labels: {app: web}}", "metadata: {labels: {app: web}, creationTimestamp: null}", 1)
+	if live == deployment("", "") {
+		t.Fatal("no template metadata in the test Deployment")
+	}
+	const path = "spec.template.metadata.creationTimestamp"
+	for _, tc := range []struct {
+		version   string
+		want, not string
+	}{
+		{"", "before Kubernetes v1.34 write", "this API server"},
+		{"v1.33.0", "this API server (Kubernetes v1.33) writes it", "leaves it out"},
+		{"v1.35.0", "this API server (Kubernetes v1.35) leaves it out", "writes it"},
+	} {
+		var v *rulesets.VersionDefaults
+		if tc.version != "" {
+			v = &rulesets.VersionDefaults{Version: tc.version, Reference: "v1.37.2"}
+		}
+		f, ok := classifyVersion(t, deployment("", ""), live, v)[path]
+		if !ok {
+			t.Fatalf("%s: no finding at %s", tc.version, path)
+		}
+		if f.Class != Calculated || !strings.Contains(f.Evidence, tc.want) || strings.Contains(f.Evidence, tc.not) || strings.Contains(f.Evidence, "v1.35 omits") {
+			t.Errorf("server %q: %s (%s), want calculated, evidence saying %q", tc.version, f.Class, f.Evidence, tc.want)
+		}
+	}
 }

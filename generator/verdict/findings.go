@@ -22,11 +22,14 @@ const (
 	KindDrift         Kind = "drift"          // a person changed the live object
 	KindPending       Kind = "pending"        // a change made in Git that kapp applies on deploy
 	KindAdoption      Kind = "adoption"       // kapp changes the object once, taking it over
+	// KindServerVersion: the live objects come from a Kubernetes minor version whose defaults
+	// rebasegen has no data for, so every default was judged with the linked version's.
+	KindServerVersion Kind = "server-version"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
+	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -51,6 +54,8 @@ func (k Kind) Label() string {
 		return "pending change from Git (kapp applies it on deploy)"
 	case KindAdoption:
 		return "adoption (kapp changes it once, when it takes the object over)"
+	case KindServerVersion:
+		return "server version"
 	}
 	return ""
 }

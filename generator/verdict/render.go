@@ -34,11 +34,14 @@ type JSON struct {
 	Pending []FieldJSON `json:"pending"`
 	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []FieldJSON `json:"pendingDeletes"`
+	// ServerVersion: the live objects come from a minor version rebasegen has no defaults data
+	// for (evidence names it and the version used instead); no resource.
+	ServerVersion []FieldJSON `json:"serverVersion"`
 }
 
 // FieldJSON is one finding in JSON.
 type FieldJSON struct {
-	Resource string `json:"resource"`
+	Resource string `json:"resource,omitempty"` // none for serverVersion
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
@@ -106,6 +109,8 @@ func subject(f Finding) string {
 		return resource(f)
 	case KindUnknown:
 		return "kapp still updates " + resource(f) + " for " + path(f)
+	case KindServerVersion: // about the whole run: the sentence is the subject
+		return evidence(f)
 	case KindStale:
 		s := fmt.Sprintf("%s would change (line %d)", escape.Text(f.File), f.Line)
 		if len(f.Inputs) > 0 { // what to give, or regenerate with
@@ -136,6 +141,8 @@ func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
 		case KindDrift: // a warning unless --fail-on-drift: the level says which
 			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
+		case KindServerVersion:
+			fmt.Fprintf(&b, "%s: %s\n", severity(f), l)
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
 		}
@@ -198,6 +205,8 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 				file, at = f.File, f.Line
 			}
 			msg += ": " + evidence(f)
+		case KindServerVersion: // the job's log: no file caused it
+			file, at = "", 0
 		case KindDrift, KindPending:
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
@@ -221,7 +230,7 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 
 func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: lints,
-		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, PendingDeletes: []FieldJSON{}}
+		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -249,6 +258,9 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 		case KindAdoption:
 			fj.Severity = severity(f)
 			j.Adoption = append(j.Adoption, fj)
+		case KindServerVersion:
+			fj.Resource, fj.Severity = "", severity(f)
+			j.ServerVersion = append(j.ServerVersion, fj)
 		default:
 			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
 		}
