@@ -112,7 +112,6 @@ func TestCheckReadsEveryKeyOfARulesSecret(t *testing.T) {
 	for _, tc := range []struct{ name, file string }{
 		{"a plain Config in other.yml", secret("rebase-rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n", "other.yml", plain)},
 		{"other.yml alone, in data", "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules, namespace: crd-defaults}\ndata:\n  other.yml: " + base64.StdEncoding.EncodeToString([]byte(plain)) + "\n"},
-		{"a data value from values.yml", secret("rebase-rules.yml", "#@ load(\"@ytt:data\", \"data\")\n#@ if data.values.hide:\n--- "+strings.TrimSpace(plain)+"\n#@ end\n", "values.yml", "#@data/values\n---\nhide: true\n")},
 	} {
 		f := writeFile(t, "rules.yml", tc.file)
 		c, err := generator.Check(fixture("crd-defaults"), []string{f})
@@ -136,9 +135,19 @@ func TestCheckReadsEveryKeyOfARulesSecret(t *testing.T) {
 			t.Errorf("%s: lint: want the hiding rule found once, got %+v", tc.name, findings)
 		}
 	}
-	// an overlay in any key would change the package's objects: refused, naming the key
-	f := writeFile(t, "rules.yml", secret("rebase-rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n", "other.yml", "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.all, expects=\"0+\"\n---\nspec: {}\n"))
-	if _, err := generator.Check(fixture("crd-defaults"), []string{f}); err == nil || !strings.Contains(err.Error(), "other.yml: it uses ytt overlays") {
-		t.Errorf("a rules Secret with an overlay in other.yml: %v", err)
+	// an overlay, data values, a data values schema or a library's values in any key would change
+	// the package's objects (kapp-controller renders the Secret's files after the package's, in
+	// the same ytt run: a Secret's data values overrode the package's image, probe23 finding 13):
+	// refused, naming the key
+	for _, tc := range []struct{ other, want string }{
+		{"#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.all, expects=\"0+\"\n---\nspec: {}\n", "other.yml: it uses ytt overlays"},
+		{"#@data/values\n---\nimage: nginx:1.25\n", "other.yml: it uses ytt data values (#@data/values)"},
+		{"#@data/values-schema\n---\nimage: nginx:1.25\n", "other.yml: it uses a ytt data values schema"},
+		{"#@library/ref \"@lib\"\n#@data/values\n---\nimage: nginx:1.25\n", "other.yml: it uses data values for a ytt library"},
+	} {
+		f := writeFile(t, "rules.yml", secret("rebase-rules.yml", "#@ load(\"@ytt:data\", \"data\")\n--- "+strings.TrimSpace(plain)+"\n", "other.yml", tc.other))
+		if _, err := generator.Check(fixture("crd-defaults"), []string{f}); err == nil || !strings.Contains(err.Error(), f+": document 1 (line 1): field other.yml: "+strings.TrimPrefix(tc.want, "other.yml: ")) {
+			t.Errorf("a rules Secret with %q in other.yml: %v", tc.other, err)
+		}
 	}
 }

@@ -142,8 +142,10 @@ func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.O
 	}
 	templates := make([]yttrender.Template, len(fs))
 	for i, f := range fs {
-		if yttrender.HasYTTOverlay(f.Key, []byte(f.Text)) {
-			return nil, &load.Error{Source: o.Source, Field: f.Key, Msg: "it uses ytt overlays, which kapp-controller applies to the package's objects too: not supported (put the rules in a Config without overlays)"}
+		if what := yttrender.ChangesOtherFiles(f.Key, []byte(f.Text)); what != "" {
+			// kapp-controller passes the Secret's files to the package's own ytt run, after the
+			// package's files (pkg/template/ytt.go): they would change the package's objects
+			return nil, &load.Error{Source: o.Source, Field: f.Key, Msg: "it uses " + what + ", which kapp-controller applies to the package's objects too (its ytt step renders the Secret's files with the package's): not supported (put the rules in a Config without them)"}
 		}
 		templates[i] = yttrender.Template{Source: o.Source.File + " (" + f.Key + ")", Name: f.Key, Data: []byte(f.Text)}
 	}

@@ -173,15 +173,24 @@ func (p Package) RenderFiles(rd *load.Reader, source string, templates []Templat
 // text in a block scalar (a ytt rebase rule's overlay). Data ytt cannot parse has none.
 func HasYTTAnnotations(name string, data []byte) bool { return len(yttAnnotations(name, data)) > 0 }
 
-// HasYTTOverlay reports whether data's ytt annotations use ytt's overlays, which change the
-// other files' documents when rendered with them.
-func HasYTTOverlay(name string, data []byte) bool {
+// ChangesOtherFiles says what in data's ytt annotations changes the documents of the other files
+// ytt renders it with ("" for nothing): overlays, and data values, a data values schema or a
+// library's values, which the templates of every file read (ytt applies data values documents
+// in the order of its files, the last one winning).
+func ChangesOtherFiles(name string, data []byte) string {
 	for _, a := range yttAnnotations(name, data) {
-		if strings.HasPrefix(strings.TrimSpace(a), "overlay/") || strings.Contains(a, "@ytt:overlay") {
-			return true
+		switch a = strings.TrimSpace(a); {
+		case strings.HasPrefix(a, "overlay/") || strings.Contains(a, "@ytt:overlay"):
+			return "ytt overlays"
+		case strings.HasPrefix(a, "data/values-schema"):
+			return "a ytt data values schema (#@data/values-schema)"
+		case strings.HasPrefix(a, "data/values"):
+			return "ytt data values (#@data/values)"
+		case strings.HasPrefix(a, "library/ref"):
+			return "data values for a ytt library (#@library/ref)"
 		}
 	}
-	return false
+	return ""
 }
 
 // yttAnnotations are the ytt annotations of data, each without its "#@".
