@@ -204,6 +204,20 @@ rebaseRule:
 			[]want{{Error, 4, `unknown key "rebaseRule" in Config: kapp ignores it`, ""}}},
 		{"rebaseRules not a list", ` {path: [a]}`,
 			[]want{{Error, 3, "rebaseRules is not a list", ""}}},
+		// probe23 findings 9 and 11: kapp refuses these Configs (config.go Validate) or panics
+		// (mod_field_copy.go indexes with a negative index); lint said "0 errors"
+		{"minimumRequiredVersion not met", ` []
+minimumRequiredVersion: 0.99.0`,
+			[]want{{Error, 4, "minimumRequiredVersion: kapp rejects the Config: kapp version '0.66.0' does not meet the minimum required version '0.99.0'", "minimumRequiredVersion: 0.66.0"}}},
+		{"minimumRequiredVersion with a v", ` []
+minimumRequiredVersion: v0.1.0`,
+			[]want{{Error, 4, "Must not have prefix 'v'", ""}}},
+		{"negative index", `
+- path: [spec, template, spec, containers, {index: -1}, image]
+  type: copy
+  sources: [existing]
+  resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: Service}}]`,
+			[]want{{Error, 4, "negative list index {index: -1}: kapp panics", "{allIndexes: true}"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

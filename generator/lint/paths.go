@@ -107,6 +107,10 @@ func (c *checker) path(p rulePath) {
 			if _, err := regexp.Compile(*part.Regex.Regex); err != nil {
 				c.add(Error, partAt(i), "invalid regex: "+err.Error()+": kapp fails when it applies the rule", "")
 			}
+		case part.ArrayIndex != nil && part.ArrayIndex.Index != nil && *part.ArrayIndex.Index < 0:
+			// kapp's FieldCopyMod and FieldRemoveMod check only the upper bound of an index
+			c.add(Error, partAt(i), fmt.Sprintf("negative list index {index: %d}: kapp panics (index out of range) when it applies the rule to a resource holding the list", *part.ArrayIndex.Index),
+				"{index: N} counts from 0; {allIndexes: true} for every item")
 		case part.ArrayIndex != nil && part.ArrayIndex.Index == nil && part.ArrayIndex.All == nil:
 			c.add(Error, partAt(i), "path part is none of KEY, {regex: ...}, {index: N}, {allIndexes: true}: kapp panics when it applies the rule", "")
 		}

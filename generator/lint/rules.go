@@ -8,6 +8,8 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // checker lints one Config document.
@@ -49,6 +51,13 @@ func (c *checker) config() {
 		}
 		if _, known := pick(names(configFields), k); !known {
 			c.unknownKey(root, k, "Config", names(configFields))
+		}
+	}
+	if v, ok := root.field("minimumRequiredVersion").v.(string); ok {
+		// kapp's own check, alone: its rules' checks are lint's findings of each rule
+		cfg := ctlconf.Config{APIVersion: kappconv.ConfigAPIVersion, Kind: kappconv.ConfigKind, MinimumRequiredVersion: v}
+		if err := cfg.Validate(); err != nil {
+			c.add(Error, root.field("minimumRequiredVersion"), "minimumRequiredVersion: kapp rejects the Config: "+err.Error(), "minimumRequiredVersion: "+kappconv.Kapp+" (the kapp rebasegen embeds), or a lower one")
 		}
 	}
 	rules := root.field("rebaseRules")
