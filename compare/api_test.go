@@ -190,3 +190,16 @@ func TestImporterBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestComparebenchBuilds: hack/comparebench, the module of its own that sets compare beside
+// objectmatcher and plays the controller scene, type-checks with its tests as its go.mod stands
+// (-mod=readonly): nothing else in make test compiles it, and a go.mod left behind main's
+// versions once broke it unnoticed. Its scene needs a cluster and is not run here.
+func TestComparebenchBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module: not in -short")
+	}
+	if _, stderr, err := goCmd(t, filepath.Join("..", "hack", "comparebench"), "vet", "-mod=readonly", "./..."); err != nil {
+		t.Fatalf("go vet in hack/comparebench: %v\n%s", err, stderr)
+	}
+}
