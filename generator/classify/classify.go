@@ -211,13 +211,13 @@ type fieldContext struct {
 	live      *unstructured.Unstructured
 	defaulted *unstructured.Unstructured
 	prepared  *unstructured.Unstructured // defaulted, after the create strategy's PrepareForCreate; nil without one
-	stored    *unstructured.Unstructured // prepared (or defaulted), after the storage round trip
+	stored    *storage                   // prepared (or defaulted), after the storage round trip
 	mechanism string
 	strategy  string         // names the create strategy's PrepareForCreate, "" without one
 	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
-	// lookups into defaulted, stored and sent, nil when those are: one lookup per delta into a
+	// lookups into defaulted, prepared and sent, nil when those are: one lookup per delta into a
 	// long list would otherwise be quadratic (see fielddiff.Lookup)
-	defaultedAt, preparedAt, storedAt, sentAt *fielddiff.Lookup
+	defaultedAt, preparedAt, sentAt *fielddiff.Lookup
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -258,9 +258,6 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	if fc.prepared != nil {
 		fc.preparedAt = fielddiff.NewLookup(fc.prepared.Object)
-	}
-	if fc.stored != nil {
-		fc.storedAt = fielddiff.NewLookup(fc.stored.Object)
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {

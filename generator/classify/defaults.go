@@ -35,6 +35,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -53,7 +54,7 @@ type defaulter struct {
 type defaults struct {
 	out       *unstructured.Unstructured // after the scheme's defaulting and conversion
 	prepared  *unstructured.Unstructured // out after the create strategy's PrepareForCreate; nil without one
-	stored    *unstructured.Unstructured // what is stored (prepared, else out) after a storage round trip; nil for kinds stored as JSON
+	stored    *storage                   // what is stored (prepared, else out) after a storage round trip; nil for custom resources
 	mechanism string                     // the defaulting code and its version
 	strategy  string                     // the strategy's PrepareForCreate and its version, "" without one
 }
@@ -116,10 +117,34 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 			}
 		}
 	}
-	if s, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(scheme, obj)); err == nil {
-		res.stored = &unstructured.Unstructured{Object: s}
-	}
+	res.stored = &storage{scheme: scheme, obj: obj}
 	return res, true, nil
+}
+
+// storage is what the server stores of an object, made on first use: only some differences
+// (a declared empty or null value) ask it. Performance: made for every desired object, the
+// protobuf round trip and its conversion were paid by pairs that never ask.
+type storage struct {
+	scheme *runtime.Scheme
+	obj    runtime.Object // not modified after defaulted returns
+	done   bool
+	at     *fielddiff.Lookup
+}
+
+// lookup returns the stored object's lookup; nil when there is none (s is nil, or the stored
+// object does not convert).
+func (s *storage) lookup() *fielddiff.Lookup {
+	if s == nil {
+		return nil
+	}
+	if !s.done {
+		s.done = true
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(throughStorage(s.scheme, s.obj)); err == nil {
+			s.at = fielddiff.NewLookup(m)
+		}
+		s.obj = nil
+	}
+	return s.at
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in

@@ -193,14 +193,14 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 		// a declared field the strategy clears (a field of a feature gate that is off by default, a
 		// secret reference's fields but its name)
 		return "removed on create by " + fc.strategy, true
-	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored != nil && !has(fc.storedAt, d.Path):
+	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored.lookup() != nil && !has(fc.stored.lookup(), d.Path):
 		// a declared value the server does not store: an empty one (rules: [], annotations:
 		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
 		if !empty(d.Desired) {
 			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
 		}
 		return "an empty value the API server drops when it stores the object: " + fc.mechanism, true
-	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored != nil && storedAs(fc.storedAt, d.Path, d.Live):
+	case d.Change == fielddiff.Modified && d.Desired == nil && empty(d.Live) && fc.stored.lookup() != nil && storedAs(fc.stored.lookup(), d.Path, d.Live):
 		// a declared null the server decodes into its Go type's empty value and stores (a
 		// Secret's data value: an empty []byte, written back as "")
 		return "a null the API server stores as its type's empty value: " + fc.mechanism, true

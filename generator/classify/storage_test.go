@@ -39,8 +39,8 @@ func TestStorageRoundTripCoversEveryServedKind(t *testing.T) {
 			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind, "metadata": map[string]any{"name": "x"}}}
 			var d defaulter
 			res, ok, err := d.defaulted(u)
-			if err != nil || !ok || res.stored == nil {
-				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, res.stored != nil, err)
+			if err != nil || !ok || res.stored.lookup() == nil {
+				t.Errorf("%s: not covered by defaulting and the storage round trip (ok %v, stored %v, err %v)", gvk, ok, res.stored.lookup() != nil, err)
 				continue
 			}
 			if !strings.Contains(res.mechanism, gvk.Kind) {
