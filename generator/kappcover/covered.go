@@ -81,10 +81,13 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 	if len(r.mods) == 0 || len(ps) == 0 {
 		return nil, nil
 	}
-	fields, all := r.fields(desired)
+	fields, all, readsManaged := r.fields(desired)
 	newRes, existing := desired, live
 	if !all {
 		newRes, existing = only(desired, fields), only(live, fields)
+		if !readsManaged && !asksManaged(ps) {
+			newRes, existing = withoutManagedFields(newRes), withoutManagedFields(existing)
+		}
 	}
 	rebased, err := r.rebase(newRes, existing)
 	if err != nil {
@@ -126,6 +129,10 @@ type reach struct {
 	matcher ctlres.ResourceMatcher // nil: unknown, it may match anything
 	fields  []string
 	any     bool
+	// readsManaged: its matcher may read metadata.managedFields (an emptyFieldMatcher's path
+	// there). A rule's own path never makes it read them for another field: copy and remove
+	// rules read and write the values at their path only.
+	readsManaged bool
 }
 
 func reachOf(m ctlres.ResourceModWithMultiple) reach {
@@ -173,6 +180,7 @@ func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
 		r.emptyFields(m.Matcher)
 	case ctlres.EmptyFieldMatcher:
 		r.path(m.Path)
+		r.readsManaged = r.readsManaged || reachesManaged(m.Path)
 	case ctlres.AllMatcher, ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher,
 		ctlres.KindNamespaceNameMatcher, ctlres.HasAnnotationMatcher, ctlres.HasNamespaceMatcher:
 		// apiVersion, kind and metadata only
@@ -186,7 +194,8 @@ func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
 // fields of every rule that may match it. A rule whose matcher cannot match that apiVersion and
 // kind (kindMatch) never runs; none that may run writes apiVersion or kind, else all is true, as
 // it is when a rule that may run reaches any field.
-func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all bool) {
+// readsManaged is true when such a rule's matcher may read metadata.managedFields.
+func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all, readsManaged bool) {
 	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
 	kindOnly := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": desired.GetAPIVersion(), "kind": desired.GetKind()}}, ctlres.ResourceType{})
@@ -195,16 +204,68 @@ func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]b
 			continue
 		}
 		if m.matcher == nil || m.any {
-			return nil, true
+			return nil, true, true
 		}
 		for _, f := range m.fields {
 			if f == "apiVersion" || f == "kind" {
-				return nil, true
+				return nil, true, true
 			}
 			fields[f] = true
 		}
+		readsManaged = readsManaged || m.readsManaged
 	}
-	return fields, false
+	return fields, false, readsManaged
+}
+
+// reachesManaged reports whether a kapp path may lead into metadata.managedFields.
+func reachesManaged(p ctlres.Path) bool {
+	if len(p) == 0 || p[0].MapKey == nil {
+		return true
+	}
+	if *p[0].MapKey != "metadata" {
+		return false
+	}
+	return len(p) == 1 || p[1].MapKey == nil || *p[1].MapKey == "managedFields"
+}
+
+// asksManaged reports whether a path of ps is metadata.managedFields, a field in it, or a field
+// holding it.
+func asksManaged(ps []fielddiff.Path) bool {
+	for _, p := range ps {
+		if len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "metadata" {
+			continue
+		}
+		if len(p) == 1 || p[1].FieldName == nil || *p[1].FieldName == "managedFields" {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutManagedFields returns u without metadata.managedFields (the rest shared). Performance:
+// kapp's copy rules copy both resources whole for every path they copy, and a live object's
+// managedFields are often the largest part of it; no answer Covered gives depends on them when
+// no matcher reads them and no path asked is in them.
+func withoutManagedFields(u *unstructured.Unstructured) *unstructured.Unstructured {
+	meta, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return u
+	}
+	if _, ok := meta["managedFields"]; !ok {
+		return u
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	out := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		out[k] = v
+	}
+	out["metadata"] = m
+	return &unstructured.Unstructured{Object: out}
 }
 
 type tri int8

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -103,7 +105,7 @@ func TestCoveredByFieldsAsByWholeResources(t *testing.T) {
 				if (errWant == nil) != (errGot == nil) || !slices.Equal(want, got) {
 					t.Errorf("%s %s: covered %v (%v), with the resources whole %v (%v)", name, p.ID, got, errGot, want, errWant)
 				}
-				if _, all := r.fields(desired.Unstructured); !all {
+				if _, all, _ := r.fields(desired.Unstructured); !all {
 					pruned++
 				}
 				compared++
@@ -138,4 +140,62 @@ func fixtureSet(t *testing.T, name string) *pair.Set {
 		t.Fatal(err)
 	}
 	return set
+}
+
+// TestCoveredWithoutManagedFieldsAsWhole: handed to kapp without metadata.managedFields (which
+// its copy rules would copy whole for every path), the rules restore what they restore with the
+// resources whole, when the answer depends on managedFields: a matcher reading them (here after a
+// rule copied the live metadata into the result) and a path asked inside them. The oracle is
+// kapp's rebase of the whole resources, and in both cases it finds the field restored.
+func TestCoveredWithoutManagedFieldsAsWhole(t *testing.T) {
+	const rules = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [metadata]
+  type: copy
+  sources: [existing]
+  resourceMatchers: [allMatcher: {}]
+- path: [metadata, annotations, a]
+  type: remove
+  resourceMatchers: [emptyFieldMatcher: {path: [metadata, managedFields]}]
+`
+	configs, err := load.Bytes("rules.yaml", []byte(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(configs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := load.Bytes("objects.yaml", []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: web, namespace: demo, annotations: {a: "1"}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web
+  namespace: demo
+  annotations: {a: "2"}
+  managedFields:
+  - {manager: kapp, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {f:metadata: {f:annotations: {f:a: {}}}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, live := objs[0].Unstructured, objs[1].Unstructured
+	whole := r
+	whole.reach = []reach{{}} // a matcher unknown: every field, managedFields too
+	for _, ps := range [][]fielddiff.Path{
+		{fielddiff.Path(fieldpath.MakePathOrDie("metadata", "annotations", "a"))},
+		{fielddiff.Path(fieldpath.MakePathOrDie("metadata", "managedFields"))},
+	} {
+		want, err := whole.Covered(desired, live, ps)
+		if err != nil || len(want) != 1 || !want[0] {
+			t.Fatalf("%v: kapp on the whole resources: covered %v (%v), want it restored", ps, want, err)
+		}
+		if got, err := r.Covered(desired, live, ps); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v: covered %v (%v), with the resources whole %v", ps, got, err, want)
+		}
+	}
 }
