@@ -72,11 +72,21 @@ func (c *Compared) Declared() (*fieldpath.Set, error) {
 
 // Compare is Diff, keeping what Compared.Declared reuses.
 func Compare(desired, live *unstructured.Unstructured) (*Compared, error) {
+	return compareObjects(desired, live, false)
+}
+
+// compareObjects is Compare; with whole, l's managedFields are compared as any other field
+// (the comparison withoutManagedFields is held to).
+func compareObjects(desired, live *unstructured.Unstructured, whole bool) (*Compared, error) {
 	// kapp writes its own keys into labels, selectors and pod templates; some of those are atomic
 	// in the schema (LabelSelector), so they are removed before comparing, and counted.
 	d, _ := stripKapp(foldStringData(desired))
 	l, stripped := stripKapp(live)
-	cmp, td, err := compare(d, l)
+	lc, mf := l, Path(nil)
+	if !whole {
+		lc, mf = withoutManagedFields(d, l)
+	}
+	cmp, td, err := compare(d, lc)
 	if err != nil {
 		return nil, fmt.Errorf("diffing %s %s: %w", live.GetKind(), live.GetName(), err)
 	}
@@ -114,6 +124,11 @@ func Compare(desired, live *unstructured.Unstructured) (*Compared, error) {
 	add(cmp.Added, Added)
 	add(cmp.Removed, Removed)
 	add(cmp.Modified, Modified)
+	if mf != nil {
+		dv, _ := dl.GetDeclared(mf)
+		lv, _ := ll.Get(mf)
+		out = append(out, Delta{Path: mf, Change: Added, Desired: dv, Live: lv, Noise: noise(mf)})
+	}
 	for _, p := range stripped {
 		out = append(out, Delta{Path: p, Change: Added, Noise: NoiseKapp})
 	}
@@ -126,6 +141,55 @@ func Compare(desired, live *unstructured.Unstructured) (*Compared, error) {
 	sort.Sort(byKey{out, keys})
 	res.Deltas = out
 	return res, nil
+}
+
+// withoutManagedFields returns l without metadata.managedFields, and their path, when d has
+// metadata, declares no managedFields, and l's are entries of the schema's fields and types: the comparison finds them
+// added, one atomic value, whatever they hold, and converting l finds them valid. Otherwise it
+// returns l and a nil path. Performance: converting and validating a live object's
+// managedFields, often the largest part of it, only to find them added.
+func withoutManagedFields(d, l *unstructured.Unstructured) (*unstructured.Unstructured, Path) {
+	dm, _ := d.Object["metadata"].(map[string]any)
+	if _, ok := dm["managedFields"]; ok || dm == nil { // (without metadata, d's comparison adds l's whole)
+		return l, nil
+	}
+	lm, _ := l.Object["metadata"].(map[string]any)
+	mf, _ := lm["managedFields"].([]any)
+	if len(mf) == 0 {
+		return l, nil
+	}
+	for _, e := range mf {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return l, nil
+		}
+		for k, v := range m {
+			switch k {
+			case "apiVersion", "fieldsType", "manager", "operation", "subresource", "time":
+				if _, ok := v.(string); !ok {
+					return l, nil
+				}
+			case "fieldsV1":
+				if _, ok := v.(map[string]any); !ok {
+					return l, nil
+				}
+			default:
+				return l, nil
+			}
+		}
+	}
+	meta := make(map[string]any, len(lm))
+	for k, v := range lm {
+		if k != "managedFields" {
+			meta[k] = v
+		}
+	}
+	obj := make(map[string]any, len(l.Object))
+	for k, v := range l.Object {
+		obj[k] = v
+	}
+	obj["metadata"] = meta
+	return &unstructured.Unstructured{Object: obj}, Path(fieldpath.MakePathOrDie("metadata", "managedFields"))
 }
 
 // stayDifferent reports whether two differing values are certain to differ once normalised as

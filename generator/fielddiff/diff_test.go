@@ -1,6 +1,10 @@
 package fielddiff
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -216,4 +220,79 @@ func TestComparedDeclaredIsDeclared(t *testing.T) {
 			t.Errorf("%s: declared %s, want %s", c.name, got, want)
 		}
 	}
+}
+
+// TestManagedFieldsAsWhole: comparing a live object without its managedFields, then adding them
+// as one delta, gives exactly the deltas of comparing the objects whole: for every captured pair,
+// and for live managedFields the shortcut must leave alone (an entry with a field the schema
+// lacks, or of another type, makes the built-in schema reject the object; a desired object
+// declaring managedFields; a desired object without metadata).
+func TestManagedFieldsAsWhole(t *testing.T) {
+	dirs, err := filepath.Glob("../../fixtures/*/scenario.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures (%v)", err)
+	}
+	var pairs [][2]*unstructured.Unstructured
+	for _, s := range dirs {
+		var sides [2][]load.Object
+		for i, name := range []string{"desired.yaml", "live.yaml"} {
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(s), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sides[i], err = load.Bytes(name, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range min(len(sides[0]), len(sides[1])) {
+			pairs = append(pairs, [2]*unstructured.Unstructured{sides[0][i].Unstructured, sides[1][i].Unstructured})
+		}
+	}
+	entry := `{"manager":"kubectl","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:a":{}}}%s}`
+	for _, c := range []struct{ desired, live string }{
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[` + fmt.Sprintf(entry, "") + `]},"data":{"a":"2"}}`},
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[` + fmt.Sprintf(entry, `,"other":"x"`) + `]},"data":{"a":"2","b":{"c":1}}}`},
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[` + fmt.Sprintf(entry, `,"subresource":5`) + `]},"data":{"a":"2","b":{"c":1}}}`},
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[]},"data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[` + fmt.Sprintf(entry, "") + `]},"data":{"a":"2"}}`},
+		{`{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[` + fmt.Sprintf(entry, "") + `]},"data":{"a":"2"}}`},
+		{`{"apiVersion":"x/v1","kind":"W","metadata":{"name":"w"},"spec":{"l":[1]}}`, `{"apiVersion":"x/v1","kind":"W","metadata":{"name":"w","managedFields":[` + fmt.Sprintf(entry, "") + `]},"spec":{"l":[1,2]}}`},
+	} {
+		var d, l map[string]any
+		if err := json.Unmarshal([]byte(c.desired), &d); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.live), &l); err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, [2]*unstructured.Unstructured{{Object: d}, {Object: l}})
+	}
+	skipped := 0
+	for _, p := range pairs {
+		lk, _ := stripKapp(p[1])
+		if _, mf := withoutManagedFields(p[0], lk); mf != nil {
+			skipped++
+		}
+		got, errGot := Compare(p[0], p[1])
+		want, errWant := compareObjects(p[0], p[1], true)
+		if (errGot == nil) != (errWant == nil) {
+			t.Fatalf("%s: error %v, compared whole %v", p[1].GetName(), errGot, errWant)
+		}
+		if errGot != nil {
+			continue
+		}
+		if g, w := deltaText(got.Deltas), deltaText(want.Deltas); g != w {
+			t.Errorf("%s %s: deltas differ from the whole comparison's:\n%s\nwant\n%s", p[1].GetKind(), p[1].GetName(), g, w)
+		}
+	}
+	if skipped == 0 || skipped == len(pairs) {
+		t.Errorf("the shortcut was taken for %d of %d pairs: the test compares nothing", skipped, len(pairs))
+	}
+}
+
+func deltaText(ds []Delta) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "  %s %s %q desired %#v live %#v\n", d.Path, d.Change, d.Noise, d.Desired, d.Live)
+	}
+	return b.String()
 }
