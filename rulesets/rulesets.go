@@ -68,6 +68,10 @@ type Adopted struct {
 type Manager struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
+	// Binary: the manager is the name of the binary's file (client-go's default user agent,
+	// whose part before "/" the API server records), so a binary run under the file name it was
+	// downloaded as records NAME-SUFFIX (kapp-linux-amd64, kapp-v0.66.0).
+	Binary bool `json:"binary,omitempty"`
 }
 
 // Field is a field of one kind (Kind "*": of every kind) the server sets outside defaulting.
@@ -201,10 +205,16 @@ func PathPattern(p string) (*regexp.Regexp, error) {
 // compiled holds PathPattern's patterns by path.
 var compiled sync.Map
 
-// Manager finds a manager by name in a list.
+// FindManager finds a manager by name in a list: the entry of that name, else a Binary entry
+// whose name is name's prefix before a "-" (the binary under another file name).
 func FindManager(ms []Manager, name string) (Manager, bool) {
 	for _, m := range ms {
 		if m.Name == name {
+			return m, true
+		}
+	}
+	for _, m := range ms {
+		if m.Binary && strings.HasPrefix(name, m.Name+"-") {
 			return m, true
 		}
 	}

@@ -36,11 +36,11 @@ type applierObject struct {
 
 func findAppliers(os []owner, rs *rulesets.Ruleset, obj applierObject) appliers {
 	a := appliers{evidence: map[string]string{}}
-	entry := func(names ...string) string { // the first of names with an entry of its own
+	entry := func(names ...string) string { // the manager of the first of names with an entry of its own
 		for _, n := range names {
 			for _, o := range os {
-				if o.Manager == n && o.Subresource == "" {
-					return n
+				if m, ok := rulesets.FindManager(rs.Appliers, o.Manager); ok && m.Name == n && o.Subresource == "" {
+					return o.Manager
 				}
 			}
 		}

@@ -32,6 +32,12 @@ type compiledAdopted struct {
 // kappAppliers are kapp's own managers: what they wrote is not another tool's bookkeeping.
 var kappAppliers = map[string]bool{"kapp": true, "kapp-controller": true}
 
+// isKapp reports whether manager is one of kappAppliers, under any name rulesets give it.
+func isKapp(rs *rulesets.Ruleset, manager string) bool {
+	m, ok := rulesets.FindManager(rs.Appliers, manager)
+	return ok && kappAppliers[m.Name]
+}
+
 // adoption recognises another tool's label or annotation that kapp's first deploy removes: kapp's
 // built-in rebase rules reset labels and annotations to the manifest's (kapp v0.66.0
 // pkg/kapp/config/default.go). Known keys (rulesets/adoption.yaml) need no managedFields; any
@@ -55,7 +61,7 @@ func (c *classifier) adoption(fc fieldContext, d fielddiff.Delta, f *Finding) bo
 		if !o.owns(d.Path) {
 			continue
 		}
-		if !fc.appliers.has(o.Manager) || kappAppliers[o.Manager] {
+		if !fc.appliers.has(o.Manager) || isKapp(c.rules, o.Manager) {
 			return false
 		}
 		by = append(by, o.Manager)
