@@ -76,7 +76,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	for _, f := range ruleFiles {
-		st, err := a.stale(f)
+		st, err := a.stale(f, vd.DriftKept)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +236,7 @@ func (in Inputs) readAsDesired(p string) bool {
 
 // stale regenerates every file rebasegen generated (recognised by its header) under path with
 // the options its header records, and diffs everything below the header.
-func (a *Analysis) stale(path string) ([]verdict.Stale, error) {
+func (a *Analysis) stale(path string, kept []verdict.Kept) ([]verdict.Stale, error) {
 	if path == "-" {
 		return nil, nil // stdin: nothing to regenerate into
 	}
@@ -246,7 +246,7 @@ func (a *Analysis) stale(path string) ([]verdict.Stale, error) {
 	}
 	var out []verdict.Stale
 	for _, f := range files {
-		st, err := a.staleFile(f.Name, f.Data)
+		st, err := a.staleFile(f.Name, f.Data, kept)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +255,11 @@ func (a *Analysis) stale(path string) ([]verdict.Stale, error) {
 	return out, nil
 }
 
-func (a *Analysis) staleFile(file string, committed []byte) ([]verdict.Stale, error) {
+// staleFile regenerates one file. A file that regenerates as it is written once the drift the
+// rules in force keep (kept) is taken for the defaults it replaced is not stale: a person changed
+// those fields on the cluster, and regenerating would tie the rules to that change (check reports
+// the drift, kept by the rules).
+func (a *Analysis) staleFile(file string, committed []byte, kept []verdict.Kept) ([]verdict.Stale, error) {
 	status := generated.Of(committed)
 	if status == generated.None {
 		return nil, nil
@@ -267,6 +271,40 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]verdict.Stale, er
 	if !ok {
 		return []verdict.Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
 	}
+	regenerated, err := a.regenerate(opts)
+	if err != nil {
+		return nil, err
+	}
+	at, changed := generated.Changed(string(committed), regenerated)
+	var why string
+	if changed && len(kept) > 0 {
+		undrifted, err := a.undrifted(kept).regenerate(opts)
+		if err != nil {
+			return nil, err
+		}
+		if _, changed = generated.Changed(string(committed), undrifted); changed {
+			var fields []string
+			for _, k := range kept {
+				fields = append(fields, k.String())
+			}
+			why = "besides drift the rules keep (" + strings.Join(fields, ", ") + "), "
+		}
+	}
+	if !changed {
+		if status == generated.Edited {
+			return []verdict.Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
+		}
+		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
+	}
+	// the diff is what regenerating writes, comments included
+	was, now := generated.Compared(string(committed)), generated.Compared(regenerated)
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
+		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
+	return []verdict.Stale{{File: file, Line: at, Diff: why + diff, Inputs: a.unlikeRecorded(opts)}}, nil
+}
+
+// regenerate writes the rules file the options a header records make of the analysis.
+func (a *Analysis) regenerate(opts emit.Options) (string, error) {
 	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
 	// rules come from check's inputs, the file's shape from the options its header records: a
 	// file generated from plain manifests names each resource's namespace, though check renders
@@ -276,26 +314,42 @@ func (a *Analysis) staleFile(file string, committed []byte) ([]verdict.Stale, er
 	if len(opts.Packages) > 0 || opts.PackageCR != "" {
 		g, err := a.Synthesize(so)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		rules = g.Rules
 	}
 	var buf bytes.Buffer
 	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
-		return nil, err
+		return "", err
 	}
-	at, changed := generated.Changed(string(committed), buf.String())
-	if !changed {
-		if status == generated.Edited {
-			return []verdict.Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
+	return buf.String(), nil
+}
+
+// undrifted is the analysis with each kept drift taken for the server's default it replaced: a
+// copy from the live object of a field the manifest leaves to the server is what kept it.
+func (a *Analysis) undrifted(kept []verdict.Kept) *Analysis {
+	b := *a
+	rep := *a.Report
+	rep.Resources = slices.Clone(rep.Resources)
+	for i, r := range rep.Resources {
+		var fs []classify.Finding
+		for j, f := range r.Findings {
+			// kept by a rule of its own, on a field the manifest leaves to the server
+			if f.Class == classify.Drift && f.Desired == nil && slices.ContainsFunc(kept, func(k verdict.Kept) bool {
+				return k.Resource == r.ID && k.Path == f.Path.String() && k.Copied
+			}) {
+				if fs == nil {
+					fs = slices.Clone(r.Findings)
+				}
+				fs[j].Class = classify.Defaulted
+			}
 		}
-		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
+		if fs != nil {
+			rep.Resources[i].Findings = fs
+		}
 	}
-	// the diff is what regenerating writes, comments included
-	was, now := generated.Compared(string(committed)), generated.Compared(buf.String())
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
-		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []verdict.Stale{{File: file, Line: at, Diff: diff, Inputs: a.unlikeRecorded(opts)}}, nil
+	b.Report, b.synthesized = &rep, nil // the memo holds a's rules
+	return &b
 }
 
 // unlikeRecorded compares the inputs a Regenerate line records with this check's: each flag and

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -117,7 +118,16 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs,
 			Evidence: "regenerate it with the command in its header"})
 	}
-	field(KindDrift, c.Drift, g.FailOnDrift)
+	for _, r := range c.Drift {
+		field(KindDrift, []Residual{r}, g.FailOnDrift)
+		if i := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }); i >= 0 {
+			by := c.DriftKept[i].Rule
+			if c.DriftKept[i].At == (RuleAt{}) {
+				by = "the rules in force together"
+			}
+			out[len(out)-1].Evidence += "; kept by " + by + ": kapp will NOT revert it"
+		}
+	}
 	field(KindPending, c.Pending, false) // the deploy's purpose: reported, never failing
 	// an adoption change kapp's deploy fails on fails the gate whatever the flag
 	for _, r := range c.Adoption {

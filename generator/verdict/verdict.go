@@ -55,6 +55,8 @@ type Verdict struct {
 	Adoption []Residual // what kapp changes once when it takes objects over (never ruled)
 	Hidden   []Hidden   // declared fields whose change made in Git a rule hides
 	Masked   []Hidden   // declared fields a rule hands to the manager that owns them (class controller)
+	// DriftKept: drift the rules in force keep (kapp will not revert it), with the rules that do.
+	DriftKept []Kept
 	// MutationsRun counts the declared values changed by the mutation check.
 	MutationsRun int
 	Unpaired     []Unpaired // desired objects with no live counterpart: pending creates, not compared
@@ -94,6 +96,14 @@ type Hidden struct {
 	// At is where the rule is written; zero when no one rule hides the change (the rules in
 	// force together).
 	At RuleAt
+}
+
+// Kept is drift the rules in force keep: kapp will not revert it.
+type Kept struct {
+	Hidden
+	// Copied: a copy rule matching the resource names the field in a path: a copy from the live
+	// object of a field the manifest leaves to the server keeps whatever a person set there.
+	Copied bool
 }
 
 func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
@@ -142,6 +152,9 @@ func Judge(in Input) (*Verdict, error) {
 				v.Unknown = append(v.Unknown, Residual{u.Resource, f})
 			}
 		}
+	}
+	if err := v.keptDrift(in, configs); err != nil {
+		return nil, err
 	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
 	// field only the manifest's applier owns.

@@ -1,0 +1,43 @@
+package generator_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
+)
+
+// A person's kubectl edit of fields the server defaults (dnsPolicy, sessionAffinity), which the
+// generated rules copy from the live object: kapp keeps the person's values (real kapp's diff
+// with these rules shows no change to them). check names that drift as kept by the rule, failing
+// under --fail-on-drift, and the generated file is not stale because of it (newcomer24 finding
+// 11: "stale" without --fail-on-drift, and the drift reported as if kapp reverted it).
+func TestDriftKeptByACopyRuleIsNamedAndNotStale(t *testing.T) {
+	dir := filepath.Join("testdata", "drift-kept")
+	in := generator.Inputs{Live: []string{filepath.Join(dir, "live.yaml")},
+		Package: yttrender.Package{Dirs: []string{filepath.Join(dir, "config")}, ValuesFiles: []string{filepath.Join(dir, "values.yml")}}}
+	c, err := generator.Check(in, []string{filepath.Join(dir, "config", "rebase-rules.yml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Stale) != 0 {
+		t.Errorf("stale because of drift the rules keep: %+v", c.Stale)
+	}
+	kept := map[string]bool{}
+	for _, f := range c.Findings(verdict.Gate{FailOnDrift: true}) {
+		if f.Kind == verdict.KindDrift && strings.Contains(f.Evidence, "kapp will NOT revert it") {
+			kept[f.Resource.Kind+" "+f.Path] = f.Fails
+		}
+	}
+	for _, want := range []string{"Deployment spec.template.spec.dnsPolicy", "Service spec.sessionAffinity"} {
+		if fails, ok := kept[want]; !ok || !fails {
+			t.Errorf("%s: want drift kept by the rules, failing under --fail-on-drift; kept drift: %v", want, kept)
+		}
+	}
+	if fs := c.Findings(verdict.Gate{}); verdict.Failing(fs) {
+		t.Errorf("without --fail-on-drift the gate fails: %+v", fs)
+	}
+}
