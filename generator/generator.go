@@ -148,11 +148,15 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 		}
 	}
 	desired = append(desired, rendered...)
-	live, err := load.Inputs("--live", in.Live, in.Reader)
+	livePaths, crdPaths, err := captureDirs(in.Live, in.CRDs)
 	if err != nil {
-		return nil, nil, nil, yttHint(err, in.Reader, "--live", in.Live)
+		return nil, nil, nil, err
 	}
-	crds, err := load.Docs(in.CRDs, in.Reader)
+	live, err := load.Inputs("--live", livePaths, in.Reader)
+	if err != nil {
+		return nil, nil, nil, yttHint(err, in.Reader, "--live", livePaths)
+	}
+	crds, err := load.Docs(crdPaths, in.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}
