@@ -29,9 +29,9 @@ type Checked struct {
 	*verdict.Verdict
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
-	// At: where each drift and pending change was made, as far as the inputs tell: the desired
-	// document when it is a file's; for a package's rendering (its lines are no file's), a
-	// pending value the line of a values file declaring it. Absent: nowhere known.
+	// At: where each drift, pending change and pending create (Path "") was made, as far as the
+	// inputs tell: the desired document when it is a file's; for a package's rendering (its lines
+	// are no file's), a pending value the line of a values file declaring it. Absent: nowhere known.
 	At              map[Field]load.Source
 	Unmanaged, Live int // live objects without managedFields, of all (pair.Set's)
 	Lint            []lint.Finding
@@ -95,7 +95,8 @@ type Field struct {
 	Path     string
 }
 
-// located says where each drift and pending change of the verdict was made (Checked.At).
+// located says where each drift, pending change and pending create of the verdict was made
+// (Checked.At).
 func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 	values, err := valueLines(a.Inputs.Reader, a.Inputs.Package)
 	if err != nil {
@@ -106,6 +107,11 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 		desired[r.ID] = r.Desired.Source
 	}
 	at := map[Field]load.Source{}
+	for _, d := range a.Set.Created { // a pending create: the document Git adds
+		if !isRendered(d.Source.File) && d.Source.File != "-" {
+			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
+		}
+	}
 	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
 		src, ok := desired[r.Resource]
 		ok = ok && !isRendered(src.File) && src.File != "-"
@@ -119,16 +125,16 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 	return at, nil
 }
 
-// Findings are the verdict's findings (verdict.Verdict.Findings), drift and pending changes
-// located where they were made (At), after the warning that the server's minor version has no
-// defaults data, if it has none: a warning in every format, never failing the gate.
+// Findings are the verdict's findings (verdict.Verdict.Findings), drift, pending changes and
+// pending creates located where they were made (At), after the warning that the server's minor
+// version has no defaults data, if it has none: a warning in every format, never failing the gate.
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 	fs := c.Verdict.Findings(g)
 	if c.VersionWarning != "" {
 		fs = append([]verdict.Finding{{Kind: verdict.KindServerVersion, Evidence: c.VersionWarning}}, fs...)
 	}
 	for i, f := range fs {
-		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending {
+		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindPendingCreate {
 			continue
 		}
 		if src, ok := c.At[Field{f.Resource, f.Path}]; ok {

@@ -305,3 +305,43 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	os.WriteFile(values, []byte("image: nginx:1.25\n"), 0o644)
 	at([]string{"-r", rules, "--package", config, "--values", values, "--value", "image=nginx:1.27", "-l", fix[3], "-n", fix[5]}, "::warning::"+pending)
 }
+
+// check -o github annotates a pending create (a document Git adds, kapp would create) at that
+// document's line, as a pending change, not at the rules file's line 1 (which did not cause it);
+// for a package's rendering (no file's lines), at no file.
+func TestCheckGitHubAnnotatesAPendingCreateWhereItWasMade(t *testing.T) {
+	dir := t.TempDir()
+	fix := scenario(t, "hpa-replicas")
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := string(data) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added\ndata:\n  a: b\n"
+	line := slices.Index(strings.Split(added, "\n"), "apiVersion: v1") // 1-based: the "---" opening it, where documents start
+	if line < 2 {
+		t.Fatalf("no added document in\n%s", added)
+	}
+	desired := filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, []byte(added), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	create := "pending create, not compared: core/ConfigMap hpa-replicas/added: no live counterpart"
+	r := rebasegen(t, "check", "-o", "github", "-r", rules, "-d", desired, "-l", fix[3], "-n", fix[5])
+	if want := fmt.Sprintf("::error file=%s,line=%d::%s", desired, line, create); r.code != exitPending || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, no %q in\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+
+	config, values := copyPackage(t, dir)
+	// a plain document among the templates
+	if err := os.WriteFile(filepath.Join(config, "added.yml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added\ndata:\n  a: b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = rebasegen(t, "check", "-o", "github", "-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5])
+	if want := "::error::" + create; r.code != exitPending || !strings.Contains(r.stdout, want) {
+		t.Errorf("package: exit %d, no %q in\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}

@@ -69,8 +69,9 @@ type Finding struct {
 	Class    string        // the field's class label, when it has one
 	Evidence string
 	// Stale files: the file, its first differing line and the unified diff. Hidden changes: the
-	// file and line of the rule hiding it ("" when the rules in force together hide it). Drift and
-	// pending changes: where they were made (generator.Checked.Findings; "" when not known).
+	// file and line of the rule hiding it ("" when the rules in force together hide it). Drift,
+	// pending changes and creates: where they were made (generator.Checked.Findings; "" when not
+	// known).
 	File string
 	Line int
 	Diff string

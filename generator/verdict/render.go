@@ -211,7 +211,10 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-		case KindPendingCreate, KindPendingDelete, KindAdoption:
+		case KindPendingCreate: // the desired document, as a pending change
+			file, at = f.File, f.Line
+			msg += ": " + evidence(f)
+		case KindPendingDelete, KindAdoption:
 			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
 			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
 			// managers) is the text format's
