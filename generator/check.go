@@ -3,14 +3,13 @@ package generator
 import (
 	"bytes"
 	"cmp"
-	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"gopkg.in/yaml.v3"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
@@ -31,7 +30,8 @@ type Checked struct {
 	InferredNamespace string
 	// At: where each drift, pending change and pending create (Path "") was made, as far as the
 	// inputs tell: the desired document when it is a file's; for a package's rendering (its lines
-	// are no file's), a pending value the line of a values file declaring it. Absent: nowhere known.
+	// are no file's), a pending value the line of the one data value feeding it (valueSources).
+	// Absent: nowhere known.
 	At              map[Field]load.Source
 	Unmanaged, Live int // live objects without managedFields, of all (pair.Set's)
 	Lint            []lint.Finding
@@ -98,10 +98,6 @@ type Field struct {
 // located says where each drift, pending change and pending create of the verdict was made
 // (Checked.At).
 func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
-	values, err := valueLines(a.Inputs.Reader, a.Inputs.Package)
-	if err != nil {
-		return nil, err
-	}
 	desired := map[pair.Identity]load.Source{}
 	for _, r := range a.Report.Resources {
 		desired[r.ID] = r.Desired.Source
@@ -112,17 +108,19 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
 		}
 	}
+	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
 	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
 		src, ok := desired[r.Resource]
-		ok = ok && !isRendered(src.File) && src.File != "-"
-		if !ok && r.Finding.Class == classify.Pending {
-			src, ok = values.of(r.Finding.Desired)
-		}
-		if ok {
+		switch {
+		case ok && !isRendered(src.File) && src.File != "-":
 			at[Field{r.Resource, r.Finding.Path.String()}] = src
+		case ok && isRendered(src.File) && r.Finding.Class == classify.Pending:
+			rendered = append(rendered, r)
 		}
 	}
-	return at, nil
+	values, err := a.valueSources(rendered)
+	maps.Copy(at, values)
+	return at, err
 }
 
 // Findings are the verdict's findings (verdict.Verdict.Findings), drift, pending changes and
@@ -148,64 +146,6 @@ func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 func isRendered(file string) bool {
 	_, ok := yttrender.RenderedFrom(file)
 	return ok
-}
-
-// scalars are the scalar values of a package's data values files, each with where it is written;
-// the values --value and --value-yaml give, which override files, are written nowhere.
-type scalars struct {
-	at    map[string][]load.Source
-	flags map[string]bool
-}
-
-// valueLines reads the scalars of the package's values files (ytt --data-values-file).
-func valueLines(r *load.Reader, pkg yttrender.Package) (scalars, error) {
-	s := scalars{at: map[string][]load.Source{}, flags: map[string]bool{}}
-	for _, kv := range slices.Concat(pkg.Values, pkg.ValuesYAML) {
-		if _, v, ok := strings.Cut(kv, "="); ok {
-			s.flags[v] = true
-		}
-	}
-	for _, file := range pkg.ValuesFiles {
-		data, err := r.ReadFile(file)
-		if err != nil {
-			return s, err
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var doc yaml.Node
-			if err := dec.Decode(&doc); err != nil {
-				break // the end, or what ytt reports when it renders the package
-			}
-			var walk func(n *yaml.Node)
-			walk = func(n *yaml.Node) {
-				if n.Kind == yaml.ScalarNode {
-					s.at[n.Value] = append(s.at[n.Value], load.Source{File: file, Line: n.Line})
-				}
-				for i, c := range n.Content {
-					if n.Kind == yaml.MappingNode && i%2 == 0 {
-						continue // a key
-					}
-					walk(c)
-				}
-			}
-			walk(&doc)
-		}
-	}
-	return s, nil
-}
-
-// of is where v is written: the one line of the values files holding it, when no flag gives it.
-func (s scalars) of(v any) (load.Source, bool) {
-	switch v.(type) {
-	case string, bool, int64, float64, int:
-	default:
-		return load.Source{}, false
-	}
-	text := fmt.Sprint(v)
-	if at := s.at[text]; len(at) == 1 && !s.flags[text] {
-		return at[0], true
-	}
-	return load.Source{}, false
 }
 
 // readAsDesired reports whether every file of the --rules path p is also a file of a desired

@@ -345,3 +345,45 @@ func TestCheckGitHubAnnotatesAPendingCreateWhereItWasMade(t *testing.T) {
 		t.Errorf("package: exit %d, no %q in\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
+
+// A pending value of a package's rendering is annotated at the values file line of the data value
+// that feeds the field, found by rendering the package with each data value of the same text
+// changed: not the only line holding the text (a data value the templates do not use for the
+// field), and not no line when two data values hold it and only one feeds it.
+func TestCheckGitHubAnnotatesTheDataValueThatFeedsThePendingField(t *testing.T) {
+	dir := t.TempDir()
+	fix := scenario(t, "hpa-replicas")
+	config, values := copyPackage(t, dir)
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, "generate", "--package", config, "--values", values, "-l", fix[3], "-n", fix[5], "--output-file", rules); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	schema := filepath.Join(config, "schema.yml")
+	data, err := os.ReadFile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a data value no template reads
+	if err := os.WriteFile(schema, append(data, "sidecar: \"\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image\n"
+	check := func(values string, want string) {
+		t.Helper()
+		r := rebasegen(t, "check", "-o", "github", "-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5])
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, no %q in\n%s%s", values, r.code, want, r.stdout, r.stderr)
+		}
+	}
+	both := filepath.Join(dir, "both.yml")
+	os.WriteFile(both, []byte("sidecar: nginx:1.27\n# the image\nimage: nginx:1.27\n"), 0o644)
+	check(both, "::warning file="+both+",line=3::"+pending)
+
+	// the image from the schema's default; the one line holding its text is another data value
+	if err := os.WriteFile(schema, []byte(strings.Replace(string(data), "image: nginx:latest", "image: nginx:1.27", 1)+"sidecar: \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.yml")
+	os.WriteFile(other, []byte("sidecar: nginx:1.27\n"), 0o644)
+	check(other, "::warning::"+pending)
+}

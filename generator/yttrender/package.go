@@ -87,6 +87,28 @@ func (p Package) RenderInput(rd *load.Reader) ([]load.Doc, error) {
 	return docs, err
 }
 
+// RenderWithValues renders the package as RenderInput does, with each data values file named in
+// values (ValuesFile.Name) read as the bytes given instead of its own: a data value changed, to
+// see which rendered fields it feeds.
+func (p Package) RenderWithValues(rd *load.Reader, values map[string][]byte) ([]load.Doc, error) {
+	in, err := p.read(rd)
+	if err != nil {
+		return nil, err
+	}
+	for _, fs := range in.Values {
+		for i, f := range fs {
+			if data, ok := values[f.Name]; ok {
+				fs[i].Data = data
+			}
+		}
+	}
+	r, err := p.runRead(in, false, defaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	return r.docs()
+}
+
 // rendering is a package rendered to YAML.
 type rendering struct {
 	name string
@@ -136,8 +158,10 @@ func (p Package) DataValues(rd *load.Reader) (map[string]any, error) {
 
 // run renders the package, or only its data values when inspect is set, to YAML.
 func (p Package) run(rd *load.Reader, inspect bool) (rendering, error) {
-	return p.runWithin(rd, inspect, renderLimits{RenderTimeout, load.MaxFileSize, RenderMemory})
+	return p.runWithin(rd, inspect, defaultLimits)
 }
+
+var defaultLimits = renderLimits{RenderTimeout, load.MaxFileSize, RenderMemory}
 
 // RenderTimeout bounds rendering a package: a template looping over range(10**12) ran for
 // hours. ytt cannot be cancelled, so a render that times out is abandoned (the command fails
@@ -222,6 +246,11 @@ func (p Package) runWithin(rd *load.Reader, inspect bool, limits renderLimits) (
 	if err != nil {
 		return rendering{}, err
 	}
+	return p.runRead(in, inspect, limits)
+}
+
+// runRead is runWithin with what the render reads read.
+func (p Package) runRead(in yttInput, inspect bool, limits renderLimits) (rendering, error) {
 	if childRenders.Load() {
 		return p.renderInChild(in, inspect, limits)
 	}

@@ -103,16 +103,8 @@ func (p Package) read(r *load.Reader) (yttInput, error) {
 	if in.Files, err = yttFiles(r, p.Dirs); err != nil {
 		return in, fmt.Errorf("reading package %s: %w", strings.Join(p.Dirs, ","), err)
 	}
-	for _, v := range p.ValuesFiles {
-		if lib, rest, ok := strings.Cut(v, ":"); ok && strings.HasPrefix(lib, "@") { // as ytt's libraryRefAndRemainder
-			v = rest
-		}
-		if in.Values == nil {
-			in.Values = map[string][]yttFile{}
-		}
-		if in.Values[v], err = yttFiles(r, []string{v}); err != nil {
-			return in, err
-		}
+	if in.Values, err = p.readValues(r); err != nil {
+		return in, err
 	}
 	if p.CR != "" {
 		if in.CR, err = r.ReadFile(p.CR); err != nil {
@@ -120,6 +112,48 @@ func (p Package) read(r *load.Reader) (yttInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// readValues reads the files of each data values path (yttInput.Values), through r.
+func (p Package) readValues(r *load.Reader) (map[string][]yttFile, error) {
+	var values map[string][]yttFile
+	for _, v := range p.ValuesFiles {
+		if lib, rest, ok := strings.Cut(v, ":"); ok && strings.HasPrefix(lib, "@") { // as ytt's libraryRefAndRemainder
+			v = rest
+		}
+		if values == nil {
+			values = map[string][]yttFile{}
+		}
+		var err error
+		if values[v], err = yttFiles(r, []string{v}); err != nil {
+			return nil, err
+		}
+	}
+	return values, nil
+}
+
+// ValuesFile is a data values file of a package (ytt --data-values-file), as ytt reads it.
+type ValuesFile struct {
+	Name string // its path: a --values path, or a file of a --values directory
+	Data []byte
+}
+
+// ReadValuesFiles reads the package's data values files, in the order ytt applies them.
+func (p Package) ReadValuesFiles(r *load.Reader) ([]ValuesFile, error) {
+	values, err := p.readValues(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []ValuesFile
+	for _, v := range p.ValuesFiles {
+		if lib, rest, ok := strings.Cut(v, ":"); ok && strings.HasPrefix(lib, "@") {
+			v = rest
+		}
+		for _, f := range values[v] {
+			out = append(out, ValuesFile{f.Name, f.Data})
+		}
+	}
+	return out, nil
 }
 
 // ytt is files as ytt's files, in order.
