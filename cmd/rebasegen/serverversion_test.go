@@ -274,3 +274,15 @@ func TestCheckServerVersionInEveryFormat(t *testing.T) {
 		t.Errorf("check -o json on a v1.37.2 server: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// A --live directory holding the live objects and the server-version.json capture writes (the
+// README: "in each --live directory") reads the version from it, and the file is no object.
+func TestServerVersionInALiveDirectory(t *testing.T) {
+	desired := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml")
+	dir := filepath.Dir(withVersion(t, "hpa-replicas", versionJSON("v1.31.4")))
+	r := rebasegen(t, "explain", "-d", desired, "-l", dir, "-n", "hpa-replicas")
+	want := "warning: the live objects come from Kubernetes v1.31.4 (" + filepath.Join(dir, "server-version.json") + ")"
+	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stdout, "Summary: 2 resources") {
+		t.Errorf("exit %d, want 0, the 2 resources and %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}
