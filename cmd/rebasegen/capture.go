@@ -98,7 +98,7 @@ func captureCommand() *cli.Command {
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "captured %s of app %s/%s into %s%s\n", count(len(res.Live), "object"), c.String("namespace"), app, dir, crds)
+			fmt.Fprintf(c.App.ErrWriter, "captured %s of app %s/%s into %s%s\n", count(len(res.Live), "object"), namespace, app, dir, crds)
 			return nil
 		},
 	}

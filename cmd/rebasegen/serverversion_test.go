@@ -27,7 +27,7 @@ func TestCaptureWritesServerVersion(t *testing.T) {
 			fmt.Fprint(w, `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`)
 		case "/api/v1":
 			fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","namespaced":true,"kind":"ConfigMap","verbs":["get","list"]}]}`)
-		case "/api/v1/namespaces/ns/configmaps/web":
+		case "/api/v1/namespaces/ns/configmaps/web", "/api/v1/namespaces/ns/configmaps/web.app":
 			fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns"},"data":{"spec":"{\"labelKey\":\"kapp.k14s.io/app\",\"labelValue\":\"1\"}"}}`)
 		case "/api/v1/configmaps":
 			fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","labels":{"kapp.k14s.io/app":"1"},"annotations":{"kapp.k14s.io/original":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}"}}}]}`)
@@ -53,8 +53,13 @@ func TestCaptureWritesServerVersion(t *testing.T) {
 	if string(got) != body+"\n" {
 		t.Errorf("server-version.json:\n%s\nwant the GET /version body:\n%s", got, body)
 	}
+	// the app of a PackageInstall NS/NAME is named in its namespace (it was -n's default)
+	r := rebasegen(t, "capture", "--package-install", "ns/web", "--kubeconfig", kubeconfig, "--output-directory", filepath.Join(dir, "pi"))
+	if want := "captured 1 object of app ns/web.app into "; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("capture --package-install ns/web: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
 	// and explain reads it back: a minor without defaults data is named in a warning
-	r := rebasegen(t, "explain", "-l", filepath.Join(out, "live.yaml"))
+	r = rebasegen(t, "explain", "-l", filepath.Join(out, "live.yaml"))
 	if want := "the live objects come from Kubernetes v1.31.7 (" + filepath.Join(out, "server-version.json") + ")"; r.code != 0 || !strings.Contains(r.stderr, want) {
 		t.Errorf("explain of the captured app: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
 	}
