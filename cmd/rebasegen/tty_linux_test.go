@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -179,5 +180,44 @@ func TestExplainPipedIsNarrow(t *testing.T) {
 	joined := strings.NewReplacer("\n    .", ".", "\n    [", "[").Replace(narrow.stdout)
 	if a, b := strings.Fields(joined), strings.Fields(wide.stdout); !slices.Equal(a, b) {
 		t.Errorf("narrow and --wide differ in words:\n%s\n---\n%s", narrow.stdout, wide.stdout)
+	}
+}
+
+// TestExplainContinuationsAreIndented (newcomer24 finding 15): in explain's text laid out for 80
+// columns, a line at the margin begins a resource (its header, or a resource not compared) or the
+// summary: a header's continuation ("kapp)") is indented, not a resource of its own.
+func TestExplainContinuationsAreIndented(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	for _, name := range []string{"hpa-replicas", "admission-webhook", "services"} {
+		fix := scenario(t, name)
+		js := rebasegen(t, append([]string{"explain", "-o", "json"}, fix...)...)
+		var rep struct {
+			Resources []struct{ Group, Kind, Namespace, Name string }
+		}
+		if err := json.Unmarshal([]byte(js.stdout), &rep); err != nil || len(rep.Resources) == 0 {
+			t.Fatalf("%s: explain -o json: %v\n%s", name, err, js.stdout)
+		}
+		var starts []string
+		for _, r := range rep.Resources {
+			id := r.Name
+			if r.Namespace != "" {
+				id = r.Namespace + "/" + id
+			}
+			group := r.Group
+			if group == "" {
+				group = "core" // as pair.Identity writes the core group
+			}
+			starts = append(starts, group+"/"+r.Kind+" "+id+" (")
+		}
+		out := rebasegen(t, append([]string{"explain"}, fix...)...).stdout
+		if maxWidth(out) > 80 {
+			t.Fatalf("%s: not laid out for 80 columns:\n%s", name, out)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if l == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "Summary: ") || slices.ContainsFunc(starts, func(s string) bool { return strings.HasPrefix(l, s) }) {
+				continue
+			}
+			t.Errorf("%s: a line at the margin that begins no resource: %q in\n%s", name, l, out)
+		}
 	}
 }

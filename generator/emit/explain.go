@@ -128,7 +128,8 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		if applier == "" {
 			applier = "no known applier"
 		}
-		fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("%s (%s, applied by %s)", escape.Text(r.ID.String()), escape.Text(r.Live.APIVersion), escape.Text(applier)), width))
+		// continued 4 columns in: from the margin, "kapp)" would read as a resource of its own
+		fmt.Fprintln(b, textwrap.Hanging(fmt.Sprintf("%s (%s, applied by %s)", escape.Text(r.ID.String()), escape.Text(r.Live.APIVersion), escape.Text(applier)), width, 4))
 		if len(r.Findings) == 0 {
 			b.WriteString("  no differences\n")
 		}
@@ -153,10 +154,10 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		b.WriteByte('\n')
 	}
 	for _, o := range ids(rep.Created) {
-		fmt.Fprintln(b, textwrap.Line(escape.Text(o)+": not on the cluster (kapp would create it)", width))
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": not on the cluster (kapp would create it)", width, 4))
 	}
 	for _, o := range ids(rep.Deleted) {
-		fmt.Fprintln(b, textwrap.Line(escape.Text(o)+": live only (not in the desired objects)", width))
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": live only (not in the desired objects)", width, 4))
 	}
 	writeSummary(b, rep, width)
 	_, err := io.WriteString(w, b.String())
@@ -179,7 +180,7 @@ func writeSummary(b *strings.Builder, rep *classify.Report, width int) {
 	if n := counts[classify.Operational]; n > 0 {
 		parts = append(parts, fmt.Sprintf("operational %d (stamped on purpose at run time: ruled, the manifest's value wins; --no-operational: drift)", n))
 	}
-	fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width))
+	fmt.Fprintln(b, textwrap.Hanging(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width, 4))
 }
 
 // findingsTable is one aligned row per finding: path, class, desired -> live, evidence.

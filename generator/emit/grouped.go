@@ -133,7 +133,7 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 			names[kn] = append(names[kn], name)
 		}
 		for _, kn := range order {
-			fmt.Fprintln(b, textwrap.Line(fmt.Sprintf("%s: %s %s: %s", escape.Text(kn), words.Count(len(names[kn]), "resource"), l.what, nameList(names[kn])), width))
+			fmt.Fprintln(b, textwrap.Hanging(fmt.Sprintf("%s: %s %s: %s", escape.Text(kn), words.Count(len(names[kn]), "resource"), l.what, nameList(names[kn])), width, 4))
 		}
 	}
 	writeSummary(b, rep, width)

@@ -41,6 +41,21 @@ func Line(line string, width int) string {
 	if hang >= width/2 { // a deep indent on a narrow terminal: continuation lines start at the margin
 		hang = 0
 	}
+	return wrap(rs, width, hang)
+}
+
+// Hanging wraps one line as Line does, each continuation line indented by indent columns: a line
+// that names something (a resource) and would read as a second such line from the margin.
+func Hanging(line string, width, indent int) string {
+	rs := []rune(line)
+	if width <= 0 || len(rs) <= width {
+		return line
+	}
+	return wrap(rs, width, min(indent, width/2))
+}
+
+// wrap breaks rs at spaces to width, continuation lines indented by hang.
+func wrap(rs []rune, width, hang int) string {
 	var out []string
 	for len(rs) > width {
 		cut := -1 // the last space within the width after the text starts, else the first after it

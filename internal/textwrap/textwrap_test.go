@@ -22,6 +22,9 @@ func TestLine(t *testing.T) {
 			t.Errorf("Line(%q, %d):\n got %q\nwant %q", tc.in, tc.width, got, tc.want)
 		}
 	}
+	if got, want := Hanging("apps/Deployment shop/web (apps/v1, applied by kapp)", 30, 4), "apps/Deployment shop/web\n    (apps/v1, applied by kapp)"; got != want {
+		t.Errorf("Hanging: %q, want %q", got, want)
+	}
 	if got := Lines("a b c\n\nd e f\n", 3); got != "a b\nc\n\nd e\nf\n" {
 		t.Errorf("Lines: %q", got)
 	}
