@@ -475,11 +475,15 @@ func TestOutputFileHandling(t *testing.T) {
 		{"output is a hand-written file in the desired directory", handWritten, "that rebasegen did not generate", []string{"-d", pkg}},
 		{"read-only output", readOnly, "the file is read-only", []string{"-d", desired}},
 		{"output in a missing directory", filepath.Join(dir, "missing", "rules.yml"), "no such file or directory", []string{"-d", desired}},
+		{"output is a directory", dir, "is a directory", []string{"-d", desired}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := os.ReadFile(tc.out)
 			r := rebasegen(t, append(append([]string{"generate", "--output-file", tc.out}, tc.in...), "-l", fix[3], "-n", fix[5])...)
 			checkRejected(t, "generate", r, "--output-file "+tc.out+": ", tc.want)
+			if strings.Count(r.stderr, "\n") != 1 { // refused before the analysis: no summary, no note
+				t.Errorf("not one line on stderr:\n%s", r.stderr)
+			}
 			if strings.Contains(r.stderr, ".tmp-") {
 				t.Errorf("the error names the temp file:\n%s", r.stderr)
 			}

@@ -23,6 +23,13 @@ func checkOutputFile(path string, in generator.Inputs) error {
 		return nil
 	}
 	st, err := os.Stat(path)
+	// what writeOutput would refuse, before the analysis rather than after it
+	if err == nil && st.IsDir() {
+		return fmt.Errorf("--output-file %s: is a directory; name a file in it", path)
+	}
+	if _, derr := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) && derr != nil {
+		return fmt.Errorf("--output-file %s: %w", path, derr)
+	}
 	if err != nil || !st.Mode().IsRegular() {
 		return nil // a new file, or a pipe or device written in place
 	}
