@@ -69,10 +69,10 @@ func (r *Reader) ReadServerVersion(flag string, live []string) (*ServerVersion, 
 // readServerVersion reads a GET /version body (k8s.io/apimachinery/pkg/version.Info); nil when
 // the file does not exist.
 func (r *Reader) readServerVersion(file string) (*ServerVersion, error) {
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+	data, err := r.ReadFound(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	data, err := r.ReadFound(file)
 	if err != nil {
 		return nil, err
 	}
