@@ -9,9 +9,15 @@ import (
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
-// classifyYAML classifies one desired/live pair given as YAML and returns the label of each
-// finding by path.
+// classifyYAML classifies one desired/live pair given as YAML and returns each finding by path.
 func classifyYAML(t *testing.T, desired, live string) map[string]Finding {
+	t.Helper()
+	return classifyVersion(t, desired, live, nil)
+}
+
+// classifyVersion is classifyYAML with the defaults of the API server version v (nil: the
+// linked version's).
+func classifyVersion(t *testing.T, desired, live string, v *rulesets.VersionDefaults) map[string]Finding {
 	t.Helper()
 	rs, err := rulesets.Load()
 	if err != nil {
@@ -29,7 +35,7 @@ func classifyYAML(t *testing.T, desired, live string) map[string]Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Classify(set, Options{Rules: rs})
+	rep, err := Classify(set, Options{Rules: rs, Version: v})
 	if err != nil {
 		t.Fatal(err)
 	}

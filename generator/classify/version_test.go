@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -50,37 +48,6 @@ func TestServerVersionDefaults(t *testing.T) {
 			}
 		})
 	}
-}
-
-func classifyVersion(t *testing.T, desired, live string, v *rulesets.VersionDefaults) map[string]Finding {
-	t.Helper()
-	rs, err := rulesets.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := load.ParseDocs("desired.yaml", []byte(desired))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := load.ParseDocs("live.yaml", []byte(live))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := pair.Build(d, l, pair.Options{Namespace: "ns", Rules: rs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Classify(set, Options{Rules: rs, Version: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]Finding{}
-	for _, r := range rep.Resources {
-		for _, f := range r.Findings {
-			out[f.Path.String()] = f
-		}
-	}
-	return out
 }
 
 // TestCreationTimestampEvidence (issue 26): the evidence for an embedded creationTimestamp: null
