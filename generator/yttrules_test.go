@@ -27,13 +27,7 @@ func TestCheckRendersYTTRuleFilesAndRulesSecrets(t *testing.T) {
 			strings.TrimSpace(yttDocumentConfig) + "\n"},
 	} {
 		f := writeFile(t, "rules.yml", tc.file)
-		c, err := generator.Check(fixture("crd-defaults"), []string{f})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode]" {
-			t.Errorf("%s: hidden %s", tc.name, got)
-		}
+		checkHidesTheBackupSpec(t, tc.name, f)
 	}
 	// an overlay would change the package's objects in kapp-controller's ytt step: refused
 	f := writeFile(t, "rules.yml", "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules}\nstringData:\n  rebase-rules.yml: |\n    #@ load(\"@ytt:overlay\", \"overlay\")\n    #@overlay/match by=overlay.all, expects=\"0+\"\n    ---\n    spec: {}\n")
@@ -114,13 +108,7 @@ func TestCheckReadsEveryKeyOfARulesSecret(t *testing.T) {
 		{"other.yml alone, in data", "apiVersion: v1\nkind: Secret\nmetadata: {name: shop-rebase-rules, namespace: crd-defaults}\ndata:\n  other.yml: " + base64.StdEncoding.EncodeToString([]byte(plain)) + "\n"},
 	} {
 		f := writeFile(t, "rules.yml", tc.file)
-		c, err := generator.Check(fixture("crd-defaults"), []string{f})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode]" {
-			t.Errorf("%s: hidden %s", tc.name, got)
-		}
+		checkHidesTheBackupSpec(t, tc.name, f)
 		findings, _, err := generator.Lint(fixture("crd-defaults"), []string{f})
 		if err != nil {
 			t.Fatalf("%s: lint: %v", tc.name, err)
@@ -149,5 +137,18 @@ func TestCheckReadsEveryKeyOfARulesSecret(t *testing.T) {
 		if _, err := generator.Check(fixture("crd-defaults"), []string{f}); err == nil || !strings.Contains(err.Error(), f+": document 1 (line 1): field other.yml: "+strings.TrimPrefix(tc.want, "other.yml: ")) {
 			t.Errorf("a rules Secret with %q in other.yml: %v", tc.other, err)
 		}
+	}
+}
+
+// checkHidesTheBackupSpec checks that check, given the rules file f on the crd-defaults fixture,
+// finds the declared fields of the Backup's spec hidden, and no others.
+func checkHidesTheBackupSpec(t *testing.T, name, f string) {
+	t.Helper()
+	c, err := generator.Check(fixture("crd-defaults"), []string{f})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode]" {
+		t.Errorf("%s: hidden %s", name, got)
 	}
 }
