@@ -14,7 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
-// siblingsAsRegex writes a plain rule's paths, paths that differ in one map key only as one path
+// siblingsAsRegex is a plain rule's paths as kapp's, paths that differ in one map key only as one path
 // whose part there is a {regex: "^(a|b)$"} matching exactly those keys: sibling keys under one
 // parent first, then parents holding the same keys (containers and initContainers). kapp makes
 // one copy mod per path, and each deep-copies the resource and its sources per source: on 1,000
