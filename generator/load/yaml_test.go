@@ -175,3 +175,21 @@ func FuzzExpansion(f *testing.F) {
 		}
 	})
 }
+
+// WithoutAliases replaces every alias where it is written, whatever precedes it on its line
+// (multi-byte text, a byte order mark) and whatever ends the lines before it, and keeps every
+// other byte: the result holds the same data with each alias an empty mapping.
+func TestWithoutAliases(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a: &a [1]\nb: *a\n", "a: &a [1]\nb: {}\n"},
+		{"\uFEFFa: &abc é\r\nb: [é, *abc, \"*abc\"]\r\nc:\r\n  <<: *abc\r\n---\nd: &d 1\ne: *d # *d\n",
+			"\uFEFFa: &abc é\r\nb: [é, {}  , \"*abc\"]\r\nc:\r\n  <<: {}  \r\n---\nd: &d 1\ne: {} # *d\n"},
+		{"a: &a 1\rb: *a\u2028c: *a\n", "a: &a 1\rb: {}\u2028c: {}\n"},
+		{"a: '*x'\nb: &b 1\n", "a: '*x'\nb: &b 1\n"}, // no alias
+	} {
+		got, ok := WithoutAliases([]byte(tc.in))
+		if !ok || string(got) != tc.want {
+			t.Errorf("WithoutAliases(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}

@@ -225,7 +225,19 @@ func yttAnnotations(name string, data []byte) []string {
 	if load.Aliases(name, data) != nil {
 		return nil // refused by whichever reader reads it
 	}
-	ds, err := yamlmeta.NewDocumentSetFromBytes(data, yamlmeta.DocSetOpts{AssociatedName: name})
+	// ytt's parser expands every alias, and builds a node per expanded value: it reads data with
+	// its aliases replaced (they hold no comment); where they cannot be found, every "#@" of the
+	// text counts, which can only make a file read with ytt (bounded: see runWithin) or refused.
+	plain, ok := load.WithoutAliases(data)
+	if !ok {
+		var out []string
+		for _, line := range bytes.Split(data, []byte("#@"))[1:] {
+			a, _, _ := bytes.Cut(line, []byte("\n"))
+			out = append(out, string(a))
+		}
+		return out
+	}
+	ds, err := yamlmeta.NewDocumentSetFromBytes(plain, yamlmeta.DocSetOpts{AssociatedName: name})
 	if err != nil {
 		return nil
 	}
