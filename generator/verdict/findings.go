@@ -112,8 +112,12 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
+		how := "kapp reports no update when the value changes"
+		if h.Rewritten {
+			how = "kapp updates the resource with the rules' value there, not the manifest's"
+		}
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
-			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: kapp reports no update when the value changes, and no manager other than the manifest's applier owns the field", h.Rule)})
+			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field", h.Rule, how)})
 	}
 	for _, s := range c.Stale {
 		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs,

@@ -57,11 +57,15 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	if err != nil {
 		return err
 	}
+	rewrote, err := rewritten(in, all, shown)
+	if err != nil {
+		return err
+	}
 	v.MutationsRun = len(all)
 	for i, m := range all {
-		h := Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by, At: m.at}
+		h := Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by, At: m.at, Rewritten: rewrote[i]}
 		switch {
-		case shown[i]:
+		case shown[i] && !rewrote[i]:
 		case m.controller:
 			v.Masked = append(v.Masked, h)
 		default:

@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -149,7 +150,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				return ok == declared && fielddiff.Equal(v, want)
 			}
 			if same(alone) && !same(withRules) {
-				h := Hidden{Resource: r.ID, Path: f.Path.String()}
+				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true}
 				h.Rule, h.At = responsible(in.Rules, r, f.Path)
 				out = append(out, h)
 			}
@@ -158,22 +159,26 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 	return out, nil
 }
 
-// changedInGit are the fields of r the manifest changed since kapp last applied them: the
-// pending ones, and drift whose live value is not what kapp applied either (the live object
-// drifted too).
+// changedInGit are the fields of r the manifest may have changed since kapp last applied them:
+// the pending ones, and drift whose live value is not what kapp applied either (the live object
+// drifted too); without kapp.k14s.io/original (a first deploy, an object kapp takes over) every
+// declared value that is drift, which a change made in Git cannot be told from.
 func changedInGit(r classify.Resource) []classify.Finding {
 	var out []classify.Finding
-	var sent *fielddiff.Lookup
+	sent, read := (*fielddiff.Lookup)(nil), false
 	for _, f := range r.Findings {
 		switch {
 		case f.Class == classify.Pending:
 			out = append(out, f)
 		case f.Class == classify.Drift:
+			if !read {
+				sent, read = lastApplied(r), true
+			}
 			if sent == nil {
-				sent = lastApplied(r)
-				if sent == nil {
-					return out
+				if f.Change != fielddiff.Added {
+					out = append(out, f)
 				}
+				continue
 			}
 			v, ok := sent.Get(f.Path)
 			if ok != (f.Change != fielddiff.Added) || ok && !fielddiff.Equal(v, f.Desired) {
@@ -197,4 +202,55 @@ func lastApplied(r classify.Resource) *fielddiff.Lookup {
 		return nil
 	}
 	return fielddiff.NewLookup(m)
+}
+
+// rewritten reports the shown mutations of resources a ytt rule matches whose changed value the
+// rules in force rewrite into another in the object kapp applies, where kapp's built-in rules
+// alone keep it: kapp reports an update and applies the rule's value, not the manifest's. Only an
+// overlay can rewrite a value into a third one: a copy takes it from the live object, which kapp
+// then does not show as changed, and a remove drops it.
+func rewritten(in Input, all []mutation, shown []bool) ([]bool, error) {
+	var inForce, builtin kappcover.Rebaser
+	ready := false
+	out := make([]bool, len(all))
+	for i, m := range all {
+		if !shown[i] {
+			continue
+		}
+		desired, live, err := m.r.Objects()
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(in.Rules, func(r Rule) bool { return r.ytt != nil && r.Matches(desired.Unstructured) }) {
+			continue
+		}
+		if !ready {
+			ready = true
+			if inForce, err = kappcover.New(in.Configs, false); err != nil {
+				return nil, err
+			}
+			if builtin, err = kappcover.New(nil, false); err != nil {
+				return nil, err
+			}
+		}
+		m.path.Set(desired.Object, m.value)
+		keeps := func(rb kappcover.Rebaser) (bool, error) {
+			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
+			if err != nil {
+				return false, fmt.Errorf("%s: %w", m.r.ID, err)
+			}
+			v, ok := m.path.Get(rebased.Object)
+			return ok && fielddiff.Equal(v, m.value), nil
+		}
+		withRules, err := keeps(inForce)
+		if err != nil {
+			return nil, err
+		}
+		alone, err := keeps(builtin)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = !withRules && alone
+	}
+	return out, nil
 }

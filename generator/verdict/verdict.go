@@ -96,6 +96,9 @@ type Hidden struct {
 	// At is where the rule is written; zero when no one rule hides the change (the rules in
 	// force together).
 	At RuleAt
+	// Rewritten: kapp updates the resource, and applies the rules' value there, not the
+	// manifest's.
+	Rewritten bool
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.
@@ -177,7 +180,7 @@ func Judge(in Input) (*Verdict, error) {
 	}
 	v.Hidden = append(v.Hidden, pendingHidden...)
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it
-		return slices.ContainsFunc(pendingHidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
+		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
 	})
 	return v, nil
 }
