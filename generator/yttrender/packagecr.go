@@ -27,8 +27,9 @@ type packageCR struct {
 				Template []map[string]any `json:"template"`
 				Deploy   []struct {
 					Kapp *struct {
-						IntoNs string   `json:"intoNs"`
-						MapNs  []string `json:"mapNs"`
+						IntoNs     string   `json:"intoNs"`
+						MapNs      []string `json:"mapNs"`
+						RawOptions []string `json:"rawOptions"`
 					} `json:"kapp"`
 				} `json:"deploy"`
 			} `json:"spec"`
@@ -283,5 +284,21 @@ func readPackageCR(file string, data []byte) (packageCR, error) {
 	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
 		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
 	}
+	for i, d := range cr.Spec.Template.Spec.Deploy {
+		if d.Kapp == nil {
+			continue
+		}
+		for j, o := range d.Kapp.RawOptions {
+			if name, _, _ := strings.Cut(o, "="); !slices.Contains(inertKappOptions, name) {
+				return cr, fmt.Errorf("%s: spec.template.spec.deploy[%d].kapp.rawOptions[%d]: %q: kapp-controller passes it to kapp deploy, where it can change what kapp diffs or applies (an update strategy, a filter, a dry run), which rebasegen does not model: not supported (options it accepts: %s)",
+					file, i, j, o, strings.Join(inertKappOptions, ", "))
+			}
+		}
+	}
 	return cr, nil
 }
+
+// inertKappOptions are the kapp deploy flags, given as --flag or --flag=value, that change only
+// how long kapp waits, what it prints and the history it keeps, not what it diffs or applies.
+var inertKappOptions = []string{"--wait", "--wait-timeout", "--wait-check-interval", "--wait-concurrency", "--wait-resource-timeout",
+	"--diff-changes", "--diff-context", "--diff-summary", "--app-changes-max-to-keep"}

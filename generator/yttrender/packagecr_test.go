@@ -72,3 +72,24 @@ func TestPackageCRTemplateAsKappControllerRunsIt(t *testing.T) {
 		}
 	}
 }
+
+// kapp-controller passes a deploy step's rawOptions to kapp deploy: an update strategy of skip,
+// a filter or a dry run there means kapp applies nothing of a change check called applied on
+// deploy. Options rebasegen does not model are refused, naming the field; those that only change
+// waiting and output pass (probe 23 finding 6: they were ignored).
+func TestPackageCRKappRawOptions(t *testing.T) {
+	cr := func(opts string) []byte {
+		return []byte("apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata: {name: p.example.com.1.0.0}\nspec:\n  template:\n    spec:\n      fetch: [{inline: {paths: {a.yml: 'a: 1'}}}]\n      template: [{ytt: {}}]\n      deploy:\n      - kapp:\n          rawOptions: " + opts + "\n")
+	}
+	for _, tc := range []struct{ opts, want string }{
+		{`["--wait=false", "--wait-timeout=5m", "--diff-changes=true"]`, ""},
+		{`["--diff-changes", "--apply-default-update-strategy=skip"]`, `p.yml: spec.template.spec.deploy[0].kapp.rawOptions[1]: "--apply-default-update-strategy=skip": kapp-controller passes it to kapp deploy`},
+		{`["--filter-kind=HorizontalPodAutoscaler"]`, `rawOptions[0]: "--filter-kind=HorizontalPodAutoscaler"`},
+		{`["--diff-run"]`, `rawOptions[0]: "--diff-run"`},
+	} {
+		_, err := readPackageCR("p.yml", cr(tc.opts))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want an error containing %q", tc.opts, err, tc.want)
+		}
+	}
+}
