@@ -127,3 +127,53 @@ func TestCheckDriftARuleHidesWithoutOriginal(t *testing.T) {
 		t.Errorf("without the rule: hidden %v, err %v", c.Hidden, err)
 	}
 }
+
+// kapp applies nothing of a resource whose object to apply (the manifest with the rules applied)
+// carries kapp.k14s.io/noop or kapp.k14s.io/exists (op noop, keep) or the update strategy skip:
+// check said a change made in Git there was applied on deploy, exit 0 (probe 23 findings 4, 5).
+func TestCheckGitChangeKappNeverApplies(t *testing.T) {
+	const copySkip = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  path: [metadata, annotations, kapp.k14s.io/update-strategy]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`
+	annotate := func(t *testing.T, path, ann string) {
+		bs, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(bs), "metadata:\n", "metadata:\n  annotations: {"+ann+"}\n", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, desired, live string
+		rules               []string
+	}{
+		{"manifest noop", `kapp.k14s.io/noop: ""`, "", nil},
+		{"manifest exists", `kapp.k14s.io/exists: ""`, "", nil},
+		{"skip copied from the live object", "", `kapp.k14s.io/update-strategy: skip`, []string{writeFile(t, "skip.yml", copySkip)}},
+	} {
+		in := hpaWith(t, "nginx:1.27", true)
+		if tc.desired != "" {
+			annotate(t, in.Desired[0], tc.desired)
+		}
+		if tc.live != "" { // the live Deployment's annotations are the first map under its metadata
+			bs, _ := os.ReadFile(in.Live[0])
+			if err := os.WriteFile(in.Live[0], []byte(strings.Replace(string(bs), "  annotations:\n", "  annotations:\n    "+tc.live+"\n", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := generator.Check(in, append(tc.rules, classicRules))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.template.spec.containers[name=web].image]" || len(c.Pending) != 0 {
+			t.Errorf("%s: hidden %s, pending %+v; want the image hidden, nothing pending", tc.name, got, c.Pending)
+		}
+	}
+}

@@ -127,16 +127,26 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		if err != nil {
 			return nil, err
 		}
+		var skips string
 		applied := func(rb kappcover.Rebaser) (*fielddiff.Lookup, error) {
 			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.ID, err)
+			}
+			if skips == "" {
+				skips = appliesNothing(rebased)
 			}
 			return fielddiff.NewLookup(rebased.Object), nil
 		}
 		withRules, err := applied(inForce)
 		if err != nil {
 			return nil, err
+		}
+		if skips != "" { // whatever the built-in rules do: kapp applies none of the changes
+			for _, f := range changes {
+				out = append(out, Hidden{Resource: r.ID, Path: f.Path.String(), Rule: skips})
+			}
+			continue
 		}
 		alone, err := applied(builtin)
 		if err != nil {
@@ -253,4 +263,22 @@ func rewritten(in Input, all []mutation, shown []bool) ([]bool, error) {
 		out[i] = !withRules && alone
 	}
 	return out, nil
+}
+
+// appliesNothing says why kapp applies nothing of the object it would apply (rebased: the
+// manifest with the rules in force applied), "" when it does: kapp reports noop for one annotated
+// kapp.k14s.io/noop and keeps an existing one annotated kapp.k14s.io/exists (diff/change.go op),
+// and its update strategy skip updates nothing (clusterapply/add_or_update_change.go), whoever
+// wrote the annotation there, the manifest or a rule.
+func appliesNothing(rebased *unstructured.Unstructured) string {
+	a := rebased.GetAnnotations()
+	for _, k := range []string{"kapp.k14s.io/noop", "kapp.k14s.io/exists"} {
+		if _, ok := a[k]; ok {
+			return "the annotation " + k + " on the object kapp applies (the manifest's, or the rules'): kapp never updates the resource"
+		}
+	}
+	if a["kapp.k14s.io/update-strategy"] == "skip" {
+		return "the annotation kapp.k14s.io/update-strategy: skip on the object kapp applies (the manifest's, or the rules'): kapp updates nothing of the resource"
+	}
+	return ""
 }
