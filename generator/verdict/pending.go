@@ -244,12 +244,13 @@ func rewritten(in Input, all []mutation, shown []bool) ([]bool, error) {
 			}
 		}
 		m.path.Set(desired.Object, m.value)
+		at := fielddiff.ByKey(desired.Unstructured, m.path) // a rule may reorder a list (an injected sidecar first)
 		keeps := func(rb kappcover.Rebaser) (bool, error) {
 			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
 			if err != nil {
 				return false, fmt.Errorf("%s: %w", m.r.ID, err)
 			}
-			v, ok := m.path.Get(rebased.Object)
+			v, ok := fielddiff.NewLookup(rebased.Object).Get(at)
 			return ok && fielddiff.Equal(v, m.value), nil
 		}
 		withRules, err := keeps(inForce)
