@@ -67,7 +67,11 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	configs := slices.Concat(a.Set.InForce(), files.Configs)
-	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: files.Rules(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
+	rules := files.Rules(configs, a.Inputs.Reader)
+	if err := verdict.YTTWithinBudget(rules, a.Set.Pairs); err != nil {
+		return nil, err
+	}
+	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rules, Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, err
 	}

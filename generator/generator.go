@@ -18,6 +18,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -92,6 +93,10 @@ func Analyze(in Inputs) (*Analysis, error) {
 	in = in.withReader()
 	set, rs, placed, err := loadSet(in)
 	if err != nil {
+		return nil, err
+	}
+	// classification runs the package's own rules: its ytt rules within a budget first
+	if err := verdict.YTTWithinBudget(verdict.Rules(set.Configs, in.Reader), set.Pairs); err != nil {
 		return nil, err
 	}
 	kappDefaults, packageRules, err := kappcover.Covers(set.Configs)

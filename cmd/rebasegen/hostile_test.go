@@ -407,9 +407,55 @@ func TestREADMEStatesLimits(t *testing.T) {
 		fmt.Sprintf("%d levels of nesting", load.MaxDepth),
 		fmt.Sprintf("a package renders with ytt within %v minute, %d GiB of memory and %d MiB of output",
 			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30, load.MaxFileSize>>20),
+		fmt.Sprintf("a ytt rebase rule (`ytt.overlayContractV1`) of the rules in force runs the same way within the same %v minute and %d GiB, once",
+			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
 		}
+	}
+}
+
+// TestYTTRebaseRuleBudget (probe23 finding 8): a ytt rebase rule runs within the budget of a
+// package render, once, before kapp's engine runs it for every base and mutation: a rule building
+// a 4 GiB string took the machine's memory (and one looping range(2000000000) ran for hours).
+// The error names the rule's file, line, document and key.
+func TestYTTRebaseRuleBudget(t *testing.T) {
+	if runtime.GOOS != "linux" || raceDetector {
+		t.Skip("the memory budget is the kernel's limit on a render process of its own (Linux, not under -race)")
+	}
+	fixture := scenario(t, "hpa-replicas")
+	rules := filepath.Join(t.TempDir(), "big.yml")
+	const config = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+  ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:overlay", "overlay")
+        #@ def big():
+        #@   s = "x" * 1024
+        #@   for i in range(22):
+        #@     s = s + s
+        #@   end
+        #@   return len(s)
+        #@ end
+        #@overlay/match by=overlay.all
+        ---
+        metadata:
+          #@overlay/match missing_ok=True
+          labels:
+            #@overlay/match missing_ok=True
+            big: #@ str(big())
+`
+	if err := os.WriteFile(rules, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, append([]string{"check", "--rules", rules}, fixture...)...)
+	want := "rendering ytt rebase rule " + rules + ":4, document 1, rebaseRules[0] on apps/Deployment hpa-replicas/web with ytt: it needs more than 2048 MiB of memory"
+	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
 	}
 }

@@ -129,7 +129,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	case <-time.After(limits.timeout):
 		_ = cmd.Process.Kill()
 		<-exited
-		return rendering{}, fmt.Errorf("rendering %s with ytt: not done after %v (a loop that does not end?)", name, limits.timeout)
+		return rendering{}, timedOut(name, limits.timeout)
 	}
 	data := <-read
 	var res renderResult
@@ -150,8 +150,20 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 }
 
 func overBudget(name string, memory uint64) error {
-	return fmt.Errorf("rendering %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, memory>>20)
+	return budgetError{fmt.Sprintf("rendering %s with ytt: it needs more than %d MiB of memory (a template building ever larger values?)", name, memory>>20)}
 }
+
+func timedOut(name string, timeout time.Duration) error {
+	return budgetError{fmt.Sprintf("rendering %s with ytt: not done after %v (a loop that does not end?)", name, timeout)}
+}
+
+// budgetError is a render abandoned for its time or memory budget.
+type budgetError struct{ msg string }
+
+func (e budgetError) Error() string { return e.msg }
+
+// OverBudget reports whether err is a render abandoned for its time or memory budget.
+func OverBudget(err error) bool { return errors.As(err, new(budgetError)) }
 
 // head keeps the first 4 KiB written to it: a dying child's stderr starts with what went wrong
 // (Go's "fatal error: out of memory", a panic's message) and goes on with every goroutine's stack.

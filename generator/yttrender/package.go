@@ -192,6 +192,20 @@ func (p Package) RenderFiles(rd *load.Reader, source string, templates []Templat
 	return r.docs()
 }
 
+// EvalRebaseRule evaluates a ytt rebase rule's overlay on one resource as kapp v0.66.0's
+// yttresmod.OverlayContractV1Mod does (the resource as resource.yml, the overlay as overlay.yml,
+// the rule's sources as data values), within the budget of a package render: kapp runs the rule
+// in its own process without one. source names the rule in errors.
+func EvalRebaseRule(source, overlay string, resource, sources []byte) error {
+	p := Package{What: "ytt rebase rule", Source: source, Templates: []Template{
+		{Source: source, Name: "resource.yml", Data: resource},
+		{Source: source, Name: "overlay.yml", Data: []byte(overlay)},
+		{Source: source, Name: "values.yml", Data: append([]byte("#@data/values\n---\n"), sources...)},
+	}}
+	_, err := p.run(nil, false)
+	return err
+}
+
 // HasYTTAnnotations reports whether data holds ytt annotations as ytt's parser reads them: a
 // comment starting "#@" anywhere a comment can be (its own line, after "---", after a value), not
 // text in a block scalar (a ytt rebase rule's overlay). Data ytt cannot parse has none.
@@ -281,7 +295,7 @@ func (p Package) runRead(in yttInput, inspect bool, limits renderLimits) (render
 	case r := <-done:
 		return r.r, r.err
 	case <-time.After(limits.timeout):
-		return rendering{}, fmt.Errorf("rendering %s with ytt: not done after %v (a loop that does not end?)", p.label(), limits.timeout)
+		return rendering{}, timedOut(p.label(), limits.timeout)
 	case <-over:
 		return rendering{}, overBudget(p.label(), limits.memory)
 	}
