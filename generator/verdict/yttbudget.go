@@ -3,8 +3,8 @@ package verdict
 import (
 	"fmt"
 
-	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
