@@ -459,3 +459,31 @@ rebaseRules:
 		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
 	}
 }
+
+// TestKappRefusedRulesNamed (probe23 findings 9, 10, 11): a Config kapp refuses, a rule kapp fails
+// or panics on, a rules Secret rendering something else than Configs: the error names the file,
+// the document and the rule (or the Secret's key), not "config 0" or kapp's message alone.
+func TestKappRefusedRulesNamed(t *testing.T) {
+	fixture := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	const head = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
+	rule := func(path string) string {
+		return head + "rebaseRules:\n- {type: copy, sources: [existing], path: " + path + ", resourceMatchers: [{allMatcher: {}}]}\n"
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"version.yml", head + "minimumRequiredVersion: 0.99.0\n", ": document 1 (line 1): kapp refuses the Config: Parsing resource 'config/ (kapp.k14s.io/v1alpha1) cluster' as kapp config: Validating config: kapp version"},
+		{"index.yml", rule("[spec, template, spec, containers, {index: -1}, image]"), ": document 1 (line 1), rebaseRules[0]: kapp rebase rules failed: runtime error: index out of range [-1]"},
+		{"regex.yml", "---\n" + head + "---\n" + rule(`[spec, {regex: "("}]`), ": document 2 (line 4), rebaseRules[0]: Applying rebase rule"},
+		{"secret.yml", "apiVersion: v1\nkind: Secret\nmetadata: {name: rules}\nstringData:\n  rebase-rules.yml: |\n    apiVersion: kapp.k14s.io/v1alpha1\n    kind: Config\n  db.yml: |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: db}\n",
+			": document 1 (line 1): field db.yml: its files render v1 Secret (db, ytt output document 1), which is no kapp Config"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := rebasegen(t, append([]string{"check", "--rules", p}, fixture...)...)
+		if r.code != exitError || !strings.Contains(r.stderr, p+tc.want) || r.stdout != "" {
+			t.Errorf("%s: exit %d, want %d and %q; stderr:\n%s", tc.name, r.code, exitError, p+tc.want, r.stderr)
+		}
+	}
+}

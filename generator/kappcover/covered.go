@@ -23,8 +23,9 @@ import (
 // Rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
 // object is decided by kapp's code, not by a copied list.
 type Rebaser struct {
-	mods  []ctlres.ResourceModWithMultiple
-	reach []reach // reach[i] is mods[i]'s
+	mods    []ctlres.ResourceModWithMultiple
+	reach   []reach        // reach[i] is mods[i]'s
+	configs []load.Object // the configs the mods are made from, after kapp's built-in rules
 }
 
 // New uses kapp's built-in rules, plus configs when given (the package's own rules); with
@@ -49,10 +50,15 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		_, conf, err = ctlconf.NewConfFromResourcesWithDefaults(rs)
 	}
 	if err != nil {
+		for _, c := range configs { // name the one kapp refuses
+			if _, _, one := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); one != nil {
+				return Rebaser{}, fmt.Errorf("%s: kapp refuses the Config: %w", c.Source, one)
+			}
+		}
 		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
 	}
 	mods := conf.RebaseMods()
-	r = Rebaser{mods: mods, reach: make([]reach, len(mods))}
+	r = Rebaser{mods: mods, reach: make([]reach, len(mods)), configs: configs}
 	for i, m := range mods {
 		r.reach[i] = reachOf(m)
 		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
@@ -91,6 +97,9 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 	}
 	rebased, err := r.rebase(newRes, existing)
 	if err != nil {
+		if at := r.failing(desired, live); at != "" {
+			return nil, fmt.Errorf("%s: %w", at, err)
+		}
 		return nil, err
 	}
 	rl, dl, ll := fielddiff.NewLookup(rebased.Object), fielddiff.NewLookup(desired.Object), fielddiff.NewLookup(live.Object)
@@ -349,6 +358,34 @@ func (r Rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstruct
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: rebased.UnstructuredObject()}, nil
+}
+
+// failing names the rule of r.configs that fails on its own to rebase desired onto live (an error
+// or a panic of kapp: an invalid regex, a negative list index), "" when none does: kapp's error
+// names the resource only. The error path alone tries each rule.
+func (r Rebaser) failing(desired, live *unstructured.Unstructured) string {
+	for _, c := range r.configs {
+		rules, ok := c.Object["rebaseRules"].([]any)
+		if !load.IsKappConfig(c.GetAPIVersion(), c.GetKind()) || !ok {
+			if one, err := New([]load.Object{c}, true); err == nil {
+				if _, err := one.rebase(desired, live); err != nil {
+					return c.Source.String()
+				}
+			}
+			continue
+		}
+		for i, rule := range rules {
+			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": c.GetAPIVersion(), "kind": c.GetKind(), "rebaseRules": []any{rule}}}
+			one, err := New([]load.Object{{Unstructured: u, Source: c.Source}}, true)
+			if err != nil {
+				return fmt.Sprintf("%s, rebaseRules[%d]", c.Source, i)
+			}
+			if _, err := one.rebase(desired, live); err != nil {
+				return fmt.Sprintf("%s, rebaseRules[%d]", c.Source, i)
+			}
+		}
+	}
+	return ""
 }
 
 // CoveredBy returns, for each resource of rep, the paths of its uncovered ghost findings that the

@@ -6,12 +6,14 @@
 package rulefiles
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Files are rule paths as read.
@@ -153,5 +155,34 @@ func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.O
 	if err != nil {
 		return nil, err
 	}
-	return load.Objects(docs)
+	objs, err := load.Objects(docs)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range objs {
+		if !load.IsKappConfig(c.GetAPIVersion(), c.GetKind()) && !load.IsLabelledConfig(c) {
+			// kapp-controller would deploy it with the package's objects
+			return nil, &load.Error{Source: o.Source, Field: renderedBy(r, pkg, o, templates, c), Msg: fmt.Sprintf("its files render %s %s (%s, ytt output document %d), which is no kapp Config (apiVersion %s, kind %s) nor a ConfigMap labelled %s: kapp-controller would deploy it with the package; not supported in a rules Secret",
+				c.GetAPIVersion(), c.GetKind(), c.GetName(), c.Source.Doc, kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel)}
+		}
+	}
+	return objs, nil
+}
+
+// renderedBy names the key of a rules Secret whose file renders c alone ("" when none does: the
+// files render it together): the error path only, each file rendered again.
+func renderedBy(r *load.Reader, pkg yttrender.Package, o load.Object, templates []yttrender.Template, c load.Object) string {
+	for _, t := range templates {
+		docs, err := pkg.RenderFiles(r, secretName(o), []yttrender.Template{t})
+		if err != nil {
+			continue
+		}
+		objs, _ := load.Objects(docs)
+		for _, x := range objs {
+			if x.GetAPIVersion() == c.GetAPIVersion() && x.GetKind() == c.GetKind() && x.GetName() == c.GetName() {
+				return t.Name
+			}
+		}
+	}
+	return ""
 }

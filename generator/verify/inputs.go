@@ -305,6 +305,16 @@ func ConfigOf(res ctlres.Resource) (ctlconf.Config, error) {
 	return ctlconf.Config{}, fmt.Errorf("not a kapp Config (apiVersion %s, kind Config) nor a ConfigMap labelled %s", kappconv.ConfigAPIVersion, kappconv.ConfigLabel)
 }
 
+// ValidateConfig reads a kapp Config or labelled ConfigMap as kapp does (its parser, its
+// Config.Validate, every rule's mods built), for an error that names where it is written.
+func ValidateConfig(c *unstructured.Unstructured) error {
+	bs, err := json.Marshal(c.Object)
+	if err == nil {
+		err = catch(func() (err error) { _, err = kappConfs.validate(bs); return err })
+	}
+	return err
+}
+
 // validateConfig parses one config source and builds every rule's mods, turning kapp's panics
 // (unknown rebase rule type, empty matcher) into errors that name the rule. It returns the
 // number of rebase mods a kapp Config makes (0 for a labelled ConfigMap: its rules are not timed).
