@@ -487,3 +487,16 @@ func TestKappRefusedRulesNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestsAsLive (probe23 finding 14): manifests given as --live (namespaced objects
+// without a namespace, uid, resourceVersion or managedFields) are an input error naming --live,
+// the file and the document; they were compared, and the hint read "the live objects hold it in
+// namespace : did you mean -n ?".
+func TestManifestsAsLive(t *testing.T) {
+	desired := scenario(t, "hpa-replicas")[1]
+	r := rebasegen(t, "check", "-d", desired, "-l", desired, "--rules", desired)
+	want := "--live " + desired + ": document 1 (line 1): Deployment web has no metadata.namespace, uid, resourceVersion or managedFields"
+	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" || strings.Contains(r.stderr, "-n ?") {
+		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
+	}
+}

@@ -30,6 +30,9 @@ func (u Unpaired) String() string {
 func UnpairedOf(set *pair.Set) []Unpaired {
 	elsewhere := map[string][]string{} // group/kind/name -> live namespaces
 	for _, d := range set.Deleted {
+		if d.Namespace == "" {
+			continue // no namespace to suggest
+		}
 		k := key(d)
 		elsewhere[k] = append(elsewhere[k], d.Namespace)
 	}
