@@ -24,7 +24,7 @@ import (
 // object is decided by kapp's code, not by a copied list.
 type Rebaser struct {
 	mods    []ctlres.ResourceModWithMultiple
-	reach   []reach        // reach[i] is mods[i]'s
+	reach   []reach       // reach[i] is mods[i]'s
 	configs []load.Object // the configs the mods are made from, after kapp's built-in rules
 }
 
