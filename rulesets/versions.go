@@ -19,11 +19,13 @@ type VersionDefaults struct {
 }
 
 // DefaultDifference is a field whose default differs between Version and Reference on an
-// object of the corpus.
+// object of the corpus: in what the scheme's defaulting (and conversion) sets, or, Strategy, in
+// what the kind's create strategy's PrepareForCreate then sets or changes.
 type DefaultDifference struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Path       string `json:"path"` // [*]: any list item
+	Strategy   bool   `json:"strategy,omitempty"`
 	// Value is Version's default; none when NotDefaulted.
 	Value        any  `json:"value,omitempty"`
 	NotDefaulted bool `json:"notDefaulted,omitempty"`

@@ -190,31 +190,7 @@ func TestServerVersionRecorded(t *testing.T) {
 // defaults are the same on both. The hpa-replicas fixture, captured on a v1.35.0 server, is
 // classified alike under both versions: no Deployment default differs.
 func TestServerVersionJudgesDefaults(t *testing.T) {
-	classes := func(version string, args ...string) map[string]string {
-		t.Helper()
-		if version != "" {
-			args = append(args, "--server-version", version)
-		}
-		r := rebasegen(t, append([]string{"explain", "-o", "json"}, args...)...)
-		if r.code != 0 || strings.Contains(r.stderr, "warning: the live objects come from") {
-			t.Fatalf("explain %v: exit %d\n%s", args, r.code, r.stderr)
-		}
-		var rep struct {
-			Resources []struct {
-				Fields []struct{ Path, Class, Evidence string }
-			}
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, res := range rep.Resources {
-			for _, f := range res.Fields {
-				out[f.Path] = f.Class + ": " + f.Evidence
-			}
-		}
-		return out
-	}
+	classes := func(version string, args ...string) map[string]string { return explainClasses(t, version, args...) }
 	csi := []string{"-d", filepath.Join("testdata", "csidriver", "desired.yaml"), "-l", filepath.Join("testdata", "csidriver", "live.yaml")}
 	const field = "spec.preventPodSchedulingIfMissing"
 	for version, want := range map[string]string{
@@ -289,5 +265,64 @@ func TestServerVersionInALiveDirectory(t *testing.T) {
 	want := "warning: the live objects come from Kubernetes v1.31.4 (" + filepath.Join(dir, "server-version.json") + ")"
 	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stdout, "Summary: 2 resources") {
 		t.Errorf("exit %d, want 0, the 2 resources and %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}
+
+// explainClasses runs explain -o json judged as a server of version ("": none given) and returns
+// each field's "class: evidence" by resource name and path.
+func explainClasses(t *testing.T, version string, args ...string) map[string]string {
+	t.Helper()
+	if version != "" {
+		args = append(args, "--server-version", version)
+	}
+	r := rebasegen(t, append([]string{"explain", "-o", "json"}, args...)...)
+	if r.code != 0 || strings.Contains(r.stderr, "warning: the live objects come from") {
+		t.Fatalf("explain %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	var rep struct {
+		Resources []struct {
+			Name   string
+			Fields []struct{ Path, Class, Evidence string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, res := range rep.Resources {
+		for _, f := range res.Fields {
+			out[f.Path] = f.Class + ": " + f.Evidence
+			out[res.Name+" "+f.Path] = f.Class + ": " + f.Evidence
+		}
+	}
+	return out
+}
+
+// TestServerVersionJudgesStrategyDefaults (issue 26): what the create strategies' PrepareForCreate
+// set is judged with the server's minor version too (rulesets/defaults: each version's real
+// strategies). Pod-level requests from the Pod's limits are set by v1.37's Pod strategy and by
+// v1.36's defaulting: defaulted on both, the evidence naming the code of each. Pod-level limits
+// from the containers' limits where the Pod has requests alone are new in v1.37's strategy:
+// defaulted from a v1.37.2 server, not from a v1.36.0 one (its defaulting and strategy set none).
+// The live objects are what v1.37.2's code makes of desired.yaml (testdata/podlevel/live.yaml
+// says how it was read); the Pods' values are none of the corpus's, so the data must apply to
+// values it was not made from.
+func TestServerVersionJudgesStrategyDefaults(t *testing.T) {
+	args := []string{"-d", filepath.Join("testdata", "podlevel", "desired.yaml"), "-l", filepath.Join("testdata", "podlevel", "live.yaml")}
+	const (
+		strategy137 = "defaulted: set on create by PrepareForCreate of pods (k8s.io/kubernetes v1.37.2 pkg/registry/core/pod)"
+		scheme136   = "defaulted: defaulting and conversion of v1 Pod (k8s.io/kubernetes v1.36.0, pkg/apis/core/v1), the API server's minor version (rulesets/defaults/v1.36.yaml)"
+	)
+	for _, tc := range []struct{ version, field, want string }{
+		{"v1.37.2", "limits spec.resources.requests", strategy137},
+		{"", "limits spec.resources.requests", strategy137},
+		{"v1.36.0", "limits spec.resources.requests", scheme136},
+		{"v1.37.2", "sum spec.resources.limits", strategy137},
+		{"v1.36.0", "sum spec.resources.limits", "unknown: "},
+	} {
+		got := explainClasses(t, tc.version, args...)
+		if !strings.HasPrefix(got[tc.field], tc.want) {
+			t.Errorf("--server-version %q: %s is %q, want %q", tc.version, tc.field, got[tc.field], tc.want)
+		}
 	}
 }

@@ -52,161 +52,8 @@ var upstreamStrategies = map[schema.GroupKind]interface {
 	{Group: "storage.k8s.io", Kind: "CSIDriver"}:  csidriverregistry.Strategy,
 }
 
-// strategyCases reach every branch of the strategies classify runs without linking them: pod
-// affinity and topology spread label keys (present, absent from the labels, nil selectors),
-// AppArmor annotations (valid, invalid, the pod's own profile, a field already set, Windows, an
-// init container), Pod-level resources, a Job's selector (generated, manual, labels already
-// set), a Namespace's finalizers, a ServiceAccount's secret references, a PVC's data sources.
-const strategyCases = `
-apiVersion: v1
-kind: Pod
-metadata: {name: aff, labels: {app: a, tier: web, zone: z}}
-spec:
-  affinity:
-    podAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - {topologyKey: k, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [tier, missing], mismatchLabelKeys: [zone]}
-      - {topologyKey: k, matchLabelKeys: [tier]}
-      preferredDuringSchedulingIgnoredDuringExecution:
-      - {weight: 1, podAffinityTerm: {topologyKey: k, labelSelector: {matchExpressions: [{key: app, operator: Exists}]}, matchLabelKeys: [tier]}}
-    podAntiAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - {topologyKey: k, labelSelector: {matchLabels: {app: a}}, mismatchLabelKeys: [tier]}
-      preferredDuringSchedulingIgnoredDuringExecution:
-      - {weight: 2, podAffinityTerm: {topologyKey: k, labelSelector: {}, matchLabelKeys: [zone]}}
-  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [tier, missing]}
-  - {maxSkew: 1, topologyKey: host, whenUnsatisfiable: ScheduleAnyway, matchLabelKeys: [tier]}
-  schedulingGates: [{name: wait}]
-  containers: [{name: a, image: busybox}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: apparmor
-  annotations:
-    container.apparmor.security.beta.kubernetes.io/a: runtime/default
-    container.apparmor.security.beta.kubernetes.io/b: localhost/my-profile
-    container.apparmor.security.beta.kubernetes.io/c: unconfined
-    container.apparmor.security.beta.kubernetes.io/d: bogus
-    container.apparmor.security.beta.kubernetes.io/e: runtime/default
-    container.apparmor.security.beta.kubernetes.io/f: localhost/pod-profile
-    container.apparmor.security.beta.kubernetes.io/init: runtime/default
-spec:
-  securityContext: {appArmorProfile: {type: Localhost, localhostProfile: pod-profile}}
-  initContainers: [{name: init, image: busybox}]
-  containers:
-  - {name: a, image: busybox}
-  - {name: b, image: busybox}
-  - {name: c, image: busybox}
-  - {name: d, image: busybox}
-  - {name: e, image: busybox, securityContext: {appArmorProfile: {type: Unconfined}}}
-  - {name: f, image: busybox}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: windows
-  annotations: {container.apparmor.security.beta.kubernetes.io/a: runtime/default}
-spec:
-  os: {name: windows}
-  containers: [{name: a, image: busybox}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: limits}
-spec:
-  resources: {limits: {cpu: 500m, memory: 128Mi, hugepages-2Mi: 4Mi}}
-  containers: [{name: a, image: busybox, resources: {limits: {hugepages-2Mi: 2Mi, memory: 64Mi}, requests: {memory: 64Mi}}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: requests}
-spec:
-  resources: {requests: {memory: 64Mi}}
-  initContainers: [{name: i, image: busybox, resources: {limits: {cpu: 100m}}}]
-  containers:
-  - {name: a, image: busybox, resources: {limits: {cpu: 300m}}}
-  - {name: b, image: busybox, resources: {limits: {cpu: 200m, memory: 32Mi}}}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: generated}
-spec:
-  template:
-    spec: {restartPolicy: Never, containers: [{name: a, image: busybox}]}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: labelled}
-spec:
-  managedBy: example.com/queue
-  template:
-    metadata: {labels: {job-name: other, batch.kubernetes.io/controller-uid: u}}
-    spec: {restartPolicy: Never, containers: [{name: a, image: busybox}]}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: manual}
-spec:
-  manualSelector: true
-  selector: {matchLabels: {app: m}}
-  template:
-    metadata: {labels: {app: m}}
-    spec: {restartPolicy: Never, containers: [{name: a, image: busybox}]}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: bare}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: other}
-spec: {finalizers: [example.com/cleanup]}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: already}
-spec: {finalizers: [kubernetes, example.com/cleanup]}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: sa}
-secrets: [{name: a, namespace: ns, uid: u, kind: Secret, fieldPath: data}, {name: b}]
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: ref}
-spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, dataSourceRef: {kind: PersistentVolumeClaim, name: a}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: source}
-spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: s}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: populator}
-spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, dataSource: {apiGroup: example.com, kind: Populator, name: p}}
----
-apiVersion: v1
-kind: ReplicationController
-metadata: {name: rc}
-spec:
-  selector: {app: rc}
-  template:
-    metadata: {labels: {app: rc}}
-    spec: {containers: [{name: a, image: busybox}]}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: rs}
-spec:
-  selector: {matchLabels: {app: rs}}
-  template:
-    metadata: {labels: {app: rs}}
-    spec: {containers: [{name: a, image: busybox}]}
-`
+// strategyCases reach every branch of the strategies classify runs without linking them.
+const strategyCases = "testdata/create-strategies.yaml"
 
 // The strategies classify runs without linking their packages do what the real ones do, on the
 // cases above and every desired object of the fixtures, status and generation aside; and each
@@ -223,11 +70,8 @@ func TestCreateStrategiesAsUpstream(t *testing.T) {
 		}
 	}
 	var docs []string
-	for _, d := range strings.Split(strategyCases, "\n---\n") {
-		docs = append(docs, d)
-	}
 	files, _ := filepath.Glob("../../fixtures/*/desired.yaml")
-	for _, f := range files {
+	for _, f := range append([]string{strategyCases}, files...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -88,3 +88,44 @@ func TestCreationTimestampEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestServerVersionStrategyDefaults (issue 26): where the server's minor version's create
+// strategy sets a field otherwise than the linked one's (rulesets/defaults entries marked
+// strategy), the server's decides, with evidence naming it; a map the manifest lacks is judged
+// leaf by leaf. The data is made up (a v1.30.0 whose Namespace strategy adds no finalizer, and
+// whose ServiceAccount strategy keeps a secret reference's namespace), so both directions are
+// pinned whatever the generated data holds.
+func TestServerVersionStrategyDefaults(t *testing.T) {
+	const src = "PrepareForCreate of namespaces (k8s.io/kubernetes v1.30.0 pkg/registry/core/namespace)"
+	v130 := &rulesets.VersionDefaults{Version: "v1.30.0", Reference: "v1.37.2", Differences: []rulesets.DefaultDifference{
+		{APIVersion: "v1", Kind: "Namespace", Path: "spec.finalizers", Strategy: true, NotDefaulted: true, ReferenceValue: []any{"kubernetes"}, Source: src},
+		{APIVersion: "v1", Kind: "Namespace", Path: "metadata.labels.team", Strategy: true, Value: "core", ReferenceNotDefaulted: true, Source: src},
+		{APIVersion: "v1", Kind: "Namespace", Path: "spec.extra.a", Strategy: true, Value: "x", ReferenceNotDefaulted: true, Source: src},
+		{APIVersion: "v1", Kind: "Namespace", Path: "spec.extra.b", Strategy: true, Value: "w", ReferenceNotDefaulted: true, Source: src},
+	}}
+	const ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: team%s}\n%s"
+	for _, tc := range []struct {
+		name, live, path string
+		version          *rulesets.VersionDefaults
+		defaulted        bool
+		evidence         string
+	}{
+		{"the linked strategy's finalizer, linked server", sprintf(ns, "", "spec: {finalizers: [kubernetes]}\n"), "spec", nil, true, "set on create by PrepareForCreate of namespaces (k8s.io/kubernetes v1.37.2"},
+		{"the linked strategy's finalizer, a server whose strategy adds none", sprintf(ns, "", "spec: {finalizers: [kubernetes]}\n"), "spec", v130, false, ""},
+		{"a label only the server's strategy sets", sprintf(ns, ", labels: {team: core}", ""), "metadata.labels.team", v130, true, "set on create by " + src + ", the API server's minor version (rulesets/defaults/v1.30.yaml)"},
+		{"another value there", sprintf(ns, ", labels: {team: other}", ""), "metadata.labels.team", v130, false, ""},
+		{"a label only the server's strategy sets, linked server", sprintf(ns, ", labels: {team: core}", ""), "metadata.labels.team", nil, false, ""},
+		{"a map whose every leaf the server's strategy sets", sprintf(ns, "", "spec: {extra: {a: x, b: w}}\n"), "spec", v130, true, "set on create by " + src},
+		{"a map with a leaf no strategy sets", sprintf(ns, "", "spec: {extra: {a: x, b: w, c: z}}\n"), "spec", v130, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ok := classifyVersion(t, sprintf(ns, "", ""), tc.live, tc.version)[tc.path]
+			if !ok {
+				t.Fatalf("no finding at %s", tc.path)
+			}
+			if (f.Class == Defaulted) != tc.defaulted || tc.defaulted && !strings.Contains(f.Evidence, tc.evidence) {
+				t.Errorf("%s: %s, evidence %q; want defaulted %v, evidence naming %q", tc.path, f.Class, f.Evidence, tc.defaulted, tc.evidence)
+			}
+		})
+	}
+}

@@ -5,17 +5,20 @@
 //	go run ./hack/defaults -reference                          # the linked version: hack/defaults/reference.json
 //	go run -modfile hack/defaults/v1.35/go.mod ./hack/defaults # rulesets/defaults/v1.35.yaml
 //
-// Both run, over one corpus (the desired objects of fixtures/, which the reference run copies into
-// hack/defaults/corpus.json, and an object of every kind the version's scheme knows with each
-// nested struct and list present), the defaulting rebasegen's classify runs: the scheme's
-// defaulters, then conversion through the internal version and back. The reference run records
-// every field defaulting sets on each object; a version's run writes the fields where its own
-// defaults differ from those. Run from the repository's root.
+// Both run, over one corpus (the desired objects of fixtures/ and the objects that reach every
+// branch of the create strategies, which the reference run copies into hack/defaults/corpus.json,
+// and an object of every kind the version's scheme knows with each nested struct and list
+// present), the defaulting rebasegen's classify runs: the scheme's defaulters, then conversion
+// through the internal version and back, then the kind's create strategy's PrepareForCreate (the
+// version's own strategies: strategies.go). The reference run records every field defaulting sets
+// on each object, and every field the strategy then sets or changes; a version's run writes the
+// fields where its own differ from those. Run from the repository's root.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
@@ -42,6 +45,8 @@ import (
 const (
 	corpusFile    = "hack/defaults/corpus.json"
 	referenceFile = "hack/defaults/reference.json"
+	// strategyCases reach every branch of the create strategies (classify's test runs them too).
+	strategyCases = "generator/classify/testdata/create-strategies.yaml"
 )
 
 func main() {
@@ -123,12 +128,14 @@ type Reference struct {
 }
 
 // Defaults are the fields defaulting set on one object of the corpus, by path (list items by
-// index), each with its value.
+// index), each with its value; Prepared, those its create strategy's PrepareForCreate then set or
+// changed (status and generation, which every strategy resets, left out).
 type Defaults struct {
 	Name       string         `json:"name"`
 	APIVersion string         `json:"apiVersion"`
 	Kind       string         `json:"kind"`
 	Fields     map[string]any `json:"fields"`
+	Prepared   map[string]any `json:"prepared,omitempty"`
 }
 
 func (r Reference) marshal() ([]byte, error) { return indented(r) }
@@ -162,13 +169,15 @@ type Document struct {
 	Object map[string]any `json:"object"`
 }
 
-// fixtureDocuments are the desired objects of fixtures/, which the reference run copies into
-// corpusFile: the corpus stays what the data was made from when fixtures change.
+// fixtureDocuments are the desired objects of fixtures/ and the strategy cases, which the
+// reference run copies into corpusFile: the corpus stays what the data was made from when
+// fixtures change.
 func fixtureDocuments() ([]Document, error) {
 	files, err := filepath.Glob("fixtures/*/desired.yaml")
 	if err != nil {
 		return nil, err
 	}
+	files = append(files, strategyCases)
 	var out []Document
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -233,19 +242,20 @@ func defaultAll(objs []object) []Defaults {
 		if s == nil || !s.Recognizes(o.gvk) {
 			continue
 		}
-		fields, err := defaultFields(s, o)
+		fields, prepared, err := defaultFields(s, o)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", o.name, err)
 			continue
 		}
-		out = append(out, Defaults{Name: o.name, APIVersion: o.gvk.GroupVersion().String(), Kind: o.gvk.Kind, Fields: fields})
+		out = append(out, Defaults{Name: o.name, APIVersion: o.gvk.GroupVersion().String(), Kind: o.gvk.Kind, Fields: fields, Prepared: prepared})
 	}
 	return out
 }
 
 // defaultFields defaults one object as rebasegen's classify does and returns the leaves that
-// differ from the typed object before defaulting.
-func defaultFields(s *runtime.Scheme, o object) (fields map[string]any, err error) {
+// differ from the typed object before defaulting, and those its create strategy's
+// PrepareForCreate then set or changed (nil for a kind without one).
+func defaultFields(s *runtime.Scheme, o object) (fields, prepared map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("defaulting panicked: %v", r)
@@ -253,11 +263,11 @@ func defaultFields(s *runtime.Scheme, o object) (fields map[string]any, err erro
 	}()
 	obj, err := s.New(o.gvk)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.u != nil {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.u.Object, obj); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		fill(reflect.ValueOf(obj).Elem(), 0, map[reflect.Type]bool{})
@@ -265,28 +275,55 @@ func defaultFields(s *runtime.Scheme, o object) (fields map[string]any, err erro
 	obj.GetObjectKind().SetGroupVersionKind(o.gvk)
 	base, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.Default(obj)
-	if internal, err := s.ConvertToVersion(obj, schema.GroupVersion{Group: o.gvk.Group, Version: runtime.APIVersionInternal}); err == nil {
+	internal, ierr := s.ConvertToVersion(obj, schema.GroupVersion{Group: o.gvk.Group, Version: runtime.APIVersionInternal})
+	if ierr == nil {
 		if back, err := s.ConvertToVersion(internal, o.gvk.GroupVersion()); err == nil {
 			obj = back
 		}
 	}
 	defaulted, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	was, now := map[string]any{}, map[string]any{}
-	leaves(base, "", was)
-	leaves(defaulted, "", now)
-	fields = map[string]any{}
-	for p, v := range now {
-		if w, ok := was[p]; !ok || !reflect.DeepEqual(jsonValue(w), jsonValue(v)) {
-			fields[p] = requestTime(jsonValue(v))
+	fields = changed(base, defaulted)
+	if st, ok := createStrategies[o.gvk.GroupKind()]; ok && ierr == nil {
+		// as classify runs it: on a copy of the internal object (conversion may share memory),
+		// without a request; then back to the object's version
+		internal = internal.DeepCopyObject()
+		st.s.PrepareForCreate(context.Background(), internal)
+		back, err := s.ConvertToVersion(internal, o.gvk.GroupVersion())
+		if err != nil {
+			return nil, nil, err
+		}
+		after, err := runtime.DefaultUnstructuredConverter.ToUnstructured(back)
+		if err != nil {
+			return nil, nil, err
+		}
+		prepared = changed(defaulted, after)
+		for p := range prepared {
+			if p == "metadata.generation" || p == "status" || strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "status[") {
+				delete(prepared, p)
+			}
 		}
 	}
-	return fields, nil
+	return fields, prepared, nil
+}
+
+// changed are the leaves of after that before lacks or holds another value at.
+func changed(before, after map[string]any) map[string]any {
+	was, now := map[string]any{}, map[string]any{}
+	leaves(before, "", was)
+	leaves(after, "", now)
+	out := map[string]any{}
+	for p, v := range now {
+		if w, ok := was[p]; !ok || !reflect.DeepEqual(jsonValue(w), jsonValue(v)) {
+			out[p] = requestTime(jsonValue(v))
+		}
+	}
+	return out
 }
 
 // jsonValue is v as JSON reads it back (int64 and float64 alike as numbers).
@@ -404,45 +441,60 @@ func differences(ref Reference, version string, mine []Defaults) rulesets.Versio
 		if !ok || m.APIVersion != r.APIVersion || m.Kind != r.Kind {
 			continue // a kind this version does not know
 		}
-		paths := slices.Collect(func(yield func(string) bool) {
-			for p := range r.Fields {
-				if !yield(p) {
-					return
-				}
-			}
-			for p := range m.Fields {
-				if _, ok := r.Fields[p]; !ok && !yield(p) {
-					return
-				}
-			}
-		})
-		slices.Sort(paths)
-		for _, p := range paths {
-			rv, rok := r.Fields[p]
-			mv, mok := m.Fields[p]
-			if rok == mok && reflect.DeepEqual(rv, mv) {
+		gv, _ := schema.ParseGroupVersion(r.APIVersion)
+		st, hasStrategy := createStrategies[gv.WithKind(r.Kind).GroupKind()]
+		for _, stage := range []struct {
+			ref, mine map[string]any
+			strategy  bool
+			source    string
+		}{
+			{r.Fields, m.Fields, false, fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s, pkg/apis/%s)", r.APIVersion, r.Kind, version, pkgOf(r.APIVersion))},
+			{r.Prepared, m.Prepared, true, fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)", st.resource, version, st.pkg)},
+		} {
+			if stage.strategy && !hasStrategy {
 				continue
 			}
-			d := rulesets.DefaultDifference{APIVersion: r.APIVersion, Kind: r.Kind, Path: index.ReplaceAllString(p, "[*]"),
-				Value: mv, NotDefaulted: !mok, ReferenceValue: rv, ReferenceNotDefaulted: !rok,
-				Source: fmt.Sprintf("defaulting and conversion of %s %s (k8s.io/kubernetes %s, pkg/apis/%s)", r.APIVersion, r.Kind, version, pkgOf(r.APIVersion))}
-			k := key{d.APIVersion, d.Kind, d.Path, fmt.Sprint(mok, jsonText(mv)), fmt.Sprint(rok, jsonText(rv))}
-			if i, ok := at[k]; ok {
-				if !slices.Contains(vd.Differences[i].Objects, r.Name) {
-					vd.Differences[i].Objects = append(vd.Differences[i].Objects, r.Name)
+			for _, p := range unionKeys(stage.ref, stage.mine) {
+				rv, rok := stage.ref[p]
+				mv, mok := stage.mine[p]
+				if rok == mok && reflect.DeepEqual(rv, mv) {
+					continue
 				}
-				continue
+				d := rulesets.DefaultDifference{APIVersion: r.APIVersion, Kind: r.Kind, Path: index.ReplaceAllString(p, "[*]"), Strategy: stage.strategy,
+					Value: mv, NotDefaulted: !mok, ReferenceValue: rv, ReferenceNotDefaulted: !rok, Source: stage.source}
+				k := key{d.APIVersion, d.Kind, d.Path, fmt.Sprint(stage.strategy, mok, jsonText(mv)), fmt.Sprint(rok, jsonText(rv))}
+				if i, ok := at[k]; ok {
+					if !slices.Contains(vd.Differences[i].Objects, r.Name) {
+						vd.Differences[i].Objects = append(vd.Differences[i].Objects, r.Name)
+					}
+					continue
+				}
+				d.Objects = []string{r.Name}
+				at[k] = len(vd.Differences)
+				vd.Differences = append(vd.Differences, d)
 			}
-			d.Objects = []string{r.Name}
-			at[k] = len(vd.Differences)
-			vd.Differences = append(vd.Differences, d)
 		}
 	}
 	sort.SliceStable(vd.Differences, func(i, j int) bool {
 		a, b := vd.Differences[i], vd.Differences[j]
-		return a.APIVersion+" "+a.Kind+" "+a.Path < b.APIVersion+" "+b.Kind+" "+b.Path
+		return fmt.Sprint(a.APIVersion, " ", a.Kind, " ", a.Path, " ", a.Strategy) < fmt.Sprint(b.APIVersion, " ", b.Kind, " ", b.Path, " ", b.Strategy)
 	})
 	return vd
+}
+
+// unionKeys are the keys of a and b, sorted.
+func unionKeys(a, b map[string]any) []string {
+	var out []string
+	for p := range a {
+		out = append(out, p)
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func jsonText(v any) string {
