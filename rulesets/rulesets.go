@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,28 @@ type Ruleset struct {
 	Adoption      []Adopted     `json:"adoption,omitempty"`
 	Operational   []Operational `json:"operational,omitempty"`
 	Immutable     []Field       `json:"immutable,omitempty"`
+	// DeployOptions are the kapp deploy flags a Package's deploy step may pass that leave what
+	// kapp diffs and applies unchanged.
+	DeployOptions []DeployOption `json:"deployOptions,omitempty"`
+}
+
+// DeployOption is a kapp deploy flag (--name) that changes neither which resources kapp diffs
+// nor what it applies; Values, when given, are the only values for which that holds.
+type DeployOption struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values,omitempty"`
+	Source string   `json:"source"`
+}
+
+// DeployOptionHolds reports whether kapp deploy given --flag=value diffs and applies what it
+// does without it.
+func (rs *Ruleset) DeployOptionHolds(flag, value string) bool {
+	for _, o := range rs.DeployOptions {
+		if o.Flag == flag {
+			return o.Values == nil || slices.Contains(o.Values, value)
+		}
+	}
+	return false
 }
 
 // Operational is an annotation people stamp on purpose at run time, with the manager of the tool
@@ -162,6 +185,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	rs.Adoption = append(rs.Adoption, f.Adoption...)
 	rs.Operational = append(rs.Operational, f.Operational...)
 	rs.Immutable = append(rs.Immutable, f.Immutable...)
+	rs.DeployOptions = append(rs.DeployOptions, f.DeployOptions...)
 	return nil
 }
 

@@ -23,6 +23,14 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 			t.Errorf("admission entry without plugin, kind or a source path in k8s.io/kubernetes: %+v", a)
 		}
 	}
+	if !rs.DeployOptionHolds("--wait-timeout", "5m") || rs.DeployOptionHolds("--apply-default-update-strategy", "skip") || rs.DeployOptionHolds("--filter-kind", "Deployment") {
+		t.Error("deployOptions: --wait-timeout must hold, a skip update strategy and a filter must not")
+	}
+	for _, o := range rs.DeployOptions {
+		if o.Source == "" || !strings.HasPrefix(o.Flag, "--") {
+			t.Errorf("deploy option without a --flag or a source: %+v", o)
+		}
+	}
 	for _, m := range append(rs.Appliers, rs.Humans...) {
 		if m.Source == "" {
 			t.Errorf("manager without source: %+v", m)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // packageCR is the part of a data.packaging.carvel.dev/v1alpha1 Package rebasegen reads: its
@@ -284,21 +286,39 @@ func readPackageCR(file string, data []byte) (packageCR, error) {
 	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
 		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
 	}
-	for i, d := range cr.Spec.Template.Spec.Deploy {
-		if d.Kapp == nil {
+	return cr, deployOptions(file, cr)
+}
+
+// kappFlag is kapp-controller's form of a raw option (pkg/exec/flag.go): --name=value only.
+var kappFlag = regexp.MustCompile(`\A(--[a-z]+(?:-[a-z]+)*)=(.+)\z`)
+
+// deployOptions refuses a deploy step rebasegen cannot judge: kapp-controller runs exactly one
+// (pkg/app/app_deploy.go), and passes its rawOptions to kapp deploy; a flag that changes which
+// resources kapp diffs or what it applies (--filter-kind, --diff-run, a skip update strategy)
+// would make every verdict wrong, so only the flags rulesets knows to leave both alone pass.
+func deployOptions(file string, cr packageCR) error {
+	deploy := cr.Spec.Template.Spec.Deploy
+	if len(deploy) > 1 {
+		return fmt.Errorf("%s: spec.template.spec.deploy has %d steps: kapp-controller runs exactly one", file, len(deploy))
+	}
+	for i, d := range deploy {
+		if d.Kapp == nil || len(d.Kapp.RawOptions) == 0 {
 			continue
 		}
+		rs, err := rulesets.Load()
+		if err != nil {
+			return err
+		}
 		for j, o := range d.Kapp.RawOptions {
-			if name, _, _ := strings.Cut(o, "="); !slices.Contains(inertKappOptions, name) {
-				return cr, fmt.Errorf("%s: spec.template.spec.deploy[%d].kapp.rawOptions[%d]: %q: kapp-controller passes it to kapp deploy, where it can change what kapp diffs or applies (an update strategy, a filter, a dry run), which rebasegen does not model: not supported (options it accepts: %s)",
-					file, i, j, o, strings.Join(inertKappOptions, ", "))
+			at := fmt.Sprintf("%s: spec.template.spec.deploy[%d].kapp.rawOptions[%d]", file, i, j)
+			m := kappFlag.FindStringSubmatch(o)
+			if m == nil {
+				return fmt.Errorf("%s: %q is not of the form --name=value, which kapp-controller requires", at, o)
+			}
+			if !rs.DeployOptionHolds(m[1], m[2]) {
+				return fmt.Errorf("%s: %s changes which resources kapp diffs or what it applies, which rebasegen does not model: its verdict would not hold for this Package's deploys", at, o)
 			}
 		}
 	}
-	return cr, nil
+	return nil
 }
-
-// inertKappOptions are the kapp deploy flags, given as --flag or --flag=value, that change only
-// how long kapp waits, what it prints and the history it keeps, not what it diffs or applies.
-var inertKappOptions = []string{"--wait", "--wait-timeout", "--wait-check-interval", "--wait-concurrency", "--wait-resource-timeout",
-	"--diff-changes", "--diff-context", "--diff-summary", "--app-changes-max-to-keep"}
