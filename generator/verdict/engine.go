@@ -76,18 +76,7 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 	}
 	neutralised, err := verify.VerifyEach(len(again), func(i int) (verify.Pair, error) {
 		u := v.Updates[again[i]]
-		desired, live, err := byID[u.Resource].Objects()
-		if err != nil {
-			return verify.Pair{}, err
-		}
-		for _, f := range u.Fields {
-			if f.Class == classify.Adoption {
-				afterAdoption(live.Object, f) // as kapp's first deploy leaves the object
-				continue
-			}
-			neutralise(desired.Object, live.Object, f.Path)
-		}
-		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+		return neutralisedPair(byID[u.Resource], u.Fields)
 	}, configs, nil)
 	if err != nil {
 		return err
@@ -143,6 +132,23 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 func kappLabelled(r classify.Resource) bool {
 	_, live, err := r.Objects()
 	return err == nil && live.GetLabels()[kappconv.AppLabel] != ""
+}
+
+// neutralisedPair is r's pair with the fields set as kapp would leave them: each adoption change
+// as kapp's first deploy leaves the object, every other field neutralised.
+func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pair, error) {
+	desired, live, err := r.Objects()
+	if err != nil {
+		return verify.Pair{}, err
+	}
+	for _, f := range fields {
+		if f.Class == classify.Adoption {
+			afterAdoption(live.Object, f) // as kapp's first deploy leaves the object
+			continue
+		}
+		neutralise(desired.Object, live.Object, f.Path)
+	}
+	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
 }
 
 // afterAdoption removes another tool's label or annotation (an adoption finding's path) from the

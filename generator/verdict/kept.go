@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -35,21 +37,10 @@ func (v *Verdict) keptDrift(in Input, configs []*unstructured.Unstructured) erro
 		res, err := verify.VerifyEach(len(ask), func(i int) (verify.Pair, error) {
 			d := v.Drift[ask[i]]
 			r := byID[d.Resource.String()]
-			desired, live, err := r.Objects()
-			if err != nil {
-				return verify.Pair{}, err
-			}
-			for _, f := range r.Findings {
-				if f.Ruled(in.IncludeUnknown) || f.Path.String() == d.Finding.Path.String() {
-					continue
-				}
-				if f.Class == classify.Adoption {
-					afterAdoption(live.Object, f)
-					continue
-				}
-				neutralise(desired.Object, live.Object, f.Path)
-			}
-			return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+			others := slices.DeleteFunc(slices.Clone(r.Findings), func(f classify.Finding) bool {
+				return f.Ruled(in.IncludeUnknown) || f.Path.String() == d.Finding.Path.String()
+			})
+			return neutralisedPair(r, others)
 		}, configs, nil)
 		if err != nil {
 			return err
