@@ -2,6 +2,9 @@
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 export GOFLAGS := -buildvcs=false
+# go.mod needs Go 1.27 (Argo CD's modules do) and names toolchain go1.27.3: auto switches to it
+# where the installed go is older, and an environment's GOTOOLCHAIN=local would refuse instead.
+export GOTOOLCHAIN := auto
 
 .PHONY: build test race e2e tools fixtures bench fuzz lint demo clean
 

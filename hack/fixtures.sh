@@ -4,6 +4,7 @@
 # the real kapp CLI, stop the cluster; then (all scenarios only) record the compare corpus with the
 # API server's verdicts (hack/comparetruth) on a cluster of its own.
 set -euo pipefail
+export GOTOOLCHAIN=auto # go.mod names toolchain go1.27.3: switch to it where the installed go is older
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 t0=$EPOCHREALTIME

@@ -3,6 +3,7 @@
 # versions go.mod pins (tool directives), the control plane and kapp-controller (hack/cluster/build.sh).
 # Binaries land in .cache/bin/<name>-<version> (git-ignored); existing ones are never rebuilt.
 set -euo pipefail
+export GOTOOLCHAIN=auto # go.mod names toolchain go1.27.3: switch to it where the installed go is older
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${BIN_DIR:-$ROOT/.cache/bin}
 mkdir -p "$BIN"

@@ -226,3 +226,6 @@ func shellSplit(s string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// ShellQuote quotes s for a POSIX shell, as the Regenerate: lines of rebasegen's headers do.
+func ShellQuote(s string) string { return shellQuote(s) }

@@ -371,3 +371,13 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 	}
 	return live != nil && live.GetLabels()[kappconv.AppLabel] != ""
 }
+
+// Mutate is the mutation check's value generator (mutate) for other appliers' checks: another
+// value of v's type and shape, drawn at random; false for a value that is not a scalar.
+func Mutate(v any) (any, bool) { return mutate(v) }
+
+// Controlled reports whether r's classification found a manager other than the applier owning
+// the field at p (by key, as findings name fields), or a value holding it (controlled).
+func Controlled(r classify.Resource, obj map[string]any, p fielddiff.Path) bool {
+	return controlled(r, obj, byIndex(obj, p))
+}

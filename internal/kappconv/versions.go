@@ -11,4 +11,7 @@ const (
 	Kapp       = "0.66.0"  // carvel.dev/kapp
 	YTT        = "0.53.0"  // carvel.dev/ytt
 	Kubernetes = "v1.37.2" // k8s.io/kubernetes, whose defaulting code is linked in (k8s.io/* v0.37.2)
+	// ArgoCD is github.com/argoproj/argo-cd/v3 (and its gitops-engine), whose diff judges the
+	// argocd target's ignoreDifferences.
+	ArgoCD = "v3.6.1"
 )

@@ -21,10 +21,12 @@ func TestPinsMatchTheBuildInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"carvel.dev/kapp":   "v" + Kapp,
-		"carvel.dev/ytt":    "v" + YTT,
-		"k8s.io/kubernetes": Kubernetes,
-		"k8s.io/api":        strings.Replace(Kubernetes, "v1.", "v0.", 1),
+		"carvel.dev/kapp":                "v" + Kapp,
+		"carvel.dev/ytt":                 "v" + YTT,
+		"k8s.io/kubernetes":              Kubernetes,
+		"k8s.io/api":                     strings.Replace(Kubernetes, "v1.", "v0.", 1),
+		"github.com/argoproj/argo-cd/v3": ArgoCD,
+		"github.com/argoproj/argo-cd/gitops-engine/v3": ArgoCD,
 	}
 	found := map[string]bool{}
 	for _, d := range info.Deps {

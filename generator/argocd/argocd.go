@@ -1,0 +1,90 @@
+// Package argocd is the Argo CD target: an Application's spec.ignoreDifferences (or argocd-cm
+// resource.customizations.ignoreDifferences) written from classify's findings, and judged with
+// Argo CD's own comparison (util/argo/diff StateDiff, gitops-engine pkg/diff). It is a stage of
+// its own that only cmd/rebasegen imports, so that the kapp stages do not link Argo CD.
+package argocd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Ignore is one entry of an Application's spec.ignoreDifferences, Argo CD's own type.
+type Ignore = v1alpha1.ResourceIgnoreDifferences
+
+// Settings are what an Application and argocd-cm give Argo CD's comparison of a resource.
+type Settings struct {
+	Ignores []Ignore // the Application's spec.ignoreDifferences
+	// Overrides are argocd-cm's resource.customizations by "group/kind" (Argo CD's key), without
+	// the status ignore Argo CD adds by default (Diff adds it).
+	Overrides map[string]v1alpha1.ResourceOverride
+}
+
+// Argo CD's tracking defaults (v3): the app instance label key and annotation tracking.
+const (
+	appLabelKey    = "app.kubernetes.io/instance"
+	trackingMethod = "annotation"
+)
+
+// overrides are s's overrides with the one argocd-cm holds when it sets nothing: status is
+// ignored for every kind (settings.GetResourceOverrides, ignoreResourceStatusField "all").
+func (s Settings) overrides() map[string]v1alpha1.ResourceOverride {
+	out := map[string]v1alpha1.ResourceOverride{}
+	for k, v := range s.Overrides {
+		out[k] = v
+	}
+	all := out["*/*"]
+	all.IgnoreDifferences.JSONPointers = append(append([]string(nil), all.IgnoreDifferences.JSONPointers...), "/status")
+	out["*/*"] = all
+	return out
+}
+
+func (s Settings) config() (argodiff.DiffConfig, error) {
+	ignores := s.Ignores
+	if ignores == nil {
+		ignores = []Ignore{}
+	}
+	return argodiff.NewDiffConfigBuilder().
+		WithDiffSettings(ignores, s.overrides(), false, normalizers.IgnoreNormalizerOpts{}).
+		WithTracking(appLabelKey, trackingMethod).
+		WithNoCache().
+		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog
+		Build()
+}
+
+// Diff is Argo CD's comparison of desired (what Git renders) with live under s, as its
+// application controller makes it without server-side diff: StateDiff, normalizations included.
+func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResult, error) {
+	dc, err := s.config()
+	if err != nil {
+		return nil, fmt.Errorf("argo cd diff settings: %w", err)
+	}
+	res, err := argodiff.StateDiff(context.Background(), live.DeepCopy(), desired.DeepCopy(), dc)
+	if err != nil {
+		return nil, fmt.Errorf("argo cd diff of %s %s: %w", desired.GetKind(), desired.GetName(), err)
+	}
+	return &res, nil
+}
+
+// Applies reports whether some entry of s applies to the resource, as Argo CD matches them.
+func (s Settings) Applies(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	ok, _ := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, u.GetName(), u.GetNamespace())
+	return ok
+}
+
+// objects decodes the two sides of a diff result.
+func objects(res *gdiff.DiffResult) (predicted, live map[string]any, err error) {
+	if err = json.Unmarshal(res.PredictedLive, &predicted); err == nil {
+		err = json.Unmarshal(res.NormalizedLive, &live)
+	}
+	return predicted, live, err
+}

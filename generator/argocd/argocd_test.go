@@ -1,0 +1,157 @@
+package argocd_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/generator/load"
+)
+
+func analyze(t *testing.T, name string) *generator.Analysis {
+	t.Helper()
+	dir := filepath.Join("..", "..", "fixtures", name)
+	a, err := generator.Analyze(generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")},
+		Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// roundTrip writes the ignores in format f and reads them back as check reads a file.
+func roundTrip(t *testing.T, ignores []argocd.Ignore, f argocd.Format) argocd.Settings {
+	t.Helper()
+	var b bytes.Buffer
+	if err := argocd.Write(&b, ignores, f, "my-app", nil); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := load.Bytes("generated", b.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	s, err := argocd.Read(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The HPA's replicas: Argo CD shows the Deployment OutOfSync for spec.replicas only (it does not
+// show the fields the manifest leaves to the server's defaults); the ignore is that field of that
+// Deployment, and under it Argo CD's StateDiff reports the Deployment in sync while a change of
+// any other declared value (the image) still shows.
+func TestHPAReplicas(t *testing.T) {
+	a := analyze(t, "hpa-replicas")
+	res, err := argocd.Synthesize(a.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []argocd.Ignore{{Group: "apps", Kind: "Deployment", Namespace: "hpa-replicas", Name: "web", JSONPointers: []string{"/spec/replicas"}}}
+	if len(res.Ignores) != 1 || res.Ignores[0].Name != "web" || !slices.Equal(res.Ignores[0].JSONPointers, want[0].JSONPointers) ||
+		len(res.Ignores[0].JQPathExpressions) != 0 || res.Ignores[0].Namespace != "hpa-replicas" {
+		t.Fatalf("ignores = %+v, want %+v", res.Ignores, want)
+	}
+	for _, r := range a.Report.Resources {
+		if r.ID.Kind != "Deployment" {
+			continue
+		}
+		d, l, err := r.Objects()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := argocd.Diff(d.Unstructured, l.Unstructured, argocd.Settings{})
+		if err != nil || !plain.Modified {
+			t.Fatalf("without ignores Argo CD shows the Deployment in sync (err %v): the fixture is not what this test is about", err)
+		}
+		ignored, err := argocd.Diff(d.Unstructured, l.Unstructured, argocd.Settings{Ignores: want})
+		if err != nil || ignored.Modified {
+			t.Fatalf("with /spec/replicas ignored Argo CD shows the Deployment OutOfSync (err %v)", err)
+		}
+	}
+	for _, f := range argocd.Formats() {
+		v, err := argocd.Verify(a.Report, roundTrip(t, res.Ignores, f), res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.OK() || v.InSync != 1 || v.Ghost != 1 || v.Mutation == 0 {
+			t.Errorf("%s: verification %+v, want the Deployment in sync and no change hidden", f, v)
+		}
+		if len(v.Masked) != 1 || v.Masked[0].Path != "spec.replicas" {
+			t.Errorf("%s: masked %+v, want spec.replicas (the HPA owns it); %+v", f, v.Masked, v)
+		}
+	}
+}
+
+// A hand-written ignore of a declared field nothing but Git sets (the container's image, by
+// index) hides the change made in Git: the mutation check names it.
+func TestIgnoreHidingGitChange(t *testing.T) {
+	a := analyze(t, "hpa-replicas")
+	res, err := argocd.Synthesize(a.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := argocd.Settings{Ignores: []argocd.Ignore{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas", "/spec/template/spec/containers/0/image"}}}}
+	v, err := argocd.Verify(a.Report, s, res.Ghost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []string
+	for _, p := range v.Hidden {
+		hidden = append(hidden, p.Path)
+	}
+	if v.OK() || !slices.Contains(hidden, "spec.template.spec.containers[name=web].image") {
+		t.Errorf("hidden = %v, want the image", hidden)
+	}
+}
+
+// On every captured scenario the generated ignores, written and read back in either format, make
+// Argo CD's StateDiff report every ghost-only resource in sync and hide no declared value
+// nothing but Git sets.
+func TestFixtures(t *testing.T) {
+	dirs, err := os.ReadDir(filepath.Join("..", "..", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join("..", "..", "fixtures", d.Name(), "live.yaml")); err != nil || strings.HasPrefix(d.Name(), "v1.") {
+			continue
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			a := analyze(t, d.Name())
+			res, err := argocd.Synthesize(a.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := argocd.Verify(a.Report, roundTrip(t, res.Ignores, argocd.Application), res.Ghost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.OK() || v.InSync != v.Ghost {
+				t.Errorf("%+v (ignores %+v)", v, res.Ignores)
+			}
+			// argocd-cm names no resource: its entries apply to every resource of the kind, so
+			// the ignores may hide declared values of the kind's other resources (generate then
+			// refuses), never of the resources they were made for, and keep the same in sync.
+			v, err = argocd.Verify(a.Report, roundTrip(t, res.Ignores, argocd.ArgoCDCM), res.Ghost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v.OutSync) > 0 || v.InSync != v.Ghost {
+				t.Errorf("argocd-cm: %+v", v)
+			}
+			for _, h := range v.Hidden {
+				for _, ig := range res.Ignores {
+					if ig.Kind == h.Resource.Kind && ig.Group == h.Resource.Group && ig.Name == h.Resource.Name && ig.Namespace == h.Resource.Namespace {
+						t.Errorf("argocd-cm hides %s %s, a field of a resource the ignores were made for", h.Resource, h.Path)
+					}
+				}
+			}
+		})
+	}
+}

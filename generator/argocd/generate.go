@@ -1,0 +1,79 @@
+package argocd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/words"
+)
+
+// Generated is the ignores written in a format and Argo CD's verdict on what was written.
+type Generated struct {
+	Result
+	Output       []byte // the file, header included
+	Verification Verification
+}
+
+// Generate synthesizes the ignores, writes them in format f after header (for the Application
+// app), and verifies what it
+// wrote, read back as check reads a file (argocd-cm widens each entry to its kind: the
+// verification judges the widened entries).
+func Generate(rep *classify.Report, f Format, app string, header []string) (*Generated, error) {
+	res, err := Synthesize(rep)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := Write(&b, res.Ignores, f, app, header); err != nil {
+		return nil, err
+	}
+	objs, err := load.Bytes("generated", b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("generated ignoreDifferences do not parse (a bug): %w", err)
+	}
+	s, err := Read(objs)
+	if err != nil {
+		return nil, fmt.Errorf("generated ignoreDifferences do not read back (a bug): %w", err)
+	}
+	v, err := Verify(rep, s, res.Ghost)
+	if err != nil {
+		return nil, err
+	}
+	return &Generated{Result: res, Output: b.Bytes(), Verification: v}, nil
+}
+
+// Summary is the verdict's line: "2 ignores; 1 resource Argo CD showed OutOfSync for ghost diffs only, in sync under them; 40 declared values changed in turn, each shown".
+func (v Verification) Summary(ignores int) string {
+	s := fmt.Sprintf("%s; %s Argo CD shows OutOfSync for ghost diffs only, %d in sync under them (Argo CD's StateDiff)",
+		words.Count(ignores, "ignore"), words.Count(v.Ghost, "resource"), v.InSync)
+	s += fmt.Sprintf("; %s changed in turn", words.Count(v.Mutation, "declared value"))
+	if len(v.Hidden) > 0 {
+		s += fmt.Sprintf(", %d hidden by the ignores", len(v.Hidden))
+	}
+	if len(v.Masked) > 0 {
+		s += fmt.Sprintf(", %d masked where a controller owns the field", len(v.Masked))
+	}
+	return s
+}
+
+// WriteReport writes, one a line, the differences Argo CD still shows and why they are not
+// ignored, the ghost-only resources still OutOfSync, and the declared values the ignores hide.
+func WriteReport(w io.Writer, left []Left, v Verification) error {
+	var b strings.Builder
+	for _, l := range left {
+		fmt.Fprintf(&b, "Argo CD still shows %s: %s: %s\n", escape.Text(l.Resource.String()), escape.Text(l.Path), escape.Text(l.Reason))
+	}
+	for _, p := range v.OutSync {
+		fmt.Fprintf(&b, "OutOfSync under the ignores: %s (its differences are all ghosts)\n", escape.Text(p.Resource.String()))
+	}
+	for _, p := range v.Hidden {
+		fmt.Fprintf(&b, "hidden: %s %s: a change made in Git to this declared value does not show in Argo CD under the ignores, and no controller owns it\n", escape.Text(p.Resource.String()), escape.Text(p.Path))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

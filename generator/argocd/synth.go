@@ -1,0 +1,265 @@
+package argocd
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// Left is a field Argo CD shows as differing that the ignores do not rule, and why.
+type Left struct {
+	Resource pair.Identity
+	Path     string // by key, as explain names fields
+	Reason   string
+}
+
+// Result is what Synthesize makes of a classification.
+type Result struct {
+	Ignores []Ignore
+	Left    []Left // differences Argo CD still shows, with the reason each is not ignored
+	// Ghost are the resources Argo CD shows as OutOfSync for ghost differences only: the
+	// generated ignores must make each of them in sync.
+	Ghost []pair.Identity
+}
+
+// Synthesize writes the narrowest ignores for the differences Argo CD's own comparison shows:
+// it diffs each pair as Argo CD does, and each field its result shows is ignored when
+// classification explains it as a ghost (defaulted, calculated, admission, a controller's) and an
+// ignore cannot hide a change made in Git there (the manifest does not declare the field, or a
+// controller owns it, with evidence). What Argo CD normalises itself (its scheme defaulting,
+// fields the manifest does not declare, status, its tracking annotation) never shows, so it is
+// never ruled. One entry per resource (group, kind, namespace, name): the evidence is per
+// resource. Paths through list items with merge keys are jq expressions selecting the item by
+// its keys (an item's index moves when items are added or reordered); other paths are JSON
+// pointers; a path through an item of a list without keys is not ruled.
+func Synthesize(rep *classify.Report) (Result, error) {
+	var out Result
+	for _, r := range rep.Resources {
+		desired, live, err := r.Objects()
+		if err != nil {
+			return Result{}, err
+		}
+		res, err := Diff(desired.Unstructured, live.Unstructured, Settings{})
+		if err != nil {
+			return Result{}, err
+		}
+		if !res.Modified {
+			continue
+		}
+		shown, err := shownPaths(res)
+		if err != nil {
+			return Result{}, err
+		}
+		var pointers, jq []string
+		ghost := true
+		for _, p := range shown {
+			reason, ptr, expr := rule(r, desired.Unstructured, p)
+			switch {
+			case reason != "":
+				ghost = false
+				out.Left = append(out.Left, Left{Resource: r.ID, Path: p.String(), Reason: reason})
+			case ptr != "":
+				pointers = append(pointers, ptr)
+			default:
+				jq = append(jq, expr)
+			}
+		}
+		if ghost {
+			out.Ghost = append(out.Ghost, r.ID)
+		}
+		if len(pointers)+len(jq) == 0 {
+			continue
+		}
+		slices.Sort(pointers)
+		slices.Sort(jq)
+		out.Ignores = append(out.Ignores, Ignore{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
+			JSONPointers: slices.Compact(pointers), JQPathExpressions: slices.Compact(jq)})
+	}
+	slices.SortFunc(out.Ignores, func(a, b Ignore) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out, nil
+}
+
+// rule returns the ignore for the field at p (by key) that Argo CD shows: a JSON pointer or a jq
+// path expression, or the reason it is not ignored.
+func rule(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.Path) (reason, pointer, jq string) {
+	f, ok := explaining(r, p)
+	if !ok {
+		return "nothing rebasegen classified explains it", "", ""
+	}
+	if !f.Class.Ghost() {
+		return "class " + f.Label() + " (never ignored)", "", ""
+	}
+	if _, declared := f.Path.GetDeclared(desired.Object); declared && !verdict.Controlled(r, desired.Object, f.Path) {
+		return "class " + f.Label() + ", but the manifest declares the field: an ignore would hide every change made to it in Git", "", ""
+	}
+	at := f.Path
+	if f.Whole != nil {
+		at = f.Whole
+	}
+	if !at.HasPrefix(p) && !p.HasPrefix(at) {
+		at = p
+	}
+	if p.HasPrefix(at) {
+		// Argo CD shows a value below the finding (an item of an atomic list): ignore the finding's.
+		at = f.Path
+	}
+	if stable(at) {
+		return "", pointerOf(at), ""
+	}
+	expr, ok := jqOf(at)
+	if !ok {
+		return "class " + f.Label() + ", but the field is in a list item without merge keys: its index moves when items do", "", ""
+	}
+	return "", "", expr
+}
+
+// explaining is the finding at p, or the nearest one above or below it.
+func explaining(r classify.Resource, p fielddiff.Path) (classify.Finding, bool) {
+	var best classify.Finding
+	found := false
+	for _, f := range r.Findings {
+		switch {
+		case reflect.DeepEqual(f.Path, p):
+			return f, true
+		case p.HasPrefix(f.Path) || f.Path.HasPrefix(p):
+			if !found || len(f.Path) > len(best.Path) {
+				best, found = f, true
+			}
+		}
+	}
+	return best, found
+}
+
+// stable reports whether p selects no list item: its JSON pointer names the field whatever lists hold.
+func stable(p fielddiff.Path) bool {
+	_, ok := p.Fields()
+	return ok
+}
+
+// pointerOf is the JSON pointer (RFC 6901) of a path of map keys.
+func pointerOf(p fielddiff.Path) string {
+	fields, _ := p.Fields()
+	var b strings.Builder
+	for _, f := range fields {
+		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(f))
+	}
+	return b.String()
+}
+
+// jqOf is the jq path expression of p selecting list items by their merge keys:
+// .spec.template.spec.containers[] | select(.name == "web") | .imagePullPolicy. False when p
+// selects an item by index or by value.
+func jqOf(p fielddiff.Path) (string, bool) {
+	var b strings.Builder
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			b.WriteString(jqField(*pe.FieldName))
+		case pe.Key != nil:
+			conds := make([]string, 0, len(*pe.Key))
+			for _, f := range *pe.Key {
+				v, err := json.Marshal(f.Value.Unstructured())
+				if err != nil {
+					return "", false
+				}
+				conds = append(conds, jqField(f.Name)+" == "+string(v))
+			}
+			b.WriteString("[] | select(" + strings.Join(conds, " and ") + ") | ")
+		default:
+			return "", false
+		}
+	}
+	s := strings.TrimSuffix(b.String(), " | ")
+	if strings.HasPrefix(s, "[]") {
+		s = "." + s
+	}
+	return strings.ReplaceAll(s, "| [", "| .["), true
+}
+
+// jqField is the jq path step for a map key: .name, or .["a/b"] for keys jq's identifiers do not
+// cover.
+func jqField(name string) string {
+	ident := name != ""
+	for i, c := range name {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			ident = false
+		}
+	}
+	if ident {
+		return "." + name
+	}
+	return "." + "[" + strconv.Quote(name) + "]"
+}
+
+// shownPaths are the fields whose values differ between what Argo CD predicts the live object
+// becomes after a sync and the live object, both as Argo CD normalised them, by key.
+func shownPaths(res *gdiff.DiffResult) ([]fielddiff.Path, error) {
+	predicted, live, err := objects(res)
+	if err != nil {
+		return nil, fmt.Errorf("argo cd diff result: %w", err)
+	}
+	var byIndex []fielddiff.Path
+	differing(predicted, live, nil, &byIndex)
+	u := &unstructured.Unstructured{Object: predicted}
+	out := make([]fielddiff.Path, len(byIndex))
+	for i, p := range byIndex {
+		out[i] = fielddiff.ByKey(u, p)
+	}
+	return out, nil
+}
+
+// differing walks two decoded JSON values and returns the paths (by index) where they differ: a
+// map key on one side only, a scalar or list length that differs.
+func differing(a, b any, at fielddiff.Path, out *[]fielddiff.Path) {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		keys := map[string]bool{}
+		for k := range am {
+			keys[k] = true
+		}
+		for k := range bm {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			differing(am[k], bm[k], with(at, fieldpath.PathElement{FieldName: &k}), out)
+		}
+		return
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok && len(al) == len(bl) {
+		for i := range al {
+			differing(al[i], bl[i], with(at, fieldpath.PathElement{Index: &i}), out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(a, b) {
+		*out = append(*out, at)
+	}
+}
+
+func with(p fielddiff.Path, pe fieldpath.PathElement) fielddiff.Path {
+	return append(append(fielddiff.Path{}, p...), pe)
+}

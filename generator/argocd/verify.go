@@ -1,0 +1,160 @@
+package argocd
+
+import (
+	"bytes"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// Problem is a resource's field the verdict names.
+type Problem struct {
+	Resource pair.Identity
+	Path     string // by key; "" for the whole resource
+}
+
+// Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
+type Verification struct {
+	Ghost    int       // resources Argo CD shows OutOfSync for ghost differences only
+	InSync   int       // of those, the ones in sync under the ignores
+	OutSync  []Problem // ghost-only resources Argo CD still shows OutOfSync under the ignores
+	Hidden   []Problem // declared values an ignore hides: a change made in Git there never shows
+	Masked   []Problem // declared values an ignore hides where a controller owns the field (its evidence)
+	Mutation int       // declared values changed in turn (the mutation check)
+}
+
+// OK reports whether the ignores keep every ghost-only resource in sync and hide no change made
+// in Git.
+func (v Verification) OK() bool { return len(v.OutSync) == 0 && len(v.Hidden) == 0 }
+
+// Verify judges s with Argo CD's own comparison: every resource in ghost (Argo CD shows it
+// OutOfSync for ghost differences only, see Result.Ghost) must be in sync under s; and every
+// scalar value a desired object declares, in a resource some entry of s applies to, is changed
+// in turn: Argo CD must show the change under s unless it shows it without s neither (its own
+// normalisation) or a controller owns the field, with classification's evidence (Masked).
+func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verification, error) {
+	v := Verification{Ghost: len(ghost)}
+	for _, r := range rep.Resources {
+		desired, live, err := r.Objects()
+		if err != nil {
+			return Verification{}, err
+		}
+		base, err := Diff(desired.Unstructured, live.Unstructured, s)
+		if err != nil {
+			return Verification{}, err
+		}
+		if slices.Contains(ghost, r.ID) {
+			if base.Modified {
+				v.OutSync = append(v.OutSync, Problem{Resource: r.ID})
+			} else {
+				v.InSync++
+			}
+		}
+		if !s.Applies(desired.Unstructured) {
+			continue
+		}
+		plain, err := Diff(desired.Unstructured, live.Unstructured, Settings{})
+		if err != nil {
+			return Verification{}, err
+		}
+		for _, p := range scalars(desired.Object, nil) {
+			old, _ := p.Get(desired.Object)
+			value, ok := differentFrom(old, live.Object, fielddiff.ByKey(desired.Unstructured, p))
+			if !ok {
+				continue
+			}
+			mut := desired.DeepCopy()
+			if !p.Set(mut.Object, value) {
+				continue
+			}
+			v.Mutation++
+			shown, err := shows(mut, live.Unstructured, s, base.PredictedLive)
+			if err != nil || shown {
+				if err != nil {
+					return Verification{}, err
+				}
+				continue
+			}
+			if seen, err := shows(mut, live.Unstructured, Settings{}, plain.PredictedLive); err != nil {
+				return Verification{}, err
+			} else if !seen {
+				continue // Argo CD's own normalisation hides it, with or without ignores
+			}
+			keyed := fielddiff.ByKey(desired.Unstructured, p)
+			problem := Problem{Resource: r.ID, Path: keyed.String()}
+			if verdict.Controlled(r, desired.Object, keyed) {
+				v.Masked = append(v.Masked, problem)
+			} else {
+				v.Hidden = append(v.Hidden, problem)
+			}
+		}
+	}
+	return v, nil
+}
+
+// differentFrom is a mutation of v (verdict's generator) that is not the live object's value at
+// p (by key): a change to the live value is no change Argo CD could show. False when there is
+// none (a bool whose other value is live's).
+func differentFrom(v any, live map[string]any, p fielddiff.Path) (any, bool) {
+	have, _ := p.Get(live)
+	for range 16 {
+		m, ok := verdict.Mutate(v)
+		if !ok || !fielddiff.Equal(m, have) {
+			return m, ok
+		}
+	}
+	return nil, false
+}
+
+// shows reports whether Argo CD shows desired as a change against live under s: OutOfSync with
+// a predicted live object other than base's.
+func shows(desired, live *unstructured.Unstructured, s Settings, base []byte) (bool, error) {
+	res, err := Diff(desired, live, s)
+	if err != nil {
+		return false, err
+	}
+	return res.Modified && !bytes.Equal(res.PredictedLive, base), nil
+}
+
+// scalars are the paths (by index) of the scalar values obj declares, but for the object's
+// identity (apiVersion, kind, metadata.name and metadata.namespace) and status.
+func scalars(v any, at fielddiff.Path) []fielddiff.Path {
+	var out []fielddiff.Path
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p := with(at, fieldpath.PathElement{FieldName: &k})
+			if identity(p) {
+				continue
+			}
+			out = append(out, scalars(t[k], p)...)
+		}
+	case []any:
+		for i := range t {
+			out = append(out, scalars(t[i], with(at, fieldpath.PathElement{Index: &i}))...)
+		}
+	case nil:
+	default:
+		out = append(out, at)
+	}
+	return out
+}
+
+func identity(p fielddiff.Path) bool {
+	switch s := p.String(); s {
+	case "apiVersion", "kind", "metadata.name", "metadata.namespace", "status":
+		return true
+	}
+	return false
+}

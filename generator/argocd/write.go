@@ -1,0 +1,218 @@
+package argocd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+)
+
+// Format is what Write writes.
+type Format string
+
+const (
+	// Application: an Application holding only spec.ignoreDifferences, one entry per resource
+	// (a merge patch: kubectl patch application NAME --type merge --patch-file FILE).
+	Application Format = "application"
+	// ArgoCDCM: argocd-cm's resource.customizations.ignoreDifferences.<group_kind> keys. They
+	// apply to every resource of the kind (argocd-cm names no resource), so each kind's entry
+	// holds the paths of all its resources.
+	ArgoCDCM Format = "argocd-cm"
+)
+
+// Formats are the formats Write takes, the default first.
+func Formats() []Format { return []Format{Application, ArgoCDCM} }
+
+// cmKey is argocd-cm's key prefix for a kind's ignoreDifferences (util/settings).
+const cmKey = "resource.customizations.ignoreDifferences."
+
+// Write writes the ignores in format f, after the comment lines of header; app names the
+// Application (in namespace argocd).
+func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string) error {
+	var doc any
+	switch f {
+	case Application:
+		entries := make([]any, len(ignores))
+		for i, ig := range ignores {
+			entries[i] = ig
+		}
+		doc = map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": app, "namespace": "argocd"},
+			"spec": map[string]any{"ignoreDifferences": entries}}
+	case ArgoCDCM:
+		data := map[string]string{}
+		for _, k := range kinds(ignores) {
+			body, err := yaml.Marshal(k.diff)
+			if err != nil {
+				return err
+			}
+			data[k.key] = string(body)
+		}
+		doc = map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "argocd-cm", "namespace": "argocd", "labels": map[string]any{"app.kubernetes.io/part-of": "argocd"}},
+			"data":     data}
+	default:
+		return fmt.Errorf("--output %s: not an Argo CD format (%s)", f, strings.Join(formatNames(), ", "))
+	}
+	body, err := yaml.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	for _, h := range header {
+		b.WriteString("# " + h + "\n")
+	}
+	b.Write(body)
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+func formatNames() []string {
+	var out []string
+	for _, f := range Formats() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// kindDiff is one argocd-cm key and its value.
+type kindDiff struct {
+	key  string
+	diff map[string][]string
+}
+
+// kinds merges the ignores by group and kind, for argocd-cm, in key order.
+func kinds(ignores []Ignore) []kindDiff {
+	by := map[string]map[string][]string{}
+	for _, ig := range ignores {
+		key := cmKey + ig.Kind
+		if ig.Group != "" {
+			key = cmKey + ig.Group + "_" + ig.Kind
+		}
+		if by[key] == nil {
+			by[key] = map[string][]string{}
+		}
+		d := by[key]
+		d["jsonPointers"] = append(d["jsonPointers"], ig.JSONPointers...)
+		d["jqPathExpressions"] = append(d["jqPathExpressions"], ig.JQPathExpressions...)
+	}
+	var out []kindDiff
+	for key, d := range by {
+		for k, v := range d {
+			slices.Sort(v)
+			if v = slices.Compact(v); len(v) == 0 {
+				delete(d, k)
+			} else {
+				d[k] = v
+			}
+		}
+		out = append(out, kindDiff{key: key, diff: d})
+	}
+	slices.SortFunc(out, func(a, b kindDiff) int { return strings.Compare(a.key, b.key) })
+	return out
+}
+
+// Read reads the Argo CD diff settings among objs: Applications' spec.ignoreDifferences and
+// argocd-cm ConfigMaps' resource.customizations (the whole key and the per-kind keys, as Argo
+// CD's settings read them). Other objects are an error naming them.
+func Read(objs []load.Object) (Settings, error) {
+	var s Settings
+	for _, o := range objs {
+		switch {
+		case o.GetKind() == "Application" && strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/"):
+			raw, _, _ := unstructuredSlice(o.Object, "spec", "ignoreDifferences")
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
+			}
+			var ignores []Ignore
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&ignores); err != nil {
+				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
+			}
+			for i, ig := range ignores {
+				if ig.Kind == "" {
+					return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences[%d]: kind is required", o.Source, i)
+				}
+			}
+			s.Ignores = append(s.Ignores, ignores...)
+		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
+			data, _, _ := unstructuredMap(o.Object, "data")
+			if s.Overrides == nil {
+				s.Overrides = map[string]v1alpha1.ResourceOverride{}
+			}
+			if whole, ok := data["resource.customizations"].(string); ok && whole != "" {
+				if err := yaml.Unmarshal([]byte(whole), &s.Overrides); err != nil {
+					return Settings{}, fmt.Errorf("%s: data[\"resource.customizations\"]: %w", o.Source, err)
+				}
+			}
+			keys := make([]string, 0, len(data))
+			for k := range data {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				gk, ok := strings.CutPrefix(k, cmKey)
+				if !ok {
+					continue
+				}
+				v, _ := data[k].(string)
+				var d v1alpha1.OverrideIgnoreDiff
+				if err := yaml.UnmarshalStrict([]byte(v), &d); err != nil {
+					return Settings{}, fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
+				}
+				group, kind, ok := strings.Cut(gk, "_")
+				key := group + "/" + kind
+				if !ok {
+					key = gk
+				}
+				if gk == "all" {
+					key = "*/*"
+				}
+				ov := s.Overrides[key]
+				ov.IgnoreDifferences = d
+				s.Overrides[key] = ov
+			}
+		default:
+			return Settings{}, fmt.Errorf("%s: %s %s is neither an Argo CD Application nor the argocd-cm ConfigMap", o.Source, o.GetKind(), o.GetName())
+		}
+	}
+	return s, nil
+}
+
+func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
+	v, ok := walk(obj, fields)
+	l, isList := v.([]any)
+	if ok && !isList && v != nil {
+		return nil, false, fmt.Errorf("not a list")
+	}
+	return l, ok, nil
+}
+
+func unstructuredMap(obj map[string]any, fields ...string) (map[string]any, bool, error) {
+	v, ok := walk(obj, fields)
+	m, _ := v.(map[string]any)
+	return m, ok, nil
+}
+
+func walk(obj map[string]any, fields []string) (any, bool) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[f]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
