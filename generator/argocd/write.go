@@ -45,7 +45,7 @@ func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string)
 		}
 		doc = map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 			"metadata": map[string]any{"name": app, "namespace": "argocd"},
-			"spec": map[string]any{"ignoreDifferences": entries}}
+			"spec":     map[string]any{"ignoreDifferences": entries}}
 	case ArgoCDCM:
 		data := map[string]string{}
 		for _, k := range kinds(ignores) {
