@@ -10,7 +10,9 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -19,7 +21,7 @@ import (
 var targets = []string{"kapp", "argocd"}
 
 func targetFlag() cli.Flag {
-	return &cli.StringFlag{Name: "target", Value: "kapp", Usage: "kapp (rebase rules) or argocd (an Application's ignoreDifferences, verified with Argo CD's diff; --output application or argocd-cm)"}
+	return &cli.StringFlag{Name: "target", Value: "kapp", Usage: "kapp (rebase rules) or argocd (Argo CD ignoreDifferences: generate writes an Application's, or argocd-cm's with --output argocd-cm, verified with Argo CD's diff; check reads them from --rules)"}
 }
 
 func appFlag() cli.Flag {
@@ -98,4 +100,54 @@ func argoArgs(c *cli.Context) []string {
 		}
 	}
 	return args
+}
+
+// checkArgoCD is check --target argocd: hand-written ignoreDifferences (Applications, argocd-cm)
+// judged with Argo CD's diff on the analysed pairs, and linted.
+func checkArgoCD(c *cli.Context) error {
+	in := inputs(c)
+	objs, err := load.Paths(c.StringSlice("rules"), in.Reader)
+	if err != nil {
+		return err
+	}
+	s, err := argocd.Read(objs)
+	if err != nil {
+		return err
+	}
+	a, err := generator.Analyze(in)
+	if err != nil {
+		return err
+	}
+	noteNamespace(c, a.Set.InferredNamespace)
+	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
+	noteVersion(c, a.Set.VersionWarning)
+	res, err := argocd.Synthesize(a.Report)
+	if err != nil {
+		return err
+	}
+	v, err := argocd.Verify(a.Report, s, res.Ghost)
+	if err != nil {
+		return err
+	}
+	lints := argocd.LintSettings(a.Report, s)
+	w := c.App.Writer
+	fmt.Fprintln(w, v.Summary(len(s.Ignores)+len(s.Overrides)))
+	if err := argocd.WriteReport(w, res.Left, v); err != nil {
+		return err
+	}
+	lintErrors := false
+	for _, l := range lints {
+		level := "warning"
+		if l.Error {
+			level, lintErrors = "error", true
+		}
+		fmt.Fprintf(w, "lint %s: %s: %s\n", level, escape.Text(l.Where), escape.Text(l.What))
+	}
+	switch {
+	case !v.OK():
+		return cli.Exit("", exitPending)
+	case lintErrors:
+		return cli.Exit("", exitLint)
+	}
+	return nil
 }

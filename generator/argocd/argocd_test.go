@@ -155,3 +155,30 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 }
+
+// Lint: a pointer through a list index warns; jq that selects a whole object or top-level field,
+// or does not compile, is an error; a pointer or jq expression naming one field is neither.
+func TestLintSettings(t *testing.T) {
+	a := analyze(t, "hpa-replicas")
+	s := argocd.Settings{Ignores: []argocd.Ignore{{Group: "apps", Kind: "Deployment",
+		JSONPointers:      []string{"/spec/replicas", "/spec/template/spec/containers/0/image"},
+		JQPathExpressions: []string{".spec", ".", ".spec.template.spec.containers[] | select(.name == \"web\") | .image", ".spec[", ".metadata.labels"}}}}
+	got := map[string]bool{}
+	for _, l := range argocd.LintSettings(a.Report, s) {
+		got[l.Where] = l.Error
+	}
+	want := map[string]bool{
+		"apps/Deployment /spec/template/spec/containers/0/image": false,
+		"apps/Deployment .spec":   true,
+		"apps/Deployment .":       true,
+		"apps/Deployment .spec[": true,
+	}
+	if len(got) != len(want) {
+		t.Errorf("lints %v, want %v", got, want)
+	}
+	for k, e := range want {
+		if ge, ok := got[k]; !ok || ge != e {
+			t.Errorf("%s: lint %v (found %v), want error=%v", k, ge, ok, e)
+		}
+	}
+}

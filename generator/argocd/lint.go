@@ -1,0 +1,119 @@
+package argocd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	"github.com/itchyny/gojq"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+)
+
+// Lint is one thing wrong with a hand-written ignore whatever the objects hold.
+type Lint struct {
+	Error bool   // else a warning
+	Where string // the entry: group/kind[ namespace/name] and the path
+	What  string
+}
+
+// entries are s's ignores and argocd-cm's, each with where it is written, as Argo CD merges them.
+func (s Settings) entries() []Ignore {
+	out := append([]Ignore(nil), s.Ignores...)
+	for key, ov := range s.Overrides {
+		group, kind, ok := strings.Cut(key, "/")
+		if !ok {
+			group, kind = "", key
+		}
+		out = append(out, Ignore{Group: group, Kind: kind, JSONPointers: ov.IgnoreDifferences.JSONPointers,
+			JQPathExpressions: ov.IgnoreDifferences.JQPathExpressions, ManagedFieldsManagers: ov.IgnoreDifferences.ManagedFieldsManagers})
+	}
+	return out
+}
+
+func where(ig Ignore, path string) string {
+	s := ig.Group + "/" + ig.Kind
+	if ig.Name != "" {
+		s += " " + strings.TrimPrefix(ig.Namespace+"/"+ig.Name, "/")
+	}
+	return s + " " + path
+}
+
+// LintSettings finds what is wrong with the ignores in s on the analysed objects: a JSON pointer
+// through a list index (after a reorder it ignores another item), a jq expression that does not
+// compile, that runs past Argo CD's 1 s limit on an object (Argo CD then skips it: the ignore does
+// nothing there) or that selects a whole object or one of its top-level fields (it matches
+// everything below it).
+func LintSettings(rep *classify.Report, s Settings) []Lint {
+	var out []Lint
+	for _, ig := range s.entries() {
+		for _, p := range ig.JSONPointers {
+			for _, seg := range strings.Split(p, "/")[1:] {
+				if seg != "" && strings.Trim(seg, "0123456789") == "" {
+					out = append(out, Lint{Where: where(ig, p), What: "a list index: after items are added, removed or reordered it ignores another item; select the item by its key with a jq expression"})
+					break
+				}
+			}
+		}
+		for _, e := range ig.JQPathExpressions {
+			q, err := gojq.Parse("path(" + e + ")")
+			var code *gojq.Code
+			if err == nil {
+				code, err = gojq.Compile(q)
+			}
+			if err != nil {
+				out = append(out, Lint{Error: true, Where: where(ig, e), What: "does not compile as jq: " + err.Error()})
+				continue
+			}
+			if l, bad := runJQ(rep, ig, code); bad {
+				l.Where = where(ig, e)
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// runJQ runs a jq path query on every desired object ig applies to, within Argo CD's limit.
+func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
+	for _, r := range rep.Resources {
+		desired, _, err := r.Objects()
+		if err != nil {
+			continue
+		}
+		if !(Settings{Ignores: []Ignore{ig}}).Applies(desired.Unstructured) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), normalizers.DefaultJQExecutionTimeout)
+		iter := code.RunWithContext(ctx, desired.UnstructuredContent())
+		for {
+			v, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, isErr := v.(error); isErr {
+				if errors.Is(err, context.DeadlineExceeded) {
+					cancel()
+					return Lint{Error: true, What: fmt.Sprintf("runs past Argo CD's %s limit on %s: Argo CD then skips it", time.Duration(normalizers.DefaultJQExecutionTimeout), r.ID)}, true
+				}
+				break
+			}
+			if p, ok := v.([]any); ok && len(p) <= 1 {
+				cancel()
+				return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p), r.ID)}, true
+			}
+		}
+		cancel()
+	}
+	return Lint{}, false
+}
+
+func jqPathWords(p []any) string {
+	if len(p) == 0 {
+		return "the object"
+	}
+	return fmt.Sprintf("the top-level field %v", p[0])
+}
