@@ -169,9 +169,9 @@ func TestLintSettings(t *testing.T) {
 	}
 	want := map[string]bool{
 		"apps/Deployment /spec/template/spec/containers/0/image": false,
-		"apps/Deployment .spec":   true,
-		"apps/Deployment .":       true,
-		"apps/Deployment .spec[": true,
+		"apps/Deployment .spec":                                  true,
+		"apps/Deployment .":                                      true,
+		"apps/Deployment .spec[":                                 true,
 	}
 	if len(got) != len(want) {
 		t.Errorf("lints %v, want %v", got, want)
