@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
@@ -109,15 +108,8 @@ func rule(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.P
 		return "class " + f.Label() + ", but the manifest declares the field: an ignore would hide every change made to it in Git", "", ""
 	}
 	at := f.Path
-	if f.Whole != nil {
+	if f.Whole != nil { // a value its owner holds whole (an atomic list): an item of it has no key
 		at = f.Whole
-	}
-	if !at.HasPrefix(p) && !p.HasPrefix(at) {
-		at = p
-	}
-	if p.HasPrefix(at) {
-		// Argo CD shows a value below the finding (an item of an atomic list): ignore the finding's.
-		at = f.Path
 	}
 	if stable(at) {
 		return "", pointerOf(at), ""
@@ -204,7 +196,8 @@ func jqField(name string) string {
 	if ident {
 		return "." + name
 	}
-	return "." + "[" + strconv.Quote(name) + "]"
+	quoted, _ := json.Marshal(name) // jq's string literals are JSON's (Go's quoting has \x escapes)
+	return ".[" + string(quoted) + "]"
 }
 
 // shownPaths are the fields whose values differ between what Argo CD predicts the live object
