@@ -19,13 +19,13 @@ var prepareOnce sync.Once
 // or diff code runs (not on import: importing a package should change nothing).
 //   - kapp's TextDiffView colours lines through github.com/cppforlife/color: rebasegen's diffs
 //     must be plain text.
-//   - kapp finds its own version in the binary's build info, which test binaries lack ("develop");
-//     Config minimumRequiredVersion checks need a real one.
+//   - kapp finds its own version in the binary's build info: the module version, with a v
+//     ("v0.66.0"), or "develop" where there is none (test binaries before Go 1.27). kapp's
+//     release binary is stamped without the v (goreleaser's {{ .Version }}), and
+//     minimumRequiredVersion errors quote it: rebasegen says what kapp's binary says.
 func Prepare() {
 	prepareOnce.Do(func() {
 		color.NoColor = true
-		if kappversion.Version == "develop" {
-			kappversion.Version = kappconv.Kapp
-		}
+		kappversion.Version = kappconv.Kapp
 	})
 }
