@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"cmp"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/valuesource"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/generated"
@@ -30,7 +30,7 @@ type Checked struct {
 	InferredNamespace string
 	// At: where each drift, pending change and pending create (Path "") was made, as far as the
 	// inputs tell: the desired document when it is a file's; for a package's rendering (its lines
-	// are no file's), a pending value the line of the one data value feeding it (valueSources).
+	// are no file's), a pending value the line of the one data value feeding it (valuesource.Sources).
 	// Absent: nowhere known.
 	At              map[Field]load.Source
 	Unmanaged, Live int // live objects without managedFields, of all (pair.Set's)
@@ -102,9 +102,9 @@ type Field struct {
 // located says where each drift, pending change and pending create of the verdict was made
 // (Checked.At).
 func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
-	desired := map[pair.Identity]load.Source{}
+	desired := map[pair.Identity]load.Doc{}
 	for _, r := range a.Report.Resources {
-		desired[r.ID] = r.Desired.Source
+		desired[r.ID] = r.Desired
 	}
 	at := map[Field]load.Source{}
 	for _, d := range a.Set.Created { // a pending create: the document Git adds
@@ -114,7 +114,8 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 	}
 	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
 	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
-		src, ok := desired[r.Resource]
+		d, ok := desired[r.Resource]
+		src := d.Source
 		switch {
 		case ok && !isRendered(src.File) && src.File != "-":
 			at[Field{r.Resource, r.Finding.Path.String()}] = src
@@ -122,8 +123,11 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 			rendered = append(rendered, r)
 		}
 	}
-	values, err := a.valueSources(rendered)
-	maps.Copy(at, values)
+	values, err := valuesource.Sources(a.Inputs.Package, a.Inputs.Reader, desired, rendered)
+	for i, src := range values {
+		r := rendered[i]
+		at[Field{r.Resource, r.Finding.Path.String()}] = src
+	}
 	return at, err
 }
 

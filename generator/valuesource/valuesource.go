@@ -1,4 +1,7 @@
-package generator
+// Package valuesource says where, in a package's data values files, each pending change of its
+// rendering was made: it renders the package again per candidate value (yttrender), after the
+// verdict, for check's findings to point at the line a person edits.
+package valuesource
 
 import (
 	"bytes"
@@ -15,25 +18,27 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
-// maxValueProbes bounds the renders valueSources makes besides its baseline: each may take as
+// maxValueProbes bounds the renders Sources makes besides its baseline: each may take as
 // long as the package's own render.
 const maxValueProbes = 16
 
-// valueSources says where, in the package's data values files, each pending change of its
-// rendering was made: the line of the one data value that, changed alone, changes the rendered
+// Sources says where, in the package's data values files, each pending change of its
+// rendering was made (keyed by its index in pending): the line of the one data value that, changed alone, changes the rendered
 // field. The candidates are the scalars of the values files whose text is the field's value; the
 // package is rendered once with those files re-encoded unchanged (the baseline, which must still
 // give the field its value) and once per candidate, changed to another value of its type. A field
 // that no candidate changes (a value a template computes, one a --value flag overrides), that more
 // than one does, or that a render cannot tell (an error, the object gone), is written nowhere.
-func (a *Analysis) valueSources(pending []verdict.Residual) (map[Field]load.Source, error) {
-	pkg, rd := a.Inputs.Package, a.Inputs.Reader
+// desired are the desired objects of the pairs, by identity.
+func Sources(pkg yttrender.Package, rd *load.Reader, desired map[pair.Identity]load.Doc, pending []verdict.Residual) (map[int]load.Source, error) {
 	if pkg.Empty() || len(pkg.ValuesFiles) == 0 || len(pending) == 0 {
 		return nil, nil
 	}
 	type want struct {
+		i       int // in pending
 		r       verdict.Residual
 		text    string
 		before  any // the field in the baseline rendering
@@ -42,9 +47,9 @@ func (a *Analysis) valueSources(pending []verdict.Residual) (map[Field]load.Sour
 	}
 	var wants []*want
 	texts := map[string]bool{}
-	for _, r := range pending {
+	for i, r := range pending {
 		if t, ok := scalarText(r.Finding.Desired); ok {
-			wants = append(wants, &want{r: r, text: t})
+			wants = append(wants, &want{i: i, r: r, text: t})
 			texts[t] = true
 		}
 	}
@@ -83,10 +88,6 @@ func (a *Analysis) valueSources(pending []verdict.Residual) (map[Field]load.Sour
 			return nil, nil
 		}
 	}
-	desired := map[pair.Identity]load.Doc{}
-	for _, r := range a.Report.Resources {
-		desired[r.ID] = r.Desired
-	}
 	baseline, err := pkg.RenderWithValues(rd, encoded)
 	for _, w := range wants {
 		orig, ok := fieldIn([]load.Doc{desired[w.r.Resource]}, w.r.Resource, w.r.Finding.Path)
@@ -120,10 +121,10 @@ func (a *Analysis) valueSources(pending []verdict.Residual) (map[Field]load.Sour
 			}
 		}
 	}
-	at := map[Field]load.Source{}
+	at := map[int]load.Source{}
 	for _, w := range wants {
 		if !w.unknown && len(w.feeders) == 1 && w.r.Finding.Class == classify.Pending {
-			at[Field{w.r.Resource, w.r.Finding.Path.String()}] = load.Source{File: w.feeders[0].file, Line: w.feeders[0].node.Line}
+			at[w.i] = load.Source{File: w.feeders[0].file, Line: w.feeders[0].node.Line}
 		}
 	}
 	return at, nil
