@@ -1,14 +1,9 @@
 package generator
 
 import (
-	"bytes"
 	"cmp"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-
-	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
@@ -16,11 +11,9 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
-	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/valuesource"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
-	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
 // Checked is what `rebasegen check` found: the verdict on the rules in force, and lint's findings.
@@ -79,12 +72,16 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if c.At, err = a.located(vd); err != nil {
 		return nil, err
 	}
-	for _, f := range ruleFiles {
-		st, err := a.stale(f, vd.DriftKept)
-		if err != nil {
-			return nil, err
-		}
-		c.Stale = append(c.Stale, st...)
+	in := a.Inputs
+	regen := verdict.Regeneration{Reader: in.Reader, Report: a.Report, Kept: vd.DriftKept,
+		Given: emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
+			Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
+			Namespace: cmp.Or(in.Namespace, a.Set.InferredNamespace), NoOperational: in.NoOperational}}
+	if regen.Placement, _, err = a.placement(); err != nil {
+		return nil, err
+	}
+	if c.Stale, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
+		return nil, err
 	}
 	c.VersionWarning = a.Set.VersionWarning
 	if len(ruleFiles) > 0 {
@@ -187,172 +184,3 @@ func (in Inputs) readAsDesired(p string) bool {
 	}
 	return true
 }
-
-// stale regenerates every file rebasegen generated (recognised by its header) under path with
-// the options its header records, and diffs everything below the header.
-func (a *Analysis) stale(path string, kept []verdict.Kept) ([]verdict.Stale, error) {
-	if path == "-" {
-		return nil, nil // stdin: nothing to regenerate into
-	}
-	files, err := a.Inputs.Reader.ReadPath(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []verdict.Stale
-	for _, f := range files {
-		st, err := a.staleFile(f.Name, f.Data, kept)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st...)
-	}
-	return out, nil
-}
-
-// staleFile regenerates one file. A file that regenerates as it is written once the drift the
-// rules in force keep (kept) is taken for the defaults it replaced is not stale: a person changed
-// those fields on the cluster, and regenerating would tie the rules to that change (check reports
-// the drift, kept by the rules).
-func (a *Analysis) staleFile(file string, committed []byte, kept []verdict.Kept) ([]verdict.Stale, error) {
-	status := generated.Of(committed)
-	if status == generated.None {
-		return nil, nil
-	}
-	opts, ok, err := emit.Recorded(file, string(committed))
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return []verdict.Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
-	}
-	regenerated, err := a.regenerate(opts)
-	if err != nil {
-		return nil, err
-	}
-	at, changed := generated.Changed(string(committed), regenerated)
-	var why string
-	if changed && len(kept) > 0 {
-		undrifted, err := a.undrifted(kept).regenerate(opts)
-		if err != nil {
-			return nil, err
-		}
-		if _, changed = generated.Changed(string(committed), undrifted); changed {
-			var fields []string
-			for _, k := range kept {
-				fields = append(fields, k.String())
-			}
-			why = "besides drift the rules keep (" + strings.Join(fields, ", ") + "), "
-		}
-	}
-	if !changed {
-		if status == generated.Edited {
-			return []verdict.Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
-		}
-		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
-	}
-	// the diff is what regenerating writes, comments included
-	was, now := generated.Compared(string(committed)), generated.Compared(regenerated)
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
-		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []verdict.Stale{{File: file, Line: at, Diff: why + diff, Inputs: a.unlikeRecorded(opts)}}, nil
-}
-
-// regenerate writes the rules file the options a header records make of the analysis.
-func (a *Analysis) regenerate(opts emit.Options) (string, error) {
-	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
-	// rules come from check's inputs, the file's shape from the options its header records: a
-	// file generated from plain manifests names each resource's namespace, though check renders
-	// the package (its rules would follow the install namespace).
-	so := synth.Options{IncludeUnknown: opts.IncludeUnknown}
-	rules := synth.Synthesize(a.Report, so).Rules
-	if len(opts.Packages) > 0 || opts.PackageCR != "" {
-		g, err := a.Synthesize(so)
-		if err != nil {
-			return "", err
-		}
-		rules = g.Rules
-	}
-	var buf bytes.Buffer
-	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
-}
-
-// undrifted is the analysis with each kept drift taken for the server's default it replaced: a
-// copy from the live object of a field the manifest leaves to the server is what kept it.
-func (a *Analysis) undrifted(kept []verdict.Kept) *Analysis {
-	b := *a
-	rep := *a.Report
-	rep.Resources = slices.Clone(rep.Resources)
-	for i, r := range rep.Resources {
-		var fs []classify.Finding
-		for j, f := range r.Findings {
-			// kept by a rule of its own, on a field the manifest leaves to the server
-			if f.Class == classify.Drift && f.Desired == nil && slices.ContainsFunc(kept, func(k verdict.Kept) bool {
-				return k.Resource == r.ID && k.Path == f.Path.String() && k.Copied
-			}) {
-				if fs == nil {
-					fs = slices.Clone(r.Findings)
-				}
-				fs[j].Class = classify.Defaulted
-			}
-		}
-		if fs != nil {
-			rep.Resources[i].Findings = fs
-		}
-	}
-	b.Report, b.synthesized = &rep, nil // the memo holds a's rules
-	return &b
-}
-
-// unlikeRecorded compares the inputs a Regenerate line records with this check's: each flag and
-// value only one of them has (paths cleaned; the namespace as used, inferred or given).
-func (a *Analysis) unlikeRecorded(recorded emit.Options) []string {
-	in := a.Inputs
-	given := emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
-		Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
-		Namespace: cmp.Or(in.Namespace, a.Set.InferredNamespace), NoOperational: in.NoOperational}
-	rec, giv := inputArgs(recorded), inputArgs(given)
-	var out []string
-	for _, x := range rec {
-		if i := slices.Index(giv, x); i >= 0 {
-			giv = slices.Delete(giv, i, i+1)
-			continue
-		}
-		out = append(out, x+" (Regenerate line only)")
-	}
-	for _, x := range giv {
-		out = append(out, x+" (this check only)")
-	}
-	return out
-}
-
-// inputArgs are the input flags of o as its Regenerate line writes them, "--flag value" each.
-func inputArgs(o emit.Options) []string {
-	in := emit.Options{Desired: o.Desired, Live: o.Live, CRDs: o.CRDs, Rulesets: o.Rulesets, Packages: o.Packages, Values: o.Values,
-		ValueArgs: o.ValueArgs, ValueYAMLArgs: o.ValueYAMLArgs, PackageCR: o.PackageCR, Namespace: o.Namespace, NoOperational: o.NoOperational}
-	for _, l := range []*[]string{&in.Desired, &in.Live, &in.CRDs, &in.Rulesets, &in.Packages, &in.Values} {
-		*l = slices.Clone(*l)
-		for i, p := range *l {
-			(*l)[i] = filepath.Clean(p)
-		}
-	}
-	if in.PackageCR != "" {
-		in.PackageCR = filepath.Clean(in.PackageCR)
-	}
-	var out []string
-	args := in.Args()
-	for i := 0; i < len(args); i++ {
-		if args[i] == "--no-operational" {
-			out = append(out, args[i])
-			continue
-		}
-		out = append(out, args[i]+" "+args[i+1])
-		i++
-	}
-	return out
-}
-
-// lines are the lines of compared, each with its newline, as difflib diffs them.
-func lines(ls []string) []string { return difflib.SplitLines(strings.Join(ls, "\n")) }

@@ -16,15 +16,41 @@ func (a *Analysis) place(res *synth.Result) error {
 	if len(a.placed) == 0 || len(res.Rules) == 0 {
 		return nil
 	}
-	intoNs, mapNs, err := a.Inputs.Package.DeployNamespaces(a.Inputs.Reader)
+	p, warning, err := a.placement()
 	switch {
 	case err != nil:
 		return err
-	case intoNs != "":
-		return nil // kapp puts every namespaced object into the Package's intoNs: the rules name it
-	case len(mapNs) > 0:
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: its kapp deploy step maps namespaces (mapNs): the rules name the namespaces the objects were analysed in", a.Inputs.Package.CR))
+	case warning != "":
+		res.Warnings = append(res.Warnings, warning)
 		return nil
+	case p == nil:
+		return nil
+	}
+	var pinned []pair.Identity
+	res.Rules, pinned = synth.Place(res.Rules, *p)
+	if len(pinned) > 0 {
+		res.Warnings = append(res.Warnings, pinnedWarning(pinned, p.Namespace))
+		slices.Sort(res.Warnings)
+	}
+	return nil
+}
+
+// placement is what synth.Place needs to make rules follow the namespace the package is
+// installed into; nil when the package renders every object with a namespace, when kapp puts
+// every namespaced object into the Package's intoNs (the rules name it), or when its deploy step
+// maps namespaces, which warning then says.
+func (a *Analysis) placement() (_ *synth.Placement, warning string, _ error) {
+	if len(a.placed) == 0 {
+		return nil, "", nil
+	}
+	intoNs, mapNs, err := a.Inputs.Package.DeployNamespaces(a.Inputs.Reader)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case intoNs != "":
+		return nil, "", nil // kapp puts every namespaced object into the Package's intoNs: the rules name it
+	case len(mapNs) > 0:
+		return nil, fmt.Sprintf("%s: its kapp deploy step maps namespaces (mapNs): the rules name the namespaces the objects were analysed in", a.Inputs.Package.CR), nil
 	}
 	p := synth.Placement{}
 	add := func(d load.Doc) error {
@@ -41,24 +67,18 @@ func (a *Analysis) place(res *synth.Result) error {
 	}
 	for _, pr := range a.Set.Pairs {
 		if err := add(pr.Desired); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 	for _, d := range a.Set.Created {
 		if err := add(d); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 	if p.Namespace == "" {
-		return nil
+		return nil, "", nil
 	}
-	var pinned []pair.Identity
-	res.Rules, pinned = synth.Place(res.Rules, p)
-	if len(pinned) > 0 {
-		res.Warnings = append(res.Warnings, pinnedWarning(pinned, p.Namespace))
-		slices.Sort(res.Warnings)
-	}
-	return nil
+	return &p, "", nil
 }
 
 // pinnedWarning says why rules for objects the package renders without a namespace name the

@@ -1,8 +1,10 @@
 // Package verdict is the stage that judges the rules in force with kapp's engine: which
 // resources kapp keeps and why it updates the others, the ghost diffs the rules leave, and the
 // changes made in Git a rule hides (the mutation check). generate judges its own rules, check and
-// lint the rules they are given, with this one code path, so they cannot disagree; Write renders
-// the verdict in every output format, WriteGenerate generate's part of it.
+// lint the rules they are given, with this one code path, so they cannot disagree; StaleFiles
+// regenerates the rule files rebasegen generated, the drift the rules keep taken for the
+// defaults it replaced; Write renders the verdict in every output format, WriteGenerate
+// generate's part of it.
 package verdict
 
 import (

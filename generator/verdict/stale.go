@@ -1,0 +1,200 @@
+package verdict
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/internal/generated"
+)
+
+// Regeneration is what check regenerates the rule files rebasegen generated from.
+type Regeneration struct {
+	Reader *load.Reader
+	Report *classify.Report
+	// Kept: the drift the rules in force keep (Verdict.DriftKept).
+	Kept []Kept
+	// Placement makes the rules regenerated for a package follow the namespace it is installed
+	// into (synth.Place); nil: they name the namespaces the objects were analysed in.
+	Placement *synth.Placement
+	// Given are this check's inputs, as a Regenerate line records them (Stale.Inputs).
+	Given emit.Options
+}
+
+// StaleFiles regenerates every file rebasegen generated (recognised by its header) under each
+// path with the options its header records, and diffs everything below the header.
+func StaleFiles(in Regeneration, paths []string) ([]Stale, error) {
+	var out []Stale
+	for _, path := range paths {
+		st, err := in.stale(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st...)
+	}
+	return out, nil
+}
+
+// stale regenerates the generated files under path.
+func (in Regeneration) stale(path string) ([]Stale, error) {
+	if path == "-" {
+		return nil, nil // stdin: nothing to regenerate into
+	}
+	files, err := in.Reader.ReadPath(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Stale
+	for _, f := range files {
+		st, err := in.staleFile(f.Name, f.Data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st...)
+	}
+	return out, nil
+}
+
+// staleFile regenerates one file. A file that regenerates as it is written once the drift the
+// rules in force keep (kept) is taken for the defaults it replaced is not stale: a person changed
+// those fields on the cluster, and regenerating would tie the rules to that change (check reports
+// the drift, kept by the rules).
+func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error) {
+	status := generated.Of(committed)
+	if status == generated.None {
+		return nil, nil
+	}
+	opts, ok, err := emit.Recorded(file, string(committed))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
+	}
+	regenerated, err := in.regenerate(in.Report, opts)
+	if err != nil {
+		return nil, err
+	}
+	at, changed := generated.Changed(string(committed), regenerated)
+	var why string
+	if changed && len(in.Kept) > 0 {
+		undrifted, err := in.regenerate(undrifted(in.Report, in.Kept), opts)
+		if err != nil {
+			return nil, err
+		}
+		if _, changed = generated.Changed(string(committed), undrifted); changed {
+			var fields []string
+			for _, k := range in.Kept {
+				fields = append(fields, k.String())
+			}
+			why = "besides drift the rules keep (" + strings.Join(fields, ", ") + "), "
+		}
+	}
+	if !changed {
+		if status == generated.Edited {
+			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
+		}
+		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
+	}
+	// the diff is what regenerating writes, comments included
+	was, now := generated.Compared(string(committed)), generated.Compared(regenerated)
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
+		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
+	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given)}}, nil
+}
+
+// regenerate writes the rules file the options a header records make of the report.
+func (in Regeneration) regenerate(rep *classify.Report, opts emit.Options) (string, error) {
+	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
+	// rules come from check's inputs, the file's shape from the options its header records: a
+	// file generated from plain manifests names each resource's namespace, though check renders
+	// the package (its rules would follow the install namespace).
+	rules := synth.Synthesize(rep, synth.Options{IncludeUnknown: opts.IncludeUnknown}).Rules
+	if (len(opts.Packages) > 0 || opts.PackageCR != "") && in.Placement != nil && len(rules) > 0 {
+		rules, _ = synth.Place(rules, *in.Placement)
+	}
+	var buf bytes.Buffer
+	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// undrifted is the report with each kept drift taken for the server's default it replaced: a
+// copy from the live object of a field the manifest leaves to the server is what kept it.
+func undrifted(report *classify.Report, kept []Kept) *classify.Report {
+	rep := *report
+	rep.Resources = slices.Clone(rep.Resources)
+	for i, r := range rep.Resources {
+		var fs []classify.Finding
+		for j, f := range r.Findings {
+			// kept by a rule of its own, on a field the manifest leaves to the server
+			if f.Class == classify.Drift && f.Desired == nil && slices.ContainsFunc(kept, func(k Kept) bool {
+				return k.Resource == r.ID && k.Path == f.Path.String() && k.Copied
+			}) {
+				if fs == nil {
+					fs = slices.Clone(r.Findings)
+				}
+				fs[j].Class = classify.Defaulted
+			}
+		}
+		if fs != nil {
+			rep.Resources[i].Findings = fs
+		}
+	}
+	return &rep
+}
+
+// unlikeRecorded compares the inputs a Regenerate line records with this check's (given): each
+// flag and value only one of them has (paths cleaned; the namespace as used, inferred or given).
+func unlikeRecorded(recorded, given emit.Options) []string {
+	rec, giv := inputArgs(recorded), inputArgs(given)
+	var out []string
+	for _, x := range rec {
+		if i := slices.Index(giv, x); i >= 0 {
+			giv = slices.Delete(giv, i, i+1)
+			continue
+		}
+		out = append(out, x+" (Regenerate line only)")
+	}
+	for _, x := range giv {
+		out = append(out, x+" (this check only)")
+	}
+	return out
+}
+
+// inputArgs are the input flags of o as its Regenerate line writes them, "--flag value" each.
+func inputArgs(o emit.Options) []string {
+	in := emit.Options{Desired: o.Desired, Live: o.Live, CRDs: o.CRDs, Rulesets: o.Rulesets, Packages: o.Packages, Values: o.Values,
+		ValueArgs: o.ValueArgs, ValueYAMLArgs: o.ValueYAMLArgs, PackageCR: o.PackageCR, Namespace: o.Namespace, NoOperational: o.NoOperational}
+	for _, l := range []*[]string{&in.Desired, &in.Live, &in.CRDs, &in.Rulesets, &in.Packages, &in.Values} {
+		*l = slices.Clone(*l)
+		for i, p := range *l {
+			(*l)[i] = filepath.Clean(p)
+		}
+	}
+	if in.PackageCR != "" {
+		in.PackageCR = filepath.Clean(in.PackageCR)
+	}
+	var out []string
+	args := in.Args()
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--no-operational" {
+			out = append(out, args[i])
+			continue
+		}
+		out = append(out, args[i]+" "+args[i+1])
+		i++
+	}
+	return out
+}
+
+// lines are the lines of compared, each with its newline, as difflib diffs them.
+func lines(ls []string) []string { return difflib.SplitLines(strings.Join(ls, "\n")) }
