@@ -99,7 +99,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err := verdict.YTTWithinBudget(verdict.Rules(set.Configs, in.Reader), set.Pairs); err != nil {
 		return nil, err
 	}
-	kappDefaults, packageRules, err := kappcover.Covers(set.Configs)
+	prepare, kappDefaults, packageRules, err := kappcover.Covers(set.Configs)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 	}
 	set.VersionWarning = warning
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
+		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
 	if err != nil {
 		return nil, err
 	}

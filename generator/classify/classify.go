@@ -19,6 +19,9 @@ import (
 type Options struct {
 	Rules    *rulesets.Ruleset
 	Progress func() // called as each pair is classified, from several goroutines; nil: not called
+	// Prepare is desired as kapp deploy prepares it before it diffs it (kappcover: kapp's own
+	// code), which is compared with live; nil: the manifest as written.
+	Prepare Prepare
 	// KappDefaults and PackageRules say which differing fields kapp's built-in rebase rules and
 	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
 	// controller does not link); nil: none.
@@ -39,15 +42,21 @@ type Options struct {
 // label into on an object. It is called from several goroutines.
 type Scoped func(desired *unstructured.Unstructured) []fielddiff.Path
 
-// Covers reports, for each of paths (fields differing between desired and live), whether a set
-// of kapp rebase rules restores its live value; nil when none does. It is called from several
+// Prepare returns desired as kapp prepares it before it diffs it against live: its ownership
+// labels, label scoping and additional labels added, a copy. It is called from several
 // goroutines.
+type Prepare func(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
+
+// Covers reports, for each of paths (fields differing between desired as kapp prepared it and
+// live), whether a set of kapp rebase rules restores its live value; nil when none does. It is
+// called from several goroutines.
 type Covers func(desired, live *unstructured.Unstructured, paths []fielddiff.Path) ([]bool, error)
 
 // classifier holds what is shared by all pairs.
 type classifier struct {
 	rules        *rulesets.Ruleset
 	defaults     defaulter
+	prepare      Prepare
 	kappDefaults Covers
 	pkgRules     Covers
 	hpaTargets   map[pair.Identity]string
@@ -160,7 +169,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+		prepare: opts.Prepare, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}
@@ -226,7 +235,15 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, err
 	}
-	compared, err := fielddiff.Compare(desired.Unstructured, live.Unstructured)
+	// kapp diffs and rebases the manifest with its labels added: its label scoping and ownership
+	// labels are no difference, wherever kapp writes them
+	prepared := desired.Unstructured
+	if c.prepare != nil {
+		if prepared, err = c.prepare(desired.Unstructured, live.Unstructured); err != nil {
+			return res, fmt.Errorf("%s: %w", desired.Source, err)
+		}
+	}
+	compared, err := fielddiff.Compare(prepared, live.Unstructured)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", live.Source, err)
 	}
@@ -273,12 +290,12 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	var byKapp, byPkg []bool
 	if c.kappDefaults != nil {
-		if byKapp, err = c.kappDefaults(desired.Unstructured, live.Unstructured, paths); err != nil {
+		if byKapp, err = c.kappDefaults(prepared, live.Unstructured, paths); err != nil {
 			return res, fmt.Errorf("%s: %w", p.ID, err)
 		}
 	}
 	if c.pkgRules != nil {
-		if byPkg, err = c.pkgRules(desired.Unstructured, live.Unstructured, paths); err != nil {
+		if byPkg, err = c.pkgRules(prepared, live.Unstructured, paths); err != nil {
 			return res, fmt.Errorf("%s: package rules: %w", p.ID, err)
 		}
 	}

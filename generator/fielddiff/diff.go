@@ -80,8 +80,12 @@ func Compare(desired, live *unstructured.Unstructured) (*Compared, error) {
 func compareObjects(desired, live *unstructured.Unstructured, whole bool) (*Compared, error) {
 	// kapp writes its own keys into labels, selectors and pod templates; some of those are atomic
 	// in the schema (LabelSelector), so they are removed before comparing, and counted.
-	d, _ := stripKapp(foldStringData(desired))
-	l, stripped := stripKapp(live)
+	// A map of desired that held only kapp's keys stays (empty) where live holds the map: kapp
+	// writes its labels into a pod template the manifest has no metadata for, and the live
+	// template's other labels (a Job's job-name) are then findings key by key, not a template
+	// metadata the manifest lacks.
+	l, stripped := stripKapp(live, nil)
+	d, _ := stripKapp(foldStringData(desired), l.Object)
 	lc, mf := l, Path(nil)
 	if !whole {
 		lc, mf = withoutManagedFields(d, l)
@@ -317,11 +321,12 @@ func topMost(s *fieldpath.Set) []Path {
 	return out
 }
 
-// stripKapp returns u without kapp's own map keys, and the paths it removed. The maps and lists
-// on the way to a removed key are copies; everything else, and u itself when nothing is removed,
-// is shared with u (performance: copying both objects whole was a sixth of the field diff's CPU
-// at fleet scale, and kapp's keys sit in a few small maps).
-func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path) {
+// stripKapp returns u without kapp's own map keys, and the paths it removed. A map that held
+// only kapp's keys is removed too, unless keep (nil: none) holds a value at its path. The maps
+// and lists on the way to a removed key are copies; everything else, and u itself when nothing is
+// removed, is shared with u (performance: copying both objects whole was a sixth of the field
+// diff's CPU at fleet scale, and kapp's keys sit in a few small maps).
+func stripKapp(u *unstructured.Unstructured, keep map[string]any) (*unstructured.Unstructured, []Path) {
 	var paths []Path
 	// walk returns v stripped and whether that is a copy; at is a stack of the path to v, its
 	// backing array reused (a recorded path is cloned).
@@ -348,7 +353,7 @@ func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path
 						continue
 					}
 					wm, ok := w.(map[string]any)
-					drop = ok && len(wm) == 0 && len(x.(map[string]any)) > 0 // emptied by stripping: kapp's keys were all it held
+					drop = ok && len(wm) == 0 && len(x.(map[string]any)) > 0 && !holds(keep, p) // emptied by stripping: kapp's keys were all it held
 				}
 				if out == nil {
 					out = maps.Clone(t)
@@ -389,6 +394,35 @@ func stripKapp(u *unstructured.Unstructured) (*unstructured.Unstructured, []Path
 		return u, nil
 	}
 	return &unstructured.Unstructured{Object: m.(map[string]any)}, paths
+}
+
+// holds reports whether obj (nil: nothing) has a value at p, a path of field names and list
+// indexes.
+func holds(obj map[string]any, p Path) bool {
+	if obj == nil {
+		return false
+	}
+	var v any = obj
+	for _, pe := range p {
+		switch t := v.(type) {
+		case map[string]any:
+			if pe.FieldName == nil {
+				return false
+			}
+			var ok bool
+			if v, ok = t[*pe.FieldName]; !ok {
+				return false
+			}
+		case []any:
+			if pe.Index == nil || *pe.Index >= len(t) {
+				return false
+			}
+			v = t[*pe.Index]
+		default:
+			return false
+		}
+	}
+	return v != nil
 }
 
 // container reports whether v is a map or a list.

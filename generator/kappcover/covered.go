@@ -17,12 +17,14 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappprep"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
 
 // Rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
 // object is decided by kapp's code, not by a copied list.
 type Rebaser struct {
+	prep    ctlconf.Conf // kapp's built-in Config and configs: how kapp prepares a desired object
 	mods    []ctlres.ResourceModWithMultiple
 	reach   []reach       // reach[i] is mods[i]'s
 	configs []load.Object // the configs the mods are made from, after kapp's built-in rules
@@ -43,11 +45,12 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	for _, c := range configs {
 		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
 	}
-	var conf ctlconf.Conf
-	if onlyConfigs {
+	// kapp prepares the resources with its built-in Config's ownership and label scoping rules
+	// whichever rebase rules are asked about
+	_, prep, err := ctlconf.NewConfFromResourcesWithDefaults(rs)
+	conf := prep
+	if err == nil && onlyConfigs {
 		_, conf, err = ctlconf.NewConfFromResources(rs)
-	} else {
-		_, conf, err = ctlconf.NewConfFromResourcesWithDefaults(rs)
 	}
 	if err != nil {
 		for _, c := range configs { // name the one kapp refuses
@@ -58,7 +61,7 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
 	}
 	mods := conf.RebaseMods()
-	r = Rebaser{mods: mods, reach: make([]reach, len(mods)), configs: configs}
+	r = Rebaser{prep: prep, mods: mods, reach: make([]reach, len(mods)), configs: configs}
 	for i, m := range mods {
 		r.reach[i] = reachOf(m)
 		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
@@ -74,8 +77,15 @@ func sources(objs []load.Object) string {
 	return strings.Join(out, "; ")
 }
 
+// Prepared is desired as kapp deploy prepares it before it diffs and rebases it (kappprep: its
+// labels, with live's app label), with the configs' ownership and label scoping rules and
+// additional labels besides kapp's built-in ones. It is a classify.Prepare.
+func (r Rebaser) Prepared(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return kappprep.Object(r.prep, desired, kappprep.AppLabel(live))
+}
+
 // Covered reports for each path of ps whether kapp's rules already restore its live value; nil
-// when none does. It is a classify.Covers.
+// when none does. desired is the object kapp prepared (Prepared). It is a classify.Covers.
 //
 // Performance: kapp's copy rules copy both resources whole for every path they copy (several
 // times over: resources/mod_field_copy.go), so this rebase was a fifth of classification's
@@ -122,13 +132,14 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 	return out, nil
 }
 
-// Rebased is the object kapp applies for desired, live as the existing object: desired with the
-// rules applied.
+// Rebased is the object kapp applies for desired, live as the existing object: desired as kapp
+// prepares it (Prepared), with the rules applied.
 func (r Rebaser) Rebased(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if len(r.mods) == 0 {
-		return desired, nil
+	prepared, err := r.Prepared(desired, live)
+	if err != nil || len(r.mods) == 0 {
+		return prepared, err
 	}
-	return r.rebase(desired, live)
+	return r.rebase(prepared, live)
 }
 
 // reach is what a rebase rule can read or write of a resource: the top-level fields its path
@@ -413,8 +424,12 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 			}
 			desired, live, err := res.Objects()
 			var covered []bool
+			var prepared *unstructured.Unstructured
 			if err == nil {
-				covered, err = r.Covered(desired.Unstructured, live.Unstructured, ps)
+				prepared, err = r.Prepared(desired.Unstructured, live.Unstructured)
+			}
+			if err == nil {
+				covered, err = r.Covered(prepared, live.Unstructured, ps)
 			}
 			for j, c := range covered {
 				if c {
@@ -437,19 +452,20 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 	return out, nil
 }
 
-// Covers returns what classify takes to mark covered findings: kapp's built-in rebase rules, and
-// the package's own kapp Configs (nil when there are none).
-func Covers(configs []load.Object) (kappDefaults, packageRules classify.Covers, err error) {
+// Covers returns what classify takes to prepare desired objects as kapp does (kapp's built-in
+// Config and the package's own kapp Configs) and to mark covered findings: kapp's built-in rebase
+// rules, and the package's own kapp Configs (nil when there are none).
+func Covers(configs []load.Object) (prepare classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
 	d, err := New(nil, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(configs) == 0 {
-		return d.Covered, nil, nil
+		return d.Prepared, d.Covered, nil, nil
 	}
 	p, err := New(configs, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return d.Covered, p.Covered, nil
+	return p.Prepared, d.Covered, p.Covered, nil
 }

@@ -12,12 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
-)
-
-const (
-	// Used as the app label value when no live object tells us the real one; only the text of the
-	// diff of a create can show it.
-	fallbackAppLabel = "rebasegen"
+	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
 
 // inputs is everything the workers read. Every computation encodes the pairs it needs afresh
@@ -206,7 +201,7 @@ func (in *inputs) assignAppLabels() {
 			counts[v]++
 		}
 	}
-	common, best := fallbackAppLabel, 0
+	common, best := kappprep.FallbackAppLabel, 0
 	for v, c := range counts {
 		if c > best || (c == best && v < common) {
 			common, best = v, c
@@ -329,7 +324,7 @@ func validateConfig(bs []byte) (rebaseMods int, err error) {
 	}
 	timed := res.APIVersion() == kappconv.ConfigAPIVersion
 
-	kvs := map[string]string{kappconv.AppLabel: fallbackAppLabel}
+	kvs := map[string]string{kappconv.AppLabel: kappprep.FallbackAppLabel}
 	var errs []error
 	check := func(what string, i int, f func()) {
 		if err := catch(func() error { f(); return nil }); err != nil {

@@ -9,17 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	ctlapp "carvel.dev/kapp/pkg/kapp/app"
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
-	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
 
 // maskMu serialises kapp's diff masking: diff.MaskedResource numbers masked values in two
@@ -85,7 +81,7 @@ func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 // place).
 type pairResources struct{ news, lives []ctlres.Resource }
 
-// prepared is rs with the new resources prepared as kapp deploy prepares them (prepareNew), once
+// prepared is rs with the new resources prepared as kapp deploy prepares them (kappprep), once
 // for both bases: kapp prepares them once per deploy, before it diffs; preparing them again for
 // each base took 1 s of generate's CPU at 10,000 fleet pairs. kapp's copies (ResourceImpl.DeepCopy)
 // keep the object and what preparation sets besides it (its resource type), so a base diffing a
@@ -93,7 +89,7 @@ type pairResources struct{ news, lives []ctlres.Resource }
 // kapp.k14s.io/nonce: a timestamp, set when preparing).
 func (in *inputs) prepared(i int, rs pairResources) (pairResources, error) {
 	var err error
-	rs.news, err = prepareNew(in.kapp, rs.news, in.appLabel[i])
+	rs.news, err = kappprep.Resources(in.kapp, rs.news, in.appLabel[i])
 	return rs, err
 }
 
@@ -156,23 +152,6 @@ func copies(rs []ctlres.Resource) []ctlres.Resource {
 		out[i] = r.DeepCopy()
 	}
 	return out
-}
-
-// prepareNew is kapp deploy's newResources() after reading the files: Preparation (validation,
-// uniqueness, kapp.k14s.io/nonce), then ownership and label-scoping labels for the app. Discovery
-// (namespace defaulting) is replaced by the namespaces the caller set.
-func prepareNew(conf ctlconf.Conf, rs []ctlres.Resource, appLabel string) ([]ctlres.Resource, error) {
-	prep := ctlapp.NewPreparation(newOfflineTypes(rs), ctlapp.PrepareResourcesOpts{
-		BeforeModificationFunc: func(rs []ctlres.Resource) []ctlres.Resource { return rs },
-	})
-	rs, err := prep.PrepareResources(rs)
-	if err != nil {
-		return nil, err
-	}
-	sel := labels.Set{kappconv.AppLabel: appLabel}.AsSelector()
-	err = ctlres.NewLabeledResources(sel, ctlres.IdentifiedResources{}, logger.NewNoopLogger()).Prepare(
-		rs, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels())
-	return rs, err
 }
 
 // changeFactory is kapp's, with ytt rules serialised, the last timed rebase mods (the last
@@ -320,42 +299,3 @@ func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
 		return parts[1] + n + ")"
 	}), nil
 }
-
-// offlineTypes stands in for discovery in kapp's Preparation: a kind is namespaced iff the caller
-// gave its objects a namespace. (CRDs among the new resources still override, as in kapp.)
-type offlineTypes []ctlres.ResourceType
-
-var _ ctlres.ResourceTypes = offlineTypes{}
-
-func newOfflineTypes(rs []ctlres.Resource) offlineTypes {
-	var ts offlineTypes
-	idx := map[schema.GroupVersionKind]int{}
-	for _, r := range rs {
-		gvk := r.GroupVersion().WithKind(r.Kind())
-		if j, ok := idx[gvk]; ok {
-			ts[j].APIResource.Namespaced = ts[j].APIResource.Namespaced || r.Namespace() != ""
-			continue
-		}
-		idx[gvk] = len(ts)
-		ts = append(ts, ctlres.ResourceType{
-			GroupVersionResource: gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind)),
-			APIResource: metav1.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
-				Namespaced: r.Namespace() != ""},
-		})
-	}
-	return ts
-}
-
-func (t offlineTypes) All(bool) ([]ctlres.ResourceType, error) { return t, nil }
-
-func (t offlineTypes) Find(res ctlres.Resource) (ctlres.ResourceType, error) {
-	gvk := res.GroupVersion().WithKind(res.Kind())
-	for _, rt := range t {
-		if rt.APIResource.Group == gvk.Group && rt.APIResource.Version == gvk.Version && rt.APIResource.Kind == gvk.Kind {
-			return rt, nil
-		}
-	}
-	return ctlres.ResourceType{}, fmt.Errorf("unknown kind %s", gvk)
-}
-
-func (offlineTypes) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
 
 // appLabel is the kind of value kapp puts in kapp.k14s.io/app.
@@ -386,7 +388,7 @@ func TestUntouchedLive(t *testing.T) {
 func TestCreate(t *testing.T) {
 	r := verify1(t, Pair{Desired: obj(t, deploymentYAML)})
 	expectOps(t, r, OpCreate, OpCreate)
-	for _, want := range []string{"+ ", "kapp.k14s.io/app: " + fallbackAppLabel, "kapp.k14s.io/association"} {
+	for _, want := range []string{"+ ", "kapp.k14s.io/app: " + kappprep.FallbackAppLabel, "kapp.k14s.io/association"} {
 		if !strings.Contains(r.Diff[LastApplied], want) {
 			t.Errorf("create diff lacks %q:\n%s", want, r.Diff[LastApplied])
 		}

@@ -13,7 +13,7 @@ import (
 // the class of the write that gave the field its final value.
 func (r *runner) classify(desired *unstructured.Unstructured, hist []*unstructured.Unstructured) ([]Field, error) {
 	live := hist[len(hist)-1]
-	paths, err := diffPaths(desired, live, false)
+	paths, err := fieldPaths(desired, live)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestTruthPathsAgreeWithStructuredMergeDiff(t *testing.T) {
 	for _, s := range all {
 		t.Run(s.Name, func(t *testing.T) {
 			for _, o := range s.Objects {
-				truth, err := diffPaths(o.Desired, o.Live, false)
+				truth, err := fieldPaths(o.Desired, o.Live)
 				if err != nil {
 					t.Fatal(err)
 				}

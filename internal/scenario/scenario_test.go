@@ -38,7 +38,7 @@ func TestFixturesConsistent(t *testing.T) {
 				if o.Live == nil {
 					t.Fatal("no live.yaml: run `make fixtures`")
 				}
-				paths, err := diffPaths(o.Desired, o.Live, false)
+				paths, err := fieldPaths(o.Desired, o.Live)
 				if err != nil {
 					t.Fatal(err)
 				}
