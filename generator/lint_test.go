@@ -2,6 +2,7 @@ package generator_test
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,43 @@ rebaseRules:
 	}
 	if lint.HasErrors(got) {
 		t.Errorf("an autoscaler's spec.replicas is not the applier's: %+v", got)
+	}
+}
+
+// kapp matches a rule against the resource it prepared: its ownership labels are in
+// metadata.labels of every resource it deploys, so a matcher on them matches the manifest's HPA,
+// which has no labels. lint says which matchers match nothing on those resources, not on the
+// manifest as written (probe23 finding 12: "andMatcher matches none of the desired objects" for a
+// rule kapp applies).
+func TestLintMatchesTheResourcesKappPrepared(t *testing.T) {
+	rules := writeFile(t, "rules.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  path: [spec, minReplicas]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}
+      - notMatcher: {matcher: {emptyFieldMatcher: {path: [metadata, labels]}}}
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}
+      - emptyFieldMatcher: {path: [metadata, labels]}
+`)
+	got, _, err := generator.Lint(fixture("hpa-replicas"), []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var none []string
+	for _, f := range got {
+		if strings.Contains(f.Message, "matches none of the desired objects") {
+			none = append(none, fmt.Sprintf("line %d: %s", f.Line, f.Message))
+		}
+	}
+	// the first matcher matches the HPA kapp labelled, the second (labels empty) none
+	if len(none) != 1 || !strings.HasPrefix(none[0], "line 12: ") {
+		t.Errorf("want the second andMatcher (line 12) alone to match none, got %q", none)
 	}
 }

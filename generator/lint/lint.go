@@ -21,6 +21,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappprep"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -158,21 +159,39 @@ func newEnv(opts Options) (*env, error) {
 	if e.scope, err = pair.NewScope(rs, set.CRDs); err != nil {
 		return nil, err
 	}
-	add := func(id pair.Identity, d load.Doc, live bool) error {
+	prep, err := prepConf(set.Configs)
+	if err != nil {
+		return nil, err
+	}
+	// matchers see each resource as kapp prepared it (its labels added), as kapp's rules do
+	add := func(id pair.Identity, d load.Doc, live *load.Doc) error {
 		o, err := d.Object()
-		if err == nil {
-			e.resources = append(e.resources, newResource(id, o.Unstructured, live))
+		if err != nil {
+			return err
 		}
-		return err
+		var l *unstructured.Unstructured
+		if live != nil {
+			lo, err := live.Object()
+			if err != nil {
+				return err
+			}
+			l = lo.Unstructured
+		}
+		prepared, err := kappprep.Object(prep, o.Unstructured, kappprep.AppLabel(l))
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Source, err)
+		}
+		e.resources = append(e.resources, newResource(id, o.Unstructured, prepared, live != nil))
+		return nil
 	}
 	for _, p := range set.Pairs {
-		if err := add(p.ID, p.Desired, true); err != nil {
+		if err := add(p.ID, p.Desired, &p.Live); err != nil {
 			return nil, err
 		}
 	}
 	for _, d := range set.Created {
 		id := pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
-		if err := add(id, d, false); err != nil {
+		if err := add(id, d, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -184,8 +203,23 @@ func newEnv(opts Options) (*env, error) {
 	return e, nil
 }
 
-func newResource(id pair.Identity, u *unstructured.Unstructured, live bool) resource {
-	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{}), live: live}
+// newResource is the resource of desired object u, prepared as kapp prepares it.
+func newResource(id pair.Identity, u, prepared *unstructured.Unstructured, live bool) resource {
+	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*prepared, ctlres.ResourceType{}), live: live}
+}
+
+// prepConf is kapp's built-in Config and the package's own Configs: how kapp prepares the
+// resources it deploys (their ownership and label scoping rules, additional labels).
+func prepConf(configs []load.Object) (ctlconf.Conf, error) {
+	var rs []ctlres.Resource
+	for _, c := range configs {
+		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
+	}
+	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(rs)
+	if err != nil {
+		return ctlconf.Conf{}, fmt.Errorf("reading the package's kapp Configs: %w", err)
+	}
+	return conf, nil
 }
 
 // kappDefaults parses kapp's built-in Config with kapp's own parser.
