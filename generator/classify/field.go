@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -34,13 +35,21 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// A person's change is never ruled away, whichever entry comes first or is newest, unless
 		// the server's defaulting produces the value (kubectl apply by hand, an Update, records
 		// every field it sent or the server defaulted as its own).
-		var controller *owner
+		var controller, scaled *owner
 		for _, o := range others {
 			h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager)
 			if isHuman && !byDefault && !fromGit {
 				f.Class, f.Owner = Drift, o.Manager
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
 				return f
+			}
+			if !isHuman && o.Subresource == "scale" && !c.autoscaled(fc.id) {
+				// managedFields keep the entry of a scale long after the autoscaler that made it
+				// is gone: nothing writes the value again, and kapp's deploy puts the manifest's back
+				if scaled == nil {
+					scaled = &o
+				}
+				continue
 			}
 			if !isHuman && controller == nil {
 				controller = &o
@@ -56,6 +65,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			if declared {
 				f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
 			}
+			return f
+		}
+		if o := scaled; o != nil && !byDefault && !fromGit {
+			f.Class, f.Owner = Drift, o.Manager
+			f.Evidence = fmt.Sprintf("managedFields: %s, through the scale subresource, but no autoscaler among the desired, live or deleted objects (a HorizontalPodAutoscaler, a KEDA ScaledObject) targets this %s: the scale a removed autoscaler left, or one made by hand, which nothing writes again and kapp's deploy reverts", o, fc.id.Kind)
 			return f
 		}
 	}
@@ -269,4 +283,11 @@ func storedAs(u *fielddiff.Lookup, p fielddiff.Path, v any) bool {
 func has(u *fielddiff.Lookup, p fielddiff.Path) bool {
 	v, ok := u.Get(p)
 	return ok && v != nil
+}
+
+// autoscaled reports whether an autoscaler among the inputs (desired, live or deleted: ScaleTarget)
+// targets the resource: only then is a scale-subresource owner of its fields a controller's.
+func (c *classifier) autoscaled(id pair.Identity) bool {
+	_, ok := c.hpaTargets[id]
+	return ok
 }
