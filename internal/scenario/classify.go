@@ -36,6 +36,9 @@ func (r *runner) classify(desired *unstructured.Unstructured, hist []*unstructur
 				break
 			}
 		}
+		if strings.HasPrefix(class, ControllerClass) && matchTruth(r.s.Truth.Orphaned, ResourceID(live), p.String()) {
+			class = ClassDrift
+		}
 		out = append(out, Field{Resource: ResourceID(live), Path: p.String(), Class: class})
 	}
 	return out, nil

@@ -91,6 +91,10 @@ type Truth struct {
 	// Admission lists, in the same syntax, the fields an admission plugin or the scenario's
 	// Webhook added during kapp's create: ClassAdmission.
 	Admission []string `json:"admission,omitempty"`
+	// Orphaned lists, in the same syntax, fields a controller wrote last for an object a later
+	// step deleted (an autoscaler dropped from the package): nothing writes them again, and kapp's
+	// next deploy reverts them, which is ClassDrift, whoever wrote them.
+	Orphaned []string `json:"orphaned,omitempty"`
 }
 
 // Field is one differing field and its ground-truth class.
