@@ -137,7 +137,7 @@ func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 		fs = append([]verdict.Finding{{Kind: verdict.KindServerVersion, Evidence: c.VersionWarning}}, fs...)
 	}
 	for i, f := range fs {
-		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindPendingCreate {
+		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate {
 			continue
 		}
 		if src, ok := c.At[Field{f.Resource, f.Path}]; ok {

@@ -103,6 +103,9 @@ type Field struct {
 	Kind   string `json:"kind"`
 	Path   string `json:"path"`
 	Source string `json:"source"`
+	// Unless (immutable fields only): a boolean field of the live object that, true, lets some of
+	// the field change (a suspended Job's pod template).
+	Unless string `json:"unless,omitempty"`
 }
 
 // Injection is a field a webhook or controller adds to any kind with a pod template.

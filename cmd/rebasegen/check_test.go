@@ -76,7 +76,8 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
-	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
+	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Blocks: true}})
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}}, VersionWarning: "no defaults data"}
 	got := map[verdict.Kind]bool{}
@@ -100,13 +101,14 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
 	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
 		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
-		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindStale: "stale",
+		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
 		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
 	}
 	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
 	data := "data"
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
-	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: field, PendingDeletes: []pair.Identity{id},
+	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}, VersionWarning: "no defaults data"}
 	fs := res.Findings(verdict.Gate{})

@@ -97,6 +97,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if d.Change == fielddiff.Removed {
 			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, nor does the live object; the manifest now declares it, which this deploy applies"
 		}
+		if why, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = true, f.Evidence+why
+		}
 		return f
 	}
 	if d.Change != fielddiff.Removed {
@@ -145,6 +148,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
 		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") held this field; the manifest no longer declares it, and this deploy removes it"
+		if why, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = true, f.Evidence+why
+		}
 		return f
 	}
 	f.Class = Unknown

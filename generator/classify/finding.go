@@ -67,8 +67,8 @@ type Finding struct {
 	CoveredByPackageRules bool
 	// Warning suggests a fix in the manifest, e.g. dropping a field a controller rewrites.
 	Warning string
-	// Blocks: kapp's deploy fails on it (an adoption change the API server refuses); check
-	// fails on it whatever its flags.
+	// Blocks: kapp's deploy fails on it (an adoption change, or a change made in Git, to a field
+	// the API server refuses to change); check fails on it whatever its flags.
 	Blocks bool
 	// KappView: the objects agree on this field; only kapp's reading of them differs (the empty
 	// annotations map it leaves, Secret stringData it compares as text).

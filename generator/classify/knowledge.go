@@ -221,3 +221,30 @@ func (c *classifier) scopingFails(id pair.Identity, desired, live *unstructured.
 	}
 	return out
 }
+
+// immutableChange says why kapp's deploy fails on a change made in Git at path, as evidence to
+// append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place.
+// Not when the manifest has kapp replace the object (kapp.k14s.io/update-strategy
+// fallback-on-replace or always-replace), update nothing of it (skip), or create a new version of
+// it (kapp.k14s.io/versioned).
+func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool) {
+	ann := fc.desired.GetAnnotations()
+	if ann[kappconv.UpdateStrategy] != "" {
+		return "", false
+	}
+	if _, versioned := ann[kappconv.Versioned]; versioned {
+		return "", false
+	}
+	for _, e := range c.immutable {
+		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
+			continue
+		}
+		if e.Unless != "" {
+			if lifted, _, _ := unstructured.NestedBool(fc.live.Object, strings.Split(e.Unless, ".")...); lifted {
+				continue
+			}
+		}
+		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
+	}
+	return "", false
+}

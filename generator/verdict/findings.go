@@ -26,11 +26,14 @@ const (
 	// KindServerVersion: the live objects come from a Kubernetes minor version whose defaults
 	// rebasegen has no data for, so every default was judged with the linked version's.
 	KindServerVersion Kind = "server-version"
+	// KindImmutable: a change made in Git to a field the API server refuses to change, which
+	// kapp's deploy, updating the object in place, fails on.
+	KindImmutable Kind = "immutable"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindStale, KindDrift, KindPending, KindAdoption}
+	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -47,6 +50,8 @@ func (k Kind) Label() string {
 		return "unknown"
 	case KindHidden:
 		return "hidden"
+	case KindImmutable:
+		return "pending change from Git that kapp's deploy fails on (immutable field)"
 	case KindStale:
 		return "stale"
 	case KindDrift:
@@ -119,6 +124,14 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field", h.Rule, how)})
 	}
+	var pending []Residual
+	for _, r := range c.Pending {
+		if r.Finding.Blocks {
+			field(KindImmutable, []Residual{r}, true)
+		} else {
+			pending = append(pending, r)
+		}
+	}
 	for _, s := range c.Stale {
 		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs,
 			Evidence: "regenerate it with the command in its header"})
@@ -133,7 +146,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			out[len(out)-1].Evidence += "; kept by " + by + ": kapp will NOT revert it"
 		}
 	}
-	field(KindPending, c.Pending, false) // the deploy's purpose: reported, never failing
+	field(KindPending, pending, false) // the deploy's purpose: reported, never failing
 	// an adoption change kapp's deploy fails on fails the gate whatever the flag
 	for _, r := range c.Adoption {
 		field(KindAdoption, []Residual{r}, g.FailOnAdoption || r.Finding.Blocks)

@@ -32,6 +32,9 @@ type JSON struct {
 
 	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
 	Pending []FieldJSON `json:"pending"`
+	// Immutable are changes made in Git to fields the API server refuses to change: kapp's
+	// deploy fails on them.
+	Immutable []FieldJSON `json:"immutable"`
 	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []FieldJSON `json:"pendingDeletes"`
 	// ServerVersion: the live objects come from a minor version rebasegen has no defaults data
@@ -174,6 +177,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindPending]; k > 0 {
 		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
 	}
+	if k := n[KindImmutable]; k > 0 {
+		pending += ", " + words.Count(k, "pending change") + " from Git kapp's deploy fails on"
+	}
 	if k := n[KindAdoption]; k > 0 {
 		pending += ", " + words.Count(k, "adoption change")
 	}
@@ -211,7 +217,7 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-		case KindPendingCreate: // the desired document, as a pending change
+		case KindPendingCreate, KindImmutable: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
 		case KindPendingDelete, KindAdoption:
@@ -233,7 +239,7 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 
 func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: lints,
-		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
+		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -258,6 +264,8 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			j.Drift = append(j.Drift, fj)
 		case KindPending:
 			j.Pending = append(j.Pending, fj)
+		case KindImmutable:
+			j.Immutable = append(j.Immutable, fj)
 		case KindAdoption:
 			fj.Severity = severity(f)
 			j.Adoption = append(j.Adoption, fj)

@@ -28,6 +28,11 @@ const (
 	// Original holds the manifest kapp last sent, as kapp sent it (diff/resource_with_history.go).
 	Original = "kapp.k14s.io/original"
 
+	// UpdateStrategy on an object says how kapp updates it: in place (""), "fallback-on-replace"
+	// (delete and create when the update is refused as invalid), "always-replace" or "skip"
+	// (clusterapply/add_or_update_change.go).
+	UpdateStrategy = "kapp.k14s.io/update-strategy"
+
 	Versioned             = "kapp.k14s.io/versioned"               // diff/versioned_resource.go
 	VersionedKeepOriginal = "kapp.k14s.io/versioned-keep-original" // diff/change_set_with_versioned_rs.go
 )
