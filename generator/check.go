@@ -26,7 +26,8 @@ type Checked struct {
 	// are no file's), a pending value the line of the one data value feeding it (valuesource.Sources).
 	// Absent: nowhere known.
 	At              map[Field]load.Source
-	Unmanaged, Live int // live objects without managedFields, of all (pair.Set's)
+	Unmanaged, Live int      // live objects without managedFields, of all (pair.Set's)
+	Redacted        []string // pair.Set's
 	Lint            []lint.Finding
 	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
 	LintSkipped error
@@ -68,7 +69,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live}
+	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
 	if c.At, err = a.located(vd); err != nil {
 		return nil, err
 	}

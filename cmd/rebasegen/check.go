@@ -51,6 +51,7 @@ func checkCommand() *cli.Command {
 			}
 			noteNamespace(c, res.InferredNamespace)
 			noteUnmanaged(c, res.Unmanaged, res.Live)
+			noteRedacted(c, res.Redacted)
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}

@@ -40,6 +40,7 @@ func explainCommand() *cli.Command {
 			noteNamespace(c, set.InferredNamespace)
 			noteVersion(c, set.VersionWarning)
 			noteUnmanaged(c, set.Unmanaged, set.Live)
+			noteRedacted(c, set.Redacted)
 			noteElsewhere(c, verdict.UnpairedOf(set))
 			if f == format.JSON {
 				return emit.WriteExplainJSON(c.App.Writer, rep)

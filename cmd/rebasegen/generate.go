@@ -74,6 +74,7 @@ func generateCommand() *cli.Command {
 			}
 			noteNamespace(c, g.Set.InferredNamespace)
 			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
+			noteRedacted(c, g.Set.Redacted)
 			noteVersion(c, g.Set.VersionWarning)
 			if g.Set.InferredNamespace != "" {
 				// The header records the namespace used, so its command does not depend on inference.

@@ -15,6 +15,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // inputFlags are shared by every command that reads desired and live objects.
@@ -41,6 +42,15 @@ const namespaceUsage = "namespace of namespaced desired objects without one (def
 func noteNamespace(c *cli.Context, inferred string) {
 	if inferred != "" {
 		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", escape.Text(inferred))
+	}
+}
+
+// noteRedacted says which Secret values rebasegen capture redacted in the live objects: unknown,
+// each was taken as the manifest's, so no finding is about them.
+func noteRedacted(c *cli.Context, redacted []string) {
+	if len(redacted) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s redacted by rebasegen capture (%s): unknown, taken as the manifest's (neither drift nor a change made in Git)\n",
+			words.Count(len(redacted), "Secret value"), escape.Text(strings.Join(redacted, ", ")))
 	}
 }
 

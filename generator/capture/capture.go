@@ -26,12 +26,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
-// Redacted replaces every Secret value: valid base64 (of "rebasegen-redacted"), equal on both
-// sides, so a captured Secret pairs without showing or diffing its values.
-const Redacted = "cmViYXNlZ2VuLXJlZGFjdGVk"
+// Redacted replaces every Secret value: valid base64, equal on both sides, which the analysis
+// recognises as unknown (load.Redacted), so a captured Secret pairs without showing or diffing
+// its values.
+const Redacted = load.Redacted
 
 // Options say which app to read.
 type Options struct {

@@ -155,6 +155,11 @@ func Objects(docs []Doc) ([]Object, error) {
 	return out, nil
 }
 
+// Redacted is what rebasegen capture writes in place of every Secret value, in the live object and
+// in kapp's copy of what it applied: valid base64 (of "rebasegen-redacted"). Read back, such a
+// value is unknown (pair.Build gives it the manifest's value).
+const Redacted = "cmViYXNlZ2VuLXJlZGFjdGVk"
+
 // NewDoc encodes an object that was not read from YAML (an edited copy, a test's object).
 func NewDoc(o Object) (Doc, error) {
 	js, err := json.Marshal(o.Object)

@@ -52,6 +52,9 @@ type Set struct {
 	// Unmanaged counts the live objects without metadata.managedFields, of Live in all: read
 	// without kubectl's --show-managed-fields, they lack the evidence of who set each field.
 	Unmanaged, Live int
+	// Redacted are the Secret values rebasegen capture redacted (load.Redacted) in the paired
+	// live objects, "<resource> data.<key>", sorted: unknown, each was given the manifest's value.
+	Redacted []string
 	// VersionWarning says that the live objects come from an API server of a minor version
 	// whose defaults rebasegen does not know, naming the version judged with instead; "" when
 	// it knows them (or the server's version is unknown).
@@ -176,6 +179,15 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		set.Deleted = append(set.Deleted, l)
 	}
 	sort.Slice(set.Pairs, func(i, j int) bool { return set.Pairs[i].ID.Less(set.Pairs[j].ID) })
+	for i := range set.Pairs {
+		keys, err := unredact(&set.Pairs[i])
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			set.Redacted = append(set.Redacted, set.Pairs[i].ID.String()+" data."+k)
+		}
+	}
 	sortObjects(set.Created, scope)
 	sortObjects(set.Deleted, scope)
 	return set, nil
