@@ -117,7 +117,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 			}
 		}
 	}
-	res.stored = &storage{scheme: scheme, obj: obj}
+	res.stored = &storage{scheme: scheme, gvk: gvk, obj: obj}
 	return res, true, nil
 }
 
@@ -126,6 +126,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 // protobuf round trip and its conversion were paid by pairs that never ask.
 type storage struct {
 	scheme *runtime.Scheme
+	gvk    schema.GroupVersionKind
 	obj    runtime.Object // not modified after defaulted returns
 	done   bool
 	at     *fielddiff.Lookup
@@ -145,6 +146,50 @@ func (s *storage) lookup() *fielddiff.Lookup {
 		s.obj = nil
 	}
 	return s.at
+}
+
+// unknown reports whether the object's Go type has no field at p, or v holds one it has not
+// (a typo, `webhooks:` nested under a `spec:` the kind does not have): the API server drops such
+// fields when it decodes the object (k8s.io/apimachinery runtime.DefaultUnstructuredConverter,
+// whose validation mode, the one kubectl's --validate=strict asks of the server, names them). It
+// decodes an object holding v at p alone, with the keys of the list items on the way.
+func (s *storage) unknown(p fielddiff.Path, v any) bool {
+	if s == nil || len(p) == 0 {
+		return false
+	}
+	var build func(i int) (any, bool)
+	build = func(i int) (any, bool) {
+		if i == len(p) {
+			return v, true
+		}
+		child, ok := build(i + 1)
+		e := p[i]
+		switch {
+		case !ok:
+			return nil, false
+		case e.FieldName != nil:
+			return map[string]any{*e.FieldName: child}, true
+		case e.Key != nil && i+1 < len(p):
+			item, ok := child.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			for _, f := range *e.Key {
+				item[f.Name] = f.Value.Unstructured()
+			}
+			return []any{item}, true
+		default: // an item by key, value or index: the item is child
+			return []any{child}, true
+		}
+	}
+	root, ok := build(0)
+	obj, isMap := root.(map[string]any)
+	typed, err := s.scheme.New(s.gvk)
+	if !ok || !isMap || err != nil {
+		return false
+	}
+	obj["apiVersion"], obj["kind"] = s.gvk.GroupVersion().String(), s.gvk.Kind
+	return runtime.IsStrictDecodingError(runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj, typed, true))
 }
 
 // throughStorage round-trips an object through protobuf, as etcd storage does for built-in

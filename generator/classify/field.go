@@ -25,6 +25,12 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if o, ok := c.operational(fc, d); ok {
 		return o
 	}
+	if d.Change == fielddiff.Removed && fc.stored.unknown(d.Path, d.Desired) {
+		f.Class, f.Pruned = Unknown, true
+		f.Evidence = fmt.Sprintf("the API server does not know this field: %s %s has none such, and the server dropped it when it stored the object (kubectl apply --validate=strict refuses it); kapp sends it on every deploy, and it does nothing", fc.desired.GetAPIVersion(), fc.desired.GetKind())
+		f.Warning = "the API server does not know this field and drops it: fix or remove it in the manifest"
+		return f
+	}
 	defaulted, byDefault := c.serverDefault(fc, d)
 	fromGit := changedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
@@ -148,9 +154,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
 		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") held this field; the manifest no longer declares it, and this deploy removes it"
-		if why, ok := c.immutableChange(fc, path); ok {
-			f.Blocks, f.Evidence = true, f.Evidence+why
-		}
+		// not judged immutable: kapp's own labels in a pod template the manifest leaves without
+		// metadata land here too (newcomer24 finding 2), which kapp does not remove
 		return f
 	}
 	f.Class = Unknown

@@ -70,6 +70,9 @@ type Finding struct {
 	// Blocks: kapp's deploy fails on it (an adoption change, or a change made in Git, to a field
 	// the API server refuses to change); check fails on it whatever its flags.
 	Blocks bool
+	// Pruned: the manifest declares a field the API server does not know and dropped when it
+	// stored the object: a mistake in the manifest, reported, never ruled (Class Unknown).
+	Pruned bool
 	// KappView: the objects agree on this field; only kapp's reading of them differs (the empty
 	// annotations map it leaves, Secret stringData it compares as text).
 	KappView bool
@@ -92,7 +95,7 @@ func (c Class) Label(owner string) string {
 // ruled is what synth writes rules for and what kapp must then keep; everything else is a reason
 // for kapp to update the resource.
 func (f Finding) Ruled(includeUnknown bool) bool {
-	return f.Class.Ghost() || f.Class == Unknown && includeUnknown
+	return f.Class.Ghost() || f.Class == Unknown && includeUnknown && !f.Pruned
 }
 
 // Covered reports whether existing rules (kapp's or the package's) already handle the field.

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -247,13 +248,18 @@ func yttWhy(r synth.Rule) string {
 	return strings.Join(why, "; ")
 }
 
-// shown writes a rewritten value as in the rule's description, null and "" spelled out.
+// shown writes a rewritten value as in the rule's description: a string as it is ("" spelled
+// out), anything else as JSON (null, a map or list as the manifest could write it, not Go's
+// map[...] syntax).
 func shown(v any) string {
-	switch v {
-	case nil:
-		return "null"
-	case "":
-		return `""`
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) == nil {
+		return strings.TrimSuffix(b.String(), "\n")
 	}
 	return fmt.Sprint(v)
 }
