@@ -69,11 +69,13 @@ func TestImportGraph(t *testing.T) {
 		t.Errorf("generator/argocd does not link Argo CD, or cmd/rebasegen does not link the target")
 	}
 	for pkg := range deps {
-		if !strings.HasPrefix(pkg, mod+"/") || strings.HasPrefix(pkg, mod+"/generator/argocd") || strings.HasPrefix(pkg, mod+"/cmd/") {
+		// hack/capture applies the Argo-applied fixtures with Argo CD's own sync code: a program
+		// beside the pipeline, not on the kapp path
+		if !strings.HasPrefix(pkg, mod+"/") || strings.HasPrefix(pkg, mod+"/generator/argocd") || strings.HasPrefix(pkg, mod+"/cmd/") || pkg == mod+"/hack/capture" {
 			continue
 		}
 		if links(pkg, "github.com/argoproj") {
-			t.Errorf("%s links Argo CD (only generator/argocd and cmd/rebasegen may)", pkg)
+			t.Errorf("%s links Argo CD (only generator/argocd, cmd/rebasegen and hack/capture may)", pkg)
 		}
 	}
 	for _, tc := range []struct {

@@ -11,7 +11,7 @@ t0=$EPOCHREALTIME
 hack/tools.sh
 KAPP=$ROOT/.cache/bin/kapp-$(go list -m -f '{{.Version}}' carvel.dev/kapp)
 go build -o .cache/bin/capture ./hack/capture
-FAST_STOP=1 WITH_CONTROLLER_MANAGER=1 hack/cluster/start.sh run -- .cache/bin/capture -kapp "$KAPP" -fixtures fixtures "$@"
+FAST_STOP=1 WITH_CONTROLLER_MANAGER=1 hack/cluster/start.sh run -- .cache/bin/capture -kapp "$KAPP" -fixtures fixtures,fixtures/argocd "$@"
 # the compare corpus (fixtures/compare): its own cluster, without the controller-manager, whose
 # controllers would change the objects while their writes are judged; with every scenario only
 if [[ $# -eq 0 ]]; then

@@ -10,7 +10,9 @@ import (
 	"fmt"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
+	"github.com/argoproj/argo-cd/v3/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/argo"
 	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/go-logr/logr"
@@ -30,8 +32,8 @@ type Settings struct {
 
 // Argo CD's tracking defaults (v3): the app instance label key and annotation tracking.
 const (
-	appLabelKey    = "app.kubernetes.io/instance"
-	trackingMethod = "annotation"
+	appLabelKey    = common.LabelKeyAppInstance
+	trackingMethod = v1alpha1.TrackingMethodAnnotation
 )
 
 // overrides are s's overrides with the one argocd-cm holds when it sets nothing: status is
@@ -54,7 +56,7 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 	}
 	return argodiff.NewDiffConfigBuilder().
 		WithDiffSettings(ignores, s.overrides(), false, normalizers.IgnoreNormalizerOpts{}).
-		WithTracking(appLabelKey, trackingMethod).
+		WithTracking(appLabelKey, string(trackingMethod)).
 		WithNoCache().
 		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog
 		Build()
@@ -67,11 +69,32 @@ func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResu
 	if err != nil {
 		return nil, fmt.Errorf("argo cd diff settings: %w", err)
 	}
-	res, err := argodiff.StateDiff(context.Background(), live.DeepCopy(), desired.DeepCopy(), dc)
+	target, err := tracked(desired, live)
+	if err != nil {
+		return nil, err
+	}
+	res, err := argodiff.StateDiff(context.Background(), live.DeepCopy(), target, dc)
 	if err != nil {
 		return nil, fmt.Errorf("argo cd diff of %s %s: %w", desired.GetKind(), desired.GetName(), err)
 	}
 	return &res, nil
+}
+
+// tracked is a copy of desired with the tracking annotation Argo CD stamps on every target object
+// before it compares it (controller/state.go NormalizeTargetObjects -> SetAppInstance), for the
+// Application and destination namespace the live object's annotation names. A live object no
+// Application tracks (another tool applied it) is compared with the manifest as it is.
+func tracked(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	rt := argo.NewResourceTracking()
+	d := desired.DeepCopy()
+	inst := rt.GetAppInstance(live, trackingMethod, "")
+	if inst == nil {
+		return d, nil
+	}
+	if err := rt.SetAppInstance(d, appLabelKey, inst.ApplicationName, inst.Namespace, trackingMethod, ""); err != nil {
+		return nil, fmt.Errorf("argo cd tracking of %s %s: %w", desired.GetKind(), desired.GetName(), err)
+	}
+	return d, nil
 }
 
 // Applies reports whether some entry of s applies to the resource, as Argo CD matches them.

@@ -2,7 +2,9 @@
 // and the fields section of scenario.yaml. hack/fixtures.sh (`make fixtures`) builds the tools,
 // starts the cluster and runs it:
 //
-//	KUBECONFIG=... capture -kapp .cache/bin/kapp-v0.66.0 [-fixtures fixtures] [scenario ...]
+//	KUBECONFIG=... capture -kapp .cache/bin/kapp-v0.66.0 [-fixtures fixtures,fixtures/argocd] [scenario ...]
+//
+// Scenarios Argo CD applies (fixtures/argocd) are applied with Argo CD's own sync code (argocd.go).
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +23,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("fixtures", "fixtures", "directory holding one directory per scenario")
+	dirs := flag.String("fixtures", "fixtures,fixtures/argocd", "directories holding one directory per scenario, comma-separated")
 	kapp := flag.String("kapp", "", "kapp binary (required)")
 	keep := flag.Bool("keep", false, "leave each scenario deployed (for debugging)")
 	flag.Parse()
@@ -30,22 +33,30 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *kapp, *keep, flag.Args()); err != nil {
+	if err := run(ctx, strings.Split(*dirs, ","), *kapp, *keep, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "capture:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, kapp string, keep bool, names []string) error {
-	all, err := scenario.LoadAll(dir)
+func run(ctx context.Context, dirs []string, kapp string, keep bool, names []string) error {
+	var all []*scenario.Scenario
+	for _, dir := range dirs {
+		in, err := scenario.LoadAll(dir)
+		if err != nil {
+			return err
+		}
+		all = append(all, in...)
+	}
+	// kapp runs in each scenario's directory
+	kapp, err := filepath.Abs(kapp)
 	if err != nil {
 		return err
 	}
-	// kapp runs in each scenario's directory
-	if kapp, err = filepath.Abs(kapp); err != nil {
+	tg := scenario.Target{Kubeconfig: os.Getenv("KUBECONFIG"), Kapp: kapp, Log: os.Stderr}
+	if tg.ArgoCD, err = argoCD(tg.Kubeconfig); err != nil {
 		return err
 	}
-	tg := scenario.Target{Kubeconfig: os.Getenv("KUBECONFIG"), Kapp: kapp, Log: os.Stderr}
 	t0 := time.Now()
 	n := 0
 	for _, s := range all {
@@ -72,7 +83,7 @@ func run(ctx context.Context, dir, kapp string, keep bool, names []string) error
 		fmt.Fprintf(os.Stderr, "%s: %d objects, %d differing fields, %.1fs\n", s.Name, len(res.Live), len(res.Fields), time.Since(t).Seconds())
 	}
 	if n == 0 {
-		return fmt.Errorf("no scenario matched %v in %s", names, dir)
+		return fmt.Errorf("no scenario matched %v in %s", names, strings.Join(dirs, ", "))
 	}
 	fmt.Fprintf(os.Stderr, "captured %d scenarios in %.1fs\n", n, time.Since(t0).Seconds())
 	return nil

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
@@ -146,6 +147,9 @@ func (r *runner) adopt(ctx context.Context, start int64) (*Result, error) {
 // kapp would create custom resources before their CRD is established, so CRDs go first, in a
 // deploy that waits for them; the full deploy then leaves them untouched.
 func (r *runner) deploy(ctx context.Context) error {
+	if r.s.ArgoCD() {
+		return r.deployArgoCD(ctx)
+	}
 	args := []string{"deploy", "-a", r.s.Name, "-n", r.s.Namespace, "-f", "desired.yaml", "--yes"}
 	for _, o := range r.s.Objects {
 		if o.Desired.GetKind() == "CustomResourceDefinition" {
@@ -156,6 +160,54 @@ func (r *runner) deploy(ctx context.Context) error {
 		}
 	}
 	return r.kapp(ctx, append(args, "--wait=false")...)
+}
+
+// deployArgoCD applies the desired objects as Argo CD's sync does (Target.ArgoCD): CRDs first,
+// then, once every kind is served, the others in desired.yaml's order (Argo CD's sync applies CRDs
+// before custom resources and waits for each CRD it applied to be established). Each desired
+// object becomes the one applied, Argo CD's tracking annotation on it: what Argo CD compares the
+// live object with, and what its fields are classified against.
+func (r *runner) deployArgoCD(ctx context.Context) error {
+	if r.tg.ArgoCD == nil {
+		return fmt.Errorf("%s: applier %s needs Target.ArgoCD (hack/capture provides it)", r.s.Name, r.s.Applier)
+	}
+	apply := func(i int) error {
+		d := r.s.Objects[i].Desired.DeepCopy()
+		if err := r.tg.ArgoCD(ctx, r.s.Name, r.s.Namespace, d, r.s.Applier == ApplierArgoCDServerSide); err != nil {
+			return fmt.Errorf("%s: %w", r.s.Name, err)
+		}
+		r.s.Objects[i].Desired = d
+		fmt.Fprintf(r.log, "  applied %s as Argo CD (%s)\n", ResourceID(d), r.s.Applier)
+		return nil
+	}
+	crd := func(i int) bool { return r.s.Objects[i].Desired.GetKind() == "CustomResourceDefinition" }
+	for i := range r.s.Objects {
+		if crd(i) {
+			if err := apply(i); err != nil {
+				return err
+			}
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; { // resolve sets each namespace, as Argo CD does
+		err := r.resolve()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	for i := range r.s.Objects {
+		if !crd(i) {
+			if err := apply(i); err != nil {
+				return err
+			}
+		}
+	}
+	return r.resolve()
 }
 
 func (r *runner) kapp(ctx context.Context, args ...string) error {

@@ -1,10 +1,12 @@
 package scenario
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -45,6 +47,9 @@ func (r *runner) classify(desired *unstructured.Unstructured, hist []*unstructur
 }
 
 func (r *runner) creationClass(resource, path string) string {
+	if r.s.ArgoCD() && path == fmt.Sprintf("metadata.annotations[%q]", corev1.LastAppliedConfigAnnotation) {
+		return ClassApplier
+	}
 	if matchTruth(r.s.Truth.Admission, resource, path) {
 		return ClassAdmission
 	}
@@ -72,7 +77,7 @@ func matchTruth(patterns []string, resource, path string) bool {
 }
 
 // writeClass attributes the write that turned revision prev into cur. creation is true when it was
-// kapp's own write during the deploy (kapp writes each object twice: create, then its md5
+// the applier's own write during the deploy (kapp writes each object twice: create, then its md5
 // annotation), which counts as creation.
 func (r *runner) writeClass(prev, cur *unstructured.Unstructured) (class string, creation bool) {
 	if i, ok := r.patchRVs[cur.GetResourceVersion()]; ok {
@@ -80,7 +85,7 @@ func (r *runner) writeClass(prev, cur *unstructured.Unstructured) (class string,
 	}
 	step := r.stepAt(cur.GetResourceVersion()) // -1: during the deploy
 	if ws := writers(prev, cur); len(ws) == 1 {
-		if ws[0] == "kapp" {
+		if ws[0] == r.s.manager() {
 			if step >= 0 && r.s.Steps[step].Kapp != nil {
 				return r.s.Steps[step].Class, false
 			}

@@ -25,7 +25,14 @@ type Target struct {
 	Kubeconfig string
 	Kapp       string    // the kapp binary
 	Log        io.Writer // progress and kapp output; nil discards
+	// ArgoCD applies objects as Argo CD's sync does, for scenarios Argo CD applies (hack/capture
+	// provides it: only that program links Argo CD).
+	ArgoCD ArgoCDApply
 }
+
+// ArgoCDApply applies obj as Argo CD's sync does for the Application app whose destination
+// namespace is namespace, after stamping obj with Argo CD's tracking (obj is changed).
+type ArgoCDApply func(ctx context.Context, app, namespace string, obj *unstructured.Unstructured, serverSide bool) error
 
 // Result is what Run observed.
 type Result struct {

@@ -36,6 +36,17 @@ const (
 	ClassAdoption    = "adoption"    // kapp's deploy changed it once when it took the object over
 	ClassOperational = "operational" // a person stamped it on purpose with a known tool (kubectl rollout restart)
 	ControllerClass  = "controller:" // + field manager: another controller owns it
+	// ClassApplier: the applier's own bookkeeping, which its manifest does not hold: the
+	// kubectl.kubernetes.io/last-applied-configuration annotation Argo CD's client-side apply
+	// writes (kapp's own annotations are fielddiff's noise).
+	ClassApplier = "applier"
+)
+
+// Appliers of a scenario's desired objects (Scenario.Applier).
+const (
+	ApplierKapp             = "kapp"               // kapp deploy (the default)
+	ApplierArgoCD           = "argocd"             // Argo CD's default sync: client-side apply
+	ApplierArgoCDServerSide = "argocd-server-side" // Argo CD with the ServerSideApply=true sync option
 )
 
 // Scenario is the content of scenario.yaml plus the objects of desired.yaml and live.yaml.
@@ -43,6 +54,11 @@ type Scenario struct {
 	Name        string `json:"name"` // also the kapp app name
 	Description string `json:"description"`
 	Namespace   string `json:"namespace"` // kapp deploy -n; each scenario has its own
+	// Applier deploys desired.yaml: kapp (the default), or Argo CD's sync of an Application
+	// named after the scenario whose destination is the scenario namespace, with Argo CD's own
+	// apply code (Target.ArgoCD): argocd (client-side apply, its default) or argocd-server-side
+	// (the ServerSideApply=true sync option).
+	Applier string `json:"applier,omitempty"`
 	// Before are applies by other tools before kapp's deploy: objects kapp takes over.
 	Before []Apply `json:"before,omitempty"`
 	// Adoption: live.yaml holds the objects as the earlier tools left them, read before kapp's
@@ -229,6 +245,15 @@ func Load(dir string) (*Scenario, error) {
 }
 
 func (s *Scenario) validate() error {
+	switch s.Applier {
+	case "", ApplierKapp:
+	case ApplierArgoCD, ApplierArgoCDServerSide:
+		if len(s.Before) > 0 || s.Adoption {
+			return fmt.Errorf("%s: applier %s: before and adoption are kapp's (objects kapp takes over)", s.Name, s.Applier)
+		}
+	default:
+		return fmt.Errorf("%s: applier %q: want %s, %s or %s", s.Name, s.Applier, ApplierKapp, ApplierArgoCD, ApplierArgoCDServerSide)
+	}
 	for i, a := range s.Before {
 		if a.FieldManager == "" || (a.Mode != "client-side" && a.Mode != "server-side") {
 			return fmt.Errorf("%s: before %d needs a fieldManager and mode client-side or server-side", s.Name, i+1)
@@ -255,6 +280,20 @@ func (s *Scenario) validate() error {
 		}
 	}
 	return nil
+}
+
+// ArgoCD reports whether Argo CD applies the scenario's objects.
+func (s *Scenario) ArgoCD() bool {
+	return s.Applier == ApplierArgoCD || s.Applier == ApplierArgoCDServerSide
+}
+
+// manager is the field manager the scenario's applier writes under: kapp's argv[0], or Argo CD's
+// in both of its apply modes (argo-cd common.ArgoCDSSAManager).
+func (s *Scenario) manager() string {
+	if s.ArgoCD() {
+		return "argocd-controller"
+	}
+	return "kapp"
 }
 
 // DesiredWithRealChange returns copies of the desired objects with RealChange applied.

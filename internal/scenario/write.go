@@ -22,7 +22,15 @@ func (s *Scenario) Write(res *Result) error {
 	}
 	header := "# Captured by hack/capture (make fixtures) from kube-apiserver " + res.GitVersion + " after `kapp deploy` of\n" +
 		"# desired.yaml and the steps of scenario.yaml. Do not edit.\n"
-	if s.Adoption {
+	switch {
+	case s.ArgoCD():
+		mode := "client-side apply, Argo CD's default sync"
+		if s.Applier == ApplierArgoCDServerSide {
+			mode = "server-side apply, sync option ServerSideApply=true"
+		}
+		header = "# Captured by hack/capture (make fixtures) from kube-apiserver " + res.GitVersion + " after Argo CD's sync of\n" +
+			"# desired.yaml (" + mode + ", manager argocd-controller) and the steps of scenario.yaml. Do not edit.\n"
+	case s.Adoption:
 		header = "# Captured by hack/capture (make fixtures) from kube-apiserver " + res.GitVersion + " after the applies in\n" +
 			"# scenario.yaml's `before`, before `kapp deploy` takes the objects over. Do not edit.\n"
 	}
