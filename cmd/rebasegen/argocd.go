@@ -10,9 +10,10 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verdict"
-	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -103,8 +104,12 @@ func argoArgs(c *cli.Context) []string {
 }
 
 // checkArgoCD is check --target argocd: hand-written ignoreDifferences (Applications, argocd-cm)
-// judged with Argo CD's diff on the analysed pairs, and linted.
+// judged with Argo CD's diff on the analysed pairs, and linted, written as --output asks.
 func checkArgoCD(c *cli.Context) error {
+	f, err := format.Parse(c.String("output"), format.Report())
+	if err != nil {
+		return err
+	}
 	in := inputs(c)
 	objs, err := load.Paths(c.StringSlice("rules"), in.Reader)
 	if err != nil {
@@ -120,7 +125,6 @@ func checkArgoCD(c *cli.Context) error {
 	}
 	noteNamespace(c, a.Set.InferredNamespace)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
-	noteVersion(c, a.Set.VersionWarning)
 	res, err := argocd.Synthesize(a.Report)
 	if err != nil {
 		return err
@@ -129,24 +133,22 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	lints := argocd.LintSettings(a.Report, s)
-	w := c.App.Writer
-	fmt.Fprintln(w, v.Summary(len(s.Ignores)+len(s.Overrides)))
-	if err := argocd.WriteReport(w, res.Left, v); err != nil {
+	r := argocd.Report{Summary: v.Summary(len(s.Ignores) + len(s.Overrides)), Findings: argocd.Findings(res.Left, v, a.Set.VersionWarning),
+		Verification: v, Ignores: len(s.Ignores) + len(s.Overrides)}
+	for _, l := range argocd.LintSettings(a.Report, s) {
+		r.Lints = append(r.Lints, l.Finding())
+	}
+	out := c.App.Writer
+	if f == format.Text {
+		out = wrapTo(out)
+	}
+	if err := r.Write(out, f, c.StringSlice("rules")[0]); err != nil {
 		return err
 	}
-	lintErrors := false
-	for _, l := range lints {
-		level := "warning"
-		if l.Error {
-			level, lintErrors = "error", true
-		}
-		fmt.Fprintf(w, "lint %s: %s: %s\n", level, escape.Text(l.Where), escape.Text(l.What))
-	}
 	switch {
-	case !v.OK():
+	case verdict.Failing(r.Findings):
 		return cli.Exit("", exitPending)
-	case lintErrors:
+	case lint.HasErrors(r.Lints):
 		return cli.Exit("", exitLint)
 	}
 	return nil

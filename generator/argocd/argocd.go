@@ -17,6 +17,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // Ignore is one entry of an Application's spec.ignoreDifferences, Argo CD's own type.
@@ -28,6 +30,9 @@ type Settings struct {
 	// Overrides are argocd-cm's resource.customizations by "group/kind" (Argo CD's key), without
 	// the status ignore Argo CD adds by default (Diff adds it).
 	Overrides map[string]v1alpha1.ResourceOverride
+	// Where Read found the entries, for lint's findings: Ignores' by index, Overrides' by key.
+	ignoresFrom   []load.Source
+	overridesFrom map[string]load.Source
 }
 
 // Argo CD's tracking defaults (v3): the app instance label key and annotation tracking.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -61,18 +61,20 @@ func (v Verification) Summary(ignores int) string {
 	return s
 }
 
-// WriteReport writes, one a line, the differences Argo CD still shows and why they are not
-// ignored, the ghost-only resources still OutOfSync, and the declared values the ignores hide.
+// WriteReport writes, one a line in check's text format, the differences Argo CD still shows
+// and why they are not ignored, the fields Argo CD still shows on ghost-only resources, and the
+// declared values the ignores hide (Findings).
 func WriteReport(w io.Writer, left []Left, v Verification) error {
 	var b strings.Builder
-	for _, l := range left {
-		fmt.Fprintf(&b, "Argo CD still shows %s: %s: %s\n", escape.Text(l.Resource.String()), escape.Text(l.Path), escape.Text(l.Reason))
-	}
-	for _, p := range v.OutSync {
-		fmt.Fprintf(&b, "OutOfSync under the ignores: %s (its differences are all ghosts)\n", escape.Text(p.Resource.String()))
-	}
-	for _, p := range v.Hidden {
-		fmt.Fprintf(&b, "hidden: %s %s: a change made in Git to this declared value does not show in Argo CD under the ignores, and no controller owns it\n", escape.Text(p.Resource.String()), escape.Text(p.Path))
+	for _, f := range Findings(left, v, "") {
+		s, err := sentence(f)
+		if err != nil {
+			return err
+		}
+		if f.Kind == verdict.KindDrift {
+			s = severity(f) + ": " + s
+		}
+		b.WriteString(s + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

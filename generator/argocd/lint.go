@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,25 +12,57 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // Lint is one thing wrong with a hand-written ignore whatever the objects hold.
 type Lint struct {
-	Error bool   // else a warning
-	Where string // the entry: group/kind[ namespace/name] and the path
-	What  string
+	Error  bool   // else a warning
+	Where  string // the entry: group/kind[ namespace/name] and the path
+	What   string
+	Source load.Source // the document the entry is written in (Read's); zero when not read from one
+}
+
+// Finding is l as lint's findings are written in every format (file:line of the entry's document).
+func (l Lint) Finding() lint.Finding {
+	f := lint.Finding{Severity: lint.Warning, File: l.Source.File, Line: l.Source.Line, Rule: -1, Message: l.Where + ": " + l.What}
+	if l.Error {
+		f.Severity = lint.Error
+	}
+	return f
+}
+
+// entry is an ignore and the document it is written in.
+type entry struct {
+	Ignore
+	from load.Source
 }
 
 // entries are s's ignores and argocd-cm's, each with where it is written, as Argo CD merges them.
-func (s Settings) entries() []Ignore {
-	out := append([]Ignore(nil), s.Ignores...)
-	for key, ov := range s.Overrides {
+func (s Settings) entries() []entry {
+	var out []entry
+	for i, ig := range s.Ignores {
+		e := entry{Ignore: ig}
+		if i < len(s.ignoresFrom) {
+			e.from = s.ignoresFrom[i]
+		}
+		out = append(out, e)
+	}
+	keys := make([]string, 0, len(s.Overrides))
+	for key := range s.Overrides {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		ov := s.Overrides[key]
 		group, kind, ok := strings.Cut(key, "/")
 		if !ok {
 			group, kind = "", key
 		}
-		out = append(out, Ignore{Group: group, Kind: kind, JSONPointers: ov.IgnoreDifferences.JSONPointers,
-			JQPathExpressions: ov.IgnoreDifferences.JQPathExpressions, ManagedFieldsManagers: ov.IgnoreDifferences.ManagedFieldsManagers})
+		out = append(out, entry{Ignore: Ignore{Group: group, Kind: kind, JSONPointers: ov.IgnoreDifferences.JSONPointers,
+			JQPathExpressions: ov.IgnoreDifferences.JQPathExpressions, ManagedFieldsManagers: ov.IgnoreDifferences.ManagedFieldsManagers},
+			from: s.overridesFrom[key]})
 	}
 	return out
 }
@@ -49,27 +82,28 @@ func where(ig Ignore, path string) string {
 // everything below it).
 func LintSettings(rep *classify.Report, s Settings) []Lint {
 	var out []Lint
-	for _, ig := range s.entries() {
+	for _, e := range s.entries() {
+		ig := e.Ignore
 		for _, p := range ig.JSONPointers {
 			for _, seg := range strings.Split(p, "/")[1:] {
 				if seg != "" && strings.Trim(seg, "0123456789") == "" {
-					out = append(out, Lint{Where: where(ig, p), What: "a list index: after items are added, removed or reordered it ignores another item; select the item by its key with a jq expression"})
+					out = append(out, Lint{Source: e.from, Where: where(ig, p), What: "a list index: after items are added, removed or reordered it ignores another item; select the item by its key with a jq expression"})
 					break
 				}
 			}
 		}
-		for _, e := range ig.JQPathExpressions {
-			q, err := gojq.Parse("path(" + e + ")")
+		for _, expr := range ig.JQPathExpressions {
+			q, err := gojq.Parse("path(" + expr + ")")
 			var code *gojq.Code
 			if err == nil {
 				code, err = gojq.Compile(q)
 			}
 			if err != nil {
-				out = append(out, Lint{Error: true, Where: where(ig, e), What: "does not compile as jq: " + err.Error()})
+				out = append(out, Lint{Source: e.from, Error: true, Where: where(ig, expr), What: "does not compile as jq: " + err.Error()})
 				continue
 			}
 			if l, bad := runJQ(rep, ig, code); bad {
-				l.Where = where(ig, e)
+				l.Where, l.Source = where(ig, expr), e.from
 				out = append(out, l)
 			}
 		}

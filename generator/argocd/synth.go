@@ -23,7 +23,11 @@ import (
 type Left struct {
 	Resource pair.Identity
 	Path     string // by key, as explain names fields
+	Class    string // its class's label; "" when nothing explains it
 	Reason   string
+	// Kind is check's kind of finding for it: its class's (drift, pending, adoption), unknown
+	// when nothing explains it, residual for a ghost no ignore may take.
+	Kind verdict.Kind
 }
 
 // Result is what Synthesize makes of a classification.
@@ -70,7 +74,11 @@ func Synthesize(rep *classify.Report) (Result, error) {
 			switch {
 			case reason != "":
 				ghost = false
-				out.Left = append(out.Left, Left{Resource: r.ID, Path: p.String(), Reason: reason})
+				l := Left{Resource: r.ID, Path: p.String(), Reason: reason, Kind: verdict.KindUnknown}
+				if f, ok := explaining(r, p); ok {
+					l.Class, l.Kind = f.Label(), kindOf(f.Class)
+				}
+				out.Left = append(out.Left, l)
 			case ptr != "":
 				pointers = append(pointers, ptr)
 			default:
@@ -92,6 +100,21 @@ func Synthesize(rep *classify.Report) (Result, error) {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return out, nil
+}
+
+// kindOf is check's kind of finding for a difference of class c no ignore takes.
+func kindOf(c classify.Class) verdict.Kind {
+	switch c {
+	case classify.Unknown:
+		return verdict.KindUnknown
+	case classify.Drift:
+		return verdict.KindDrift
+	case classify.Pending:
+		return verdict.KindPending
+	case classify.Adoption:
+		return verdict.KindAdoption
+	}
+	return verdict.KindResidual
 }
 
 // rule returns the ignore for the field at p (by key) that Argo CD shows: a JSON pointer or a jq

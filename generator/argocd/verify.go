@@ -17,13 +17,14 @@ import (
 type Problem struct {
 	Resource pair.Identity
 	Path     string // by key; "" for the whole resource
+	Class    string // the field's class label, when classification explains it
 }
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
 type Verification struct {
 	Ghost    int       // resources Argo CD shows OutOfSync for ghost differences only
 	InSync   int       // of those, the ones in sync under the ignores
-	OutSync  []Problem // ghost-only resources Argo CD still shows OutOfSync under the ignores
+	OutSync  []Problem // fields Argo CD still shows under the ignores on ghost-only resources
 	Hidden   []Problem // declared values an ignore hides: a change made in Git there never shows
 	Masked   []Problem // declared values an ignore hides where a controller owns the field (its evidence)
 	Mutation int       // declared values changed in turn (the mutation check)
@@ -51,7 +52,20 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		}
 		if slices.Contains(ghost, r.ID) {
 			if base.Modified {
-				v.OutSync = append(v.OutSync, Problem{Resource: r.ID})
+				shown, err := shownPaths(base)
+				if err != nil {
+					return Verification{}, err
+				}
+				if len(shown) == 0 {
+					v.OutSync = append(v.OutSync, Problem{Resource: r.ID})
+				}
+				for _, p := range shown {
+					problem := Problem{Resource: r.ID, Path: p.String()}
+					if f, ok := explaining(r, p); ok {
+						problem.Class = f.Label()
+					}
+					v.OutSync = append(v.OutSync, problem)
+				}
 			} else {
 				v.InSync++
 			}
@@ -88,6 +102,9 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			}
 			keyed := fielddiff.ByKey(desired.Unstructured, p)
 			problem := Problem{Resource: r.ID, Path: keyed.String()}
+			if f, ok := explaining(r, keyed); ok {
+				problem.Class = f.Label()
+			}
 			if verdict.Controlled(r, desired.Object, keyed) {
 				v.Masked = append(v.Masked, problem)
 			} else {

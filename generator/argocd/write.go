@@ -144,14 +144,20 @@ func Read(objs []load.Object) (Settings, error) {
 				}
 			}
 			s.Ignores = append(s.Ignores, ignores...)
+			for range ignores {
+				s.ignoresFrom = append(s.ignoresFrom, o.Source)
+			}
 		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
 			data, _, _ := unstructuredMap(o.Object, "data")
 			if s.Overrides == nil {
-				s.Overrides = map[string]v1alpha1.ResourceOverride{}
+				s.Overrides, s.overridesFrom = map[string]v1alpha1.ResourceOverride{}, map[string]load.Source{}
 			}
 			if whole, ok := data["resource.customizations"].(string); ok && whole != "" {
 				if err := yaml.Unmarshal([]byte(whole), &s.Overrides); err != nil {
 					return Settings{}, fmt.Errorf("%s: data[\"resource.customizations\"]: %w", o.Source, err)
+				}
+				for k := range s.Overrides {
+					s.overridesFrom[k] = o.Source
 				}
 			}
 			keys := make([]string, 0, len(data))
@@ -180,6 +186,7 @@ func Read(objs []load.Object) (Settings, error) {
 				ov := s.Overrides[key]
 				ov.IgnoreDifferences = d
 				s.Overrides[key] = ov
+				s.overridesFrom[key] = o.Source
 			}
 		default:
 			return Settings{}, fmt.Errorf("%s: %s %s is neither an Argo CD Application nor the argocd-cm ConfigMap", o.Source, o.GetKind(), o.GetName())

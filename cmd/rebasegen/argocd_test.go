@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// check --target argocd writes what it finds in every --output format check has: the hidden
+// image of examples/argocd/index-pointer.yml (an error, exit 3) and the lint warning on its index
+// pointer, each in text, in JSON and as a GitHub annotation on the rules file.
+func TestCheckArgoCDFormats(t *testing.T) {
+	rules := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
+	args := append([]string{"check", "--target", "argocd", "--rules", rules}, scenario(t, "hpa-replicas")...)
+	image := "spec.template.spec.containers[name=web].image"
+
+	r := rebasegen(t, append(args, "-o", "json")...)
+	var j struct {
+		Target string
+		Hidden []struct{ Resource, Path, Severity string }
+		Lint   []struct{ Severity, File, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, r.stdout)
+	}
+	if r.code != 3 || j.Target != "argocd" || len(j.Hidden) != 1 || j.Hidden[0].Path != image || j.Hidden[0].Severity != "error" ||
+		len(j.Lint) != 1 || j.Lint[0].Severity != "warning" || j.Lint[0].File != rules {
+		t.Errorf("-o json: exit %d, %+v", r.code, j)
+	}
+
+	r = rebasegen(t, append(args, "-o", "github")...)
+	if r.code != 3 || !strings.Contains(r.stdout, "::error file="+rules+",line=1::hidden: apps/Deployment hpa-replicas/web "+image+": ") ||
+		!strings.Contains(r.stdout, "::warning file="+rules+",line=1::apps/Deployment /spec/template/spec/containers/0/image: a list index") ||
+		!strings.Contains(r.stdout, "::notice::1 ignore;") {
+		t.Errorf("-o github: exit %d\n%s", r.code, r.stdout)
+	}
+
+	r = rebasegen(t, append(args, "-o", "text")...)
+	if r.code != 3 || !strings.Contains(r.stdout, "hidden: apps/Deployment hpa-replicas/web "+image+": ") ||
+		!strings.Contains(r.stdout, rules+":1: warning: apps/Deployment /spec/template/spec/containers/0/image") {
+		t.Errorf("-o text: exit %d\n%s", r.code, r.stdout)
+	}
+
+	if r := rebasegen(t, append(args, "-o", "yaml")...); r.code != 1 || !strings.Contains(r.stderr, "--output: want text, json or github") {
+		t.Errorf("-o yaml: exit %d, %s", r.code, r.stderr)
+	}
+}
