@@ -5,16 +5,11 @@ package fielddiff
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
-
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Change says on which side a differing field is present.
@@ -147,55 +142,6 @@ func compareObjects(desired, live *unstructured.Unstructured, whole bool) (*Comp
 	return res, nil
 }
 
-// withoutManagedFields returns l without metadata.managedFields, and their path, when d has
-// metadata, declares no managedFields, and l's are entries of the schema's fields and types: the comparison finds them
-// added, one atomic value, whatever they hold, and converting l finds them valid. Otherwise it
-// returns l and a nil path. Performance: converting and validating a live object's
-// managedFields, often the largest part of it, only to find them added.
-func withoutManagedFields(d, l *unstructured.Unstructured) (*unstructured.Unstructured, Path) {
-	dm, _ := d.Object["metadata"].(map[string]any)
-	if _, ok := dm["managedFields"]; ok || dm == nil { // (without metadata, d's comparison adds l's whole)
-		return l, nil
-	}
-	lm, _ := l.Object["metadata"].(map[string]any)
-	mf, _ := lm["managedFields"].([]any)
-	if len(mf) == 0 {
-		return l, nil
-	}
-	for _, e := range mf {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return l, nil
-		}
-		for k, v := range m {
-			switch k {
-			case "apiVersion", "fieldsType", "manager", "operation", "subresource", "time":
-				if _, ok := v.(string); !ok {
-					return l, nil
-				}
-			case "fieldsV1":
-				if _, ok := v.(map[string]any); !ok {
-					return l, nil
-				}
-			default:
-				return l, nil
-			}
-		}
-	}
-	meta := make(map[string]any, len(lm))
-	for k, v := range lm {
-		if k != "managedFields" {
-			meta[k] = v
-		}
-	}
-	obj := make(map[string]any, len(l.Object))
-	for k, v := range l.Object {
-		obj[k] = v
-	}
-	obj["metadata"] = meta
-	return &unstructured.Unstructured{Object: obj}, Path(fieldpath.MakePathOrDie("metadata", "managedFields"))
-}
-
 // stayDifferent reports whether two differing values are certain to differ once normalised as
 // well: two booleans, or two integers in int32's range (the built-in types hold integers in int32,
 // int64, Quantity and IntOrString fields, all of which keep such values exactly; a field the type
@@ -319,119 +265,6 @@ func topMost(s *fieldpath.Set) []Path {
 		}
 	}
 	return out
-}
-
-// stripKapp returns u without kapp's own map keys, and the paths it removed. A map that held
-// only kapp's keys is removed too, unless keep (nil: none) holds a value at its path. The maps
-// and lists on the way to a removed key are copies; everything else, and u itself when nothing is
-// removed, is shared with u (performance: copying both objects whole was a sixth of the field
-// diff's CPU at fleet scale, and kapp's keys sit in a few small maps).
-func stripKapp(u *unstructured.Unstructured, keep map[string]any) (*unstructured.Unstructured, []Path) {
-	var paths []Path
-	// walk returns v stripped and whether that is a copy; at is a stack of the path to v, its
-	// backing array reused (a recorded path is cloned).
-	var walk func(v any, at Path) (any, bool)
-	walk = func(v any, at Path) (any, bool) {
-		switch t := v.(type) {
-		case map[string]any:
-			var out map[string]any // a copy of t, made on the first change
-			for k, x := range t {
-				isKapp := strings.HasPrefix(k, kappconv.Prefix)
-				if !isKapp && !container(x) {
-					continue
-				}
-				name := k // (k itself would escape on every iteration)
-				p := append(at, fieldpath.PathElement{FieldName: &name})
-				var w any
-				var drop bool
-				if isKapp {
-					paths = append(paths, slices.Clone(p))
-					drop = true
-				} else {
-					var changed bool
-					if w, changed = walk(x, p); !changed {
-						continue
-					}
-					wm, ok := w.(map[string]any)
-					drop = ok && len(wm) == 0 && len(x.(map[string]any)) > 0 && !holds(keep, p) // emptied by stripping: kapp's keys were all it held
-				}
-				if out == nil {
-					out = maps.Clone(t)
-				}
-				if drop {
-					delete(out, k)
-				} else {
-					out[k] = w
-				}
-			}
-			if out == nil {
-				return t, false
-			}
-			return out, true
-		case []any:
-			var out []any
-			for i, x := range t {
-				if !container(x) {
-					continue
-				}
-				index := i
-				if w, changed := walk(x, append(at, fieldpath.PathElement{Index: &index})); changed {
-					if out == nil {
-						out = slices.Clone(t)
-					}
-					out[i] = w
-				}
-			}
-			if out == nil {
-				return t, false
-			}
-			return out, true
-		}
-		return v, false
-	}
-	m, changed := walk(u.Object, nil)
-	if !changed {
-		return u, nil
-	}
-	return &unstructured.Unstructured{Object: m.(map[string]any)}, paths
-}
-
-// holds reports whether obj (nil: nothing) has a value at p, a path of field names and list
-// indexes.
-func holds(obj map[string]any, p Path) bool {
-	if obj == nil {
-		return false
-	}
-	var v any = obj
-	for _, pe := range p {
-		switch t := v.(type) {
-		case map[string]any:
-			if pe.FieldName == nil {
-				return false
-			}
-			var ok bool
-			if v, ok = t[*pe.FieldName]; !ok {
-				return false
-			}
-		case []any:
-			if pe.Index == nil || *pe.Index >= len(t) {
-				return false
-			}
-			v = t[*pe.Index]
-		default:
-			return false
-		}
-	}
-	return v != nil
-}
-
-// container reports whether v is a map or a list.
-func container(v any) bool {
-	switch v.(type) {
-	case map[string]any, []any:
-		return true
-	}
-	return false
 }
 
 // perKeyMap reports maps whose keys are separate findings even when the whole map is new:

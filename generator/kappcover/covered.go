@@ -10,7 +10,6 @@ import (
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
-	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -102,7 +101,9 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 	if !all {
 		newRes, existing = only(desired, fields), only(live, fields)
 		if !readsManaged && !asksManaged(ps) {
-			newRes, existing = withoutManagedFields(newRes), withoutManagedFields(existing)
+			// no answer depends on managedFields then, a live object's are often the largest
+			// part of it, and kapp's copy rules copy both resources whole for every path they copy
+			newRes, existing = fielddiff.WithoutManagedFields(newRes), fielddiff.WithoutManagedFields(existing)
 		}
 	}
 	rebased, err := r.rebase(newRes, existing)
@@ -140,206 +141,6 @@ func (r Rebaser) Rebased(desired, live *unstructured.Unstructured) (*unstructure
 		return prepared, err
 	}
 	return r.rebase(prepared, live)
-}
-
-// reach is what a rebase rule can read or write of a resource: the top-level fields its path
-// and its matcher's emptyFieldMatchers start with, or any field (a ytt rule, a path or matcher of
-// a shape not known here).
-type reach struct {
-	matcher ctlres.ResourceMatcher // nil: unknown, it may match anything
-	fields  []string
-	any     bool
-	// readsManaged: its matcher may read metadata.managedFields (an emptyFieldMatcher's path
-	// there). A rule's own path never makes it read them for another field: copy and remove
-	// rules read and write the values at their path only.
-	readsManaged bool
-}
-
-func reachOf(m ctlres.ResourceModWithMultiple) reach {
-	var r reach
-	switch m := m.(type) {
-	case ctlres.FieldCopyMod:
-		r.matcher = m.ResourceMatcher
-		r.path(m.Path)
-	case ctlres.FieldRemoveMod:
-		r.matcher = m.ResourceMatcher
-		r.path(m.Path)
-	case yttresmod.OverlayContractV1Mod: // reads both resources whole and may write anything
-		r.matcher = m.ResourceMatcher
-		r.any = true
-	default:
-		r.any = true
-	}
-	if r.matcher != nil {
-		r.emptyFields(r.matcher)
-	}
-	return r
-}
-
-// path adds the top-level field a rule's path starts with.
-func (r *reach) path(p ctlres.Path) {
-	if len(p) == 0 || p[0].MapKey == nil {
-		r.any = true
-		return
-	}
-	r.fields = append(r.fields, *p[0].MapKey)
-}
-
-// emptyFields adds the fields a matcher reads beyond apiVersion, kind and metadata.
-func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
-	switch m := m.(type) {
-	case ctlres.AnyMatcher:
-		for _, m := range m.Matchers {
-			r.emptyFields(m)
-		}
-	case ctlres.AndMatcher:
-		for _, m := range m.Matchers {
-			r.emptyFields(m)
-		}
-	case ctlres.NotMatcher:
-		r.emptyFields(m.Matcher)
-	case ctlres.EmptyFieldMatcher:
-		r.path(m.Path)
-		r.readsManaged = r.readsManaged || reachesManaged(m.Path)
-	case ctlres.AllMatcher, ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher,
-		ctlres.KindNamespaceNameMatcher, ctlres.HasAnnotationMatcher, ctlres.HasNamespaceMatcher:
-		// apiVersion, kind and metadata only
-	default:
-		r.any = true
-	}
-}
-
-// fields returns the top-level fields kapp's rules can read or write when they rebase a resource
-// of desired's apiVersion and kind: apiVersion, kind and metadata (which matchers read), and the
-// fields of every rule that may match it. A rule whose matcher cannot match that apiVersion and
-// kind (kindMatch) never runs; none that may run writes apiVersion or kind, else all is true, as
-// it is when a rule that may run reaches any field.
-// readsManaged is true when such a rule's matcher may read metadata.managedFields.
-func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all, readsManaged bool) {
-	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
-	kindOnly := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": desired.GetAPIVersion(), "kind": desired.GetKind()}}, ctlres.ResourceType{})
-	for _, m := range r.reach {
-		if m.matcher != nil && kindMatch(m.matcher, kindOnly) == never {
-			continue
-		}
-		if m.matcher == nil || m.any {
-			return nil, true, true
-		}
-		for _, f := range m.fields {
-			if f == "apiVersion" || f == "kind" {
-				return nil, true, true
-			}
-			fields[f] = true
-		}
-		readsManaged = readsManaged || m.readsManaged
-	}
-	return fields, false, readsManaged
-}
-
-// reachesManaged reports whether a kapp path may lead into metadata.managedFields.
-func reachesManaged(p ctlres.Path) bool {
-	if len(p) == 0 || p[0].MapKey == nil {
-		return true
-	}
-	if *p[0].MapKey != "metadata" {
-		return false
-	}
-	return len(p) == 1 || p[1].MapKey == nil || *p[1].MapKey == "managedFields"
-}
-
-// asksManaged reports whether a path of ps is metadata.managedFields, a field in it, or a field
-// holding it.
-func asksManaged(ps []fielddiff.Path) bool {
-	for _, p := range ps {
-		if len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "metadata" {
-			continue
-		}
-		if len(p) == 1 || p[1].FieldName == nil || *p[1].FieldName == "managedFields" {
-			return true
-		}
-	}
-	return false
-}
-
-// withoutManagedFields returns u without metadata.managedFields (the rest shared). Performance:
-// kapp's copy rules copy both resources whole for every path they copy, and a live object's
-// managedFields are often the largest part of it; no answer Covered gives depends on them when
-// no matcher reads them and no path asked is in them.
-func withoutManagedFields(u *unstructured.Unstructured) *unstructured.Unstructured {
-	meta, ok := u.Object["metadata"].(map[string]any)
-	if !ok {
-		return u
-	}
-	if _, ok := meta["managedFields"]; !ok {
-		return u
-	}
-	m := make(map[string]any, len(meta))
-	for k, v := range meta {
-		if k != "managedFields" {
-			m[k] = v
-		}
-	}
-	out := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		out[k] = v
-	}
-	out["metadata"] = m
-	return &unstructured.Unstructured{Object: out}
-}
-
-type tri int8
-
-const (
-	never tri = iota
-	always
-	maybe
-)
-
-// combine is kindMatch of an anyMatcher (decisive: always, one matcher matching decides) or an
-// andMatcher (decisive: never): the first matcher giving the decisive answer decides, else maybe
-// when one was undecided, else the other answer.
-func combine(ms []ctlres.ResourceMatcher, kindOnly ctlres.Resource, decisive tri) tri {
-	out := always + never - decisive
-	for _, m := range ms {
-		switch kindMatch(m, kindOnly) {
-		case decisive:
-			return decisive
-		case maybe:
-			out = maybe
-		}
-	}
-	return out
-}
-
-// kindMatch says whether a matcher matches a resource of kindOnly's apiVersion and kind, when
-// that alone decides it; maybe otherwise. Matchers that read nothing else are asked themselves.
-func kindMatch(m ctlres.ResourceMatcher, kindOnly ctlres.Resource) tri {
-	switch m := m.(type) {
-	case ctlres.AllMatcher:
-		return always
-	case ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher:
-		if m.Matches(kindOnly) {
-			return always
-		}
-		return never
-	case ctlres.KindNamespaceNameMatcher:
-		if m.Kind != kindOnly.Kind() {
-			return never
-		}
-	case ctlres.AnyMatcher:
-		return combine(m.Matchers, kindOnly, always)
-	case ctlres.AndMatcher:
-		return combine(m.Matchers, kindOnly, never)
-	case ctlres.NotMatcher:
-		switch kindMatch(m.Matcher, kindOnly) {
-		case always:
-			return never
-		case never:
-			return always
-		}
-	}
-	return maybe
 }
 
 // only returns u with the top-level fields named in fields alone (the values are u's, shared).
