@@ -3,6 +3,7 @@ package classify
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,15 +42,23 @@ func owners(live load.Object) ([]owner, error) {
 		if !ok {
 			return nil, &load.Error{Source: live.Source, Field: field, Msg: "not a mapping"}
 		}
+		set, read := fieldpath.NewSet(), false
+		if fv, ok := m["fieldsV1"].(map[string]any); ok && readFields(fv, set) {
+			// read: the converter would encode fieldsV1 to JSON for FromJSON to parse again
+			read, m = true, maps.Clone(m)
+			delete(m, "fieldsV1")
+		}
 		var e metav1.ManagedFieldsEntry
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &e); err != nil {
 			return nil, &load.Error{Source: live.Source, Field: field, Msg: err.Error()}
 		}
-		set := &fieldpath.Set{}
-		if e.FieldsV1 != nil {
-			set = fieldpath.NewSet()
-			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
-				return nil, &load.Error{Source: live.Source, Field: field + ".fieldsV1", Msg: "malformed: " + err.Error()}
+		if !read { // FromJSON reads it, or says what is wrong
+			set = &fieldpath.Set{}
+			if e.FieldsV1 != nil {
+				set = fieldpath.NewSet()
+				if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+					return nil, &load.Error{Source: live.Source, Field: field + ".fieldsV1", Msg: "malformed: " + err.Error()}
+				}
 			}
 		}
 		t := ""
@@ -59,6 +68,47 @@ func owners(live load.Object) ([]owner, error) {
 		out = append(out, owner{Manager: e.Manager, Operation: string(e.Operation), Subresource: e.Subresource, Time: t, fields: set})
 	}
 	return out, nil
+}
+
+// readFields adds to s the fields of fieldsV1, a managedFields entry's fieldsV1 as decoded from
+// JSON, exactly as fieldpath.Set.FromJSON reads the JSON encoding of it (readIterV1: "." marks
+// a member, as does a key with nothing known below it; keys of unknown element types are
+// dropped). It returns false, s then partly filled, for what FromJSON might read otherwise or
+// refuse: a key FromJSON cannot parse, a value that is not a map, two keys naming the same
+// element (FromJSON keeps the last in key order). Performance: encoding every entry's fieldsV1
+// to JSON and parsing that again was most of the cost of reading managedFields, which a fleet's
+// live objects all carry.
+func readFields(fieldsV1 map[string]any, s *fieldpath.Set) bool {
+	for k, v := range fieldsV1 {
+		if k == "." {
+			continue
+		}
+		pe, err := fieldpath.DeserializePathElement(k)
+		if err == fieldpath.ErrUnknownPathElementType {
+			continue
+		}
+		child, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return false
+		}
+		var below fieldpath.Set
+		if !readFields(child, &below) {
+			return false
+		}
+		if _, dot := child["."]; dot || below.Empty() {
+			if s.Members.Has(pe) {
+				return false
+			}
+			s.Members.Insert(pe)
+		}
+		if !below.Empty() {
+			if _, ok := s.Children.Get(pe); ok {
+				return false
+			}
+			*s.Children.Descend(pe) = below
+		}
+	}
+	return true
 }
 
 // owns reports whether o owns the field at p or a field below it (a delta may be a subtree).
