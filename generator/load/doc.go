@@ -38,15 +38,23 @@ type Doc struct {
 	dict                      *s2.Dict // what json was compressed against; nil: none
 }
 
-func newDoc(js []byte, m map[string]any, src Source, dicts *dictionaries) Doc {
+// newDoc holds js, the JSON of m; managed says whether m's metadata.managedFields has entries
+// (hasManagedFields: m may hold only what newDoc reads of the object).
+func newDoc(js []byte, m map[string]any, managed bool, src Source, dicts *dictionaries) Doc {
 	u := unstructured.Unstructured{Object: m}
 	d := Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 	if meta, ok := m["metadata"].(map[string]any); ok {
-		mf, _ := meta["managedFields"].([]any)
-		d.ManagedFields, d.FromServer = len(mf) > 0, meta["uid"] != nil || meta["resourceVersion"] != nil
+		d.ManagedFields, d.FromServer = managed, meta["uid"] != nil || meta["resourceVersion"] != nil
 	}
 	d.json, d.dict = dicts.compress(d.APIVersion+" "+d.Kind, js)
 	return d
+}
+
+// hasManagedFields reports whether the object m's metadata.managedFields has entries.
+func hasManagedFields(m map[string]any) bool {
+	meta, _ := m["metadata"].(map[string]any)
+	mf, _ := meta["managedFields"].([]any)
+	return len(mf) > 0
 }
 
 // dictionaries compress the documents of one read, each against the first document of its
@@ -166,5 +174,5 @@ func NewDoc(o Object) (Doc, error) {
 	if err != nil {
 		return Doc{}, fmt.Errorf("%s: encoding: %w", o.Source, err)
 	}
-	return newDoc(js, o.Object, o.Source, nil), nil
+	return newDoc(js, o.Object, hasManagedFields(o.Object), o.Source, nil), nil
 }

@@ -219,6 +219,16 @@ func parseDoc(chunk []byte, src Source, first int, budget int64, dicts *dictiona
 	if err != nil {
 		return nil, 0, &Error{Source: src, Msg: err.Error()}
 	}
+	if docs, ok, err := headDoc(js, src, dicts); err != nil {
+		return nil, 0, err
+	} else if ok {
+		return docs, int64(len(js)), nil
+	}
+	return fullDoc(js, src, dicts)
+}
+
+// fullDoc is parseDoc's reading of js, a document's JSON, decoded whole: any document.
+func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 	var v any
 	if err := utiljson.Unmarshal(js, &v); err != nil {
 		return nil, 0, &Error{Source: src, Msg: "invalid document: " + err.Error()}
@@ -240,7 +250,7 @@ func parseDoc(chunk []byte, src Source, first int, budget int64, dicts *dictiona
 	if err := checkObject(m, src, len(js)); err != nil {
 		return nil, 0, err
 	}
-	return []Doc{newDoc(js, m, src, dicts)}, int64(len(js)), nil
+	return []Doc{newDoc(js, m, hasManagedFields(m), src, dicts)}, int64(len(js)), nil
 }
 
 // listItems expands a List whose JSON is js: each item's Doc keeps exactly its own bytes.
@@ -271,7 +281,7 @@ func listItems(js []byte, items any, src Source, dicts *dictionaries) ([]Doc, er
 		if err := checkObject(m, s, len(raw.Items[i])); err != nil {
 			return nil, err
 		}
-		docs = append(docs, newDoc(raw.Items[i], m, s, dicts))
+		docs = append(docs, newDoc(raw.Items[i], m, hasManagedFields(m), s, dicts))
 	}
 	return docs, nil
 }
