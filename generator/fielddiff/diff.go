@@ -235,28 +235,38 @@ func compare(d, l *unstructured.Unstructured) (*typed.Comparison, *typed.TypedVa
 // delta. A noisy path is never merged into its parent: an annotations map that only holds
 // kapp's annotations stays noise, and a real annotation next to them stays a finding.
 func topMost(s *fieldpath.Set) []Path {
+	// Each path is rendered once: a prefix's rendering is the start of the path's (see render).
+	// Performance: every prefix of every path was rendered anew, most of them several times.
 	var all []Path
-	s.Iterate(func(p fieldpath.Path) { all = append(all, Path(p.Copy())) })
+	var keys []string
+	var ends, at []int // the rendering of all[i][:n] is keys[i][:ends[at[i]+n-1]]
+	s.Iterate(func(p fieldpath.Path) {
+		q := Path(p.Copy())
+		at = append(at, len(ends))
+		keys = append(keys, q.render(&ends))
+		all = append(all, q)
+	})
+	prefix := func(i, n int) string { return keys[i][:ends[at[i]+n-1]] }
 	hasNoisyChild, hasChild := map[string]bool{}, map[string]bool{}
-	for _, p := range all {
+	for i, p := range all {
 		if len(p) > 1 {
-			hasChild[p[:len(p)-1].String()] = true
+			hasChild[prefix(i, len(p)-1)] = true
 		}
 		if noise(p) != "" {
-			for i := 1; i < len(p); i++ {
-				hasNoisyChild[p[:i].String()] = true
+			for n := 1; n < len(p); n++ {
+				hasNoisyChild[prefix(i, n)] = true
 			}
 		}
 	}
 	var out []Path
-	for _, p := range all {
-		if hasNoisyChild[p.String()] || (perKeyMap(p) && hasChild[p.String()]) {
+	for i, p := range all {
+		if hasNoisyChild[keys[i]] || (perKeyMap(p) && hasChild[keys[i]]) {
 			continue
 		}
 		root := true
-		for i := 1; i < len(p) && root; i++ {
-			q := p[:i]
-			if s.Has(fieldpath.Path(q)) && !hasNoisyChild[q.String()] && !perKeyMap(q) {
+		for n := 1; n < len(p) && root; n++ {
+			q := p[:n]
+			if s.Has(fieldpath.Path(q)) && !hasNoisyChild[prefix(i, n)] && !perKeyMap(q) {
 				root = false
 			}
 		}

@@ -14,7 +14,11 @@ type Path fieldpath.Path
 
 // String renders the path dotted, with list items as containers[name=web] or [i], and map keys
 // that are not plain words quoted: metadata.annotations["deployment.kubernetes.io/revision"].
-func (p Path) String() string {
+func (p Path) String() string { return p.render(nil) }
+
+// render is String; with ends, it also appends the length of the rendering of each of p's
+// prefixes, p[:1], p[:2]..., which is where the path's own rendering holds it.
+func (p Path) render(ends *[]int) string {
 	var b strings.Builder
 	for _, pe := range p {
 		switch {
@@ -40,6 +44,9 @@ func (p Path) String() string {
 			b.WriteString("[" + strconv.Itoa(*pe.Index) + "]")
 		case pe.Value != nil:
 			b.WriteString("[=" + scalar(*pe.Value) + "]")
+		}
+		if ends != nil {
+			*ends = append(*ends, b.Len())
 		}
 	}
 	return b.String()
