@@ -121,6 +121,11 @@ func TestLookupFindsWhatPathGetFinds(t *testing.T) {
 		},
 		"finalizers": []any{"a", "b", "a"},
 	}
+	// lists longer than scannedList, which Lookup finds items of through its index
+	for i := range scannedList {
+		obj["ports"] = append(obj["ports"].([]any), map[string]any{"port": int64(1000 + i), "protocol": "TCP", "n": 100 + i})
+		obj["finalizers"] = append(obj["finalizers"].([]any), fmt.Sprint("f", i))
+	}
 	key := func(kv ...any) fieldpath.PathElement {
 		var fl value.FieldList
 		for i := 0; i < len(kv); i += 2 {

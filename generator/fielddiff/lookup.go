@@ -46,7 +46,7 @@ func (x *Lookup) get(p Path, lenient bool) (any, bool) {
 	var cur any = x.obj
 	for _, pe := range p {
 		l, isList := cur.([]any)
-		if !isList || pe.Key == nil && pe.Value == nil || len(l) == 0 || pe.Key != nil && len(*pe.Key) > maxIndexedKey {
+		if !isList || pe.Key == nil && pe.Value == nil || len(l) <= scannedList || pe.Key != nil && len(*pe.Key) > maxIndexedKey {
 			var ok bool
 			if cur, ok = step(cur, pe, lenient); !ok {
 				return nil, false
@@ -61,6 +61,11 @@ func (x *Lookup) get(p Path, lenient bool) (any, bool) {
 	}
 	return cur, true
 }
+
+// scannedList bounds the lists looked up by scanning them, as Path.Get does, rather than through
+// an index: find returns the first item Path.Get finds, and for a list this short, building its
+// index costs more than the scans it saves (most lists of an object hold an item or two).
+const scannedList = 8
 
 // maxIndexedKey bounds the key fields a lenient lookup tries leaving out (2^n buckets); longer
 // keys, which no built-in kind has, are scanned.
