@@ -98,11 +98,7 @@ func declared(tv *typed.TypedValue) (*fieldpath.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []string{"apiVersion", "kind"} {
-		set = set.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie(f)))
-	}
-	for _, f := range []string{"name", "namespace"} {
-		set = set.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", f)))
-	}
-	return set.Leaves(), nil
+	unrecorded := fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"),
+		fieldpath.MakePathOrDie("metadata", "name"), fieldpath.MakePathOrDie("metadata", "namespace"))
+	return set.Difference(unrecorded).Leaves(), nil
 }
