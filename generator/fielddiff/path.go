@@ -2,7 +2,6 @@ package fielddiff
 
 import (
 	"strconv"
-	"strings"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
@@ -19,37 +18,39 @@ func (p Path) String() string { return p.render(nil) }
 // render is String; with ends, it also appends the length of the rendering of each of p's
 // prefixes, p[:1], p[:2]..., which is where the path's own rendering holds it.
 func (p Path) render(ends *[]int) string {
-	var b strings.Builder
+	// (built in a buffer on the stack, one allocation for the result: rendering is frequent)
+	var buf [128]byte
+	b := buf[:0]
 	for _, pe := range p {
 		switch {
 		case pe.FieldName != nil:
 			if isPlainKey(*pe.FieldName) {
-				if b.Len() > 0 {
-					b.WriteByte('.')
+				if len(b) > 0 {
+					b = append(b, '.')
 				}
-				b.WriteString(*pe.FieldName)
+				b = append(b, *pe.FieldName...)
 			} else {
-				b.WriteString("[" + strconv.Quote(*pe.FieldName) + "]")
+				b = append(strconv.AppendQuote(append(b, '['), *pe.FieldName), ']')
 			}
 		case pe.Key != nil:
-			b.WriteByte('[')
+			b = append(b, '[')
 			for i, f := range *pe.Key {
 				if i > 0 {
-					b.WriteByte(',')
+					b = append(b, ',')
 				}
-				b.WriteString(f.Name + "=" + scalar(f.Value))
+				b = append(append(append(b, f.Name...), '='), scalar(f.Value)...)
 			}
-			b.WriteByte(']')
+			b = append(b, ']')
 		case pe.Index != nil:
-			b.WriteString("[" + strconv.Itoa(*pe.Index) + "]")
+			b = append(strconv.AppendInt(append(b, '['), int64(*pe.Index), 10), ']')
 		case pe.Value != nil:
-			b.WriteString("[=" + scalar(*pe.Value) + "]")
+			b = append(append(append(b, "[="...), scalar(*pe.Value)...), ']')
 		}
 		if ends != nil {
-			*ends = append(*ends, b.Len())
+			*ends = append(*ends, len(b))
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 func scalar(v value.Value) string {
