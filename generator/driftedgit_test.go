@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
 // A ytt rule keyed to the value Git now holds (it takes the cluster's bucket when the manifest's
@@ -75,23 +76,7 @@ func hpaWith(t *testing.T, image string, original bool) generator.Inputs {
 // imageOverlay is a Config whose ytt rule sets the web container's image to pick(n, e), n the
 // manifest's image and e the live one.
 func imageOverlay(pick string) string {
-	return strings.Replace(yttRuleConfig(`#@ load("@ytt:overlay", "overlay")
-#@ load("@ytt:data", "data")
-#@ def pick():
-#@   n = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
-#@   e = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
-#@   `+pick+`
-#@ end
-#@overlay/match by=overlay.all
----
-spec:
-  template:
-    spec:
-      containers:
-      #@overlay/match by="name"
-      - name: web
-        image: #@ pick()
-`), "{apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}", "{apiVersion: apps/v1, kind: Deployment}", 1)
+	return "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n" + ytttest.WebImageRule(pick)
 }
 
 // A rule that rewrites a changed value into a third one (another registry's image) lets kapp
