@@ -153,7 +153,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 		}
 	}
 	desired = append(desired, rendered...)
-	livePaths, crdPaths, err := captureDirs(in.Live, in.CRDs)
+	livePaths, crdPaths, err := load.CaptureDirs(in.Live, in.CRDs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -78,12 +78,12 @@ func captureCommand() *cli.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			files := map[string][]*unstructured.Unstructured{"live.yaml": res.Live, "desired.yaml": capture.Desired(res.Live)}
+			files := map[string][]*unstructured.Unstructured{load.CaptureLive: res.Live, load.CaptureDesired: capture.Desired(res.Live)}
 			crds := ""
 			if len(res.CRDs) > 0 {
 				// their schemas default the custom resources offline: read with --crd
-				files["crds.yaml"] = res.CRDs
-				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), filepath.Join(dir, "crds.yaml"))
+				files[load.CaptureCRDs] = res.CRDs
+				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), filepath.Join(dir, load.CaptureCRDs))
 			}
 			for name, objs := range files {
 				if err := writeOutput(filepath.Join(dir, name), multiDoc(objs), nil); err != nil {

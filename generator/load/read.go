@@ -66,9 +66,6 @@ func docs(paths []string, r *Reader, lim limits, flag string) ([]Doc, error) {
 			break // nothing after it would have been read
 		}
 		for _, n := range names {
-			if flag == "--live" && n != p && filepath.Dir(n) == filepath.Clean(p) && filepath.Base(n) == ServerVersionFile {
-				continue // the server's version in a live directory (ReadServerVersion), no object
-			}
 			f := &file{path: pi, name: n}
 			if n == "-" { // stdin is read here, in order (once: the Reader shares its data)
 				f.stdin = true

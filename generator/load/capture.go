@@ -1,0 +1,46 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Files of a directory rebasegen capture writes (--output-directory), besides server-version.json.
+const (
+	CaptureLive    = "live.yaml"
+	CaptureCRDs    = "crds.yaml"
+	CaptureDesired = "desired.yaml" // capture's recovery of what kapp applied: never read as objects
+)
+
+// CaptureDirs reads a --live directory holding server-version.json as the directory rebasegen
+// capture writes: its live.yaml is the live objects, its crds.yaml CRDs (read as --crd), and
+// neither its desired.yaml (capture's recovery of what kapp applied, not live objects) nor
+// server-version.json (read as the server's version) is an object file. Other paths are as given.
+func CaptureDirs(live, crds []string) (liveOut, crdsOut []string, _ error) {
+	crdsOut = slices.Clone(crds)
+	for _, l := range live {
+		st, err := os.Stat(l)
+		if l == "-" || err != nil || !st.IsDir() {
+			liveOut = append(liveOut, l)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(l, ServerVersionFile)); err != nil {
+			liveOut = append(liveOut, l)
+			continue
+		}
+		f := filepath.Join(l, CaptureLive)
+		if _, err := os.Stat(f); err != nil {
+			return nil, nil, fmt.Errorf("--live %s: a directory holding %s, as rebasegen capture writes it, without its %s: give --live the file of live objects (the server's version is read from the %s beside it)",
+				l, ServerVersionFile, CaptureLive, ServerVersionFile)
+		}
+		liveOut = append(liveOut, f)
+		if c := filepath.Join(l, CaptureCRDs); !slices.Contains(crds, c) {
+			if _, err := os.Stat(c); err == nil {
+				crdsOut = append(crdsOut, c)
+			}
+		}
+	}
+	return liveOut, crdsOut, nil
+}
