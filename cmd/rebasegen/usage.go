@@ -142,23 +142,33 @@ func otherCommands(c *cli.Context, name string) string {
 	return " (a flag of " + strings.Join(has, ", ") + ")"
 }
 
-// didYouMean is ": did you mean X?" for the candidate closest to given (by edit distance, the first
-// of equals in candidates' order), or "" when none is close: within a third of the length (so
-// none for a one- or two-letter name, one letter from every other), or starting with what was
-// given.
+// didYouMean is ": did you mean X?" for the candidate closest to given, or "" when none is close.
+// Closest is by edit distance counting a swap of two neighbouring letters as one edit (--valuse is
+// one from --values, as from --value: of equals, the one as long as what was given, as a swap
+// is, then the first in candidates' order); close is within a third of the length (so none for a
+// one- or two-letter name, one letter from every other). Failing that, a flag's name given with
+// more around it (--live-file, --rules-file: the longest such name of three letters or more),
+// else the first candidate starting with what was given (--pack). urfave/cli's own hook
+// (cli.SuggestFlag, Jaro-Winkler) suggests the nearest name however far, so it is not used.
 func didYouMean(candidates []string, given string) string {
+	name := strings.TrimLeft(given, "-")
 	best, bestDist := "", -1
+	lenDiff := func(c string) int { return max(len(c)-len(given), len(given)-len(c)) }
 	for _, c := range candidates {
-		if d := editDistance(given, c); bestDist < 0 || d < bestDist {
+		if d := editDistance(given, c); bestDist < 0 || d < bestDist || d == bestDist && lenDiff(c) < lenDiff(best) {
 			best, bestDist = c, d
 		}
 	}
-	if name := strings.TrimLeft(given, "-"); bestDist > len(name)/3 {
+	if bestDist > len(name)/3 {
 		best = ""
 		for _, c := range candidates {
-			if len(name) >= 2 && strings.HasPrefix(c, given) {
+			if n := strings.TrimLeft(c, "-"); len(n) >= 3 && strings.Contains(name, n) && len(c) > len(best) {
 				best = c
-				break
+			}
+		}
+		for _, c := range candidates {
+			if best == "" && len(name) >= 2 && strings.HasPrefix(c, given) {
+				best = c
 			}
 		}
 	}
@@ -168,23 +178,28 @@ func didYouMean(candidates []string, given string) string {
 	return ": did you mean " + best + "?"
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
+// editDistance is the optimal string alignment distance between a and b (bytes): Levenshtein's,
+// with a swap of two neighbouring bytes one edit (Damerau's, each substring edited once).
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

@@ -18,6 +18,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"explain", "--des", "d.yaml"}, "rebasegen: explain: unknown flag --des: did you mean --desired?"},
 		{[]string{"explain", "--rules", "r.yml"}, "rebasegen: explain: unknown flag --rules: did you mean --ruleset? (a flag of check, lint)"},
 		{[]string{"explain", "-x"}, "rebasegen: explain: unknown flag -x\n"},
+		{[]string{"generate", "--package", "p", "--valuse", "v.yml", "-l", "l.yaml"}, "rebasegen: generate: unknown flag --valuse: did you mean --values?"},
+		{[]string{"generate", "-d", "d.yaml", "--live-file", "l.yaml"}, "rebasegen: generate: unknown flag --live-file: did you mean --live?"},
 		{[]string{"explain", "--desired"}, "rebasegen: explain: --desired needs a value"},
 		{[]string{"check", "-l", "l.yaml", "--rules", "r.yml", "--fail-on-drift=maybe"}, `rebasegen: check: invalid value "maybe" for --fail-on-drift`},
 		{[]string{"explain"}, "rebasegen: explain: missing --live (-l): live objects"},
@@ -45,10 +47,14 @@ func TestUsageErrors(t *testing.T) {
 
 // TestDidYouMean: the suggestion is the closest candidate, and none when nothing is close.
 func TestDidYouMean(t *testing.T) {
-	flags := []string{"--desired", "-d", "--live", "-l", "--namespace", "-n", "--package", "--package-cr"}
+	flags := []string{"--desired", "-d", "--live", "-l", "--namespace", "-n", "--package", "--package-cr", "--value", "--values", "--rules", "--ruleset"}
 	for given, want := range map[string]string{
 		"--desire": "--desired", "--desird": "--desired", "--lve": "--live", "--namespce": "--namespace",
 		"--pack": "--package", "--packge-cr": "--package-cr", "-x": "", "--zzzzzz": "", "--l": "",
+		// newcomer24 finding 7: a swap of two letters is one edit (--value is one deletion away
+		// too: the one as long as what was given wins), and a flag's name with more around it
+		"--valuse": "--values", "--vaule": "--value", "--live-file": "--live", "--desired-file": "--desired",
+		"--values-file": "--values", "--package-cr-file": "--package-cr", "--rule": "--rules",
 	} {
 		got := didYouMean(flags, given)
 		if want != "" {
