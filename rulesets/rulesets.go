@@ -95,6 +95,12 @@ type Manager struct {
 	// whose part before "/" the API server records), so a binary run under the file name it was
 	// downloaded as records NAME-SUFFIX (kapp-linux-amd64, kapp-v0.66.0).
 	Binary bool `json:"binary,omitempty"`
+	// Operation and Subresource, when set, narrow the entry to the manager's writes of that
+	// operation (Apply, Update) to that subresource (scale, status): one manager name can be
+	// several tools (kubectl records "kubectl" for apply --server-side and for the commands that
+	// set no fieldManager, kubectl scale among them). FindWrite picks the narrowest.
+	Operation   string `json:"operation,omitempty"`
+	Subresource string `json:"subresource,omitempty"`
 }
 
 // Field is a field of one kind (Kind "*": of every kind) the server sets outside defaulting.
@@ -243,6 +249,35 @@ func FindManager(ms []Manager, name string) (Manager, bool) {
 	for _, m := range ms {
 		if m.Binary && strings.HasPrefix(name, m.Name+"-") {
 			return m, true
+		}
+	}
+	return Manager{}, false
+}
+
+// FindWrite finds the entry describing one write of a manager (a managedFields entry: its
+// manager, operation and subresource): of the entries of that name (as FindManager finds them),
+// those whose Operation and Subresource are unset or the write's, the narrowest (the first of
+// equals).
+func FindWrite(ms []Manager, name, operation, subresource string) (Manager, bool) {
+	best, narrowest := Manager{}, -1
+	for _, binary := range []bool{false, true} {
+		for _, m := range ms {
+			if binary && !(m.Binary && strings.HasPrefix(name, m.Name+"-")) || !binary && m.Name != name ||
+				m.Operation != "" && m.Operation != operation || m.Subresource != "" && m.Subresource != subresource {
+				continue
+			}
+			n := 0
+			for _, set := range []bool{m.Operation != "", m.Subresource != ""} {
+				if set {
+					n++
+				}
+			}
+			if n > narrowest {
+				best, narrowest = m, n
+			}
+		}
+		if narrowest >= 0 {
+			return best, true
 		}
 	}
 	return Manager{}, false

@@ -65,3 +65,19 @@ func TestUserRulesetWithUnknownKeyIsAnError(t *testing.T) {
 		t.Fatalf("want error naming file and key, got %v", err)
 	}
 }
+
+// FindWrite: the narrowest entry of the manager's name that the write's operation and
+// subresource match, an exact name before a binary's prefixed one.
+func TestFindWrite(t *testing.T) {
+	ms := []Manager{{Name: "tool", Source: "any"}, {Name: "tool", Operation: "Update", Subresource: "scale", Source: "scale"},
+		{Name: "tool", Operation: "Apply", Source: "apply"}, {Name: "bin", Binary: true, Source: "binary"}, {Name: "bin-x", Source: "exact"}}
+	for _, tc := range []struct{ name, operation, subresource, want string }{
+		{"tool", "Update", "scale", "scale"}, {"tool", "Apply", "", "apply"}, {"tool", "Update", "", "any"}, {"tool", "Update", "status", "any"},
+		{"bin-linux-amd64", "Update", "", "binary"}, {"bin-x", "Update", "", "exact"}, {"other", "Apply", "", ""},
+	} {
+		m, ok := FindWrite(ms, tc.name, tc.operation, tc.subresource)
+		if m.Source != tc.want || ok != (tc.want != "") {
+			t.Errorf("FindWrite(%s, %s, %s) = %q, %v; want %q", tc.name, tc.operation, tc.subresource, m.Source, ok, tc.want)
+		}
+	}
+}

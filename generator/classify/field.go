@@ -43,7 +43,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// every field it sent or the server defaulted as its own).
 		var controller, scaled *owner
 		for _, o := range others {
-			h, isHuman := rulesets.FindManager(c.rules.Humans, o.Manager)
+			h, isHuman := rulesets.FindWrite(c.rules.Humans, o.Manager, o.Operation, o.Subresource)
 			if isHuman && !byDefault && !fromGit {
 				f.Class, f.Owner = Drift, o.Manager
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
