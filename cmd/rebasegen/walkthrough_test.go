@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rebasegen/rebasegen/generator/emit"
 )
 
 // The findings of issue 24's last newcomer walkthrough (a new user with their own package,
@@ -386,4 +388,65 @@ func TestCheckGitHubAnnotatesTheDataValueThatFeedsThePendingField(t *testing.T) 
 	other := filepath.Join(dir, "other.yml")
 	os.WriteFile(other, []byte("sidecar: nginx:1.27\n"), 0o644)
 	check(other, "::warning::"+pending)
+}
+
+// Regression (newcomer24 finding 13): rules written with "> FILE" (stdout, generate's default)
+// record a Regenerate line that prints them: running it, as the README's recipe does, left the
+// file stale, and check said only "regenerate it with the command in its header". A stale file
+// whose line writes to stdout is named with the command that regenerates it in place (text,
+// json, github), and that command does; a file generated with --output-file needs no such hint.
+func TestStaleRulesWrittenToStdoutNameTheCommandInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fix := scenario(t, "hpa-replicas")
+	manifest, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := append([]string{"-d", desired}, fix[2:]...)
+	rules := filepath.Join(dir, "rules.yml")
+	r := rebasegen(t, append([]string{"generate"}, in...)...)
+	if err := os.WriteFile(rules, []byte(r.stdout), 0o644); r.code != 0 || err != nil {
+		t.Fatalf("generate > rules.yml: exit %d (%v)\n%s", r.code, err, r.stderr)
+	}
+	// the port's protocol now declared: the rules are stale
+	changed := strings.Replace(string(manifest), "- containerPort: 80\n", "- {containerPort: 80, protocol: TCP}\n", 1)
+	if err := os.WriteFile(desired, []byte(changed), 0o644); err != nil || changed == string(manifest) {
+		t.Fatalf("changing the manifest: %v", err)
+	}
+	check := append([]string{"check", "--rules", rules}, in...)
+	cmd := "rebasegen generate --desired " + desired + " --live " + fix[3] + " --namespace hpa-replicas --output-file " + rules
+	r = rebasegen(t, check...)
+	if want := "its header's Regenerate line writes the rules to stdout (generated with > FILE): regenerate it in place with " + cmd + "\n"; r.code != exitPending || !strings.Contains(r.stdout, want) {
+		t.Errorf("text: exit %d, want %q in:\n%s", r.code, want, r.stdout)
+	}
+	r = rebasegen(t, append(check, "-o", "json")...)
+	var j struct{ Stale []struct{ InPlace string } }
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || len(j.Stale) != 1 || j.Stale[0].InPlace != cmd {
+		t.Errorf("json (%v): want inPlace %q: %s", err, cmd, r.stdout)
+	}
+	r = rebasegen(t, append(check, "-o", "github")...)
+	if want := "::error file=" + rules + ",line="; !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "regenerate it in place with "+cmd) {
+		t.Errorf("github: want the stale annotation naming %q:\n%s", cmd, r.stdout)
+	}
+	// the command regenerates the file in place, with --output-file: no hint once stale again
+	o, err := emit.ParseCommand(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r = rebasegen(t, append([]string{"generate"}, o.Args()...)...); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%s: exit %d, stdout %q\n%s", cmd, r.code, r.stdout, r.stderr)
+	}
+	if r = rebasegen(t, check...); r.code != 0 {
+		t.Errorf("after %s: exit %d\n%s", cmd, r.code, r.stdout)
+	}
+	if err := os.WriteFile(desired, manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r = rebasegen(t, check...); r.code != exitPending || strings.Contains(r.stdout, "in place") || !strings.Contains(r.stdout, "stale: "+rules) {
+		t.Errorf("generated with --output-file, stale: want no in-place hint, exit %d:\n%s", r.code, r.stdout)
+	}
 }

@@ -85,6 +85,9 @@ type Finding struct {
 	// Inputs: a stale file's, the inputs its Regenerate line records that this check did not give
 	// and those it gave that the line does not record (Stale.Inputs).
 	Inputs []string
+	// InPlace: a stale file's command regenerating it in place when its Regenerate line writes to
+	// stdout (Stale.InPlace).
+	InPlace string
 }
 
 // Gate says which findings fail the gate besides those that always do.
@@ -133,8 +136,12 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		}
 	}
 	for _, s := range c.Stale {
-		out = append(out, Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs,
-			Evidence: "regenerate it with the command in its header"})
+		f := Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs, InPlace: s.InPlace,
+			Evidence: "regenerate it with the command in its header"}
+		if s.InPlace != "" {
+			f.Evidence = inPlaceHint(s.InPlace)
+		}
+		out = append(out, f)
 	}
 	for _, r := range c.Drift {
 		field(KindDrift, []Residual{r}, g.FailOnDrift)
@@ -162,6 +169,11 @@ func Failing(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// inPlaceHint says how to regenerate a stale file whose Regenerate line writes to stdout.
+func inPlaceHint(cmd string) string {
+	return "its header's Regenerate line writes the rules to stdout (generated with > FILE): regenerate it in place with " + cmd
 }
 
 func hintSuffix(h string) string {

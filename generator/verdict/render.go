@@ -64,6 +64,8 @@ type StaleJSON struct {
 	// Inputs: those its Regenerate line records that this check did not give, and those this
 	// check gave that it does not record.
 	Inputs []string `json:"inputs,omitempty"`
+	// InPlace: the command regenerating it in place, when its Regenerate line writes to stdout.
+	InPlace string `json:"inPlace,omitempty"`
 }
 
 // Write writes the verdict's findings (Findings) and lint's in format f: one renderer per format,
@@ -142,6 +144,9 @@ func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 		switch f.Kind {
 		case KindStale:
 			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
+			if f.InPlace != "" {
+				fmt.Fprintf(&b, "%s\n", escape.Text(inPlaceHint(f.InPlace)))
+			}
 		case KindDrift: // a warning unless --fail-on-drift: the level says which
 			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
 		case KindServerVersion:
@@ -258,7 +263,7 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
 		case KindStale:
-			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs})
+			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs, InPlace: f.InPlace})
 		case KindDrift:
 			fj.Severity = severity(f)
 			j.Drift = append(j.Drift, fj)

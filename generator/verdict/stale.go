@@ -99,7 +99,7 @@ func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error)
 	}
 	if !changed {
 		if status == generated.Edited {
-			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n"}}, nil
+			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil
 		}
 		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
 	}
@@ -107,7 +107,18 @@ func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error)
 	was, now := generated.Compared(string(committed)), generated.Compared(regenerated)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given)}}, nil
+	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil
+}
+
+// inPlace is the command regenerating file in place when the Regenerate line its header records
+// (opts) writes the rules to stdout: generated with "> file", running that line prints them and
+// leaves the file stale. "" when the line writes a file itself.
+func inPlace(file string, opts emit.Options) string {
+	if opts.OutputFile != "" && opts.OutputFile != "-" {
+		return ""
+	}
+	opts.OutputFile = file
+	return opts.Command()
 }
 
 // regenerate writes the rules file the options a header records make of the report.

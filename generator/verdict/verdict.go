@@ -87,6 +87,9 @@ type Stale struct {
 	// check only)" (a forgotten --values is a stale file's likeliest cause besides a change of the
 	// inputs).
 	Inputs []string
+	// InPlace: the command regenerating the file in place, when the Regenerate line writes the
+	// rules to stdout (a file generated with "> FILE"); "" when it writes the file.
+	InPlace string
 }
 
 // Hidden is a declared field whose change made in Git kapp's engine no longer reports under the
