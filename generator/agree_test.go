@@ -59,6 +59,14 @@ func TestGenerateAndCheckAgree(t *testing.T) {
 			if len(c.Stale) > 0 {
 				t.Errorf("check calls the rules generate just wrote stale: %+v", c.Stale)
 			}
+			// one code path: the same verdict, finding by finding, as every format renders it
+			// (a hidden change's rule is named where it is written: generate's are its own)
+			if want, got := findingsOf(gv), findingsOf(cv); !slices.Equal(want, got) {
+				t.Errorf("findings differ:\ngenerate %q\ncheck    %q", want, got)
+			}
+			if want, got := fmt.Sprint(gv.Masked), fmt.Sprint(cv.Masked); want != got {
+				t.Errorf("masked: generate %s, check %s", want, got)
+			}
 		})
 	}
 }
@@ -74,6 +82,19 @@ func updatedFor(v *verdict.Verdict, class classify.Class) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// findingsOf are the verdict's findings (no gate flag set), one line each, a hidden change's
+// without the rule hiding it.
+func findingsOf(v *verdict.Verdict) []string {
+	var out []string
+	for _, f := range v.Findings(verdict.Gate{}) {
+		if f.Kind == verdict.KindHidden {
+			f.Evidence, f.File, f.Line = "", "", 0
+		}
+		out = append(out, fmt.Sprintf("%+v", f))
+	}
 	return out
 }
 
