@@ -15,8 +15,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
-	"github.com/rebasegen/rebasegen/generator/verify"
-	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Generated is the result of generate: rules, and kapp's verdict on them.
@@ -27,82 +25,8 @@ type Generated struct {
 	Config       *unstructured.Unstructured // the rules as one kapp Config
 	config       load.Object                // Config, for kapp's engine
 	kappConfig   ctlconf.Config             // the same Config typed, for the verdict stage's mutation check
-	Verification Verification
+	Verification verdict.Verification
 	Unpaired     []verdict.Unpaired // desired objects with no live counterpart: not compared
-}
-
-// Verification is the verdict on the generated rules, with what only generate counts.
-type Verification struct {
-	*verdict.Verdict
-	GhostPairs  int // pairs whose differences are all ghost diffs (or accepted unknowns)
-	KeptPairs   int // of those, pairs kapp now keeps under both bases
-	GhostFields int // ghost fields (and accepted unknowns) in all pairs
-	// Sampled pairs were diffed by kapp again with and without the generated rules (Inputs.Cost):
-	// With and Without are what each cost kapp's engine, both bases.
-	Sampled       int
-	With, Without verify.Cost
-}
-
-// costSample is how many verified pairs generate --cost diffs again with and without the rules:
-// spread evenly over the input, a few percent of the verification at fleet scale.
-const costSample = 64
-
-// CostSummary is the rules' price to kapp on every deploy: its diff time over the sampled pairs
-// with the rules against without them, the rebase mods it applies, and the share of its
-// verification time spent inside the rules.
-func (v Verification) CostSummary() string {
-	over, perPair := "-", func(n int64) float64 { return float64(n) / float64(max(v.Sampled, 1)) }
-	if v.Without.Diff > 0 {
-		over = fmt.Sprintf("%.2fx", v.With.Diff.Seconds()/v.Without.Diff.Seconds())
-	}
-	share := 0.0
-	if v.Cost.Diff > 0 {
-		share = 100 * v.Cost.Rules.Seconds() / v.Cost.Diff.Seconds()
-	}
-	return fmt.Sprintf("rules overhead: kapp's diff with the rules takes %s its time without them (%d pairs timed both ways, both bases, as kapp deploy diffs without --diff-changes); it applies %.1f rebase mods per pair with them, %.1f without; %.0f%% of its time over the %d pairs verified is spent in the rules",
-		over, v.Sampled, perPair(v.With.Applied), perPair(v.Without.Applied), share, v.Paired)
-}
-
-// timeRules diffs an even sample of the verified pairs again, with the configs and without the
-// generated one (the last), for CostSummary. Both runs ask kapp for its ops only, as kapp deploy
-// computes them without --diff-changes (kapp-controller's default): the verification's own
-// timings include the diff text of updated pairs, which only pairs without the rules have.
-func timeRules(v *Verification, ghosts []pair.Pair, configs []*unstructured.Unstructured) error {
-	var sample []int
-	for i := range min(costSample, len(ghosts)) {
-		sample = append(sample, i*len(ghosts)/min(costSample, len(ghosts)))
-	}
-	pairAt := func(i int) (verify.Pair, error) {
-		desired, live, err := ghosts[sample[i]].Objects()
-		if err != nil {
-			return verify.Pair{}, err
-		}
-		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
-	}
-	var err error
-	if _, v.With, err = verify.Ops(len(sample), pairAt, configs); err != nil {
-		return err
-	}
-	if _, v.Without, err = verify.Ops(len(sample), pairAt, configs[:len(configs)-1]); err != nil {
-		return err
-	}
-	v.Sampled = len(sample)
-	return nil
-}
-
-// Summary is the one-line verdict printed by generate.
-func (v Verification) Summary() string {
-	s := fmt.Sprintf("%s; %s removed, verified with kapp's diff engine", v.Verdict.Summary(), words.Count(v.GhostFields, "ghost field"))
-	if len(v.Masked) > 0 {
-		s += fmt.Sprintf("; %s masked (controller-owned)", words.Count(len(v.Masked), "declared field"))
-	}
-	if len(v.Adoption) > 0 {
-		s += fmt.Sprintf("; %s kapp makes once, when it takes the objects over (not ruled)", words.Count(len(v.Adoption), "adoption change"))
-	}
-	if len(v.Hidden) > 0 {
-		s += fmt.Sprintf("; %s hidden by the rules", words.Count(len(v.Hidden), "real change"))
-	}
-	return s
 }
 
 // Generate classifies, synthesizes rules and verifies them with kapp's engine.
@@ -143,23 +67,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := Verification{Verdict: vd}
-	for _, r := range a.Report.Resources {
-		if allGhosts(r, opts) {
-			v.GhostPairs++
-		}
-		for _, f := range r.Findings {
-			if f.Ruled(opts.IncludeUnknown) {
-				v.GhostFields++
-			}
-		}
-	}
-	v.KeptPairs = v.GhostPairs
-	for _, u := range v.Updates {
-		if len(u.Fields) == 0 {
-			v.KeptPairs--
-		}
-	}
+	v := verdict.Verified(vd, a.Report, opts.IncludeUnknown)
 	if a.Inputs.Cost {
 		pairs := make([]pair.Pair, len(a.Report.Resources))
 		for i, r := range a.Report.Resources {
@@ -169,7 +77,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 		for i, c := range configs {
 			us[i] = c.Unstructured
 		}
-		if err := timeRules(&v, pairs, us); err != nil {
+		if err := verdict.TimeRules(&v, pairs, us); err != nil {
 			return nil, err
 		}
 	}
@@ -236,13 +144,4 @@ func generatedConfig(rules []synth.Rule) (ctlconf.Config, load.Object, error) {
 		return ctlconf.Config{}, load.Object{}, fmt.Errorf("generated Config does not parse (a bug): %w", err)
 	}
 	return cfg, objs[0], nil
-}
-
-func allGhosts(r classify.Resource, opts synth.Options) bool {
-	for _, f := range r.Findings {
-		if !f.Ruled(opts.IncludeUnknown) && f.Class != classify.Adoption {
-			return false
-		}
-	}
-	return true
 }
