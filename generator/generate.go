@@ -10,7 +10,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -62,7 +61,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	}
 	g := *s
 	configs := append(slices.Clone(a.Set.Configs), g.config)
-	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.kappConfig, yttHints(g.Rules)),
+	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.kappConfig, synth.YTTPaths(g.Rules)),
 		IncludeUnknown: opts.IncludeUnknown, Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, err
@@ -83,26 +82,6 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	}
 	g.Verification, g.Unpaired = v, vd.Unpaired
 	return &g, nil
-}
-
-// yttHints are the paths each ytt rule rewrites (those of every rule it holds), in rule order:
-// the declared values the mutation check changes under it.
-func yttHints(rules []synth.Rule) [][]fielddiff.Path {
-	var out [][]fielddiff.Path
-	for _, r := range rules {
-		if !r.YTT() {
-			continue
-		}
-		var paths []fielddiff.Path
-		for _, part := range r.Parts() { // empty-map paths hold no declared value
-			paths = append(append(paths, part.Keyed...), part.Indexed...)
-			for _, p := range part.Paths {
-				paths = append(paths, fielddiff.FromFields(p))
-			}
-		}
-		out = append(out, paths)
-	}
-	return out
 }
 
 // Synthesize builds the rules (g.Config included) without verifying them; each option set is

@@ -70,7 +70,7 @@ func mutationsUnder(t *testing.T, a *Analysis, rules []synth.Rule) *verdict.Verd
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: []load.Object{cfg}, Rules: verdict.Generated(typed, yttHints(rules))})
+	v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: []load.Object{cfg}, Rules: verdict.Generated(typed, synth.YTTPaths(rules))})
 	if err != nil {
 		t.Fatal(err)
 	}

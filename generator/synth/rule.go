@@ -217,6 +217,26 @@ func (r Rule) YTT() bool {
 	return len(r.Keyed)+len(r.Empty)+len(r.Nulls)+len(r.Rewrites) > 0 || r.FoldStringData
 }
 
+// YTTPaths are the paths each ytt rule rewrites (those of every rule it holds), in rule order:
+// the declared values the mutation check changes under it.
+func YTTPaths(rules []Rule) [][]fielddiff.Path {
+	var out [][]fielddiff.Path
+	for _, r := range rules {
+		if !r.YTT() {
+			continue
+		}
+		var paths []fielddiff.Path
+		for _, part := range r.Parts() { // empty-map paths hold no declared value
+			paths = append(append(paths, part.Keyed...), part.Indexed...)
+			for _, p := range part.Paths {
+				paths = append(paths, fielddiff.FromFields(p))
+			}
+		}
+		out = append(out, paths)
+	}
+	return out
+}
+
 // Result is the synthesized rules and what the user should know about them.
 type Result struct {
 	Rules    []Rule
