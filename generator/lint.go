@@ -61,27 +61,9 @@ func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		hidden = lintHidden(v.Hidden)
+		hidden = verdict.LintHidden(v.Hidden)
 	}
 	return a.lint(files, hidden)
-}
-
-// lintHidden groups the hidden fields by the rule hiding them, for lint to report on the rule.
-func lintHidden(hs []verdict.Hidden) []lint.Hidden {
-	var out []lint.Hidden
-	at := map[verdict.RuleAt]int{}
-	for _, h := range hs {
-		if h.At.File == "" {
-			continue // no one rule: check reports it
-		}
-		i, ok := at[h.At]
-		if !ok {
-			i, at[h.At] = len(out), len(out)
-			out = append(out, lint.Hidden{File: h.At.File, Line: h.At.Line, Doc: h.At.Doc, Key: h.At.Key})
-		}
-		out[i].Fields = append(out[i].Fields, h.String())
-	}
-	return out
 }
 
 // lint lints the rule files as read, with what the verdict found hidden (none: check reports it
