@@ -111,7 +111,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	vd, warning, err := versionDefaults(sv)
+	vd, warning, err := classify.VersionDefaults(sv)
 	if err != nil {
 		return nil, err
 	}
