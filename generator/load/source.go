@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // Source locates one object in the inputs.
@@ -20,7 +22,9 @@ type Source struct {
 }
 
 func (s Source) String() string {
-	str := fmt.Sprintf("%s: document %d (line %d)", s.File, s.Doc, s.Line)
+	// the file name on one line, as findings show it: errors quote sources, and a name holding a
+	// line break would start a line of the caller's choosing in a log
+	str := fmt.Sprintf("%s: document %d (line %d)", escape.Text(s.File), s.Doc, s.Line)
 	if s.Item > 0 {
 		str += fmt.Sprintf(", item %d", s.Item)
 	}
