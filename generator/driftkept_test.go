@@ -41,3 +41,32 @@ func TestDriftKeptByACopyRuleIsNamedAndNotStale(t *testing.T) {
 		t.Errorf("without --fail-on-drift the gate fails: %+v", fs)
 	}
 }
+
+// Regression (newcomer2 finding 1): the drift-kept check neutralised the other drifted fields of
+// the object, and a field the manifest leaves out (dnsPolicy here) was neutralised by taking its
+// whole parent from the live object (the pod spec), the person's other changes in it included:
+// the env kubectl edit added to a container of the same pod spec, which kapp removes, was called "kept by
+// the rules in force together: kapp will NOT revert it". Only the drift a rule copies is kept.
+func TestDriftKeptIsJudgedPerField(t *testing.T) {
+	dir := filepath.Join("testdata", "drift-kept")
+	in := generator.Inputs{Live: []string{filepath.Join(dir, "live.yaml")},
+		Package: yttrender.Package{Dirs: []string{filepath.Join(dir, "config")}, ValuesFiles: []string{filepath.Join(dir, "values.yml")}}}
+	c, err := generator.Check(in, []string{filepath.Join(dir, "config", "rebase-rules.yml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, drift := map[string]bool{}, map[string]bool{}
+	for _, f := range c.Findings(verdict.Gate{}) {
+		if f.Kind == verdict.KindDrift {
+			drift[f.Resource.Kind+" "+f.Path] = true
+			kept[f.Resource.Kind+" "+f.Path] = strings.Contains(f.Evidence, "kapp will NOT revert it")
+		}
+	}
+	const env, dns = "Deployment spec.template.spec.containers[name=web].env", "Deployment spec.template.spec.dnsPolicy"
+	// the same on the Service: sessionAffinity, which a rule copies, is kept; kapp's diff
+	// removes the sessionAffinityConfig a person added with it
+	const affinity, affinityConfig = "Service spec.sessionAffinity", "Service spec.sessionAffinityConfig"
+	if !drift[env] || kept[env] || !kept[dns] || !drift[affinityConfig] || kept[affinityConfig] || !kept[affinity] {
+		t.Errorf("want %s and %s drift kapp reverts, %s and %s kept; drift %v, kept %v", env, affinityConfig, dns, affinity, drift, kept)
+	}
+}

@@ -104,14 +104,27 @@ func kappDiff(res verify.Result) string {
 }
 
 // neutralise gives the desired object the live value at path, or drops the field when the live
-// object has none. Where the path cannot be set (a list item the desired object lacks), the
-// nearest enclosing value that can is taken from the live object whole.
+// object has none. A field of a map the desired object has is added to it; where the path cannot
+// be set otherwise (a list item the desired object lacks), the nearest enclosing value that can
+// is taken from the live object whole.
 func neutralise(desired, live map[string]any, path fielddiff.Path) {
 	for k := len(path); k > 0; k-- {
 		p := path[:k]
 		if v, ok := p.Get(live); ok {
 			if p.Set(desired, v) {
 				return
+			}
+			// a field the manifest leaves out: only it, not its siblings (a change a person
+			// made to one of them would be neutralised with it)
+			if name := p[k-1].FieldName; name != nil {
+				parent := any(desired)
+				if k > 1 {
+					parent, _ = p[:k-1].Get(desired)
+				}
+				if m, ok := parent.(map[string]any); ok {
+					m[*name] = v
+					return
+				}
 			}
 			continue
 		}
