@@ -64,8 +64,6 @@ type StaleJSON struct {
 	// Inputs: those its Regenerate line records that this check did not give, and those this
 	// check gave that it does not record.
 	Inputs []string `json:"inputs,omitempty"`
-	// InPlace: the command regenerating it in place, when its Regenerate line writes to stdout.
-	InPlace string `json:"inPlace,omitempty"`
 }
 
 // Write writes the verdict's findings (Findings) and lint's in format f: one renderer per format,
@@ -263,7 +261,7 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
 		case KindStale:
-			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs, InPlace: f.InPlace})
+			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs})
 		case KindDrift:
 			fj.Severity = severity(f)
 			j.Drift = append(j.Drift, fj)
