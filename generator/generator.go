@@ -165,10 +165,10 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := pair.Swapped(desired, live); err != nil {
+	if err := swapped(desired, live); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := pair.ManifestsAsLive(live, rs, crds); err != nil {
+	if err := manifestsAsLive(live, rs, crds); err != nil {
 		return nil, nil, nil, err
 	}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
@@ -204,6 +204,32 @@ func loadRulesets(r *load.Reader, files []string) (*rulesets.Ruleset, error) {
 		}
 	}
 	return rs, nil
+}
+
+// swapped is an error when the desired objects carry what only the API server writes and the
+// live objects none of it: -d and -l given each other's files.
+func swapped(desired, live []load.Doc) error {
+	i := slices.IndexFunc(desired, func(d load.Doc) bool { return d.ManagedFields || d.FromServer })
+	if i < 0 || len(live) == 0 || slices.ContainsFunc(live, func(d load.Doc) bool { return d.ManagedFields || d.FromServer }) {
+		return nil
+	}
+	return fmt.Errorf("are --desired and --live swapped? %s carries metadata.uid, resourceVersion or managedFields, which only the API server writes, and no live object does\n(--desired takes the manifests, --live what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster)", desired[i].Source)
+}
+
+// manifestsAsLive is an error when a live object is namespaced but has no namespace and carries
+// nothing the API server writes (uid, resourceVersion, managedFields): every object a cluster
+// returns has them, so --live was given manifests (the mirror of swapped).
+func manifestsAsLive(live []load.Doc, rs *rulesets.Ruleset, crds []load.Doc) error {
+	scope, err := pair.NewScope(rs, crds)
+	if err != nil {
+		return err
+	}
+	for _, d := range live {
+		if d.Namespace == "" && !d.FromServer && !d.ManagedFields && !scope.ClusterScoped(d.GroupKind()) {
+			return fmt.Errorf("--live %s: %s %s has no metadata.namespace, uid, resourceVersion or managedFields, which every namespaced object the API server returns has: is it a manifest?\n(--live takes what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster, --desired the manifests)", d.Source, d.Kind, d.Name)
+		}
+	}
+	return nil
 }
 
 // yttHint adds to err, an error reading the paths of flag (--desired, --live), which of them hold
