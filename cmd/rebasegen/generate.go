@@ -103,9 +103,17 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			v := g.Verification
+			pruned := 0 // resources kapp updates for a field the API server does not know
+			for _, u := range v.Updates {
+				if slices.ContainsFunc(u.Fields, func(f classify.Finding) bool { return f.Pruned }) {
+					pruned++
+				}
+			}
 			switch {
 			case !v.OK():
 				return cli.Exit("verification failed: written because of --force", exitPending)
+			case pruned > 0:
+				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields the API server does not know and drops (listed above): fix them in the manifest", pruned), exitPending)
 			case v.Count(classify.Unknown) > 0:
 				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields nothing explains (listed above): rule them with --include-unknown once you know why they differ", v.Count(classify.Unknown)), exitPending)
 			case c.Bool("fail-on-drift") && v.Count(classify.Drift) > 0:

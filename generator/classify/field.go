@@ -77,7 +77,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		}
 		if o := scaled; o != nil && !byDefault && !fromGit {
 			f.Class, f.Owner = Drift, o.Manager
-			f.Evidence = fmt.Sprintf("managedFields: %s, through the scale subresource, but no autoscaler among the desired, live or deleted objects (a HorizontalPodAutoscaler, a KEDA ScaledObject) targets this %s: the scale a removed autoscaler left, or one made by hand, which nothing writes again and kapp's deploy reverts", o, fc.id.Kind)
+			f.Evidence = fmt.Sprintf("managedFields: %s, but no autoscaler among the desired, live or deleted objects (a HorizontalPodAutoscaler, a KEDA ScaledObject) targets this %s: the scale a removed autoscaler left, or one made by hand, which nothing writes again and kapp's deploy reverts", o, fc.id.Kind)
 			return f
 		}
 	}
