@@ -120,12 +120,19 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
+		evidence := "a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field"
 		how := "kapp reports no update when the value changes"
-		if h.Rewritten {
+		switch {
+		case h.Whole:
+			evidence = "every change made in Git to the resource is hidden by %s, which writes this annotation onto the object kapp applies: %s"
+			how = h.How
+		case h.How != "":
+			how = h.How
+		case h.Rewritten:
 			how = "kapp updates the resource with the rules' value there, not the manifest's"
 		}
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
-			Evidence: fmt.Sprintf("a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field", h.Rule, how)})
+			Evidence: fmt.Sprintf(evidence, h.Rule, how)})
 	}
 	var pending []Residual
 	for _, r := range c.Pending {

@@ -1,13 +1,15 @@
 package verdict
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
-	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -15,38 +17,87 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
-	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
-// mutations runs the mutation check on in.Rules: every scalar value a matched desired object
-// declares where a rule may hide it (declared) is changed, one at a time, and kapp's engine with
-// configs must still report an update under both bases. A change it no longer shows is masked
-// where the classification found a manager other than the applier owning the field (class
-// controller, with its evidence), else hidden. kapp's answer depends on the field, not on which
-// rule proposed it (configs hold them all), so each field is changed once, and named by the
-// first rule proposing it.
+// mutations runs the mutation check on the rules in force: a change made in Git to a declared
+// value must reach the object kapp applies. kapp matches each rule on the resource as kapp deploy
+// prepared it and the earlier rules rebased it (diff/rebased_resource.go: a matcher may match only
+// what an earlier rule copied from the live object, a ytt rule act only on it), so whether a rule
+// acts is not decided here: every value a rule in force could write on a resource it may match
+// (touched) is changed, one at a time, to a value no rule can predict. Where a rule's matchers
+// leave it to what kapp matches it on, or a ytt rule may act, kapp's change factory makes the
+// object it applies of each changed manifest (verify.Rebased, both bases): where that object does
+// not hold the changed value while kapp's built-in rules alone keep it, the change is hidden, and
+// kapp's engine says whether it still reports an update (Rewritten: with the rules' value, not
+// the manifest's). Elsewhere (rules matched by the resource's identity alone) kapp's engine must
+// show each change as an update under both bases (verify.Shown). A hidden change is masked where
+// the classification found a manager other than the applier owning the field (class controller,
+// with its evidence). A rule that writes kapp.k14s.io/noop, kapp.k14s.io/exists or an update
+// strategy skip onto the object kapp applies hides every change of the resource
+// (appliesNothing): such a resource is hidden as a whole.
+//
+// Performance: kapp's rebase of a changed manifest (no diff) is the cheaper question, asked where
+// the answer is not known; kapp's diffs under both bases run for the values found rewritten, and
+// for those of rules matched by identity, which nearly always rewrite them.
 func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) error {
-	var all []mutation
+	if len(in.Rules) == 0 {
+		return nil
+	}
+	var all, probes []mutation // probes: per resource, the unchanged pair, then each value changed
 	for _, r := range in.Report.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		for ri, rule := range in.Rules {
-			if !rule.Matches(desired.Unstructured) {
+		t := touched(in.Rules, desired.Unstructured)
+		single := !batchable(desired.Unstructured, live.Unstructured)
+		if t.annotate {
+			probes = append(probes, mutation{r: r, single: single})
+		}
+		for _, p := range t.paths {
+			val, _ := p.Get(desired.Object)
+			mutated, _ := mutate(val)
+			m := mutation{r: r, path: p, value: mutated, what: fielddiff.ByKey(desired.Unstructured, p).String(), single: single, probed: t.probe,
+				controller: controlled(r, desired.Object, p)}
+			if !t.probe {
+				all = append(all, m)
 				continue
 			}
-			for _, c := range rule.declared(desired.Unstructured, live.Unstructured) {
-				what := fielddiff.ByKey(desired.Unstructured, c.path).String()
-				if seen[what] {
-					continue
-				}
-				seen[what] = true
-				all = append(all, mutation{rule: ri, r: r, path: c.path, value: c.value, what: what, by: rule.At.String() + " (" + rule.Describe() + ")", at: rule.At,
-					controller: controlled(r, desired.Object, byIndex(desired.Object, c.path)),
-					single:     !batchable(desired.Unstructured, live.Unstructured)})
+			p.Set(desired.Object, mutated)
+			m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
+			p.Set(desired.Object, val)
+			probes = append(probes, m)
+		}
+	}
+	withRules, err := rebasedBy(probes, configs)
+	if err != nil {
+		return err
+	}
+	var suspects []mutation // what the rules in force rewrite, to be told from kapp's own rules
+	var at []int
+	for i, m := range probes {
+		if !withRules[i].failed && (withRules[i].rewrites != 0 || withRules[i].inert != "") {
+			suspects, at = append(suspects, m), append(at, i)
+		}
+	}
+	builtin, err := rebasedBy(suspects, nil)
+	if err != nil {
+		return err
+	}
+	for j, m := range suspects {
+		rules, alone := withRules[at[j]], builtin[j]
+		switch {
+		case m.path == nil && rules.inert != "" && alone.inert == "":
+			desired, _, err := m.r.Objects()
+			if err != nil {
+				return err
 			}
+			p := fielddiff.ByKey(desired.Unstructured, fielddiff.FromFields([]string{"metadata", "annotations", rules.inert}))
+			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert)}
+			h.Rule, h.At = responsible(in.Rules, m.r, p, rules.obj)
+			v.Hidden = append(v.Hidden, h)
+		case m.path != nil && !alone.failed && rules.rewrites&^alone.rewrites != 0:
+			all = append(all, m)
 		}
 	}
 	var verified map[pair.Identity]verify.Result
@@ -57,18 +108,16 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	if err != nil {
 		return err
 	}
-	rewrote, err := rewritten(in, all, shown)
-	if err != nil {
-		return err
-	}
 	v.MutationsRun = len(all)
 	for i, m := range all {
-		h := Hidden{Resource: m.r.ID, Path: m.what, Rule: m.by, At: m.at, Rewritten: rewrote[i]}
-		switch {
-		case shown[i] && !rewrote[i]:
-		case m.controller:
+		if shown[i] && !m.probed { // kapp applies the changed value: the rules leave it alone
+			continue
+		}
+		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shown[i]}
+		h.Rule, h.At = responsible(in.Rules, m.r, m.path)
+		if m.controller {
 			v.Masked = append(v.Masked, h)
-		default:
+		} else {
 			v.Hidden = append(v.Hidden, h)
 		}
 	}
@@ -84,121 +133,173 @@ func (v *Verdict) verified(rep *classify.Report) map[pair.Identity]verify.Result
 	return out
 }
 
-// candidate is a declared scalar and the value it is changed to.
-type candidate struct {
-	path  fielddiff.Path
-	value any
-}
-
-// declared lists the scalars desired declares whose change the rule may hide, each with its
-// mutated value: those under the rule's paths; for additionalLabels those of its keys, wherever
-// they stand (kapp's ownership label rules, its own and the Configs', decide where it writes
-// them, and kapp's engine whether that hides them); those a ytt rule rewrites (yttWrites).
-func (c Rule) declared(desired, live *unstructured.Unstructured) []candidate {
-	if c.keepsDeclared {
-		return nil
-	}
-	if c.hint != nil {
-		var out []candidate
-		for _, p := range c.hint {
-			val, ok := p.Get(desired.Object)
-			if mutated, can := mutate(val); ok && can {
-				out = append(out, candidate{p, mutated})
-			}
-		}
+// asDecoded is obj with its numbers as load decodes them (an integer int64), for a path selecting
+// list items by key to find them: kapp reads numbers as float64.
+func asDecoded(obj map[string]any) map[string]any {
+	var out map[string]any
+	bs, err := json.Marshal(obj)
+	if err == nil && utiljson.Unmarshal(bs, &out) == nil {
 		return out
 	}
-	if c.ytt != nil {
-		return c.yttWrites(desired, live)
-	}
-	var ps []fielddiff.Path
-	if c.keys != nil {
-		for _, p := range declaredUnder(desired.Object, nil) {
-			if last := p[len(p)-1]; last.FieldName != nil && c.keys[*last.FieldName] {
-				ps = append(ps, p)
+	return obj
+}
+
+// touch is what the rules in force may do to one resource: the scalars it declares that a rule
+// could write, by index; probe: whether kapp must say which of them the rules rewrite (a rule may
+// act or not depending on more than the resource's identity, or is a ytt overlay, which may write
+// anything or keep each value), else each is a rule's for certain and kapp's engine judges it
+// directly; annotate: a rule may write an annotation that makes kapp apply nothing
+// (appliesNothing).
+type touch struct {
+	paths           []fielddiff.Path
+	probe, annotate bool
+}
+
+// touched says what the rules may do to desired. A rule may act on a resource its matchers do not
+// rule out by identity (kappmatch.Matcher.ByIdentity); a copy or remove, an exclusion, a label or
+// template rule writes only under its paths; additionalLabels only entries of their keys; a ytt
+// overlay anything (what a generated one rewrites is known: its hint). A copy from new first
+// keeps every value the manifest declares.
+func touched(rules []Rule, desired *unstructured.Unstructured) touch {
+	var t touch
+	all := false
+	for _, rule := range rules {
+		matches, decided := rule.matcher.ByIdentity(desired)
+		if decided && !matches || rule.keepsDeclared {
+			continue
+		}
+		t.probe = t.probe || !decided || rule.ytt != nil
+		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert))
+		switch {
+		case rule.hint != nil:
+			for _, p := range rule.hint {
+				if val, ok := p.Get(desired.Object); ok {
+					if _, can := mutate(val); can {
+						t.paths = append(t.paths, byIndex(desired.Object, p))
+					}
+				}
+			}
+		case rule.ytt != nil:
+			all = true
+		case rule.keys != nil:
+			for _, p := range declaredUnder(desired.Object, nil) {
+				if last := p[len(p)-1]; last.FieldName != nil && rule.keys[*last.FieldName] {
+					t.paths = append(t.paths, p)
+				}
+			}
+		default:
+			for _, kp := range rule.paths {
+				t.paths = append(t.paths, declaredUnder(desired.Object, kp)...)
 			}
 		}
 	}
-	for _, kp := range c.paths {
-		ps = append(ps, declaredUnder(desired.Object, kp)...)
+	if all {
+		t.paths = declaredUnder(desired.Object, nil)
 	}
-	out := make([]candidate, len(ps))
-	for i, p := range ps {
-		val, _ := p.Get(desired.Object)
-		mutated, _ := mutate(val)
-		out[i] = candidate{p, mutated}
-	}
-	return out
+	seen := map[string]bool{}
+	t.paths = slices.DeleteFunc(t.paths, func(p fielddiff.Path) bool {
+		k := p.String()
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+	return t
 }
 
-// yttWrites lists the scalars desired declares that the ytt rule rewrites: with one of them
-// changed, kapp's own rebase code running this rule alone (live as the existing object) leaves
-// another value there, or none. An overlay can write any field, and whether it does may depend
-// on the values (a list item selected by its name), so every declared scalar is tried, one at a
-// time: one ytt evaluation each, cheaper than the kapp diff under both bases each candidate then
-// gets with every rule. A change the rule fails on is no candidate: kapp's deploy would stop on
-// it, not hide it.
-func (c Rule) yttWrites(desired, live *unstructured.Unstructured) []candidate {
-	mods := slices.Clone(c.ytt)
-	for i, m := range mods {
-		mods[i] = kappglobal.SerialYTT(m) // the one ytt lock: ytt's package-level state is not safe for concurrent runs
-	}
-	existing := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
-	var out []candidate
-	for _, p := range declaredUnder(desired.Object, nil) {
-		val, _ := p.Get(desired.Object)
-		mutated, _ := mutate(val)
-		d := desired.DeepCopy()
-		p.Set(d.Object, mutated)
-		rebased, ok := rebaseAlone(mods, existing, d)
-		if !ok {
-			continue
-		}
-		if got, ok := p.Get(rebased); !ok || !fielddiff.Equal(got, mutated) {
-			out = append(out, candidate{p, mutated})
+// writesInert reports whether a rebase rule's path can lead to an annotation that makes kapp
+// apply nothing (appliesNothing), or to a map holding it.
+func writesInert(kp ctlres.Path) bool {
+	for _, key := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation, kappconv.UpdateStrategyAnnotation} {
+		if len(resolved(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: ""}}}, kp)) > 0 {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
-// rebaseAlone is kapp's rebase of desired with mods only; false where kapp fails or panics.
-func rebaseAlone(mods []ctlres.ResourceModWithMultiple, existing ctlres.Resource, desired *unstructured.Unstructured) (obj map[string]any, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
+// rebased is what kapp made of one probe: the bases under which the object kapp applies does
+// not hold the probe's changed value (a bit per base of verify.Bases), and, for the unchanged
+// pair, the annotation that makes kapp apply nothing to it, with that object. failed: kapp fails
+// on the changed value (its deploy would stop there, not hide the change).
+type rebased struct {
+	rewrites uint8
+	inert    string
+	obj      map[string]any
+	failed   bool
+}
+
+// rebasedBy asks kapp's change factory, with configs after its built-in rules, what it makes of
+// each probe (verify.Rebased), in the verify calls of runMutations. kapp failing on the unchanged
+// pair is an error (kapp's engine reports it on the verification first).
+func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebased, error) {
+	out := make([]rebased, len(probes))
+	var mu sync.Mutex
+	var failed error
+	for _, call := range calls(probes) {
+		err := verify.Rebased(len(call), func(i int) (verify.Pair, error) {
+			m := probes[call[i]]
+			return verifyPair(m.r.Pair, m.path, m.value)
+		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
+			m, r := probes[call[i]], &out[call[i]]
+			switch {
+			case err != nil && m.path == nil:
+				mu.Lock()
+				failed = fmt.Errorf("%s: %w", m.r.ID, err)
+				mu.Unlock()
+			case err != nil:
+				r.failed = true
+			case m.path == nil:
+				if k := appliesNothing(obj); k != "" && r.inert == "" {
+					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
+				}
+			default:
+				// by key: a rule may reorder a list (an injected sidecar first)
+				if v, ok := m.key.GetDeclared(asDecoded(obj)); !ok || !fielddiff.Equal(v, m.value) {
+					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
+				}
+			}
+		})
+		if err == nil {
+			err = failed
 		}
-	}()
-	res, err := ctldiff.NewRebasedResource(existing, ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{}), mods).Resource()
-	if err != nil {
-		return nil, false
+		if err != nil {
+			return nil, err
+		}
 	}
-	return res.UnstructuredObject(), true
+	return out, nil
 }
 
 // responsible names the rules in force that may hide the change at p (by key) on r: those
-// matching r whose paths reach p or lie under it, in the desired or the live object; additional
-// labels of p's key; ytt rules matching r (an overlay can write anything). It returns their
-// description and where the first is written; zero when none does (kapp's rules together).
-func responsible(rules []Rule, r classify.Resource, p fielddiff.Path) (string, RuleAt) {
+// matching r whose paths reach p or lie under it, in the desired or the live object (or in objs:
+// the object kapp applies); additional labels of p's key; ytt rules matching r (an overlay can
+// write anything). kapp matches a rule on the resource as the earlier rules rebased it, which the
+// manifest need not show: when no rule matching the manifest reaches p, those reaching it whatever
+// their matchers are named. A diffAgainstLastAppliedFieldExclusionRules rule changes nothing kapp
+// applies (it decides whether kapp diffs against its last-applied copy) and is never named. It returns their description and where the first is written; zero
+// when none does (kapp's rules together).
+func responsible(rules []Rule, r classify.Resource, p fielddiff.Path, objs ...map[string]any) (string, RuleAt) {
 	desired, live, err := r.Objects()
 	if err != nil {
 		return "", RuleAt{}
 	}
+	objs = append([]map[string]any{desired.Object, live.Object}, objs...)
 	var names []string
 	var at RuleAt
-	for _, rule := range rules {
-		if !rule.Matches(desired.Unstructured) || !rule.reaches(p, desired.Object, live.Object) {
-			continue
+	for _, matched := range []bool{true, false} {
+		for _, rule := range rules {
+			if matched && !rule.Matches(desired.Unstructured) || rule.lastAppliedCheck || !rule.reaches(p, objs...) {
+				continue
+			}
+			if len(names) == 0 {
+				at = rule.At
+			}
+			names = append(names, rule.At.String()+" ("+rule.Describe()+")")
 		}
-		if len(names) == 0 {
-			at = rule.At
+		if len(names) > 0 {
+			return strings.Join(names, "; "), at
 		}
-		names = append(names, rule.At.String()+" ("+rule.Describe()+")")
 	}
-	if len(names) == 0 {
-		return "the rules in force together (kapp's built-in rules alone apply the change)", RuleAt{}
-	}
-	return strings.Join(names, "; "), at
+	return "the rules in force together (kapp's built-in rules alone apply the change)", RuleAt{}
 }
 
 // reaches reports whether the rule can act on the field at p (by key) of obj or live.
@@ -265,24 +366,25 @@ func byIndex(obj map[string]any, p fielddiff.Path) fielddiff.Path {
 	return out
 }
 
-// mutation is one declared value changed under a rule's path.
+// mutation is one declared value changed (path nil: the unchanged pair).
 type mutation struct {
-	rule       int // orders the results
 	r          classify.Resource
-	path       fielddiff.Path
-	value      any    // the mutated value, set on a freshly decoded desired object when its round runs
-	what       string // the field's path by key
-	by         string // the rule, for check's report
-	at         RuleAt // where the rule is written, for check's report
-	controller bool   // a manager other than the applier owns the field, with evidence
+	path       fielddiff.Path // by index
+	value      any            // the changed value, set on a freshly decoded desired object when its round runs
+	what       string         // the field's path by key
+	key        fielddiff.Path // the field's path by key once changed (a changed merge key moves its item)
+	controller bool           // a manager other than the applier owns the field, with evidence
 	single     bool
+	// probed: kapp's rebase found the rules rewriting the changed value (else kapp's engine alone
+	// judges it: not shown is hidden)
+	probed bool
 }
 
 // runMutations asks kapp's engine, for each mutation, whether it shows the change under both
 // bases (verify.Shown): an update whose diff differs from kapp's diff of the unmutated pair (a
-// pair kapp already updates for another field shows the change only in its diff). It sorts all
-// by rule (stable) and returns what kapp showed, in that order. verified holds kapp's results on
-// the unmutated pairs from the verification, if any.
+// pair kapp already updates for another field shows the change only in its diff), and returns
+// what kapp showed, in all's order. verified holds kapp's results on the unmutated pairs from the
+// verification, if any.
 //
 // Performance: kapp's result on a resource's unmutated pair (the baseline) is taken from the
 // verification when it is provably the same question (verify.Result.Alone: the same pair with
@@ -296,7 +398,6 @@ type mutation struct {
 // resource is decoded once to find its mutations and again only while its round is encoded for
 // kapp.
 func runMutations(all []mutation, configs []*unstructured.Unstructured, done func(), verified map[pair.Identity]verify.Result) ([]bool, error) {
-	sort.SliceStable(all, func(i, j int) bool { return all[i].rule < all[j].rule })
 	baseline := map[pair.Identity]verify.Result{}
 	var unverified []mutation // one per resource whose unmutated pair kapp is asked about here
 	seen := map[pair.Identity]bool{}

@@ -3,7 +3,6 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -104,6 +103,9 @@ func revert(desired, live map[string]any, p fielddiff.Path) {
 // whether kapp shows a pending change; where the live object drifted too, kapp diffs against it
 // and updates the resource for the drift, and a rule keyed to the value Git now holds (take the
 // cluster's value when the manifest's is the new one) keeps the cluster's value all the same.
+// Where the object kapp applies carries an annotation that makes kapp apply nothing to it
+// (appliesNothing), every change is hidden, named by where the annotation comes from: the
+// manifest's document, or the rules that write it.
 func gitChangesRewritten(in Input) ([]Hidden, error) {
 	var inForce, builtin kappcover.Rebaser
 	ready := false
@@ -127,31 +129,39 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		if err != nil {
 			return nil, err
 		}
-		var skips string
-		applied := func(rb kappcover.Rebaser) (*fielddiff.Lookup, error) {
+		applied := func(rb kappcover.Rebaser) (*unstructured.Unstructured, error) {
 			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.ID, err)
 			}
-			if skips == "" {
-				skips = appliesNothing(rebased)
-			}
-			return fielddiff.NewLookup(rebased.Object), nil
+			return rebased, nil
 		}
-		withRules, err := applied(inForce)
+		rebased, err := applied(inForce)
 		if err != nil {
 			return nil, err
 		}
-		if skips != "" { // whatever the built-in rules do: kapp applies none of the changes
+		if key := appliesNothing(rebased.Object); key != "" { // whatever the built-in rules do: kapp applies none of the changes
+			h := Hidden{Resource: r.ID, How: inertHow(key)}
+			p := fielddiff.ByKey(rebased, fielddiff.FromFields([]string{"metadata", "annotations", key}))
+			if v, ok := p.Get(desired.Object); ok && (key != kappconv.UpdateStrategyAnnotation || v == "skip") {
+				src := r.Desired.Source
+				h.Rule, h.At = fmt.Sprintf("the annotation %s the manifest declares (%s)", p, src), RuleAt{File: src.File, Doc: src.Doc, Line: src.Line}
+			} else {
+				h.Rule, h.At = responsible(in.Rules, r, p, rebased.Object)
+				h.Rule = "the annotation " + p.String() + " written onto the object kapp applies by " + h.Rule
+			}
 			for _, f := range changes {
-				out = append(out, Hidden{Resource: r.ID, Path: f.Path.String(), Rule: skips})
+				h.Path = f.Path.String()
+				out = append(out, h)
 			}
 			continue
 		}
-		alone, err := applied(builtin)
+		withRules := fielddiff.NewLookup(rebased.Object)
+		rebasedAlone, err := applied(builtin)
 		if err != nil {
 			return nil, err
 		}
+		alone := fielddiff.NewLookup(rebasedAlone.Object)
 		git := fielddiff.NewLookup(desired.Object)
 		for _, f := range changes {
 			want, declared := git.Get(f.Path)
@@ -214,72 +224,33 @@ func lastApplied(r classify.Resource) *fielddiff.Lookup {
 	return fielddiff.NewLookup(m)
 }
 
-// rewritten reports the shown mutations of resources a ytt rule matches whose changed value the
-// rules in force rewrite into another in the object kapp applies, where kapp's built-in rules
-// alone keep it: kapp reports an update and applies the rule's value, not the manifest's. Only an
-// overlay can rewrite a value into a third one: a copy takes it from the live object, which kapp
-// then does not show as changed, and a remove drops it.
-func rewritten(in Input, all []mutation, shown []bool) ([]bool, error) {
-	var inForce, builtin kappcover.Rebaser
-	ready := false
-	out := make([]bool, len(all))
-	for i, m := range all {
-		if !shown[i] {
-			continue
-		}
-		desired, live, err := m.r.Objects()
-		if err != nil {
-			return nil, err
-		}
-		if !slices.ContainsFunc(in.Rules, func(r Rule) bool { return r.ytt != nil && r.Matches(desired.Unstructured) }) {
-			continue
-		}
-		if !ready {
-			ready = true
-			if inForce, err = kappcover.New(in.Configs, false); err != nil {
-				return nil, err
-			}
-			if builtin, err = kappcover.New(nil, false); err != nil {
-				return nil, err
-			}
-		}
-		m.path.Set(desired.Object, m.value)
-		at := fielddiff.ByKey(desired.Unstructured, m.path) // a rule may reorder a list (an injected sidecar first)
-		keeps := func(rb kappcover.Rebaser) (bool, error) {
-			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
-			if err != nil {
-				return false, fmt.Errorf("%s: %w", m.r.ID, err)
-			}
-			v, ok := fielddiff.NewLookup(rebased.Object).Get(at)
-			return ok && fielddiff.Equal(v, m.value), nil
-		}
-		withRules, err := keeps(inForce)
-		if err != nil {
-			return nil, err
-		}
-		alone, err := keeps(builtin)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = !withRules && alone
-	}
-	return out, nil
-}
-
-// appliesNothing says why kapp applies nothing of the object it would apply (rebased: the
-// manifest with the rules in force applied), "" when it does: kapp reports noop for one annotated
-// kapp.k14s.io/noop and keeps an existing one annotated kapp.k14s.io/exists (diff/change.go op),
-// and its update strategy skip updates nothing (clusterapply/add_or_update_change.go), whoever
-// wrote the annotation there, the manifest or a rule.
-func appliesNothing(rebased *unstructured.Unstructured) string {
-	a := rebased.GetAnnotations()
-	for _, k := range []string{"kapp.k14s.io/noop", "kapp.k14s.io/exists"} {
+// appliesNothing returns the annotation of obj (the object kapp applies: the manifest with the
+// rules in force applied) that makes kapp apply nothing to it, "" when none does: kapp reports noop
+// for one annotated kapp.k14s.io/noop and keeps an existing one annotated kapp.k14s.io/exists
+// (diff/change.go op), and reports an update but applies nothing with the update strategy skip
+// (clusterapply/add_or_update_change.go UpdateSkipStrategy), whoever wrote the annotation there,
+// the manifest or a rule.
+func appliesNothing(obj map[string]any) string {
+	a, _, _ := unstructured.NestedMap(obj, "metadata", "annotations")
+	for _, k := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation} {
 		if _, ok := a[k]; ok {
-			return "the annotation " + k + " on the object kapp applies (the manifest's, or the rules'): kapp never updates the resource"
+			return k
 		}
 	}
-	if a["kapp.k14s.io/update-strategy"] == "skip" {
-		return "the annotation kapp.k14s.io/update-strategy: skip on the object kapp applies (the manifest's, or the rules'): kapp updates nothing of the resource"
+	if a[kappconv.UpdateStrategyAnnotation] == "skip" {
+		return kappconv.UpdateStrategyAnnotation
 	}
 	return ""
+}
+
+// inertHow says what kapp does with a resource whose applied object carries the annotation key
+// (appliesNothing).
+func inertHow(key string) string {
+	switch key {
+	case kappconv.NoopAnnotation:
+		return "kapp reports noop and applies nothing to the resource"
+	case kappconv.ExistsAnnotation:
+		return "kapp keeps the resource as it is on the cluster and applies nothing to it"
+	}
+	return "kapp reports an update and applies nothing (update strategy skip)"
 }

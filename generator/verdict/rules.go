@@ -68,7 +68,10 @@ type Rule struct {
 	index int // in rebaseRules; -1 for the other keys
 	// keepsDeclared: a copy from new first, which changes no declared value (no mutation check)
 	keepsDeclared bool
-	matcher       kappmatch.Matcher
+	// lastAppliedCheck: a diffAgainstLastAppliedFieldExclusionRules rule, which only decides
+	// whether kapp diffs against its last-applied copy
+	lastAppliedCheck bool
+	matcher          kappmatch.Matcher
 }
 
 // Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
@@ -141,7 +144,9 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
 	}
 	for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
-		add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		if h := add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path); h != nil {
+			h.lastAppliedCheck = true
+		}
 	}
 	for i, r := range cfg.OwnershipLabelRules {
 		add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)

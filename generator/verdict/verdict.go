@@ -104,6 +104,13 @@ type Hidden struct {
 	// Rewritten: kapp updates the resource, and applies the rules' value there, not the
 	// manifest's.
 	Rewritten bool
+	// How says what kapp does instead of applying the change, when an annotation on the object
+	// kapp applies makes it apply nothing to the resource (Path: the change's field, or the
+	// annotation when Whole); "" otherwise.
+	How string
+	// Whole: the rules write the annotation (Rule names them), so kapp applies no change made in
+	// Git to the resource, whether or not Git holds one now.
+	Whole bool
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.

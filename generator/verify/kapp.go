@@ -30,11 +30,14 @@ var diffViewOpts = ctldiff.TextDiffViewOpts{Context: 2, LineNumbers: true, Mask:
 // it (kapp's deploy builds both once for all its resources).
 type worker struct {
 	conf ctlconf.Conf
+	mods []ctlres.ResourceModWithMultiple // the rebase mods of cf
 	cf   ctldiff.ChangeFactory
 }
 
 func (in *inputs) newWorker() *worker {
-	return &worker{conf: in.kapp, cf: changeFactory(in.kapp, in.lastConfigMods, &in.ruleTime, &in.applied)}
+	mods := rebaseMods(in.kapp, in.lastConfigMods, &in.ruleTime, &in.applied)
+	return &worker{conf: in.kapp, mods: mods, cf: ctldiff.NewChangeFactory(mods, in.kapp.DiffAgainstLastAppliedFieldExclusionMods(),
+		in.kapp.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})}
 }
 
 func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
@@ -146,6 +149,44 @@ func (in *inputs) change(w *worker, i int, rs pairResources, base Base, last boo
 	return ch, nil
 }
 
+// rebasedNew is the new resource of kapp's change of pair i under base b, from rs prepared, for
+// a pair with a live object that no other pair enters (alone: no versioned pair); last as for
+// change. It is what diff/change_factory.go makes it, without the rest of the change (under the
+// last-applied base kapp also recalculates its last-applied copy, which the new resource does
+// not depend on): the manifest without the fields the diffAgainstExisting exclusions remove,
+// rebased against the live object as kapp listed it (last-applied base) or that object without
+// its history and those fields (live base, NewExactChange).
+func (in *inputs) rebasedNew(w *worker, rs pairResources, b Base, last bool) (map[string]any, error) {
+	newRs, existingRs := rs.news, rs.lives
+	if !last {
+		newRs, existingRs = copies(rs.news), copies(rs.lives)
+	}
+	for _, live := range existingRs {
+		if err := asListedByKapp(live); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
+		return nil, err
+	}
+	excluded := w.conf.DiffAgainstExistingFieldExclusionMods()
+	newRes, err := ctldiff.NewResourceWithoutHistory(newRs[0], excluded).Resource()
+	if err != nil {
+		return nil, err
+	}
+	existing := existingRs[0]
+	if b == Live {
+		if existing, err = ctldiff.NewResourceWithoutHistory(existing, excluded).Resource(); err != nil {
+			return nil, err
+		}
+	}
+	res, err := ctldiff.NewRebasedResource(existing, newRes, w.mods).Resource()
+	if err != nil {
+		return nil, err
+	}
+	return res.UnstructuredObject(), nil
+}
+
 func copies(rs []ctlres.Resource) []ctlres.Resource {
 	out := make([]ctlres.Resource, len(rs))
 	for i, r := range rs {
@@ -154,10 +195,10 @@ func copies(rs []ctlres.Resource) []ctlres.Resource {
 	return out
 }
 
-// changeFactory is kapp's, with ytt rules serialised, the last timed rebase mods (the last
-// config's rules) adding the time kapp spends in them to spent (nil: none timed), and every
-// application of a mod counted in applied.
-func changeFactory(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) ctldiff.ChangeFactory {
+// rebaseMods are kapp's (its change factory's), with ytt rules serialised, the last timed rebase
+// mods (the last config's rules) adding the time kapp spends in them to spent (nil: none timed),
+// and every application of a mod counted in applied.
+func rebaseMods(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) []ctlres.ResourceModWithMultiple {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
 		m = kappglobal.SerialYTT(m)
@@ -166,8 +207,7 @@ func changeFactory(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) c
 		}
 		mods[i] = countedMod{m, applied}
 	}
-	return ctldiff.NewChangeFactory(mods, conf.DiffAgainstLastAppliedFieldExclusionMods(),
-		conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
+	return mods
 }
 
 // timedMod is a kapp rebase mod, unchanged, adding the time kapp spends in it to spent.

@@ -162,3 +162,48 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 	}
 	return in, joinErrors(failed)
 }
+
+// Rebased calls each, for each of n pairs and each base, with the object kapp's change holds as
+// the new resource (diff.ChangeImpl.NewResource): the one kapp diffs, decides the op on
+// (kapp.k14s.io/noop, kapp.k14s.io/exists) and updates the live object with
+// (clusterapply/add_or_update_change.go); nil where kapp has none. kapp makes it from the
+// manifest as kapp deploy prepares it, without the fields diffAgainstExistingFieldExclusionRules
+// exclude, rebased by kapp's built-in rules and then the configs' in order, each rule matched on
+// the resource as the earlier ones left it (diff/change_factory.go, diff/rebased_resource.go):
+// kapp's code decides which rule acts, nothing rebasegen guesses. Where kapp fails (or panics)
+// making it, each gets the error instead (a rule failing on a value: kapp's deploy would stop
+// there). each is called from several goroutines; obj is kapp's, to be read during the call only.
+func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, each func(i int, b Base, obj map[string]any, err error)) error {
+	_, err := run(n, pairAt, configs, nil, func(in *inputs, w *worker, i int) error {
+		rs, err := in.resources(i)
+		if err == nil {
+			rs, err = in.prepared(i, rs)
+		}
+		if err != nil {
+			return err
+		}
+		bases := Bases()
+		for bi, b := range bases {
+			var obj map[string]any
+			err := catch(func() error {
+				last := bi == len(bases)-1
+				if !in.versioned[i] && !in.hasVersionedAnn[i] && len(in.context[i]) == 0 && len(rs.lives) == 1 {
+					var err error
+					obj, err = in.rebasedNew(w, rs, b, last)
+					return err
+				}
+				ch, err := in.change(w, i, rs, b, last)
+				if err == nil && ch.NewResource() != nil {
+					obj = ch.NewResource().UnstructuredObject()
+				}
+				return err
+			})
+			if err != nil {
+				err = fmt.Errorf("%s base: %w", b, err)
+			}
+			each(i, b, obj, err)
+		}
+		return nil
+	})
+	return err
+}

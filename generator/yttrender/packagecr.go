@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"carvel.dev/ytt/pkg/files"
+	yaml3 "gopkg.in/yaml.v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -286,7 +287,40 @@ func readPackageCR(file string, data []byte) (packageCR, error) {
 	if cr.APIVersion != "data.packaging.carvel.dev/v1alpha1" || cr.Kind != "Package" {
 		return cr, fmt.Errorf("%s: not a data.packaging.carvel.dev/v1alpha1 Package", file)
 	}
-	return cr, deployOptions(file, cr)
+	return cr, deployOptions(file, data, cr)
+}
+
+// lineOf is the line of the value at path (map keys and list indexes) in the Package CR's YAML
+// document; its first line where the path is not found there.
+func lineOf(data []byte, path ...any) int {
+	var doc yaml3.Node
+	if yaml3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return 1
+	}
+	n := doc.Content[0]
+	for _, step := range path {
+		for n.Kind == yaml3.AliasNode {
+			n = n.Alias
+		}
+		var next *yaml3.Node
+		switch s := step.(type) {
+		case string:
+			for k := 0; n.Kind == yaml3.MappingNode && k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == s {
+					next = n.Content[k+1]
+				}
+			}
+		case int:
+			if n.Kind == yaml3.SequenceNode && s < len(n.Content) {
+				next = n.Content[s]
+			}
+		}
+		if next == nil {
+			return doc.Content[0].Line
+		}
+		n = next
+	}
+	return n.Line
 }
 
 // kappFlag is kapp-controller's form of a raw option (pkg/exec/flag.go): --name=value only.
@@ -296,7 +330,7 @@ var kappFlag = regexp.MustCompile(`\A(--[a-z]+(?:-[a-z]+)*)=(.+)\z`)
 // (pkg/app/app_deploy.go), and passes its rawOptions to kapp deploy; a flag that changes which
 // resources kapp diffs or what it applies (--filter-kind, --diff-run, a skip update strategy)
 // would make every verdict wrong, so only the flags rulesets knows to leave both alone pass.
-func deployOptions(file string, cr packageCR) error {
+func deployOptions(file string, data []byte, cr packageCR) error {
 	deploy := cr.Spec.Template.Spec.Deploy
 	if len(deploy) > 1 {
 		return fmt.Errorf("%s: spec.template.spec.deploy has %d steps: kapp-controller runs exactly one", file, len(deploy))
@@ -310,7 +344,7 @@ func deployOptions(file string, cr packageCR) error {
 			return err
 		}
 		for j, o := range d.Kapp.RawOptions {
-			at := fmt.Sprintf("%s: spec.template.spec.deploy[%d].kapp.rawOptions[%d]", file, i, j)
+			at := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[%d].kapp.rawOptions[%d]", file, lineOf(data, "spec", "template", "spec", "deploy", i, "kapp", "rawOptions", j), i, j)
 			m := kappFlag.FindStringSubmatch(o)
 			if m == nil {
 				return fmt.Errorf("%s: %q is not of the form --name=value, which kapp-controller requires", at, o)

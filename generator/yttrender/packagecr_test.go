@@ -1,6 +1,7 @@
 package yttrender
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,27 @@ func TestPackageCRTemplateAsKappControllerRunsIt(t *testing.T) {
 		if s := strings.Join(got, " "); !strings.Contains(s, tc.want) || (err == nil && s != tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, s, tc.want)
 		}
+	}
+}
+
+// A deploy step's rawOptions flag that is refused is named by file, document and line, as other
+// input errors are (it named the field alone). The line is found in the file's text.
+func TestRawOptionRefusalNamesItsLine(t *testing.T) {
+	f := packageCRWith(t, map[string]string{"a.yml": configMap("a")},
+		"      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions:\n          - --wait-timeout=5m\n          - --filter-kind=HorizontalPodAutoscaler\n")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, "- --filter-kind=") {
+			line = i + 1
+		}
+	}
+	_, err = Package{CR: f}.Render(nil)
+	want := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[0].kapp.rawOptions[1]: --filter-kind=HorizontalPodAutoscaler changes", f, line)
+	if line == 0 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }

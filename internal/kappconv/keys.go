@@ -35,6 +35,13 @@ const (
 
 	Versioned             = "kapp.k14s.io/versioned"               // diff/versioned_resource.go
 	VersionedKeepOriginal = "kapp.k14s.io/versioned-keep-original" // diff/change_set_with_versioned_rs.go
+
+	// On the object kapp applies, these make kapp apply nothing to the resource: noop (diff/change.go
+	// op), exists on an existing resource (op keep), update-strategy skip (clusterapply
+	// UpdateSkipStrategy).
+	NoopAnnotation           = "kapp.k14s.io/noop"
+	ExistsAnnotation         = "kapp.k14s.io/exists"
+	UpdateStrategyAnnotation = "kapp.k14s.io/update-strategy"
 )
 
 // HistoryAnnotations are removed by kapp from both sides before it diffs them

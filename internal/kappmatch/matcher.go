@@ -112,3 +112,75 @@ func (m Matcher) Matches(r ctlres.Resource) (ok bool) {
 func (m Matcher) MatchesObject(u *unstructured.Unstructured) bool {
 	return m.Matches(ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{}))
 }
+
+// ByIdentity decides kapp's matcher on a resource of u's identity (apiVersion, kind, namespace,
+// name) whatever else it holds: decided when the identity alone decides it (matches then says
+// how), else it depends on what kapp matches the rule on: the resource as kapp deploy prepared it
+// and the earlier rules rebased it (diff/rebased_resource.go), whose annotations and fields the
+// manifest need not show (hasAnnotationMatcher, emptyFieldMatcher). Neither changes the identity.
+func (m Matcher) ByIdentity(u *unstructured.Unstructured) (matches, decided bool) {
+	if m.m == nil {
+		return false, true
+	}
+	id := &unstructured.Unstructured{Object: map[string]any{}}
+	id.SetAPIVersion(u.GetAPIVersion())
+	id.SetKind(u.GetKind())
+	id.SetNamespace(u.GetNamespace())
+	id.SetName(u.GetName())
+	t := byIdentity(m.m, ctlres.NewResourceUnstructured(*id, ctlres.ResourceType{}))
+	return t == always, t != maybe
+}
+
+type tri int8
+
+const (
+	never tri = iota
+	always
+	maybe
+)
+
+// byIdentity decides m on a resource holding its identity alone: matchers reading nothing else are
+// asked themselves, those reading more are maybe, and any, and, not combine their parts.
+func byIdentity(m ctlres.ResourceMatcher, id ctlres.Resource) (out tri) {
+	defer func() {
+		if recover() != nil { // kapp panics reading some matchers (see safe) on some objects
+			out = maybe
+		}
+	}()
+	switch m := m.(type) {
+	case ctlres.AllMatcher, ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher,
+		ctlres.KindNamespaceNameMatcher, ctlres.HasNamespaceMatcher:
+		if m.Matches(id) {
+			return always
+		}
+		return never
+	case ctlres.AnyMatcher:
+		return combine(m.Matchers, id, always)
+	case ctlres.AndMatcher:
+		return combine(m.Matchers, id, never)
+	case ctlres.NotMatcher:
+		switch byIdentity(m.Matcher, id) {
+		case always:
+			return never
+		case never:
+			return always
+		}
+	}
+	return maybe
+}
+
+// combine is byIdentity of an anyMatcher (decisive: always) or an andMatcher (decisive: never): the
+// first part giving the decisive answer decides, else maybe when a part was undecided, else the
+// other answer.
+func combine(ms []ctlres.ResourceMatcher, id ctlres.Resource, decisive tri) tri {
+	out := always + never - decisive
+	for _, m := range ms {
+		switch byIdentity(m, id) {
+		case decisive:
+			return decisive
+		case maybe:
+			out = maybe
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package generator_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// deploymentYTT is yttRuleConfig for the hpa-replicas Deployment.
+func deploymentYTT(overlay string) string {
+	return strings.Replace(yttRuleConfig(overlay), "{apiVersion: crd-defaults.rebasegen.dev/v1alpha1, kind: Backup}", "{apiVersion: apps/v1, kind: Deployment}", 1)
+}
+
+// kapp matches each rebase rule on the resource as kapp deploy prepared it (its ownership labels)
+// and the earlier rules rebased it, in order (diff/rebased_resource.go), and a ytt rule sees that
+// resource too. The mutation check chose the values to change by matching the rules on the
+// manifest as written, and running a ytt rule alone on it: a rule matching only what kapp's
+// built-in rules copied from the live Deployment (its revision annotation), or kapp's labels on
+// the HPA, hid every change made in Git to what it copies, and check exited 0 (probe 23 findings
+// 1, 2, and 12's mutation part). The rules are written as the probe wrote them.
+func TestMutationCheckSeesRulesAsKappMatchesThem(t *testing.T) {
+	image := "spec.template.spec.containers[name=web].image"
+	for _, tc := range []struct {
+		name, rules, want string
+	}{
+		{"matcher on an annotation kapp's built-in rules copy", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  paths: [[spec, template, spec, containers]]
+  resourceMatchers:
+  - hasAnnotationMatcher: {keys: [deployment.kubernetes.io/revision]}
+`, image},
+		{"ytt rule acting on what kapp's built-in rules copy", deploymentYTT(`#@ load("@ytt:overlay", "overlay")
+#@ load("@ytt:data", "data")
+#@ def has_rev(_, l, r):
+#@   return "annotations" in l["metadata"] and "deployment.kubernetes.io/revision" in l["metadata"]["annotations"]
+#@ end
+#@overlay/match by=has_rev, expects="0+"
+---
+spec:
+  template:
+    spec:
+      #@overlay/replace
+      containers: #@ data.values.existing["spec"]["template"]["spec"]["containers"]
+`), image},
+		{"matcher on kapp's labels", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  paths: [[spec]]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}
+      - notMatcher: {matcher: {emptyFieldMatcher: {path: [metadata, labels]}}}
+`, "spec.minReplicas"},
+	} {
+		for _, original := range []bool{true, false} {
+			rules := writeFile(t, "rules.yml", tc.rules)
+			c, err := generator.Check(hpaWith(t, "nginx:1.25", original), []string{rules, classicRules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(c.Hidden, func(h verdict.Hidden) bool { return h.Path == tc.want })
+			if i < 0 || c.Hidden[i].At.File != rules || c.Hidden[i].At.Key != "rebaseRules[0]" {
+				t.Errorf("%s (original %t): hidden %+v; want %s hidden by %s rebaseRules[0]", tc.name, original, c.Hidden, tc.want, rules)
+			}
+		}
+	}
+}
+
+// A rule writing kapp.k14s.io/noop or kapp.k14s.io/exists, or an update strategy skip, onto the
+// object kapp applies makes kapp apply nothing to the resource: every change made in Git to it is
+// hidden, whether or not Git holds one now. The mutation check found nothing declared to change
+// and check exited 0 (probe 23 finding 3); it is now a failing finding naming the rule.
+func TestCheckARuleMakingKappApplyNothingFails(t *testing.T) {
+	copyFromLive := func(key string) string {
+		return `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  path: [metadata, annotations, ` + key + `]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`
+	}
+	noop := deploymentYTT(`#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.all
+---
+metadata:
+  #@overlay/match missing_ok=True
+  annotations:
+    #@overlay/match missing_ok=True
+    kapp.k14s.io/noop: ""
+`)
+	for _, tc := range []struct {
+		name, rules, live, key, how string
+	}{
+		{"ytt rule writing noop", noop, "", "kapp.k14s.io/noop", "kapp reports noop and applies nothing"},
+		{"exists copied from the live object", copyFromLive("kapp.k14s.io/exists"), `kapp.k14s.io/exists: ""`, "kapp.k14s.io/exists", "applies nothing to it"},
+		{"skip copied from the live object", copyFromLive("kapp.k14s.io/update-strategy"), "kapp.k14s.io/update-strategy: skip", "kapp.k14s.io/update-strategy", "kapp reports an update and applies nothing"},
+	} {
+		in := hpaWith(t, "nginx:1.25", true) // no change made in Git
+		if tc.live != "" {                   // the live Deployment's annotations are the first map under its metadata
+			bs, _ := os.ReadFile(in.Live[0])
+			if err := os.WriteFile(in.Live[0], []byte(strings.Replace(string(bs), "  annotations:\n", "  annotations:\n    "+tc.live+"\n", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rules := writeFile(t, "rules.yml", tc.rules)
+		c, err := generator.Check(in, []string{rules, classicRules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := c.Findings(verdict.Gate{})
+		i := slices.IndexFunc(fs, func(f verdict.Finding) bool {
+			return f.Kind == verdict.KindHidden && f.Path == `metadata.annotations["`+tc.key+`"]` && f.File == rules
+		})
+		if i < 0 || !fs[i].Fails || !strings.Contains(fs[i].Evidence, rules+":4, document 1, rebaseRules[0]") || !strings.Contains(fs[i].Evidence, tc.how) {
+			t.Errorf("%s: findings %+v; want a failing hidden finding at %s naming %s:4 rebaseRules[0] and saying %q", tc.name, fs, tc.key, rules, tc.how)
+		}
+	}
+}
+
+// The hidden finding of a change made in Git where the object kapp applies carries an annotation
+// that makes kapp apply nothing says what kapp does (with an update strategy skip it reports an
+// update: it said "kapp reports no update"), and where the annotation comes from: the manifest's
+// document when the manifest declares it (it said "the manifest's, or the rules'").
+func TestCheckSaysWhyKappAppliesNothing(t *testing.T) {
+	copySkip := `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  path: [metadata, annotations, kapp.k14s.io/update-strategy]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`
+	for _, tc := range []struct {
+		name, desired, live, rules string
+		want, not                  []string
+	}{
+		{"manifest noop", `kapp.k14s.io/noop: ""`, "", "", []string{`the annotation metadata.annotations["kapp.k14s.io/noop"] the manifest declares (`, ": document 1 (line 1))", "kapp reports noop and applies nothing"}, []string{"rules", "reports no update"}},
+		{"manifest skip", "kapp.k14s.io/update-strategy: skip", "", "", []string{"the manifest declares (", "kapp reports an update and applies nothing"}, []string{"rules", "reports no update"}},
+		{"skip copied from the live object", "", "kapp.k14s.io/update-strategy: skip", copySkip, []string{"written onto the object kapp applies by ", ":4, document 1, rebaseRules[0]", "kapp reports an update and applies nothing"}, []string{"manifest declares", "reports no update"}},
+	} {
+		in := hpaWith(t, "nginx:1.27", true) // the image changed in Git
+		if tc.desired != "" {
+			bs, _ := os.ReadFile(in.Desired[0])
+			if err := os.WriteFile(in.Desired[0], []byte(strings.Replace(string(bs), "metadata:\n", "metadata:\n  annotations: {"+tc.desired+"}\n", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.live != "" {
+			bs, _ := os.ReadFile(in.Live[0])
+			if err := os.WriteFile(in.Live[0], []byte(strings.Replace(string(bs), "  annotations:\n", "  annotations:\n    "+tc.live+"\n", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rules := []string{classicRules}
+		if tc.rules != "" {
+			rules = append(rules, writeFile(t, "rules.yml", tc.rules))
+		}
+		c, err := generator.Check(in, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evidence string
+		for _, f := range c.Findings(verdict.Gate{}) {
+			if f.Kind == verdict.KindHidden && f.Path == "spec.template.spec.containers[name=web].image" {
+				evidence = f.Evidence
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(evidence, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, evidence, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(evidence, n) {
+				t.Errorf("%s: %q says %q", tc.name, evidence, n)
+			}
+		}
+	}
+}
