@@ -58,7 +58,7 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 	}
 	sent := "the desired manifest"
 	if fc.sent != nil {
-		if v, ok := fc.sentAt.Get(d.Path); ok && v != nil {
+		if v, ok := fc.sentAt.GetDeclared(d.Path); ok && v != nil {
 			return Finding{}, false // sent, and changed since: not admission's doing
 		}
 		sent = kappconv.Original

@@ -118,7 +118,7 @@ func rewrote(o owner, obj applierObject) bool {
 		if found {
 			return
 		}
-		sv, ok := obj.sent.Get(fielddiff.Path(p))
+		sv, ok := obj.sent.GetDeclared(fielddiff.Path(p))
 		if !ok {
 			return
 		}

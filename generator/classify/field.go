@@ -140,6 +140,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if a, ok := c.admission(fc, d, path); ok {
 		return a
 	}
+	if declared && newlyDeclared(fc, d) {
+		f.Class = Pending
+		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, so the live value is what the API server made of that apply (no manager but the applier owns it); the manifest now declares another, which this deploy applies"
+		return f
+	}
 	if declared {
 		f.Class = Drift
 		f.Evidence = declaredDrift(fc, d)
@@ -180,11 +185,24 @@ func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
 	if fc.sentAt == nil || d.Change == fielddiff.Added || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
 		return false
 	}
-	sv, ok := fc.sentAt.Get(d.Path)
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
 	if d.Change == fielddiff.Removed {
 		return !ok || sv == nil
 	}
 	return ok && fielddiff.Equal(sv, d.Live)
+}
+
+// newlyDeclared reports whether the manifest declares, with another value than the live one, a
+// field kapp's last apply (kapp.k14s.io/original) did not hold. Asked only once nothing else
+// explains the live value (a person's tool, a controller, defaulting of the manifest): kapp
+// writes with Update, which credits it with every field the server filled in, so the live value
+// is the server's answer to a manifest that left the field out, and the manifest changed since.
+func newlyDeclared(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
+		return false
+	}
+	_, ok := fc.sentAt.GetDeclared(d.Path)
+	return !ok
 }
 
 // removedInGit reports whether a field the manifest does not declare was in what kapp last
@@ -195,7 +213,7 @@ func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
 	if fc.sentAt == nil || d.Change != fielddiff.Added {
 		return false
 	}
-	sv, ok := fc.sentAt.Get(d.Path)
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
 	return ok && sv != nil
 }
 

@@ -164,10 +164,13 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		alone := fielddiff.NewLookup(rebasedAlone.Object)
 		git := fielddiff.NewLookup(desired.Object)
 		for _, f := range changes {
-			want, declared := git.Get(f.Path)
+			// by the manifest's keys (a port declared without protocol), and only what it
+			// declares: a rule filling in a field of the item the manifest leaves out (a node port
+			// copied from the cluster) rewrites nothing of the change
+			want, declared := git.GetDeclared(f.Path)
 			same := func(l *fielddiff.Lookup) bool {
-				v, ok := l.Get(f.Path)
-				return ok == declared && fielddiff.Equal(v, want)
+				v, ok := l.GetDeclared(f.Path)
+				return ok == declared && (!ok || holds(v, want))
 			}
 			if same(alone) && !same(withRules) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true}
@@ -177,6 +180,36 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		}
 	}
 	return out, nil
+}
+
+// holds reports whether applied holds every value declared declares: the same map keys with
+// values that hold theirs, lists of the same length item by item, equal scalars.
+func holds(applied, declared any) bool {
+	switch d := declared.(type) {
+	case map[string]any:
+		a, ok := applied.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range d {
+			if av, ok := a[k]; !ok || !holds(av, v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		a, ok := applied.([]any)
+		if !ok || len(a) != len(d) {
+			return false
+		}
+		for i := range d {
+			if !holds(a[i], d[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return fielddiff.Equal(applied, declared)
 }
 
 // changedInGit are the fields of r the manifest may have changed since kapp last applied them:
