@@ -28,9 +28,10 @@ const (
 	FormatSecret = format.Secret
 )
 
-// MinimumKappVersion is the kapp version the generated rules were verified with and need:
-// `paths` and ytt rebase rules are read by it as rebasegen writes them.
-const MinimumKappVersion = kappconv.Kapp
+// MinimumKappVersion is the oldest kapp that reads and applies the generated rules as the kapp
+// they were verified with does (kappconv.KappOldest): not that kapp's own version, which the
+// kapp a kapp-controller release bundles may be older than.
+const MinimumKappVersion = kappconv.KappOldest
 
 // Header says where the rules came from; it never holds input contents.
 type Header struct {
