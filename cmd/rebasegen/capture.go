@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,10 @@ func captureCommand() *cli.Command {
 			if app == "" {
 				return fmt.Errorf("--app or --package-install is required")
 			}
+			dir := c.String("output-directory")
+			if err := captureDirectory(dir); err != nil {
+				return err
+			}
 			rules := clientcmd.NewDefaultClientConfigLoadingRules()
 			rules.ExplicitPath = c.String("kubeconfig")
 			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
@@ -74,7 +79,6 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			dir := c.String("output-directory")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
@@ -102,6 +106,35 @@ func captureCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// captureFiles are the files capture writes into its directory.
+var captureFiles = []string{"live.yaml", "desired.yaml", "crds.yaml", load.ServerVersionFile}
+
+// captureDirectory refuses an output directory holding files capture does not write (a package's
+// config directory, one slip away from "the package's config directory" the rules go into): ytt,
+// kapp-controller and --package would read the live copies with the templates, and a later
+// error would not say where they came from. A directory of an earlier capture is overwritten.
+func captureDirectory(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // absent (made later), or not a directory: writing into it says why
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !slices.Contains(captureFiles, e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	shown := foreign[:min(len(foreign), 5)]
+	more := ""
+	if len(foreign) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	}
+	return fmt.Errorf("--output-directory %s holds files capture does not write (%s%s): a package's ytt (or kapp-controller) would read the captured live objects with them; capture into a directory of its own", dir, strings.Join(shown, ", "), more)
 }
 
 // noKubeconfig explains an empty client configuration read from files (the kubeconfig files

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,35 @@ func TestDidYouMean(t *testing.T) {
 		if got != want {
 			t.Errorf("didYouMean(%q) = %q, want %q", given, got, want)
 		}
+	}
+}
+
+// capture into a package's config directory mixed the cluster's objects into what ytt renders
+// (newcomer2 finding 7): refused before the cluster is asked; a directory of an earlier capture
+// is written again.
+func TestCaptureRefusesADirectoryOfOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"app.yml", "rebase-rules.yml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("a: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noConfig := filepath.Join(t.TempDir(), "kubeconfig") // empty: no cluster to ask
+	if err := os.WriteFile(noConfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, "capture", "--app", "blog", "-n", "blog", "--output-directory", dir, "--kubeconfig", noConfig)
+	if want := "holds files capture does not write (app.yml, rebase-rules.yml)"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("want exit 1 and %q, got %d:\n%s", want, r.code, r.stderr)
+	}
+	earlier := t.TempDir()
+	for _, f := range []string{"live.yaml", "desired.yaml", "server-version.json"} {
+		if err := os.WriteFile(filepath.Join(earlier, f), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = rebasegen(t, "capture", "--app", "blog", "-n", "blog", "--output-directory", earlier, "--kubeconfig", noConfig)
+	if r.code != 1 || strings.Contains(r.stderr, "holds files") || !strings.Contains(r.stderr, "kubeconfig") {
+		t.Errorf("an earlier capture's directory: want the kubeconfig error, got %d:\n%s", r.code, r.stderr)
 	}
 }
