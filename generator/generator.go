@@ -8,6 +8,7 @@
 package generator
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -199,6 +201,10 @@ func loadRulesets(r *load.Reader, files []string) (*rulesets.Ruleset, error) {
 		if data, err = load.ToJSON(f, data); err != nil {
 			return nil, fmt.Errorf("ruleset %w", err)
 		}
+		var head struct{ APIVersion, Kind string }
+		if json.Unmarshal(data, &head) == nil && head.APIVersion == kappconv.ConfigAPIVersion && head.Kind == kappconv.ConfigKind {
+			return nil, fmt.Errorf("--ruleset %s: a kapp Config: rules kapp reads go to --rules (check, lint); --ruleset takes rebasegen's rulesets (the shape of rulesets/*.yaml)", f)
+		}
 		if err := rs.Add(f, data); err != nil {
 			return nil, err
 		}
@@ -225,6 +231,9 @@ func manifestsAsLive(live []load.Doc, rs *rulesets.Ruleset, crds []load.Doc) err
 		return err
 	}
 	for _, d := range live {
+		if d.APIVersion == kappconv.ConfigAPIVersion && d.Kind == kappconv.ConfigKind && !d.FromServer {
+			return fmt.Errorf("--live %s: a kapp Config, not an object read from the cluster: rules go to --rules (check, lint)", d.Source)
+		}
 		if d.Namespace == "" && !d.FromServer && !d.ManagedFields && !scope.ClusterScoped(d.GroupKind()) {
 			return fmt.Errorf("--live %s: %s %s has no metadata.namespace, uid, resourceVersion or managedFields, which every namespaced object the API server returns has: is it a manifest?\n(--live takes what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster, --desired the manifests)", d.Source, d.Kind, d.Name)
 		}

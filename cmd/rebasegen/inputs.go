@@ -129,6 +129,20 @@ func packageOf(c *cli.Context) yttrender.Package {
 		Values: c.StringSlice("value"), ValuesYAML: c.StringSlice("value-yaml"), CR: c.String("package-cr")}
 }
 
+// checkValues refuses a --value that is not KEY=VALUE before the package is rendered: ytt's error
+// for it names no flag.
+func checkValues(c *cli.Context) error {
+	if !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "value" }) {
+		return nil
+	}
+	for _, v := range c.StringSlice("value") {
+		if k, _, ok := strings.Cut(v, "="); !ok || strings.TrimSuffix(k, "+") == "" {
+			return fmt.Errorf("--value %s: want KEY=VALUE (a data value, as ytt -v takes it)", v)
+		}
+	}
+	return nil
+}
+
 // pathFlags are the flags naming files or directories to read.
 var pathFlags = []string{"desired", "live", "crd", "ruleset", "package", "values", "package-cr", "rules", "kubeconfig"}
 

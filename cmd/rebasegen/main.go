@@ -76,6 +76,9 @@ func run(args []string) int {
 			if err := checkNames(c); err != nil {
 				return err
 			}
+			if err := checkValues(c); err != nil {
+				return err
+			}
 			return checkPaths(c)
 		}
 	}

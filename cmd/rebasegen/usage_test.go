@@ -97,3 +97,28 @@ func TestCaptureRefusesADirectoryOfOtherFiles(t *testing.T) {
 		t.Errorf("an earlier capture's directory: want the kubeconfig error, got %d:\n%s", r.code, r.stderr)
 	}
 }
+
+// A file given to the wrong flag is named with the flag it belongs to (newcomer2 finding 8):
+// a kapp Config as --ruleset or --live, a --value that is not KEY=VALUE (ytt's own error named
+// no flag).
+func TestWrongFileForTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "rebase-rules.yml")
+	if err := os.WriteFile(config, []byte("apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, l := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml"), filepath.Join("..", "..", "fixtures", "hpa-replicas", "live.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", "-d", d, "-l", l, "--ruleset", config}, "--ruleset " + config + ": a kapp Config: rules kapp reads go to --rules"},
+		{[]string{"explain", "-d", d, "-l", config}, "--live " + config + ": document 1 (line 1): a kapp Config, not an object read from the cluster: rules go to --rules"},
+		{[]string{"explain", "--package", dir, "--value", "image", "-l", l}, "--value image: want KEY=VALUE"},
+	} {
+		r := rebasegen(t, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: want exit 1 and %q, got %d:\n%s", tc.args, tc.want, r.code, r.stderr)
+		}
+	}
+}
