@@ -151,13 +151,14 @@ func TestPackageInstallInAnotherNamespace(t *testing.T) {
 	defer srv.Close()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "+srv.URL+"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n"), 0o600)
-	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "--kubeconfig", kubeconfig, "--output-directory", dir)
+	captured := filepath.Join(dir, "captured") // capture refuses a directory holding the test's other files
+	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "--kubeconfig", kubeconfig, "--output-directory", captured)
 	mu.Lock()
 	defer mu.Unlock()
 	if want := "rebasegen: no kapp app shop.app in namespace pkgs"; r.code != exitError || !strings.HasPrefix(r.stderr, want) || !slices.Contains(asked, "/api/v1/namespaces/pkgs/configmaps/shop.app") {
 		t.Errorf("capture: exit %d, asked %q, stderr:\n%s\nwant %q", r.code, asked, r.stderr, want)
 	}
-	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "-n", "other", "--kubeconfig", kubeconfig, "--output-directory", dir)
+	r = rebasegen(t, "capture", "--package-install", "pkgs/shop", "-n", "other", "--kubeconfig", kubeconfig, "--output-directory", captured)
 	if want := "rebasegen: --package-install pkgs/shop and --namespace other: give the namespace once"; r.code != exitError || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("capture with another -n: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
 	}
