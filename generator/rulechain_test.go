@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -188,6 +189,48 @@ rebaseRules:
 			if strings.Contains(evidence, n) {
 				t.Errorf("%s: %q says %q", tc.name, evidence, n)
 			}
+		}
+	}
+}
+
+// kapp writes a Config's additionalLabels through every ownership label rule
+// (resources/labeled_resources.go Prepare): with one whose path leads into metadata.annotations,
+// additionalLabels kapp.k14s.io/noop, kapp.k14s.io/exists or an update strategy skip land on
+// every object kapp applies, which then applies nothing. With no change made in Git check exited
+// 0 and lint said nothing, where a rebase rule writing the same annotation fails the gate (probe4
+// finding 1).
+func TestCheckAdditionalLabelsMakingKappApplyNothingFail(t *testing.T) {
+	for _, tc := range []struct{ key, value, how string }{
+		{"kapp.k14s.io/noop", `""`, "kapp reports noop and applies nothing"},
+		{"kapp.k14s.io/exists", `""`, "applies nothing to it"},
+		{"kapp.k14s.io/update-strategy", "skip", "kapp reports an update and applies nothing"},
+	} {
+		rules := writeFile(t, "labels.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+additionalLabels:
+  `+tc.key+`: `+tc.value+`
+ownershipLabelRules:
+- path: [metadata, annotations]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`)
+		c, err := generator.Check(hpaWith(t, "nginx:1.25", true), []string{rules, classicRules}) // no change made in Git
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := c.Findings(verdict.Gate{})
+		i := slices.IndexFunc(fs, func(f verdict.Finding) bool {
+			return f.Kind == verdict.KindHidden && f.Path == `metadata.annotations["`+tc.key+`"]` && f.File == rules
+		})
+		if i < 0 || !fs[i].Fails || !strings.Contains(fs[i].Evidence, rules+":6, document 1, ownershipLabelRules[0]") ||
+			!strings.Contains(fs[i].Evidence, rules+":3, document 1, additionalLabels") || !strings.Contains(fs[i].Evidence, tc.how) {
+			t.Errorf("%s: findings %+v; want a failing hidden finding at %s naming %s ownershipLabelRules[0] and additionalLabels and saying %q", tc.key, fs, tc.key, rules, tc.how)
+		}
+		j := slices.IndexFunc(c.Lint, func(f lint.Finding) bool {
+			return f.File == rules && f.Line == 4 && f.Severity == lint.Warning && strings.Contains(f.Message, tc.key) && strings.Contains(f.Message, "ownershipLabelRules[0]")
+		})
+		if j < 0 {
+			t.Errorf("%s: lint %+v; want a warning at %s:4 naming ownershipLabelRules[0]", tc.key, c.Lint, rules)
 		}
 	}
 }

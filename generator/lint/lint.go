@@ -89,6 +89,12 @@ func Check(opts Options) ([]Finding, error) {
 	if len(docs) == 0 && len(findings) == 0 {
 		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules)
 	}
+	var pkg []load.Object
+	if opts.Set != nil {
+		pkg = opts.Set.Configs
+	}
+	inert := readInert(docs, pkg)
+	env.inertLabels, env.inertRules = inert.labels, inert.rules
 	for _, d := range docs {
 		c := &checker{env: env, doc: d, rule: -1}
 		c.config()
@@ -130,6 +136,9 @@ type env struct {
 	gen      *synth.Result
 	defaults []ctlconf.RebaseRule
 	hiddenBy []Hidden
+	// inertLabels, inertRules: across the Configs in force, additionalLabels that make kapp apply
+	// nothing as annotations, and ownership label rules writing labels into metadata.annotations
+	inertLabels, inertRules []inertSource
 }
 
 type resource struct {

@@ -80,6 +80,7 @@ func (c *checker) config() {
 	}
 	c.rule = -1
 	c.hidingRules(root)
+	c.inert(root)
 }
 
 // checkRule checks the rule at a; unit are the rules kapp applies together with it (a alone, or

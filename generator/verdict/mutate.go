@@ -169,7 +169,8 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 			continue
 		}
 		t.probe = t.probe || !decided || rule.ytt != nil
-		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert))
+		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
+			labelsInert(rule.keys)
 		switch {
 		case rule.hint != nil:
 			for _, p := range rule.hint {
@@ -215,6 +216,13 @@ func writesInert(kp ctlres.Path) bool {
 		}
 	}
 	return false
+}
+
+// labelsInert reports whether additionalLabels of these keys can make kapp apply nothing: kapp
+// writes them through every ownership label rule (resources/labeled_resources.go Prepare), into
+// metadata.annotations where one's path leads there (appliesNothing).
+func labelsInert(keys map[string]bool) bool {
+	return keys[kappconv.NoopAnnotation] || keys[kappconv.ExistsAnnotation] || keys[kappconv.UpdateStrategyAnnotation]
 }
 
 // rebased is what kapp made of one probe: the bases under which the object kapp applies does
