@@ -2,8 +2,10 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -44,7 +46,7 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 		return err
 	}
 	results := v.Results
-	var again []int // resources to verify with their reasons neutralised
+	var again, at []int // resources to verify with their reasons neutralised, in v.Updates and in results
 	for i, res := range results {
 		if kept(res) {
 			v.Kept++
@@ -61,7 +63,7 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 		case len(u.Fields) == 0:
 			u.Ghost, u.Diff = true, kappDiff(res)
 		case kappLabelled(r):
-			again = append(again, len(v.Updates))
+			again, at = append(again, len(v.Updates)), append(at, i)
 		}
 		// else kapp takes the object over (adoption): its first deploy adds kapp's labels
 		// whatever the rules do, so only the fields listed can be judged.
@@ -82,12 +84,27 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 		return err
 	}
 	for i, res := range neutralised {
-		if !kept(res) {
+		// under a base where kapp keeps the pair as it is, nothing is left to explain: kapp
+		// diffs against its last-applied copy, rebased by the rules, where that copy still
+		// holds, and a drifted field the rules take from the live object there is no update
+		// under that base, while the neutralised manifest declaring it would be one
+		if b, ok := leftUnder(results[at[i]], res); ok {
 			u := &v.Updates[again[i]]
-			u.Ghost, u.Diff = true, kappDiff(res)
+			u.Ghost, u.Diff = true, fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])
 		}
 	}
 	return nil
+}
+
+// leftUnder is the first base under which kapp updates both the pair (res) and the pair with the
+// reasons for its update neutralised: ghost diffs are left there.
+func leftUnder(res, neutralised verify.Result) (verify.Base, bool) {
+	for _, b := range verify.Bases() {
+		if res.Op[b] != verify.OpKeep && neutralised.Op[b] != verify.OpKeep {
+			return b, true
+		}
+	}
+	return "", false
 }
 
 func kept(res verify.Result) bool {
@@ -115,13 +132,10 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 				return
 			}
 			// a field the manifest leaves out: only it, not its siblings (a change a person
-			// made to one of them would be neutralised with it)
+			// made to one of them would be neutralised with it, and the live annotations hold
+			// kapp.k14s.io/identity, which kapp strips from what it lists and never diffs)
 			if name := p[k-1].FieldName; name != nil {
-				parent := any(desired)
-				if k > 1 {
-					parent, _ = p[:k-1].Get(desired)
-				}
-				if m, ok := parent.(map[string]any); ok {
+				if m, ok := mapAt(desired, p[:k-1]); ok {
 					m[*name] = v
 					return
 				}
@@ -139,6 +153,31 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 			}
 		}
 	}
+}
+
+// mapAt is the map at p in obj, made empty where obj lacks it and p names map keys from the
+// deepest value obj has; false where p leads elsewhere (a list item obj lacks, a value not a map).
+func mapAt(obj map[string]any, p fielddiff.Path) (map[string]any, bool) {
+	for i := len(p); i >= 0; i-- {
+		var cur any = obj
+		if i > 0 {
+			var ok bool
+			if cur, ok = p[:i].Get(obj); !ok {
+				continue
+			}
+		}
+		m, ok := cur.(map[string]any)
+		if !ok || slices.ContainsFunc(p[i:], func(pe fieldpath.PathElement) bool { return pe.FieldName == nil }) {
+			return nil, false
+		}
+		for _, pe := range p[i:] {
+			child := map[string]any{}
+			m[*pe.FieldName] = child
+			m = child
+		}
+		return m, true
+	}
+	return nil, false
 }
 
 // kappLabelled reports whether kapp already labelled the live object as one of its app's.
