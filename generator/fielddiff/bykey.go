@@ -12,7 +12,7 @@ import (
 // Items of atomic lists, of kinds with no built-in schema (custom resources) and indexes u does
 // not hold keep their index, as explain shows them.
 func ByKey(u *unstructured.Unstructured, p Path) Path {
-	shell, err := builtin.ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
+	shell, err := builtin().ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}, typed.AllowDuplicates)
 	if err != nil {
 		return p

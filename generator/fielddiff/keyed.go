@@ -22,13 +22,13 @@ import (
 // with 100,000 containers took 9.8 s, 160,000 containers 76 s, 200,000 over two minutes; sorted,
 // each insert appends.
 func builtinTyped(u *unstructured.Unstructured) (*typed.TypedValue, error) {
-	shell, err := builtin.ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
+	shell, err := builtin().ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}, typed.AllowDuplicates)
 	if err != nil {
 		return nil, err
 	}
 	obj, _ := sortKeyed(u.Object, shell.Schema(), shell.TypeRef())
-	return builtin.ObjectToTyped(&unstructured.Unstructured{Object: obj.(map[string]any)}, typed.AllowDuplicates)
+	return builtin().ObjectToTyped(&unstructured.Unstructured{Object: obj.(map[string]any)}, typed.AllowDuplicates)
 }
 
 // sortKeyed returns v with the associative lists under it sorted (copying what it changes, v is

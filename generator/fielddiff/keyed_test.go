@@ -66,8 +66,8 @@ func TestKeyedListsReachSMDInKeyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ud, _ := builtin.ObjectToTyped(d)
-	ul, _ := builtin.ObjectToTyped(l)
+	ud, _ := builtin().ObjectToTyped(d)
+	ul, _ := builtin().ObjectToTyped(l)
 	unordered, err := ud.Compare(ul)
 	if err != nil {
 		t.Fatal(err)

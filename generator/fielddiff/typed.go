@@ -2,6 +2,7 @@ package fielddiff
 
 import (
 	"encoding/base64"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,8 +14,12 @@ import (
 )
 
 // builtin knows the structured-merge-diff schema of every built-in kind (the one the API
-// server uses for server-side apply, embedded in client-go).
-var builtin = applyconfigurations.NewTypeConverter(scheme.Scheme)
+// server uses for server-side apply, embedded in client-go). Built on first use, not when the
+// package is initialised: parsing the schema is most of what every command of the binary paid
+// at start, `rebasegen version` and --help included.
+var builtin = sync.OnceValue(func() managedfields.TypeConverter {
+	return applyconfigurations.NewTypeConverter(scheme.Scheme)
+})
 
 var deduced = managedfields.NewDeducedTypeConverter()
 
