@@ -1,7 +1,11 @@
 # rebasegen: see README.md. Every tool the targets need is built by the repo itself into .cache/.
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-export GOFLAGS := -buildvcs=false
+# kustomize_disable_go_plugin_support: Argo CD's packages link kustomize (through
+# k8s.io/cli-runtime), whose Go plugin loader imports package plugin, and a binary linking plugin
+# keeps every method of every type it links (the linker cannot drop any a plugin might call).
+# rebasegen runs no kustomize plugin; kustomize's tag leaves the loader out.
+export GOFLAGS := -buildvcs=false -tags=kustomize_disable_go_plugin_support
 # go.mod needs Go 1.27 (Argo CD's modules do) and names toolchain go1.27.3: auto switches to it
 # where the installed go is older, and an environment's GOTOOLCHAIN=local would refuse instead.
 export GOTOOLCHAIN := auto
