@@ -219,14 +219,14 @@ type fieldContext struct {
 	desired   *unstructured.Unstructured
 	live      *unstructured.Unstructured
 	defaulted *unstructured.Unstructured
-	prepared  *unstructured.Unstructured // defaulted, after the create strategy's PrepareForCreate; nil without one
-	stored    *storage                   // prepared (or defaulted), after the storage round trip
+	prepared  *typedObject // defaulted, after the create strategy's PrepareForCreate; nil without one
+	stored    *storage     // prepared (or defaulted), after the storage round trip
 	mechanism string
 	strategy  string         // names the create strategy's PrepareForCreate, "" without one
 	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
-	// lookups into defaulted, prepared and sent, nil when those are: one lookup per delta into a
-	// long list would otherwise be quadratic (see fielddiff.Lookup)
-	defaultedAt, preparedAt, sentAt *fielddiff.Lookup
+	// lookups into defaulted and sent (prepared's: prepared.lookup()), nil when those are: one
+	// lookup per delta into a long list would otherwise be quadratic (see fielddiff.Lookup)
+	defaultedAt, sentAt *fielddiff.Lookup
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -272,9 +272,6 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if ok {
 		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
-	}
-	if fc.prepared != nil {
-		fc.preparedAt = fielddiff.NewLookup(fc.prepared.Object)
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {

@@ -53,7 +53,7 @@ type defaulter struct {
 // defaults is what the API server makes of a desired object when it creates it.
 type defaults struct {
 	out       *unstructured.Unstructured // after the scheme's defaulting and conversion
-	prepared  *unstructured.Unstructured // out after the create strategy's PrepareForCreate; nil without one
+	prepared  *typedObject               // out after the create strategy's PrepareForCreate; nil without one
 	stored    *storage                   // what is stored (prepared, else out) after a storage round trip; nil for custom resources
 	mechanism string                     // the defaulting code and its version
 	strategy  string                     // the strategy's PrepareForCreate and its version, "" without one
@@ -111,14 +111,37 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 			return res, false, fmt.Errorf("%s %s: %w", gvk.Kind, u.GetName(), err)
 		}
 		if back, err := scheme.ConvertToVersion(internal, gvk.GroupVersion()); err == nil {
-			if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(back); err == nil {
-				obj, res.prepared = back, &unstructured.Unstructured{Object: m}
-				res.strategy = fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)", s.resource, kappconv.Kubernetes, s.pkg)
-			}
+			obj, res.prepared = back, &typedObject{obj: back}
+			res.strategy = fmt.Sprintf("PrepareForCreate of %s (k8s.io/kubernetes %s %s)", s.resource, kappconv.Kubernetes, s.pkg)
 		}
 	}
 	res.stored = &storage{scheme: scheme, gvk: gvk, obj: obj}
 	return res, true, nil
+}
+
+// typedObject is an object of a Go type, read through a lookup made on first use. Performance:
+// the prepared object's conversion to unstructured was paid by every pair of a kind with a create
+// strategy, and only a field the defaulting alone does not explain asks it.
+type typedObject struct {
+	obj  runtime.Object // not modified after defaulted returns
+	done bool
+	at   *fielddiff.Lookup
+}
+
+// lookup returns the object's lookup; nil when there is none (t is nil, or the object does not
+// convert).
+func (t *typedObject) lookup() *fielddiff.Lookup {
+	if t == nil {
+		return nil
+	}
+	if !t.done {
+		t.done = true
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t.obj); err == nil {
+			t.at = fielddiff.NewLookup(m)
+		}
+		t.obj = nil
+	}
+	return t.at
 }
 
 // storage is what the server stores of an object, made on first use: only some differences

@@ -224,17 +224,20 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 		return "", false
 	}
 	dv, ok := fc.defaultedAt.Get(d.Path)
+	if d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live) {
+		return fc.mechanism, true
+	}
+	// what the create strategy prepared is read only when defaulting alone does not explain it
 	var pv any
 	prepared := false
-	if fc.preparedAt != nil {
-		pv, prepared = fc.preparedAt.Get(d.Path)
+	pa := fc.prepared.lookup()
+	if pa != nil {
+		pv, prepared = pa.Get(d.Path)
 	}
 	switch {
-	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && ok && fielddiff.Equal(dv, d.Live):
-		return fc.mechanism, true
 	case d.Change != fielddiff.Removed && d.Change != fielddiff.Canonical && prepared && fielddiff.Equal(pv, d.Live):
 		return "set on create by " + fc.strategy, true
-	case d.Change == fielddiff.Removed && fc.preparedAt != nil && ok && !prepared:
+	case d.Change == fielddiff.Removed && pa != nil && ok && !prepared:
 		// a declared field the strategy clears (a field of a feature gate that is off by default, a
 		// secret reference's fields but its name)
 		return "removed on create by " + fc.strategy, true

@@ -124,8 +124,8 @@ func (c *classifier) leafDefault(fc fieldContext, p fielddiff.Path, live any) (s
 	scheme.value, scheme.set = fc.defaultedAt.Get(p)
 	scheme.set = scheme.set && scheme.value != nil
 	prepared := stageValue{source: "set on create by " + fc.strategy}
-	if fc.preparedAt != nil {
-		prepared.value, prepared.set = fc.preparedAt.Get(p)
+	if pa := fc.prepared.lookup(); pa != nil {
+		prepared.value, prepared.set = pa.Get(p)
 		prepared.set = prepared.set && prepared.value != nil && !(scheme.set && fielddiff.Equal(prepared.value, scheme.value))
 	}
 	linkedPrepared := prepared

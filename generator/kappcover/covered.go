@@ -5,6 +5,7 @@ package kappcover
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -97,27 +98,34 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 		return nil, nil
 	}
 	fields, all, readsManaged := r.fields(desired)
-	newRes, existing := desired, live
-	if !all {
-		newRes, existing = only(desired, fields), only(live, fields)
-		if !readsManaged && !asksManaged(ps) {
-			// no answer depends on managedFields then, a live object's are often the largest
-			// part of it, and kapp's copy rules copy both resources whole for every path they copy
-			newRes, existing = fielddiff.WithoutManagedFields(newRes), fielddiff.WithoutManagedFields(existing)
+	var rl *fielddiff.Lookup
+	// kapp's built-in rules reaching none of the fields asked about (a Deployment's defaulted spec
+	// fields) leave each as the new resource has it: no answer reads the rebased resource, and
+	// those rules do not fail, so they are not run (a package's rules are, for their errors)
+	if all || len(r.configs) > 0 || reachesAny(ps, fields) {
+		newRes, existing := desired, live
+		if !all {
+			newRes, existing = only(desired, fields), only(live, fields)
+			if !readsManaged && !asksManaged(ps) {
+				// no answer depends on managedFields then, a live object's are often the largest
+				// part of it, and kapp's copy rules copy both resources whole for every path they copy
+				newRes, existing = fielddiff.WithoutManagedFields(newRes), fielddiff.WithoutManagedFields(existing)
+			}
 		}
-	}
-	rebased, err := r.rebase(newRes, existing)
-	if err != nil {
-		if at := r.failing(desired, live); at != "" {
-			return nil, fmt.Errorf("%s: %w", at, err)
+		rebased, err := r.rebase(newRes, existing)
+		if err != nil {
+			if at := r.failing(desired, live); at != "" {
+				return nil, fmt.Errorf("%s: %w", at, err)
+			}
+			return nil, err
 		}
-		return nil, err
+		rl = fielddiff.NewLookup(rebased.Object)
 	}
-	rl, dl, ll := fielddiff.NewLookup(rebased.Object), fielddiff.NewLookup(desired.Object), fielddiff.NewLookup(live.Object)
+	dl, ll := fielddiff.NewLookup(desired.Object), fielddiff.NewLookup(live.Object)
 	var out []bool
 	for i, p := range ps {
 		at := rl
-		if !all && (len(p) == 0 || p[0].FieldName == nil || !fields[*p[0].FieldName]) {
+		if !all && !reaches(p, fields) {
 			at = dl // no rule reaches the field: kapp keeps the new resource's value
 		}
 		// raw values, as kapp's text diff compares them
@@ -131,6 +139,15 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 		}
 	}
 	return out, nil
+}
+
+// reaches reports whether p starts with one of fields (a field a rule may read or write).
+func reaches(p fielddiff.Path, fields map[string]bool) bool {
+	return len(p) > 0 && p[0].FieldName != nil && fields[*p[0].FieldName]
+}
+
+func reachesAny(ps []fielddiff.Path, fields map[string]bool) bool {
+	return slices.ContainsFunc(ps, func(p fielddiff.Path) bool { return reaches(p, fields) })
 }
 
 // Rebased is the object kapp applies for desired, live as the existing object: desired as kapp
