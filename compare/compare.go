@@ -89,11 +89,11 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	if du.GetNamespace() == "" {
 		du.SetNamespace(lu.GetNamespace())
 	}
-	dd, err := load.NewDoc(load.Object{Unstructured: du, Source: load.Source{File: "desired", Doc: 1}})
+	dd, err := load.NewDoc(load.Object{Unstructured: du, Source: load.Source{File: "desired"}})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	ld, err := load.NewDoc(load.Object{Unstructured: lu, Source: load.Source{File: "live", Doc: 1}})
+	ld, err := load.NewDoc(load.Object{Unstructured: lu, Source: load.Source{File: "live"}})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -290,7 +290,14 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 		if u == nil {
 			return nil, errors.New("a nil object")
 		}
-		return u.DeepCopy(), nil
+		// not u.DeepCopy: it panics on any value JSON does not have a type for, and objects built
+		// by hand hold Go ints (unstructured.SetNestedField(o, 3, ...)), which the API server
+		// reads as the JSON numbers they are
+		m, err := jsonObject(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		return &unstructured.Unstructured{Object: m}, nil
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {

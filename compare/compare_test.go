@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -316,5 +317,106 @@ func TestCapturedHPAFixture(t *testing.T) {
 	}
 	if r.Verdict != Changes || set["spec.replicas"] != Set || kept < 5 {
 		t.Errorf("got %s, changed %v, %d kept; want Changes with spec.replicas set and the defaulted fields kept\n%+v", r.Verdict, set, kept, r.Fields)
+	}
+}
+
+// TestHandBuiltUnstructured: an unstructured object built in Go (ints, a []string) is judged as
+// the same object read from JSON; a value with no JSON form is an error naming its field, never
+// a panic.
+func TestHandBuiltUnstructured(t *testing.T) {
+	c, err := New(WithApply("ctrl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := object(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx, args: [a, b]}]}
+`)
+	handBuilt := func(replicas any, args any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "ns"},
+			"spec": map[string]any{
+				"replicas": replicas,
+				"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+				"template": map[string]any{
+					"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+					"spec": map[string]any{"containers": []any{
+						map[string]any{"name": "web", "image": "nginx", "args": args}}},
+				},
+			},
+		}}
+	}
+	for _, tc := range []struct {
+		name     string
+		desired  *unstructured.Unstructured
+		fromJSON string // the same desired object as YAML: the oracle
+	}{
+		{"int replicas changed", handBuilt(3, []string{"a", "b"}), "3"},
+		{"int32 replicas unchanged", handBuilt(int32(2), []any{"a", "b"}), "2"},
+	} {
+		want, err := c.Compare(object(t, strings.Replace(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns}
+spec:
+  replicas: R
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx, args: [a, b]}]}
+`, "R", tc.fromJSON, 1)), live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Compare(tc.desired, live)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got.Verdict != want.Verdict || fmt.Sprint(got.Fields) != fmt.Sprint(want.Fields) {
+			t.Errorf("%s: %s %v, read from JSON: %s %v", tc.name, got.Verdict, got.Fields, want.Verdict, want.Fields)
+		}
+	}
+	for _, tc := range []struct {
+		value any
+		want  string
+	}{
+		{make(chan int), "live: field spec.replicas: a chan int has no JSON value"},
+		{math.NaN(), "live: field spec.replicas: NaN is not a JSON number"},
+		{uint64(math.MaxUint64), "live: field spec.replicas: 18446744073709551615 is larger"},
+	} {
+		bad := handBuilt(2, []any{"a"})
+		_, err := c.Compare(handBuilt(2, []any{"a"}), &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment", "metadata": bad.Object["metadata"],
+			"spec": map[string]any{"replicas": tc.value}}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%T: error %v, want one holding %q", tc.value, err, tc.want)
+		}
+	}
+}
+
+// TestInMemoryObjectsNameNoDocument: an error about an object given in memory names the
+// argument and the field, not a file's document and line it does not have.
+func TestInMemoryObjectsNameNoDocument(t *testing.T) {
+	c, err := New(WithUpdate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := object(t, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  namespace: ns
+  managedFields:
+  - {manager: ctrl, operation: Apply, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:data": 5}}
+`)
+	_, err = c.Compare(object(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ns}\n"), live)
+	if err == nil || !strings.HasPrefix(err.Error(), "compare: live: field metadata.managedFields[0].fieldsV1: ") {
+		t.Errorf("error %v, want one naming live and the field, no document", err)
 	}
 }

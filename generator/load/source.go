@@ -13,7 +13,7 @@ import (
 // Source locates one object in the inputs.
 type Source struct {
 	File string // path as given, "-" for stdin
-	Doc  int    // 1-based document index within the file
+	Doc  int    // 1-based document index within the file; 0 for an object given in memory
 	Line int    // 1-based line where the document starts
 	Item int    // 1-based item index inside a kind: List document, 0 otherwise
 	// Generated: the document comes from a file bearing rebasegen's header (IsGenerated), read
@@ -24,6 +24,10 @@ type Source struct {
 func (s Source) String() string {
 	// the file name on one line, as findings show it: errors quote sources, and a name holding a
 	// line break would start a line of the caller's choosing in a log
+	if s.Doc == 0 {
+		// an object a library caller passed in memory: it has no document or line to name
+		return escape.Text(s.File)
+	}
 	str := fmt.Sprintf("%s: document %d (line %d)", escape.Text(s.File), s.Doc, s.Line)
 	if s.Item > 0 {
 		str += fmt.Sprintf(", item %d", s.Item)
