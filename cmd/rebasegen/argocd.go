@@ -125,7 +125,7 @@ func checkArgoCD(c *cli.Context) error {
 	}
 	noteNamespace(c, a.Set.InferredNamespace)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
-	res, err := argocd.Synthesize(a.Report)
+	res, err := argocd.Synthesize(a.Report, s)
 	if err != nil {
 		return err
 	}

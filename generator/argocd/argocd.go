@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"github.com/argoproj/argo-cd/v3/common"
@@ -15,6 +16,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/argo"
 	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	"github.com/argoproj/argo-cd/v3/util/glob"
+	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -30,6 +33,8 @@ type Settings struct {
 	// Overrides are argocd-cm's resource.customizations by "group/kind" (Argo CD's key), without
 	// the status ignore Argo CD adds by default (Diff adds it).
 	Overrides map[string]v1alpha1.ResourceOverride
+	// CompareOptions are argocd-cm's resource.compareoptions; nil for Argo CD's defaults.
+	CompareOptions *settings.ArgoCDDiffOptions
 	// Where Read found the entries, for lint's findings: Ignores' by index, Overrides' by key.
 	ignoresFrom   []load.Source
 	overridesFrom map[string]load.Source
@@ -41,16 +46,35 @@ const (
 	trackingMethod = v1alpha1.TrackingMethodAnnotation
 )
 
-// overrides are s's overrides with the one argocd-cm holds when it sets nothing: status is
-// ignored for every kind (settings.GetResourceOverrides, ignoreResourceStatusField "all").
+// compareOptions are s's resource.compareoptions, Argo CD's defaults where argocd-cm sets none.
+func (s Settings) compareOptions() settings.ArgoCDDiffOptions {
+	if s.CompareOptions == nil {
+		return settings.GetDefaultDiffOptions()
+	}
+	return *s.CompareOptions
+}
+
+// Plain is s without its ignores: Argo CD's comparison under the same compare options.
+func (s Settings) Plain() Settings { return Settings{CompareOptions: s.CompareOptions} }
+
+// overrides are s's overrides with the status ignore settings.GetResourceOverrides adds for
+// ignoreResourceStatusField: for every kind when it is unset, "all" or a value Argo CD does not
+// know; for CRDs with "crd"; none with "none", "off" or "false".
 func (s Settings) overrides() map[string]v1alpha1.ResourceOverride {
 	out := map[string]v1alpha1.ResourceOverride{}
 	for k, v := range s.Overrides {
 		out[k] = v
 	}
-	all := out["*/*"]
-	all.IgnoreDifferences.JSONPointers = append(append([]string(nil), all.IgnoreDifferences.JSONPointers...), "/status")
-	out["*/*"] = all
+	key := "*/*"
+	switch s.compareOptions().IgnoreResourceStatusField {
+	case settings.IgnoreResourceStatusInNone, "off", "false":
+		return out
+	case settings.IgnoreResourceStatusInCRD:
+		key = "apiextensions.k8s.io/CustomResourceDefinition"
+	}
+	o := out[key]
+	o.IgnoreDifferences.JSONPointers = append(append([]string(nil), o.IgnoreDifferences.JSONPointers...), "/status")
+	out[key] = o
 	return out
 }
 
@@ -60,7 +84,7 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 		ignores = []Ignore{}
 	}
 	return argodiff.NewDiffConfigBuilder().
-		WithDiffSettings(ignores, s.overrides(), false, normalizers.IgnoreNormalizerOpts{}).
+		WithDiffSettings(ignores, s.overrides(), s.compareOptions().IgnoreAggregatedRoles, normalizers.IgnoreNormalizerOpts{}).
 		WithTracking(appLabelKey, string(trackingMethod)).
 		WithNoCache().
 		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog
@@ -102,11 +126,31 @@ func tracked(desired, live *unstructured.Unstructured) (*unstructured.Unstructur
 	return d, nil
 }
 
-// Applies reports whether some entry of s applies to the resource, as Argo CD matches them.
+// Applies reports whether some entry of s applies to the resource, as Argo CD matches them: its
+// ignore normalizer matches argocd-cm's keys ("group/kind" or a core "kind", either a glob) and
+// the Application's entries by glob; its managedFieldsManagers lookup takes a key by its exact
+// "group/kind".
 func (s Settings) Applies(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
-	ok, _ := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, u.GetName(), u.GetNamespace())
-	return ok
+	if ok, _ := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, u.GetName(), u.GetNamespace()); ok {
+		return true
+	}
+	for key, o := range s.Overrides {
+		if len(o.IgnoreDifferences.JSONPointers)+len(o.IgnoreDifferences.JQPathExpressions) == 0 {
+			continue
+		}
+		// normalizers.getGroupKindForOverrideKey
+		group, kind := "", key
+		if parts := strings.Split(key, "/"); len(parts) == 2 {
+			group, kind = parts[0], parts[1]
+		} else if len(parts) > 2 {
+			continue
+		}
+		if glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // objects decodes the two sides of a diff result.

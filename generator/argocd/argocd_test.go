@@ -13,11 +13,13 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 )
 
+// analyze analyses fixtures/<name> (a path), whose objects are in the namespace of its last
+// element.
 func analyze(t *testing.T, name string) *generator.Analysis {
 	t.Helper()
 	dir := filepath.Join("..", "..", "fixtures", name)
 	a, err := generator.Analyze(generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")},
-		Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: name})
+		Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: filepath.Base(name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func roundTrip(t *testing.T, ignores []argocd.Ignore, f argocd.Format) argocd.Se
 // any other declared value (the image) still shows.
 func TestHPAReplicas(t *testing.T) {
 	a := analyze(t, "hpa-replicas")
-	res, err := argocd.Synthesize(a.Report)
+	res, err := argocd.Synthesize(a.Report, argocd.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestHPAReplicas(t *testing.T) {
 // index) hides the change made in Git: the mutation check names it.
 func TestIgnoreHidingGitChange(t *testing.T) {
 	a := analyze(t, "hpa-replicas")
-	res, err := argocd.Synthesize(a.Report)
+	res, err := argocd.Synthesize(a.Report, argocd.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestFixtures(t *testing.T) {
 		}
 		t.Run(d.Name(), func(t *testing.T) {
 			a := analyze(t, d.Name())
-			res, err := argocd.Synthesize(a.Report)
+			res, err := argocd.Synthesize(a.Report, argocd.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,6 +181,124 @@ func TestLintSettings(t *testing.T) {
 	for k, e := range want {
 		if ge, ok := got[k]; !ok || ge != e {
 			t.Errorf("%s: lint %v (found %v), want error=%v", k, ge, ok, e)
+		}
+	}
+}
+
+// settingsOf reads Argo CD settings from YAML, as check reads --rules.
+func settingsOf(t *testing.T, doc string) argocd.Settings {
+	t.Helper()
+	objs, err := load.Bytes("rules.yml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := argocd.Read(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// argocd-cm keys apply as Argo CD's ignore normalizer matches them: a core kind's key names the
+// kind alone ("Service"), and a key may be a glob. The mutation check must judge the resources
+// they apply to, so a change made in Git that they hide is found.
+func TestArgoCDCMKeysApplyAsArgoCDMatchesThem(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-cabundle"))
+	for _, tc := range []struct{ key, body, kind, path string }{
+		{"Service", "jsonPointers: [/spec/ports]", "Service", "spec.ports["},
+		{"admissionregistration.k8s.io_*", "jqPathExpressions: ['.webhooks[] | .clientConfig']", "MutatingWebhookConfiguration", ".clientConfig.service."},
+	} {
+		s := settingsOf(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.ignoreDifferences."+
+			tc.key+": \""+tc.body+"\"\n")
+		res, err := argocd.Synthesize(a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := argocd.Verify(a.Report, s, res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, h := range v.Hidden {
+			found = found || h.Resource.Kind == tc.kind && strings.Contains(h.Path, tc.path)
+		}
+		if !found {
+			t.Errorf("key %s: hidden %+v, want a %s path holding %q", tc.key, v.Hidden, tc.kind, tc.path)
+		}
+	}
+}
+
+// argocd-cm's resource.compareoptions decide whether Argo CD ignores status: with
+// ignoreResourceStatusField none, a manifest declaring a status Argo CD cannot make true keeps
+// the resource OutOfSync whatever the ignores.
+func TestCompareOptionsStatus(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	desired, err := os.ReadFile(filepath.Join(fixture, "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired = bytes.Replace(desired, []byte("\n---\n"), []byte("\nstatus: {replicas: 1}\n---\n"), 1)
+	if err := os.WriteFile(filepath.Join(dir, "desired.yaml"), desired, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := generator.Analyze(generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")},
+		Live: []string{filepath.Join(fixture, "live.yaml")}, Namespace: "argo-hpa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"
+	for _, tc := range []struct {
+		options string
+		status  bool // Argo CD shows status
+	}{
+		{"", false},
+		{"ignoreResourceStatusField: all", false},
+		{"ignoreResourceStatusField: none", true},
+		{"ignoreResourceStatusField: off", true},
+		{"ignoreResourceStatusField: crd", true},
+	} {
+		doc := app
+		if tc.options != "" {
+			doc += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.compareoptions: \"" + tc.options + "\"\n"
+		}
+		s := settingsOf(t, doc)
+		res, err := argocd.Synthesize(a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := argocd.Verify(a.Report, s, res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := false
+		for _, l := range res.Left {
+			shown = shown || strings.HasPrefix(l.Path, "status")
+		}
+		if shown != tc.status || v.InSync == 1 == tc.status {
+			t.Errorf("%q: status shown %v, in sync %d of %d: want status shown %v", tc.options, shown, v.InSync, v.Ghost, tc.status)
+		}
+	}
+}
+
+// Argo CD settings of the wrong shape are errors naming the file, document and field: the API
+// server refuses such an Application, and Argo CD refuses such argocd-cm keys.
+func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\n"
+	for doc, want := range map[string]string{
+		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences: {kind: Deployment}\n": "rules.yml: document 1 (line 1): spec.ignoreDifferences: not a list",
+		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences: x\n":                  "rules.yml: document 1 (line 1): spec.ignoreDifferences: not a list",
+		cm + "data: x\n": "rules.yml: document 1 (line 1): data: not a map",
+		cm + "data:\n  resource.customizations.ignoreDifferences.apps_Deployment: {jsonPointers: [/spec/replicas]}\n": `data["resource.customizations.ignoreDifferences.apps_Deployment"]: not a string`,
+		cm + "data:\n  resource.customizations.ignoreDifferences.a_b_C: \"jsonPointers: [/x]\"\n":                     "Argo CD refuses the key",
+		cm + "data:\n  resource.compareoptions: {ignoreResourceStatusField: none}\n":                                  `data["resource.compareoptions"]: not a string`,
+	} {
+		objs, err := load.Bytes("rules.yml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := argocd.Read(objs); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one holding %q", doc, err, want)
 		}
 	}
 }

@@ -24,7 +24,7 @@ type Generated struct {
 // wrote, read back as check reads a file (argocd-cm widens each entry to its kind: the
 // verification judges the widened entries).
 func Generate(rep *classify.Report, f Format, app string, header []string) (*Generated, error) {
-	res, err := Synthesize(rep)
+	res, err := Synthesize(rep, Settings{})
 	if err != nil {
 		return nil, err
 	}

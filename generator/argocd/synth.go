@@ -48,15 +48,17 @@ type Result struct {
 // never ruled. One entry per resource (group, kind, namespace, name): the evidence is per
 // resource. Paths through list items with merge keys are jq expressions selecting the item by
 // its keys (an item's index moves when items are added or reordered); other paths are JSON
-// pointers; a path through an item of a list without keys is not ruled.
-func Synthesize(rep *classify.Report) (Result, error) {
+// pointers; a path through an item of a list without keys is not ruled. Argo CD compares under
+// base's compare options (argocd-cm's resource.compareoptions); base's ignores play no part.
+func Synthesize(rep *classify.Report, base Settings) (Result, error) {
+	s := base.Plain()
 	var out Result
 	for _, r := range rep.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {
 			return Result{}, err
 		}
-		res, err := Diff(desired.Unstructured, live.Unstructured, Settings{})
+		res, err := Diff(desired.Unstructured, live.Unstructured, s)
 		if err != nil {
 			return Result{}, err
 		}

@@ -73,7 +73,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if !s.Applies(desired.Unstructured) {
 			continue
 		}
-		plain, err := Diff(desired.Unstructured, live.Unstructured, Settings{})
+		plain, err := Diff(desired.Unstructured, live.Unstructured, s.Plain())
 		if err != nil {
 			return Verification{}, err
 		}
@@ -95,7 +95,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				}
 				continue
 			}
-			if seen, err := shows(mut, live.Unstructured, Settings{}, plain.PredictedLive); err != nil {
+			if seen, err := shows(mut, live.Unstructured, s.Plain(), plain.PredictedLive); err != nil {
 				return Verification{}, err
 			} else if !seen {
 				continue // Argo CD's own normalisation hides it, with or without ignores

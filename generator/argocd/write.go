@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/settings"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -30,8 +31,12 @@ const (
 // Formats are the formats Write takes, the default first.
 func Formats() []Format { return []Format{Application, ArgoCDCM} }
 
-// cmKey is argocd-cm's key prefix for a kind's ignoreDifferences (util/settings).
-const cmKey = "resource.customizations.ignoreDifferences."
+// argocd-cm's keys rebasegen reads (util/settings): a kind's ignoreDifferences by prefix, and
+// the compare options.
+const (
+	cmKey             = "resource.customizations.ignoreDifferences."
+	compareOptionsKey = "resource.compareoptions"
+)
 
 // Write writes the ignores in format f, after the comment lines of header; app names the
 // Application (in namespace argocd).
@@ -127,7 +132,10 @@ func Read(objs []load.Object) (Settings, error) {
 	for _, o := range objs {
 		switch {
 		case o.GetKind() == "Application" && strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/"):
-			raw, _, _ := unstructuredSlice(o.Object, "spec", "ignoreDifferences")
+			raw, _, err := unstructuredSlice(o.Object, "spec", "ignoreDifferences")
+			if err != nil {
+				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
+			}
 			b, err := json.Marshal(raw)
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
@@ -148,7 +156,10 @@ func Read(objs []load.Object) (Settings, error) {
 				s.ignoresFrom = append(s.ignoresFrom, o.Source)
 			}
 		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
-			data, _, _ := unstructuredMap(o.Object, "data")
+			data, _, err := unstructuredMap(o.Object, "data")
+			if err != nil {
+				return Settings{}, fmt.Errorf("%s: data: %w", o.Source, err)
+			}
 			if s.Overrides == nil {
 				s.Overrides, s.overridesFrom = map[string]v1alpha1.ResourceOverride{}, map[string]load.Source{}
 			}
@@ -160,6 +171,17 @@ func Read(objs []load.Object) (Settings, error) {
 					s.overridesFrom[k] = o.Source
 				}
 			}
+			if v, ok := data[compareOptionsKey]; ok {
+				str, isString := v.(string)
+				if !isString {
+					return Settings{}, fmt.Errorf("%s: data[%q]: not a string", o.Source, compareOptionsKey)
+				}
+				opts := settings.GetDefaultDiffOptions() // settings.GetResourceCompareOptions
+				if err := yaml.Unmarshal([]byte(str), &opts); err != nil {
+					return Settings{}, fmt.Errorf("%s: data[%q]: %w", o.Source, compareOptionsKey, err)
+				}
+				s.CompareOptions = &opts
+			}
 			keys := make([]string, 0, len(data))
 			for k := range data {
 				keys = append(keys, k)
@@ -170,15 +192,21 @@ func Read(objs []load.Object) (Settings, error) {
 				if !ok {
 					continue
 				}
-				v, _ := data[k].(string)
+				v, isString := data[k].(string)
+				if !isString {
+					return Settings{}, fmt.Errorf("%s: data[%q]: not a string (a YAML block: %s: |)", o.Source, k, k)
+				}
 				var d v1alpha1.OverrideIgnoreDiff
 				if err := yaml.UnmarshalStrict([]byte(v), &d); err != nil {
 					return Settings{}, fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
 				}
-				group, kind, ok := strings.Cut(gk, "_")
-				key := group + "/" + kind
-				if !ok {
-					key = gk
+				// settings.convertToOverrideKey
+				key := gk
+				switch parts := strings.Split(gk, "_"); {
+				case len(parts) == 2:
+					key = parts[0] + "/" + parts[1]
+				case len(parts) > 2 || gk == "":
+					return Settings{}, fmt.Errorf("%s: data[%q]: Argo CD refuses the key: it must be %s<group>_<kind> or %s<kind>", o.Source, k, cmKey, cmKey)
 				}
 				if gk == "all" {
 					key = "*/*"
@@ -206,7 +234,10 @@ func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error
 
 func unstructuredMap(obj map[string]any, fields ...string) (map[string]any, bool, error) {
 	v, ok := walk(obj, fields)
-	m, _ := v.(map[string]any)
+	m, isMap := v.(map[string]any)
+	if ok && !isMap && v != nil {
+		return nil, false, fmt.Errorf("not a map")
+	}
 	return m, ok, nil
 }
 
