@@ -157,6 +157,9 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 	var failed []error
 	for i, e := range errs {
 		if e != nil {
+			if p, err := pairAt(i); err == nil {
+				e = withoutSecretValues(e, p)
+			}
 			failed = append(failed, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], e))
 		}
 	}
@@ -199,6 +202,9 @@ func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Un
 				return err
 			})
 			if err != nil {
+				if p, perr := in.pairAt(i); perr == nil {
+					err = withoutSecretValues(err, p)
+				}
 				err = fmt.Errorf("%s base: %w", b, err)
 			}
 			each(i, b, obj, err)
