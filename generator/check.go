@@ -78,6 +78,11 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		Given: emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
 			Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
 			Namespace: cmp.Or(in.Namespace, a.Set.InferredNamespace), NoOperational: in.NoOperational}}
+	secrets, err := a.Set.SecretValues()
+	if err != nil {
+		return nil, err
+	}
+	regen.Given = regen.Given.WithoutSecretValues(secrets)
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}

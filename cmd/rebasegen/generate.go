@@ -80,6 +80,11 @@ func generateCommand() *cli.Command {
 				// The header records the namespace used, so its command does not depend on inference.
 				opts.Namespace = g.Set.InferredNamespace
 			}
+			secrets, err := g.Set.SecretValues()
+			if err != nil {
+				return err
+			}
+			opts = opts.WithoutSecretValues(secrets)
 			var out bytes.Buffer
 			if err := emit.WriteRules(&out, g.Rules, emit.Header{Version: version, Options: opts}); err != nil {
 				return err

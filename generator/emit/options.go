@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
 )
@@ -229,3 +231,33 @@ func shellSplit(s string) ([]string, error) {
 
 // ShellQuote quotes s for a POSIX shell, as the Regenerate: lines of rebasegen's headers do.
 func ShellQuote(s string) string { return shellQuote(s) }
+
+// SecretValue is what a header records in place of a data value a Secret holds.
+const SecretValue = "<redacted: a Secret's value>"
+
+// WithoutSecretValues is o with each --value and --value-yaml whose value some Secret holds
+// (secrets: their values, load.SecretValues) recorded as KEY=SecretValue: a generated file is
+// committed, and data values given on the command line are how credentials reach a package.
+func (o Options) WithoutSecretValues(secrets []string) Options {
+	redact := func(args []string) []string {
+		out := slices.Clone(args)
+		for i, a := range out {
+			key, value, ok := strings.Cut(a, "=")
+			if !ok || value == "" {
+				continue
+			}
+			var parsed any // a --value-yaml's value as ytt reads it
+			if yaml.Unmarshal([]byte(value), &parsed) == nil {
+				if str, ok := parsed.(string); ok && str != "" {
+					value = str
+				}
+			}
+			if slices.ContainsFunc(secrets, func(s string) bool { return strings.Contains(s, value) }) {
+				out[i] = key + "=" + SecretValue
+			}
+		}
+		return out
+	}
+	o.ValueArgs, o.ValueYAMLArgs = redact(o.ValueArgs), redact(o.ValueYAMLArgs)
+	return o
+}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -264,6 +266,35 @@ func fromOriginals(live []load.Doc) ([]load.Doc, error) {
 	}
 	if len(out) == 0 && len(live) > 0 {
 		return nil, fmt.Errorf("no --desired given and no live object carries kapp's %s annotation to recover it from", kappconv.Original)
+	}
+	return out, nil
+}
+
+// SecretValues are the values of the desired Secrets (load.SecretValues): what the manifests put
+// into Secrets, which no output may show, wherever else it appears (a data value given on the
+// command line and rendered into a Secret).
+func (s *Set) SecretValues() ([]string, error) {
+	var out []string
+	add := func(d load.Doc) error {
+		if d.GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
+			return nil
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		out = append(out, load.SecretValues(o.Unstructured)...)
+		return nil
+	}
+	for _, p := range s.Pairs {
+		if err := add(p.Desired); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range s.Created {
+		if err := add(d); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
