@@ -14,6 +14,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -39,7 +40,18 @@ type Comparer struct {
 	cfg   config
 	rules *rulesets.Ruleset
 	crdOf map[string]schema.GroupKind // the kind each CRD (by name) defines
+	// what the main resource's update does with the status of each custom resource version
+	statusOf map[schema.GroupVersionKind]statusWrite
 }
+
+// statusWrite is what an update of a custom resource does with its status.
+type statusWrite int
+
+const (
+	statusKept    statusWrite = iota + 1 // a status subresource: the update keeps live's status
+	statusWritten                        // no status subresource: status is written as any field
+	statusPruned                         // no status subresource and the schema prunes status
+)
 
 // New returns a Comparer. A write mode (WithApply or WithUpdate) is required.
 func New(opts ...Option) (*Comparer, error) {
@@ -60,6 +72,7 @@ func New(opts ...Option) (*Comparer, error) {
 		return nil, fmt.Errorf("compare: the built-in rulesets: %w", err)
 	}
 	crdOf := map[string]schema.GroupKind{}
+	statusOf := map[schema.GroupVersionKind]statusWrite{}
 	for _, d := range c.crds {
 		o, err := d.Object()
 		if err != nil {
@@ -68,8 +81,14 @@ func New(opts ...Option) (*Comparer, error) {
 		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
 		crdOf[d.Name] = schema.GroupKind{Group: group, Kind: kind}
+		versions, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions")
+		for _, v := range versions {
+			vm, _ := v.(map[string]any)
+			name, _, _ := unstructured.NestedString(vm, "name")
+			statusOf[schema.GroupVersionKind{Group: group, Version: name, Kind: kind}] = statusOfVersion(o.Object, vm)
+		}
 	}
-	return &Comparer{cfg: c, rules: rs, crdOf: crdOf}, nil
+	return &Comparer{cfg: c, rules: rs, crdOf: crdOf, statusOf: statusOf}, nil
 }
 
 // Compare says whether writing desired, as the Comparer's write mode writes it, would change
@@ -125,6 +144,7 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 		err = j.apply(res, du, lu, c.cfg.fieldManager)
 	case Update:
 		j.update(res)
+		j.status(du, lu, c.statusOf)
 		err = j.managedFields(du, lu)
 	}
 	if err != nil {
@@ -250,6 +270,68 @@ func (j *judgement) update(res classify.Resource) {
 			j.add(f, Removed, "the update omits it")
 		}
 	}
+}
+
+// statusOfVersion is what an update does with status in a version of a CRD (the version's
+// subresources and schema, or the CRD's top-level ones of apiextensions v1beta1).
+func statusOfVersion(crd, version map[string]any) statusWrite {
+	sub, ok, _ := unstructured.NestedFieldNoCopy(version, "subresources", "status")
+	if !ok {
+		sub, ok, _ = unstructured.NestedFieldNoCopy(crd, "spec", "subresources", "status")
+	}
+	if ok && sub != nil {
+		return statusKept
+	}
+	root, ok, _ := unstructured.NestedMap(version, "schema", "openAPIV3Schema")
+	if !ok {
+		root, ok, _ = unstructured.NestedMap(crd, "spec", "validation", "openAPIV3Schema")
+	}
+	if !ok {
+		return statusWritten
+	}
+	_, hasStatus, _ := unstructured.NestedFieldNoCopy(root, "properties", "status")
+	keep, _, _ := unstructured.NestedBool(root, "x-kubernetes-preserve-unknown-fields")
+	if !hasStatus && !keep {
+		return statusPruned
+	}
+	return statusWritten
+}
+
+// status judges an update's status: a kind with a status subresource (every built-in kind with
+// a status) keeps live's; a custom resource whose CRD has none writes it as any field; without
+// the CRD, which of the two cannot be known offline.
+func (j *judgement) status(desired, live *unstructured.Unstructured, statusOf map[schema.GroupVersionKind]statusWrite) {
+	gvk := desired.GroupVersionKind()
+	if scheme.Scheme.Recognizes(gvk) {
+		return
+	}
+	d, dok := desired.Object["status"]
+	l := live.Object["status"]
+	if sameJSON(d, l) {
+		return
+	}
+	f := Field{Path: "status", Class: "unknown"}
+	switch statusOf[gvk] {
+	case statusKept, statusPruned:
+		return
+	case statusWritten:
+		f.Effect = Set
+		f.Evidence = "the CRD gives " + gvk.Version + " no status subresource: the update writes status as any other field"
+		if !dok || d == nil {
+			f.Effect = Removed
+			f.Evidence = "the CRD gives " + gvk.Version + " no status subresource: the update omits status and the server removes it"
+		}
+	default:
+		f.Effect = Unknown
+		f.Evidence = "status differs and, without the CRD of " + gvk.Kind + " (WithCRDs), whether " + gvk.Version + " has a status subresource, which keeps live's status on an update, cannot be known offline"
+	}
+	j.fields = append(j.fields, f)
+}
+
+func sameJSON(a, b any) bool {
+	x, errX := json.Marshal(a)
+	y, errY := json.Marshal(b)
+	return errX == nil && errY == nil && string(x) == string(y)
 }
 
 // managedFields judges the managedFields an update carries: the server takes them in place of

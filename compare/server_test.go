@@ -54,3 +54,59 @@ func TestUpdateWritesManagedFields(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateWritesStatusWithoutSubresource: a custom resource whose CRD gives no status
+// subresource takes status from the main resource's update (probe5 finding 17: kube-apiserver
+// v1.37.2 stored the changed status, and none for an update omitting it); with a status
+// subresource live's status stays; without the CRD which of the two is unknown.
+func TestUpdateWritesStatusWithoutSubresource(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "server", "status-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := object(t, string(b))
+	withSub := crd.DeepCopy()
+	versions, _, _ := unstructured.NestedSlice(withSub.Object, "spec", "versions")
+	versions[0].(map[string]any)["subresources"] = map[string]any{"status": map[string]any{}}
+	if err := unstructured.SetNestedSlice(withSub.Object, versions, "spec", "versions"); err != nil {
+		t.Fatal(err)
+	}
+	comparer := func(opts ...Option) *Comparer {
+		c, err := New(append([]Option{WithUpdate()}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	noSub, sub, none := comparer(WithCRDs(crd)), comparer(WithCRDs(withSub)), comparer()
+	live := serverObject(t, "status-live.json")
+	for _, tc := range []struct {
+		name    string
+		c       *Comparer
+		desired string
+		want    Verdict
+		effect  Effect
+	}{
+		{"changed, no subresource", noSub, "status-changed.json", Changes, Set},
+		{"omitted, no subresource", noSub, "status-omitted.json", Changes, Removed},
+		{"as live, no subresource", noSub, "status-live.json", NoChange, ""},
+		{"changed, subresource", sub, "status-changed.json", NoChange, ""},
+		{"omitted, subresource", sub, "status-omitted.json", NoChange, ""},
+		{"changed, no CRD", none, "status-changed.json", Unsure, Unknown},
+		{"omitted, no CRD", none, "status-omitted.json", Unsure, Unknown},
+	} {
+		r, err := tc.c.Compare(serverObject(t, tc.desired), live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var effect Effect
+		for _, f := range r.Fields {
+			if f.Path == "status" {
+				effect = f.Effect
+			}
+		}
+		if r.Verdict != tc.want || effect != tc.effect || tc.want == Unsure && !hasEvidence(r) {
+			t.Errorf("%s: %s, status %q; want %s, %q\n%s", tc.name, r.Verdict, effect, tc.want, tc.effect, fields(r))
+		}
+	}
+}
