@@ -42,6 +42,12 @@ func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Uns
 		seen.Insert(p)
 		if f.Change != fielddiff.Added {
 			j.declared(f)
+			// a value the server keeps as live holds it (an empty value it drops, a default, a
+			// canonical form) is still declared: the apply records manager as its owner
+			if last := &j.fields[len(j.fields)-1]; last.Effect == Kept && known && entries > 0 && ownsUnder(declared, p) && !ownsUnder(owned, p) {
+				last.Effect, last.Class, last.Owner = Owned, "managed", manager
+				last.Evidence = "the server keeps the live value, but " + manager + " does not own the field yet: the apply records it in managedFields; " + last.Evidence
+			}
 			continue
 		}
 		switch {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -107,6 +108,71 @@ func TestUpdateWritesStatusWithoutSubresource(t *testing.T) {
 		}
 		if r.Verdict != tc.want || effect != tc.effect || tc.want == Unsure && !hasEvidence(r) {
 			t.Errorf("%s: %s, status %q; want %s, %q\n%s", tc.name, r.Verdict, effect, tc.want, tc.effect, fields(r))
+		}
+	}
+}
+
+// TestApplyOwnsEmptyValues: an apply declaring an empty value the server drops (or keeps as live
+// holds it) records the manager as the field's owner (newcomer3 finding 9: kube-apiserver
+// v1.37.2's dry run added each to my-controller's fieldsV1): Changes, the field owned.
+func TestApplyOwnsEmptyValues(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "server", "empty-live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := object(t, string(b))
+	c, err := New(WithApply("my-controller"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: lib1, labels: {app: web}}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+        ports:
+        - containerPort: 80
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+        env:
+        - {name: A, value: "1"}
+`
+	for _, tc := range []struct{ name, field, desired string }{
+		{"the applied object", "", base},
+		{"template creationTimestamp: null", "spec.template.metadata.creationTimestamp",
+			strings.Replace(base, "      labels: {app: web}\n", "      labels: {app: web}\n      creationTimestamp: null\n", 1)},
+		{"template annotations: {}", "spec.template.metadata.annotations",
+			strings.Replace(base, "      labels: {app: web}\n", "      labels: {app: web}\n      annotations: {}\n", 1)},
+		{"limits: {}", "spec.template.spec.containers[name=web].resources.limits",
+			strings.Replace(base, "requests: {cpu: 100m, memory: 64Mi}\n", "requests: {cpu: 100m, memory: 64Mi}\n          limits: {}\n", 1)},
+		{"nodeSelector: {}", "spec.template.spec.nodeSelector", base + "      nodeSelector: {}\n"},
+		{"top-level creationTimestamp: null (never owned)", "", strings.Replace(base, "metadata: {name: web,", "metadata: {creationTimestamp: null, name: web,", 1)},
+	} {
+		r, err := c.Compare(object(t, tc.desired), live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range r.Fields {
+			if f.Effect != Kept {
+				got = append(got, f.Path+" "+string(f.Effect))
+			}
+		}
+		want, verdict := []string{tc.field + " owned"}, Changes
+		if tc.field == "" {
+			want, verdict = nil, NoChange
+		}
+		if r.Verdict != verdict || strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: %s %v, want %s %v\n%s", tc.name, r.Verdict, got, verdict, want, fields(r))
 		}
 	}
 }
