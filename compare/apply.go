@@ -116,6 +116,11 @@ func resetOnApply(s *fieldpath.Set) *fieldpath.Set {
 		if len(p) > 0 && p[0].FieldName != nil && *p[0].FieldName == "status" {
 			out.Insert(p)
 		}
+		// metadata holding only what the server strips (a custom resource's name and namespace,
+		// read without a schema) is owned by nobody
+		if len(p) == 1 && p[0].FieldName != nil && *p[0].FieldName == "metadata" {
+			out.Insert(p)
+		}
 		if len(p) == 2 && p[0].FieldName != nil && *p[0].FieldName == "metadata" && p[1].FieldName != nil {
 			switch *p[1].FieldName {
 			case "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion":

@@ -176,3 +176,37 @@ spec:
 		}
 	}
 }
+
+// TestApplyCustomResourceWithoutLabels: a custom resource's metadata holding only its name and
+// namespace is owned by nobody (newcomer3 finding 8: kube-apiserver v1.37.2's dry run of the
+// same apply was a no-op), with and without its CRD.
+func TestApplyCustomResourceWithoutLabels(t *testing.T) {
+	read := func(name string) *unstructured.Unstructured {
+		b, err := os.ReadFile(filepath.Join("testdata", "server", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return object(t, string(b))
+	}
+	live := read("cr-live.yaml")
+	desired := "apiVersion: shop.example.com/v1\nkind: Cache\nmetadata: {name: c1, namespace: lib1}\nspec: {ttlSeconds: 100}\n"
+	for _, opts := range [][]Option{{WithApply("my-controller")}, {WithApply("my-controller"), WithCRDs(read("cr-crd.yaml"))}} {
+		c, err := New(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{desired, strings.Replace(desired, "spec: {ttlSeconds: 100}", "spec: {ttlSeconds: 200}", 1)} {
+			r, err := c.Compare(object(t, d), live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := NoChange
+			if d != desired {
+				want = Changes
+			}
+			if r.Verdict != want {
+				t.Errorf("%d options, %s: %s, want %s\n%s", len(opts), d, r.Verdict, want, fields(r))
+			}
+		}
+	}
+}
