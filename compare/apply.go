@@ -23,6 +23,10 @@ func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Uns
 	if err != nil {
 		return err
 	}
+	others, err := ownedByOthers(live, manager)
+	if err != nil {
+		return err
+	}
 	declared, err := fielddiff.Declared(desired)
 	if err != nil {
 		return err
@@ -53,6 +57,8 @@ func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Uns
 		switch {
 		case !known:
 			j.add(f, Unknown, "the apply does not declare it; whether "+manager+" owns it is unknown")
+		case ownsUnder(owned, p) && sharedUnder(owned, others, p):
+			j.add(f, Owned, manager+" owns it together with another manager and the desired object no longer declares it: the apply gives up "+manager+"'s ownership, the value stays")
 		case ownsUnder(owned, p):
 			j.add(f, Removed, manager+" owns it and the desired object no longer declares it: the apply removes it")
 		default:
@@ -78,10 +84,16 @@ func (j *judgement) apply(res classify.Resource, desired, live *unstructured.Uns
 		}
 	})
 	leaves.Difference(declared).Iterate(func(p fieldpath.Path) {
-		if !hasAncestor(seen, p) && !ownedAbove(declared, p) {
-			j.fields = append(j.fields, Field{Path: fielddiff.Path(p).String(), Effect: Removed, Class: "managed", Owner: manager,
-				Evidence: manager + " owns it and the desired object no longer declares it: the apply removes it, or leaves it to its other owners"})
+		if hasAncestor(seen, p) || ownedAbove(declared, p) {
+			return
 		}
+		f := Field{Path: fielddiff.Path(p).String(), Effect: Removed, Class: "managed", Owner: manager,
+			Evidence: manager + " owns it and the desired object no longer declares it: the apply removes it"}
+		if others.Has(p) {
+			f.Effect = Owned
+			f.Evidence = manager + " owns it together with another manager and the desired object no longer declares it: the apply gives up " + manager + "'s ownership, the value stays"
+		}
+		j.fields = append(j.fields, f)
 	})
 	return nil
 }
@@ -106,6 +118,35 @@ func appliedBy(live *unstructured.Unstructured, manager string) (*fieldpath.Set,
 		owned = owned.Union(s)
 	}
 	return owned, n, nil
+}
+
+// ownedByOthers is the union of the fields every other entry of managedFields owns: a field
+// manager stops declaring stays while one of them owns it.
+func ownedByOthers(live *unstructured.Unstructured, manager string) (*fieldpath.Set, error) {
+	out := fieldpath.NewSet()
+	for i, e := range live.GetManagedFields() {
+		if e.Manager == manager && e.Operation == "Apply" && e.Subresource == "" || e.FieldsV1 == nil {
+			continue
+		}
+		s := fieldpath.NewSet()
+		if err := s.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
+			return nil, fmt.Errorf("live metadata.managedFields[%d].fieldsV1: %w", i, err)
+		}
+		out = out.Union(s)
+	}
+	return out, nil
+}
+
+// sharedUnder reports whether every field at or below p that owned holds is owned by others too:
+// the apply leaves them all in place.
+func sharedUnder(owned, others *fieldpath.Set, p fieldpath.Path) bool {
+	shared := true
+	owned.Leaves().Iterate(func(q fieldpath.Path) {
+		if len(q) >= len(p) && q[:len(p)].Equals(p) && !others.Has(q) {
+			shared = false
+		}
+	})
+	return shared
 }
 
 // resetOnApply is what an apply to the object itself never owns: its status, which the server

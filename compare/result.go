@@ -23,10 +23,11 @@ const (
 	// Set: the write puts the desired value in place of the live one.
 	Set Effect = "set"
 	// Removed: the write removes the live value (an update that omits it; an apply that no longer
-	// declares a field its manager owned).
+	// declares a field its manager alone owned).
 	Removed Effect = "removed"
-	// Owned: the values agree, but the write changes who owns the field in managedFields (an
-	// apply declaring a field its manager does not own yet).
+	// Owned: the value stays, but the write changes who owns the field in managedFields (an
+	// apply declaring a field its manager does not own yet, or no longer declaring one another
+	// manager owns too).
 	Owned Effect = "owned"
 	// Unknown: what the write does to the field cannot be known offline.
 	Unknown Effect = "unknown"

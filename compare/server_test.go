@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,6 +208,37 @@ func TestApplyCustomResourceWithoutLabels(t *testing.T) {
 			if r.Verdict != want {
 				t.Errorf("%d options, %s: %s, want %s\n%s", len(opts), d, r.Verdict, want, fields(r))
 			}
+		}
+	}
+}
+
+// TestApplyReleasesSharedField: a field another manager owns too stays when the apply no longer
+// declares it; only the applier's ownership goes (probe5 finding 24, newcomer3 finding 13:
+// kube-apiserver v1.37.2 kept data.k). Owned, not removed.
+func TestApplyReleasesSharedField(t *testing.T) {
+	live := serverObject(t, "shared-live.json")
+	c, err := New(WithApply("ctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		data string
+		want map[string]Effect
+	}{
+		{`{j: w}`, map[string]Effect{"data.k": Owned}},
+		{`{k: v}`, map[string]Effect{"data.j": Removed}},
+		{`{}`, map[string]Effect{"data.j": Removed, "data.k": Owned}},
+	} {
+		r, err := c.Compare(object(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: default}\ndata: "+tc.data), live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]Effect{}
+		for _, f := range r.Fields {
+			got[f.Path] = f.Effect
+		}
+		if r.Verdict != Changes || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("data %s: %s %v, want Changes %v\n%s", tc.data, r.Verdict, got, tc.want, fields(r))
 		}
 	}
 }
