@@ -85,7 +85,7 @@ func New(opts ...Option) (*Comparer, error) {
 		for _, v := range versions {
 			vm, _ := v.(map[string]any)
 			name, _, _ := unstructured.NestedString(vm, "name")
-			statusOf[schema.GroupVersionKind{Group: group, Version: name, Kind: kind}] = statusOfVersion(o.Object, vm)
+			statusOf[schema.GroupVersionKind{Group: group, Version: name, Kind: kind}] = statusOfVersion(vm)
 		}
 	}
 	return &Comparer{cfg: c, rules: rs, crdOf: crdOf, statusOf: statusOf}, nil
@@ -272,20 +272,13 @@ func (j *judgement) update(res classify.Resource) {
 	}
 }
 
-// statusOfVersion is what an update does with status in a version of a CRD (the version's
-// subresources and schema, or the CRD's top-level ones of apiextensions v1beta1).
-func statusOfVersion(crd, version map[string]any) statusWrite {
-	sub, ok, _ := unstructured.NestedFieldNoCopy(version, "subresources", "status")
-	if !ok {
-		sub, ok, _ = unstructured.NestedFieldNoCopy(crd, "spec", "subresources", "status")
-	}
-	if ok && sub != nil {
+// statusOfVersion is what an update does with status in a version of a CRD (its subresources
+// and schema).
+func statusOfVersion(version map[string]any) statusWrite {
+	if sub, ok, _ := unstructured.NestedFieldNoCopy(version, "subresources", "status"); ok && sub != nil {
 		return statusKept
 	}
 	root, ok, _ := unstructured.NestedMap(version, "schema", "openAPIV3Schema")
-	if !ok {
-		root, ok, _ = unstructured.NestedMap(crd, "spec", "validation", "openAPIV3Schema")
-	}
 	if !ok {
 		return statusWritten
 	}

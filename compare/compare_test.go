@@ -157,7 +157,8 @@ func TestTypedObjects(t *testing.T) {
 func TestIgnoreOptions(t *testing.T) {
 	live := object(t, liveConfigMap)
 	desired := object(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: \"9\", b: \"2\"}")
-	c, err := New(WithUpdate(), WithIgnorePaths("data.a"), WithIgnoreManagers("other"))
+	// data["a"] is data.a written quoted (probe5 finding 15: it ignored nothing)
+	c, err := New(WithUpdate(), WithIgnorePaths(`data["a"]`), WithIgnoreManagers("other"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,9 +257,30 @@ func TestOptionsErrors(t *testing.T) {
 		{[]Option{WithUpdate(), WithIgnorePaths(" ")}, "WithIgnorePaths"},
 		{[]Option{WithUpdate(), WithKubernetesMinor(KubernetesMinor() + 1)}, fmt.Sprintf("Kubernetes 1.%d", KubernetesMinor()+1)},
 		{[]Option{WithUpdate(), WithCRDs(&corev1.ConfigMap{})}, "not a CustomResourceDefinition"},
+		// probe5 findings 5 and 15, newcomer3 finding 13: nonsense accepted silently, or a panic
+		{[]Option{WithUpdate(), WithCRDs(nil)}, "CRD 1 is nil"},
+		{[]Option{WithUpdate(), WithCRDs((*unstructured.Unstructured)(nil))}, "CRD 1 is nil"},
+		{[]Option{WithUpdate(), WithCRDs(object(t, "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: a.b}"))}, "apiextensions.k8s.io/v1beta1"},
+		{[]Option{WithUpdate(), WithKubernetesMinor(0)}, "WithKubernetesMinor: 0"},
+		{[]Option{WithUpdate(), WithApply("x")}, "WithApply: a write mode is given already"},
+		{[]Option{WithApply("x"), WithUpdate()}, "WithUpdate: a write mode is given already"},
+		{[]Option{WithApply("x"), WithApply("y")}, "WithApply: a write mode is given already"},
 	} {
 		if _, err := New(tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New: %v, want an error with %q", err, tc.want)
+		}
+	}
+	for _, p := range []string{"[", "a[0", "spec.template.spec.containers[name=", `metadata.annotations["x`, "..", "spec..replicas",
+		"a[-1]", "a[99999999999999999999]", strings.Repeat("[", 10000), "metadata.annotations[example.com/checksum]",
+		"metadata.annotations.example.com/checksum", "spec.template.spec.containers[name=web,].image", `metadata.annotations["a"`, "a]b"} {
+		if _, err := New(WithUpdate(), WithIgnorePaths(p)); err == nil || !strings.Contains(err.Error(), "WithIgnorePaths") {
+			t.Errorf("WithIgnorePaths(%q): %v, want an error", p, err)
+		}
+	}
+	for _, p := range []string{"data.k", `data["k"]`, "spec.template.spec.containers[name=web].image", "spec.tolerations[0]",
+		"spec.ports[containerPort=80,protocol=TCP]", `metadata.annotations["example.com/checksum"]`, "spec.finalizers[=a]", ".spec"} {
+		if _, err := New(WithUpdate(), WithIgnorePaths(p)); err != nil {
+			t.Errorf("WithIgnorePaths(%q): %v", p, err)
 		}
 	}
 	if _, err := New(WithUpdate(), WithKubernetesMinor(KubernetesMinor())); err != nil {

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,9 @@ func WithApply(fieldManager string) Option {
 		if fieldManager == "" {
 			return errors.New("WithApply: the field manager is empty")
 		}
+		if c.mode != 0 {
+			return errors.New("WithApply: a write mode is given already: give one of WithApply and WithUpdate, once")
+		}
 		c.mode, c.fieldManager = Apply, fieldManager
 		return nil
 	}
@@ -49,6 +53,9 @@ func WithApply(fieldManager string) Option {
 // WithUpdate says the caller writes with an update (PUT) of the desired object as it is.
 func WithUpdate() Option {
 	return func(c *config) error {
+		if c.mode != 0 {
+			return errors.New("WithUpdate: a write mode is given already: give one of WithApply and WithUpdate, once")
+		}
 		c.mode, c.fieldManager = Update, ""
 		return nil
 	}
@@ -60,12 +67,18 @@ func WithUpdate() Option {
 func WithCRDs(crds ...runtime.Object) Option {
 	return func(c *config) error {
 		for i, o := range crds {
+			if o == nil || reflect.ValueOf(o).Kind() == reflect.Pointer && reflect.ValueOf(o).IsNil() {
+				return fmt.Errorf("WithCRDs: CRD %d is nil", i+1)
+			}
 			u, err := toUnstructured(o)
 			if err != nil {
 				return fmt.Errorf("WithCRDs: CRD %d: %w", i+1, err)
 			}
 			if u.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
 				return fmt.Errorf("WithCRDs: CRD %d is a %s %s, not a CustomResourceDefinition", i+1, u.GetAPIVersion(), u.GetKind())
+			}
+			if u.GetAPIVersion() != "apiextensions.k8s.io/v1" {
+				return fmt.Errorf("WithCRDs: CRD %d (%s) is %s, whose schema is not read: give it as apiextensions.k8s.io/v1 (the API server returns it so)", i+1, u.GetName(), u.GetAPIVersion())
 			}
 			d, err := load.NewDoc(load.Object{Unstructured: u, Source: load.Source{File: "WithCRDs", Doc: i + 1}})
 			if err != nil {
@@ -89,7 +102,11 @@ func WithIgnorePaths(paths ...string) Option {
 			if p == "" {
 				return errors.New("WithIgnorePaths: an empty path")
 			}
-			c.ignorePaths = append(c.ignorePaths, p)
+			canonical, err := parseFieldPath(p)
+			if err != nil {
+				return fmt.Errorf("WithIgnorePaths: %q: %w", p, err)
+			}
+			c.ignorePaths = append(c.ignorePaths, canonical)
 		}
 		return nil
 	}
@@ -114,6 +131,9 @@ func WithIgnoreManagers(managers ...string) Option {
 // another minor rather than judge with defaults the cluster may not have.
 func WithKubernetesMinor(minor int) Option {
 	return func(c *config) error {
+		if minor <= 0 {
+			return fmt.Errorf("WithKubernetesMinor: %d is no minor version of Kubernetes 1 (%d for this build)", minor, KubernetesMinor())
+		}
 		c.minor = minor
 		return nil
 	}
@@ -127,4 +147,122 @@ func KubernetesMinor() int {
 	}
 	m, _ := strconv.Atoi(parts[1])
 	return m
+}
+
+// parseFieldPath reads a path as Field.Path writes it (dotted plain keys; [key=value,...] for a
+// list item by its merge keys, [i] by index, [=value] in a set, ["key"] for any map key) and
+// returns it as Field.Path writes it (a quoted plain key bare), or what is wrong and where.
+func parseFieldPath(p string) (string, error) {
+	var b strings.Builder
+	at := func(i int, format string, args ...any) error {
+		return fmt.Errorf("at byte %d: "+format, append([]any{i + 1}, args...)...)
+	}
+	i := 0
+	for i < len(p) {
+		switch {
+		case p[i] == '[':
+			end := strings.IndexByte(p[i:], ']')
+			if p[i+1:] != "" && p[i+1] == '"' {
+				q, err := strconv.QuotedPrefix(p[i+1:])
+				if err != nil {
+					return "", at(i+1, "an unterminated quoted key")
+				}
+				end = 1 + len(q)
+				if i+end >= len(p) || p[i+end] != ']' {
+					return "", at(i+end, "the quoted key is not followed by ]")
+				}
+				k, _ := strconv.Unquote(q)
+				writeKey(&b, k)
+				i += end + 1
+				continue
+			}
+			if end < 0 {
+				return "", at(i, "[ without ]")
+			}
+			inner := p[i+1 : i+end]
+			switch {
+			case inner == "":
+				return "", at(i, "an empty []")
+			case strings.HasPrefix(inner, "="):
+			case isDigits(inner):
+			default:
+				for _, kv := range strings.Split(inner, ",") {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || !isWord(k) || v == "" {
+						return "", at(i, "[%s] is no list item ([key=value,...], [index], [=value]) nor a quoted map key ([\"%s\"])", inner, inner)
+					}
+				}
+			}
+			b.WriteString(p[i : i+end+1])
+			i += end + 1
+		case p[i] == '.' && i > 0:
+			i++
+			j := i
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			if err := wordAt(p, i, j); err != nil {
+				return "", err
+			}
+			b.WriteString("." + p[i:j])
+			i = j
+		default:
+			j := i
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			if i > 0 {
+				return "", at(i, "expected . or [")
+			}
+			if err := wordAt(p, i, j); err != nil {
+				return "", err
+			}
+			b.WriteString(p[i:j])
+			i = j
+		}
+	}
+	return b.String(), nil
+}
+
+// writeKey writes a map key as Field.Path does: bare when it is a plain word, quoted otherwise.
+func writeKey(b *strings.Builder, k string) {
+	if isWord(k) {
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(k)
+		return
+	}
+	b.WriteString("[" + strconv.Quote(k) + "]")
+}
+
+func wordAt(p string, i, j int) error {
+	switch {
+	case i == j:
+		return fmt.Errorf("at byte %d: an empty field name", i+1)
+	case !isWord(p[i:j]):
+		return fmt.Errorf("at byte %d: %s is not a plain word (letters, digits, _ and -): quote it, [%q]", i+1, p[i:j], p[i:j])
+	}
+	return nil
+}
+
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != "" && len(s) <= 9
 }
