@@ -138,10 +138,7 @@ func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
 // pending creates located where they were made (At), after the warning that the server's minor
 // version has no defaults data, if it has none: a warning in every format, never failing the gate.
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
-	fs := c.Verdict.Findings(g)
-	if c.VersionWarning != "" {
-		fs = append([]verdict.Finding{{Kind: verdict.KindServerVersion, Evidence: c.VersionWarning}}, fs...)
-	}
+	fs := verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g))
 	for i, f := range fs {
 		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate {
 			continue

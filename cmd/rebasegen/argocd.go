@@ -47,6 +47,10 @@ func generateArgoCD(c *cli.Context) error {
 			return fmt.Errorf("--output %s: not an Argo CD format (application, argocd-cm)", f)
 		}
 	}
+	rf, err := reportFormat(c)
+	if err != nil {
+		return err
+	}
 	in := inputs(c)
 	if err := checkOutputFile(c.String("output-file"), in); err != nil {
 		return err
@@ -70,8 +74,15 @@ func generateArgoCD(c *cli.Context) error {
 		return err
 	}
 	v := g.Verification
-	fmt.Fprintln(c.App.ErrWriter, v.Summary(len(g.Ignores)))
-	if err := argocd.WriteReport(c.App.ErrWriter, g.Left, v); err != nil {
+	r := argocd.Report{Summary: v.Summary(len(g.Ignores)), Verification: v, Ignores: len(g.Ignores)}
+	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
+	if rf == format.Text {
+		// the server version's warning is said above (noteVersion)
+		r.Findings, out = argocd.Findings(g.Left, v, ""), c.App.ErrWriter
+	} else {
+		r.Findings = argocd.Findings(g.Left, v, a.Set.VersionWarning)
+	}
+	if err := r.Write(out, rf, c.String("output-file")); err != nil {
 		return err
 	}
 	if !v.OK() && !c.Bool("force") {

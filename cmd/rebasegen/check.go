@@ -77,7 +77,7 @@ func checkCommand() *cli.Command {
 // writeCheck writes what check found in the format asked for (verdict.Write); GitHub
 // annotations without a place of their own point at the first rules file.
 func writeCheck(w io.Writer, f format.Format, res *generator.Checked, rules []string, fs []verdict.Finding) error {
-	return verdict.Write(w, f, res.Verdict, fs, res.Lint, rules[0])
+	return verdict.Write(w, f, verdict.CheckReport(res.Verdict, fs, res.Lint), rules[0])
 }
 
 // hint appends a hint to a line, when there is one.

@@ -44,7 +44,7 @@ func generateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cost", Usage: "also report what the rules cost kapp's diff on every deploy (timed, so it varies from run to run)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
 			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for, [NAMESPACE/]NAME (its namespace, else --namespace)"},
-			targetFlag(), appFlag(),
+			targetFlag(), appFlag(), reportFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if argo, err := argoTarget(c); err != nil || argo {
@@ -54,6 +54,10 @@ func generateCommand() *cli.Command {
 				return generateArgoCD(c)
 			}
 			format, err := generateFormat(c.String("output"), c.String("output-file"))
+			if err != nil {
+				return err
+			}
+			rf, err := reportFormat(c)
 			if err != nil {
 				return err
 			}
@@ -92,11 +96,8 @@ func generateCommand() *cli.Command {
 			for _, w := range g.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, "warning:", escape.Text(w))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "%s; %s\n", words.Count(synth.Entries(g.Rules), "rule"), g.Verification.Summary())
-			if c.Bool("cost") {
-				fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
-			}
-			if err := verdict.WriteGenerate(c.App.ErrWriter, g.Verification.Verdict); err != nil {
+			summary := fmt.Sprintf("%s; %s", words.Count(synth.Entries(g.Rules), "rule"), g.Verification.Summary())
+			if err := writeGenerateReport(c, rf, g, summary); err != nil {
 				return err
 			}
 			if !g.Verification.OK() {
@@ -134,6 +135,46 @@ func generateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// reportFlag is generate's --report: the format its verdict is written in.
+func reportFlag() cli.Flag {
+	return &cli.StringFlag{Name: "report", Value: string(format.Text), Usage: "the verdict's format, " + format.Words(format.Report()) + ": text on stderr; json and github as check --output writes them, on stdout (the rules go to --output-file)"}
+}
+
+// reportFormat reads --report: json and github go to stdout, so the rules must go to a file.
+func reportFormat(c *cli.Context) (format.Format, error) {
+	f, err := format.Parse(c.String("report"), format.Report())
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("--report: want %s, got %q", format.Words(format.Report()), c.String("report"))
+	case f != format.Text && c.String("output-file") == "-":
+		return "", fmt.Errorf("--report %s writes the verdict to stdout, where the rules go without --output-file: write the rules with --output-file FILE", f)
+	}
+	return f, nil
+}
+
+// writeGenerateReport writes generate's verdict: in text on stderr, its summary, --cost's and
+// what verdict.WriteGenerate says; in json and github on stdout with check's renderers
+// (verdict.Write), GitHub annotations of a finding written nowhere on the rules file written.
+func writeGenerateReport(c *cli.Context, f format.Format, g *generator.Generated, summary string) error {
+	if f == format.Text {
+		fmt.Fprintln(c.App.ErrWriter, summary)
+	}
+	if c.Bool("cost") {
+		fmt.Fprintln(c.App.ErrWriter, g.Verification.CostSummary())
+	}
+	if f == format.Text {
+		return verdict.WriteGenerate(c.App.ErrWriter, g.Verification.Verdict)
+	}
+	return verdict.Write(c.App.Writer, f, generateReport(g, verdict.Gate{FailOnDrift: c.Bool("fail-on-drift"), FailOnAdoption: c.Bool("fail-on-adoption")}, summary), c.String("output-file"))
+}
+
+// generateReport is generate's verdict as check's report: its findings, failing where generate
+// exits 3, and its summary line.
+func generateReport(g *generator.Generated, gate verdict.Gate, summary string) verdict.Report {
+	v := g.Verification
+	return verdict.Report{Findings: v.GenerateFindings(gate, g.Set.VersionWarning), Summary: "generate: " + summary, Paired: v.Paired, Kept: v.Kept}
 }
 
 func generateFormat(output, file string) (emit.Format, error) {

@@ -3,12 +3,9 @@ package argocd
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -59,23 +56,4 @@ func (v Verification) Summary(ignores int) string {
 		s += fmt.Sprintf(", %d masked where a controller owns the field", len(v.Masked))
 	}
 	return s
-}
-
-// WriteReport writes, one a line in check's text format, the differences Argo CD still shows
-// and why they are not ignored, the fields Argo CD still shows on ghost-only resources, and the
-// declared values the ignores hide (Findings).
-func WriteReport(w io.Writer, left []Left, v Verification) error {
-	var b strings.Builder
-	for _, f := range Findings(left, v, "") {
-		s, err := sentence(f)
-		if err != nil {
-			return err
-		}
-		if f.Kind == verdict.KindDrift {
-			s = severity(f) + ": " + s
-		}
-		b.WriteString(s + "\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

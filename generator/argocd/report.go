@@ -1,16 +1,11 @@
 package argocd
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/verdict"
-	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
 
@@ -46,33 +41,6 @@ func Findings(left []Left, v Verification, serverVersion string) []verdict.Findi
 	return fs
 }
 
-func severity(f verdict.Finding) string {
-	if f.Fails {
-		return "error"
-	}
-	return "warning"
-}
-
-// sentence is a finding as the text and github formats write it: its kind's label, what it is
-// about, its evidence.
-func sentence(f verdict.Finding) (string, error) {
-	label := f.Kind.Label()
-	if label == "" {
-		return "", fmt.Errorf("argo cd: no label for findings of kind %q", f.Kind)
-	}
-	if f.Kind == verdict.KindServerVersion {
-		return label + ": " + escape.Lines(f.Evidence), nil
-	}
-	what := escape.Text(f.Resource.String())
-	if f.Path != "" {
-		what += " " + escape.Text(f.Path)
-	}
-	if f.Class != "" {
-		what += " (" + escape.Text(f.Class) + ")"
-	}
-	return label + ": " + what + ": " + escape.Lines(f.Evidence), nil
-}
-
 // Report is what check --target argocd writes, and generate --target argocd's verdict.
 type Report struct {
 	Summary  string
@@ -82,64 +50,30 @@ type Report struct {
 	Ignores int
 }
 
-// Write writes r in format f (text, json or github, as check's kapp target writes them); GitHub
-// annotations of a finding written nowhere point at annotate (the first --rules file), those of
-// a run's warning at none.
+// Write writes r in format f with the verdict stage's renderers (verdict.Write), as check's kapp
+// target writes them; the JSON format holds Argo CD's counts too. GitHub annotations of a finding
+// written nowhere point at annotate (the first --rules file, the file generate writes).
 func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
-	switch f {
-	case format.Text:
-		return r.writeText(w)
-	case format.JSON:
-		return r.writeJSON(w)
-	case format.GitHub:
-		return r.writeGitHub(w, annotate)
+	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept}
+	if f != format.JSON {
+		return verdict.Write(w, f, vr, annotate)
 	}
-	return format.Unknown(string(f), format.Report())
-}
-
-func (r Report) writeText(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString(r.Summary + "\n")
-	for _, f := range r.Findings {
-		s, err := sentence(f)
-		if err != nil {
-			return err
-		}
-		if f.Kind == verdict.KindServerVersion || f.Kind == verdict.KindDrift { // the level says which
-			s = severity(f) + ": " + s
-		}
-		b.WriteString(s + "\n")
-	}
-	if err := lint.Write(&b, r.Lints, lint.FormatText); err != nil {
+	j, err := verdict.NewJSON(vr)
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	out := JSON{Version: j.Version, Target: "argocd", Ignores: r.Ignores, Ghost: r.Ghost, InSync: r.InSync, Mutation: r.Mutation,
+		Masked: []verdict.FieldJSON{}, JSON: j}
+	for _, p := range r.Masked {
+		out.Masked = append(out.Masked, verdict.FieldJSON{Resource: p.Resource.String(), Path: p.Path, Class: p.Class,
+			Evidence: "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field"})
+	}
+	return verdict.EncodeJSON(w, out)
 }
 
-func (r Report) writeGitHub(w io.Writer, annotate string) error {
-	var b strings.Builder
-	for _, f := range r.Findings {
-		s, err := sentence(f)
-		if err != nil {
-			return err
-		}
-		file, line := annotate, 1
-		if f.Kind == verdict.KindServerVersion || annotate == "" {
-			file, line = "", 0
-		}
-		b.WriteString(lint.GitHubCommand(severity(f), file, line, s))
-	}
-	if err := lint.Write(&b, r.Lints, lint.FormatGitHub); err != nil {
-		return err
-	}
-	b.WriteString("::notice::" + escape.GitHubData(r.Summary) + "\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// JSON is check --target argocd --output json (README: the schema): check's kinds of finding, as
-// its kapp target's JSON holds them, Argo CD's verdict's counts, and the lint findings.
+// JSON is check --target argocd --output json (README: the schema): Argo CD's verdict's counts,
+// then check's kinds of finding and lint's findings as its kapp target's JSON holds them
+// (paired: the resources compared, kept: those in sync under the ignores).
 type JSON struct {
 	Version  int    `json:"version"`
 	Target   string `json:"target"` // argocd
@@ -148,58 +82,6 @@ type JSON struct {
 	InSync   int    `json:"inSync"`   // of those, in sync under the ignores
 	Mutation int    `json:"mutation"` // declared values changed in turn
 	// Masked are declared values the ignores hide where a controller owns the field.
-	Masked        []verdict.FieldJSON `json:"masked"`
-	ServerVersion []verdict.FieldJSON `json:"serverVersion"`
-	Residual      []verdict.FieldJSON `json:"residual"`
-	Unknown       []verdict.FieldJSON `json:"unknown"`
-	Hidden        []verdict.FieldJSON `json:"hidden"`
-	Drift         []verdict.FieldJSON `json:"drift"`
-	Pending       []verdict.FieldJSON `json:"pending"`
-	Adoption      []verdict.FieldJSON `json:"adoption"`
-	Lint          []lint.Finding      `json:"lint"`
-}
-
-func (r Report) writeJSON(w io.Writer) error {
-	empty := func() []verdict.FieldJSON { return []verdict.FieldJSON{} }
-	j := JSON{Version: 1, Target: "argocd", Ignores: r.Ignores, Ghost: r.Ghost, InSync: r.InSync, Mutation: r.Mutation,
-		Masked: empty(), ServerVersion: empty(), Residual: empty(), Unknown: empty(), Hidden: empty(), Drift: empty(),
-		Pending: empty(), Adoption: empty(), Lint: r.Lints}
-	if j.Lint == nil {
-		j.Lint = []lint.Finding{}
-	}
-	for _, p := range r.Masked {
-		j.Masked = append(j.Masked, verdict.FieldJSON{Resource: p.Resource.String(), Path: p.Path, Class: p.Class,
-			Evidence: "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field"})
-	}
-	for _, f := range r.Findings {
-		fj := verdict.FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence, Severity: severity(f)}
-		var to *[]verdict.FieldJSON
-		switch f.Kind {
-		case verdict.KindServerVersion:
-			fj.Resource, to = "", &j.ServerVersion
-		case verdict.KindResidual:
-			to = &j.Residual
-		case verdict.KindUnknown:
-			to = &j.Unknown
-		case verdict.KindHidden:
-			to = &j.Hidden
-		case verdict.KindDrift:
-			to = &j.Drift
-		case verdict.KindPending:
-			to = &j.Pending
-		case verdict.KindAdoption:
-			to = &j.Adoption
-		default:
-			return fmt.Errorf("argo cd: no json rendering for findings of kind %q", f.Kind)
-		}
-		*to = append(*to, fj)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
-		return err
-	}
-	_, err := w.Write(escape.JSON(b.Bytes()))
-	return err
+	Masked []verdict.FieldJSON `json:"masked"`
+	verdict.JSON
 }

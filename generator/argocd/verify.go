@@ -22,6 +22,8 @@ type Problem struct {
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
 type Verification struct {
+	Paired   int       // resources compared
+	Kept     int       // of those, in sync under the ignores
 	Ghost    int       // resources Argo CD shows OutOfSync for ghost differences only
 	InSync   int       // of those, the ones in sync under the ignores
 	OutSync  []Problem // fields Argo CD still shows under the ignores on ghost-only resources
@@ -40,7 +42,7 @@ func (v Verification) OK() bool { return len(v.OutSync) == 0 && len(v.Hidden) ==
 // in turn: Argo CD must show the change under s unless it shows it without s neither (its own
 // normalisation) or a controller owns the field, with classification's evidence (Masked).
 func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verification, error) {
-	v := Verification{Ghost: len(ghost)}
+	v := Verification{Ghost: len(ghost), Paired: len(rep.Resources)}
 	for _, r := range rep.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {
@@ -49,6 +51,9 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		base, err := Diff(desired.Unstructured, live.Unstructured, s)
 		if err != nil {
 			return Verification{}, err
+		}
+		if !base.Modified {
+			v.Kept++
 		}
 		if slices.Contains(ghost, r.ID) {
 			if base.Modified {

@@ -189,3 +189,27 @@ func hintSuffix(h string) string {
 	}
 	return "; " + h
 }
+
+// AfterVersionWarning is fs after the warning that the server's minor version has no defaults
+// data (none when warning is empty): a warning in every format, never failing the gate.
+func AfterVersionWarning(warning string, fs []Finding) []Finding {
+	if warning == "" {
+		return fs
+	}
+	return append([]Finding{{Kind: KindServerVersion, Evidence: warning}}, fs...)
+}
+
+// GenerateFindings are generate's verdict as findings (Verdict.Findings), each failing where
+// generate exits 3 for it: ghost diffs left, a hidden change, a field nothing explains, drift
+// and adoption changes as g says. Pending creates and deletes and changes kapp's deploy fails on
+// are warnings: generate deploys nothing (check fails on them).
+func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding {
+	fs := v.Verdict.Findings(g)
+	for i, f := range fs {
+		switch f.Kind {
+		case KindPendingCreate, KindPendingDelete, KindImmutable:
+			fs[i].Fails = false
+		}
+	}
+	return AfterVersionWarning(versionWarning, fs)
+}

@@ -66,18 +66,38 @@ type StaleJSON struct {
 	Inputs []string `json:"inputs,omitempty"`
 }
 
-// Write writes the verdict's findings (Findings) and lint's in format f: one renderer per format,
-// each rendering every kind of finding (Kinds), then lint's findings in the same format. GitHub
-// annotations of a finding written nowhere (a field, a resource) point at annotate: the rules file
-// an author fixes.
-func Write(w io.Writer, f format.Format, v *Verdict, fs []Finding, lints []lint.Finding, annotate string) error {
+// Report is what one run of generate or check found, as every output format renders it: the
+// findings of every kind (Kinds), lint's, and the run's summary.
+type Report struct {
+	Findings []Finding
+	Lints    []lint.Finding
+	Summary  string // one line: the text format's last, the github format's notice
+	// Still is what the applier still does to a resource a finding names as a whole or for a field
+	// nothing explains: "kapp still updates" when empty, "Argo CD still shows".
+	Still        string
+	Paired, Kept int // the JSON format's counts: paired resources, and those the applier leaves alone
+}
+
+// CheckReport is check's report: the verdict's findings fs, lint's, and check's summary line.
+func CheckReport(v *Verdict, fs []Finding, lints []lint.Finding) Report {
+	return Report{Findings: fs, Lints: lints, Summary: summary(v, fs, lints), Paired: v.Paired, Kept: v.Kept}
+}
+
+// Write writes r in format f: one renderer per format, each rendering every kind of finding
+// (Kinds), then lint's findings in the same format. GitHub annotations of a finding written
+// nowhere (a field, a resource) point at annotate: the rules file an author fixes.
+func Write(w io.Writer, f format.Format, r Report, annotate string) error {
 	switch f {
 	case format.JSON:
-		return writeJSON(w, v, fs, lints)
+		j, err := NewJSON(r)
+		if err != nil {
+			return err
+		}
+		return EncodeJSON(w, j)
 	case format.GitHub:
-		return writeGitHub(w, v, fs, lints, annotate)
+		return writeGitHub(w, r, annotate)
 	default:
-		return writeText(w, v, fs, lints)
+		return writeText(w, r)
 	}
 }
 
@@ -89,10 +109,10 @@ func severity(f Finding) string {
 	return "warning"
 }
 
-// what names the field, or the resource when kapp's engine found it changed as a whole.
-func what(f Finding) string {
+// what names the field, or the resource when the applier's engine found it changed as a whole.
+func what(f Finding, still string) string {
 	if f.Path == "" {
-		return resource(f) + " (kapp still updates it)"
+		return resource(f) + " (" + still + " it)"
 	}
 	return fmt.Sprintf("%s %s (%s)", resource(f), escape.Text(f.Path), escape.Text(f.Class))
 }
@@ -104,14 +124,14 @@ func path(f Finding) string     { return escape.Text(f.Path) }
 func evidence(f Finding) string { return escape.Lines(f.Evidence) }
 
 // subject is what a finding is about, after its kind's label, in the text and github formats.
-func subject(f Finding) string {
+func subject(f Finding, still string) string {
 	switch f.Kind {
 	case KindResidual:
-		return what(f)
+		return what(f, still)
 	case KindPendingCreate, KindPendingDelete:
 		return resource(f)
 	case KindUnknown:
-		return "kapp still updates " + resource(f) + " for " + path(f)
+		return still + " " + resource(f) + " for " + path(f)
 	case KindServerVersion: // about the whole run: the sentence is the subject
 		return evidence(f)
 	case KindStale:
@@ -125,17 +145,20 @@ func subject(f Finding) string {
 }
 
 // line is a finding as the text and github formats begin it: its kind's label, then its subject.
-func line(f Finding) (string, error) {
+func line(f Finding, still string) (string, error) {
 	if f.Kind.Label() == "" {
-		return "", fmt.Errorf("check: no label for findings of kind %q", f.Kind)
+		return "", fmt.Errorf("no label for findings of kind %q", f.Kind)
 	}
-	return f.Kind.Label() + ": " + subject(f), nil
+	if still == "" {
+		still = "kapp still updates"
+	}
+	return f.Kind.Label() + ": " + subject(f, still), nil
 }
 
-func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
+func writeText(w io.Writer, r Report) error {
 	var b strings.Builder
-	for _, f := range fs {
-		l, err := line(f)
+	for _, f := range r.Findings {
+		l, err := line(f, r.Still)
 		if err != nil {
 			return err
 		}
@@ -153,10 +176,10 @@ func writeText(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
 		}
 	}
-	if err := lint.Write(&b, lints, lint.FormatText); err != nil {
+	if err := lint.Write(&b, r.Lints, lint.FormatText); err != nil {
 		return err
 	}
-	b.WriteString(summary(v, fs, lints) + "\n")
+	b.WriteString(r.Summary + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -197,10 +220,10 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 
 // writeGitHub writes workflow commands; annotations point at the rules file (that is what the
 // author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
-func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, rules string) error {
+func writeGitHub(w io.Writer, r Report, rules string) error {
 	var b strings.Builder
-	for _, f := range fs {
-		msg, err := line(f)
+	for _, f := range r.Findings {
+		msg, err := line(f, r.Still)
 		if err != nil {
 			return err
 		}
@@ -231,22 +254,23 @@ func writeGitHub(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding, ru
 		}
 		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
 	}
-	if err := lint.Write(&b, lints, lint.FormatGitHub); err != nil {
+	if err := lint.Write(&b, r.Lints, lint.FormatGitHub); err != nil {
 		return err
 	}
 	// the summary, so that a passing run says so in the job's log too
-	b.WriteString("::notice::" + escape.GitHubData(summary(v, fs, lints)) + "\n")
+	b.WriteString("::notice::" + escape.GitHubData(r.Summary) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) error {
-	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: lints,
-		Paired: v.Paired, Kept: v.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
+// NewJSON is r in the JSON format's schema: each finding in its kind's list.
+func NewJSON(r Report) (JSON, error) {
+	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
+		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
-	for _, f := range fs {
+	for _, f := range r.Findings {
 		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
 		switch f.Kind {
 		case KindResidual:
@@ -276,13 +300,19 @@ func writeJSON(w io.Writer, v *Verdict, fs []Finding, lints []lint.Finding) erro
 			fj.Resource, fj.Severity = "", severity(f)
 			j.ServerVersion = append(j.ServerVersion, fj)
 		default:
-			return fmt.Errorf("check: no json rendering for findings of kind %q", f.Kind)
+			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
 		}
 	}
+	return j, nil
+}
+
+// EncodeJSON writes v (a JSON, or a target's schema holding one) as every JSON output is written:
+// indented, escaped (escape.JSON).
+func EncodeJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := w.Write(escape.JSON(b.Bytes()))
@@ -306,7 +336,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 		if f.Kind != KindResidual && f.Kind != KindHidden {
 			continue
 		}
-		l, err := line(f)
+		l, err := line(f, "")
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/format"
+)
+
+// generate's verdict holding a finding of every kind, rendered in every format --report takes,
+// shows each kind under its label (text, github) or its JSON key, as check's does (issue 28:
+// generate had no JSON or GitHub output).
+func TestGenerateReportsEveryKindInEveryFormat(t *testing.T) {
+	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
+		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
+		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
+		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
+	}
+	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	data := "data"
+	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
+	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
+	g := &generator.Generated{Set: &pair.Set{VersionWarning: "no defaults data"}, Verification: verdict.Verification{Verdict: &verdict.Verdict{
+		Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
+		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}}}
+	r := generateReport(g, verdict.Gate{}, "1 rule; summary")
+	for _, of := range format.Report() {
+		var out strings.Builder
+		if err := verdict.Write(&out, of, r, "rules.yml"); err != nil {
+			t.Fatalf("%s: %v", of, err)
+		}
+		got := out.String()
+		for _, k := range verdict.Kinds() {
+			switch of {
+			case format.JSON:
+				var j map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(got), &j); err != nil {
+					t.Fatal(err)
+				}
+				var list []any
+				if key, ok := jsonKey[k]; !ok || json.Unmarshal(j[key], &list) != nil || len(list) != 1 {
+					t.Errorf("json: kind %s: want one entry under %q, got %s", k, jsonKey[k], j[jsonKey[k]])
+				}
+			case format.GitHub:
+				if !strings.Contains(got, "::"+k.Label()+": ") {
+					t.Errorf("github: kind %s: no annotation starting %q:\n%s", k, k.Label()+": ", got)
+				}
+			default:
+				if !strings.Contains("\n"+got, "\n"+k.Label()+": ") && !strings.Contains(got, "warning: "+k.Label()+": ") {
+					t.Errorf("text: kind %s: no line starting %q:\n%s", k, k.Label()+": ", got)
+				}
+			}
+		}
+		if of == format.GitHub && !strings.Contains(got, "::notice::generate: 1 rule; summary\n") {
+			t.Errorf("github: no summary notice:\n%s", got)
+		}
+	}
+	// generate fails on what it exits 3 for; a pending create, delete or immutable change is check's
+	for _, f := range r.Findings {
+		want := f.Kind == verdict.KindResidual || f.Kind == verdict.KindHidden || f.Kind == verdict.KindUnknown || f.Kind == verdict.KindStale
+		if f.Fails != want {
+			t.Errorf("%s: fails %v, want %v", f.Kind, f.Fails, want)
+		}
+	}
+}
+
+// generate --report json and check --output json on the rules generate wrote come to the same
+// findings (one renderer, one verdict), for both targets; --report github annotates the file
+// written. json and github without --output-file are a usage error: the rules go to stdout.
+func TestGenerateReportAgreesWithCheck(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		args   []string
+		target []string
+	}{
+		{"human-drift", scenario(t, "human-drift"), nil},
+		{"adoption-view", scenario(t, "adoption-view"), nil},
+		{"argo-cabundle", scenario(t, "argocd/argo-cabundle"), []string{"--target", "argocd"}},
+		{"package-app argocd-cm", scenario(t, "package-app"), []string{"--target", "argocd", "--output", "argocd-cm", "--force"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rules := filepath.Join(t.TempDir(), "rules.yml")
+			gen := append(append([]string{"generate", "--output-file", rules, "--report", "json"}, c.args...), c.target...)
+			g := rebasegen(t, gen...)
+			if g.code != 0 && g.code != 3 {
+				t.Fatalf("generate: exit %d: %s", g.code, g.stderr)
+			}
+			check := append([]string{"check", "--rules", rules, "-o", "json"}, c.args...)
+			if len(c.target) > 0 {
+				check = append(check, "--target", "argocd")
+			}
+			ch := rebasegen(t, check...)
+			if ch.code == 1 {
+				t.Fatalf("check: exit 1: %s", ch.stderr)
+			}
+			var gj, cj map[string]any
+			if err := json.Unmarshal([]byte(g.stdout), &gj); err != nil {
+				t.Fatalf("generate --report json: %v\n%s", err, g.stdout)
+			}
+			if err := json.Unmarshal([]byte(ch.stdout), &cj); err != nil {
+				t.Fatalf("check -o json: %v\n%s", err, ch.stdout)
+			}
+			for _, key := range []string{"version", "target", "ghost", "inSync", "mutation", "masked", "paired", "kept", "residual", "unknown", "hidden", "drift", "pending", "adoption", "serverVersion", "pendingCreates"} {
+				if !reflect.DeepEqual(gj[key], cj[key]) {
+					t.Errorf("%s: generate %v, check %v", key, gj[key], cj[key])
+				}
+			}
+			gh := rebasegen(t, append(append([]string{"generate", "--output-file", rules, "--report", "github"}, c.args...), c.target...)...)
+			if gh.code != g.code || !strings.Contains(gh.stdout, "::notice::") {
+				t.Errorf("--report github: exit %d (json: %d):\n%s%s", gh.code, g.code, gh.stdout, gh.stderr)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(gh.stdout), "\n") {
+				if !strings.HasPrefix(l, "::notice::") && !strings.HasPrefix(l, "::warning::") && !strings.Contains(l, "file="+rules+",") {
+					t.Errorf("--report github: an annotation not on the rules written (%s): %s", rules, l)
+				}
+			}
+		})
+	}
+	r := rebasegen(t, append([]string{"generate", "--report", "github"}, scenario(t, "hpa-replicas")...)...)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "--output-file") {
+		t.Errorf("--report github to stdout: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
