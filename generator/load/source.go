@@ -19,6 +19,11 @@ type Source struct {
 	// Generated: the document comes from a file bearing rebasegen's header (IsGenerated), read
 	// as an input or rendered in a package: kapp applies it, but it is rebasegen's output.
 	Generated bool
+	// From: a document ytt rendered (File names ytt's output), the template file it came from (a
+	// rules Secret's key for the Secret's files); FromLine its line there when ytt passed the
+	// document through as written (a file without ytt annotations), else 0.
+	From     string
+	FromLine int
 }
 
 func (s Source) String() string {

@@ -23,9 +23,16 @@ type Files struct {
 	// package directory, a rules Secret's ytt rebase-rules.yml): lint checks those as rendered.
 	Plain    []string
 	Rendered []lint.Rendered
-	// secrets: where each rules Secret written in a file holds what ytt rendered from it, by the
-	// name of the rendering
-	secrets map[string]verdict.RuleAt
+	// secrets: each rules Secret written in a file whose files ytt rendered, by the name of the
+	// rendering
+	secrets map[string]secretAt
+}
+
+// secretAt is where a rules Secret is written: its file and document, and the line of each key.
+type secretAt struct {
+	file string
+	doc  int
+	keys map[string]int
 }
 
 // Read reads paths with the package's data values; the Configs of a path are in force when
@@ -61,10 +68,13 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 					return Files{}, err
 				}
 				_, rendered := yttrender.RenderedFrom(o.Source.File)
-				key := 0 // its line; unknown in ytt's output
+				keys := map[string]int{} // their lines; unknown in ytt's output
 				if !rendered {
-					key = lines.Key(o, []string{"stringData", lint.SecretKey}, []string{"data", lint.SecretKey})
+					for _, f := range fs {
+						keys[f.Key] = lines.Key(o, []string{"stringData", f.Key}, []string{"data", f.Key})
+					}
 				}
+				key := keys[lint.SecretKey]
 				if templated {
 					out.Rendered = append(out.Rendered, lint.Rendered{Path: p, Line: key, Objects: embedded})
 				}
@@ -74,9 +84,9 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 				out.Configs = append(out.Configs, embedded...)
 				if !rendered && len(embedded) > 0 {
 					if out.secrets == nil {
-						out.secrets = map[string]verdict.RuleAt{}
+						out.secrets = map[string]secretAt{}
 					}
-					out.secrets[secretName(o)] = verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc, Line: key}
+					out.secrets[secretName(o)] = secretAt{file: o.Source.File, doc: o.Source.Doc, keys: keys}
 				}
 			}
 		}
@@ -86,13 +96,14 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 
 // Rules reads the rules of configs (those in force: the package's own and f.Configs) that can
 // hide a declared field (verdict.Rules); those ytt rendered from a rules Secret written in a file
-// are placed at the Secret's key there, the line an author (and a GitHub annotation) can find.
+// are placed at the Secret's key they were rendered from, the line an author (and a GitHub
+// annotation) can find.
 func (f Files) Rules(configs []load.Object, r *load.Reader) []verdict.Rule {
 	rules := verdict.Rules(configs, r)
 	for i := range rules {
 		at := &rules[i].At
-		if s, ok := f.secrets[at.File]; ok && at.Line == 0 {
-			at.File, at.Doc, at.Line, at.Key = s.File, s.Doc, s.Line, `data["`+lint.SecretKey+`"] `+at.Key
+		if s, ok := f.secrets[at.File]; ok && at.Line == 0 && at.From != "" {
+			at.File, at.Doc, at.Line, at.Key = s.file, s.doc, s.keys[at.From], `data["`+at.From+`"] `+at.Key
 		}
 	}
 	return rules

@@ -26,6 +26,9 @@ type RuleAt struct {
 	Doc  int    // 1-based document in File (in ytt's output, when rendered)
 	Line int    // the rule's line in File, else its document's; 0 when rendered (ytt's output has the lines)
 	Key  string // the Config key and the rule's index there (rebaseRules[2]), inside data["config.yml"] for a labelled ConfigMap
+	// From: for a rule ytt rendered, the template it came from (load.Source.From): a rules
+	// Secret's key names where in the Secret it is written
+	From string
 	// Generated: a rule rebasegen generate writes (no file yet); Key names it.
 	Generated bool
 }
@@ -37,6 +40,8 @@ func (w RuleAt) String() string {
 		return "generated rule " + w.Key
 	case w.Line == 0:
 		return fmt.Sprintf("%s, ytt output document %d, %s", w.File, w.Doc, w.Key)
+	case w.Doc == 0: // a document ytt passed through as written: its file's line
+		return fmt.Sprintf("%s:%d, %s", w.File, w.Line, w.Key)
 	}
 	return fmt.Sprintf("%s:%d, document %d, %s", w.File, w.Line, w.Doc, w.Key)
 }
@@ -94,8 +99,13 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 			if load.IsLabelledConfig(o) {
 				at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
 			}
-			if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok {
-				at.File = rendered
+			if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok && o.Source.FromLine > 0 {
+				// ytt passed the document through as written: the file's lines are its own
+				written := o
+				written.Source = load.Source{File: o.Source.From, Line: o.Source.FromLine}
+				at.File, at.Doc, at.Line = o.Source.From, 0, lines.Of(written, key, i)
+			} else if ok {
+				at.File, at.From = rendered, o.Source.From
 			} else {
 				at.Line = lines.Of(o, key, i)
 			}

@@ -52,10 +52,10 @@ type renderRequest struct {
 
 // renderResult is what the child writes to the pipe it is given as file descriptor 3.
 type renderResult struct {
-	Name      string
-	Rendered  []byte
-	Generated []bool // rendering.generated
-	Err       string
+	Name     string
+	Rendered []byte
+	From     []origin // rendering.from
+	Err      string
 }
 
 // serveRender is the child: the render within budget bytes of memory more than it holds now.
@@ -79,7 +79,7 @@ func serveRender(budget string) int {
 	if err != nil {
 		res.Err = err.Error()
 	}
-	res.Name, res.Rendered, res.Generated = r.name, r.yaml, r.generated
+	res.Name, res.Rendered, res.From = r.name, r.yaml, r.from
 	if err := json.NewEncoder(out).Encode(res); err != nil {
 		return 1
 	}
@@ -146,7 +146,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	if res.Err != "" {
 		return rendering{}, errors.New(res.Err)
 	}
-	return rendering{name: res.Name, yaml: res.Rendered, generated: res.Generated}, nil
+	return rendering{name: res.Name, yaml: res.Rendered, from: res.From}, nil
 }
 
 func overBudget(name string, memory uint64) error {

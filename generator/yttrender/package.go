@@ -112,9 +112,18 @@ func (p Package) RenderWithValues(rd *load.Reader, values map[string][]byte) ([]
 type rendering struct {
 	name string
 	yaml []byte
-	// generated[i]: the i-th document of yaml comes from a file bearing rebasegen's header (ytt
-	// positions a document in the template file that made it).
-	generated []bool
+	// from[i]: where ytt rendered the i-th document of yaml from (it positions a document in the
+	// template file that made it)
+	from []origin
+}
+
+// origin is the template file ytt rendered one document from.
+type origin struct {
+	Generated bool   // the file bears rebasegen's header
+	File      string // its path; a template's name (a rules Secret's key) for a template given as text
+	// Line is the document's line in File when ytt passed it through as written (a file without
+	// ytt annotations): its lines are File's. 0 otherwise.
+	Line int
 }
 
 // renderedPrefix opens the name of ytt's output in the Sources of the documents rendered.
@@ -134,8 +143,9 @@ func RenderedFrom(file string) (string, bool) {
 func (r rendering) docs() ([]load.Doc, error) {
 	docs, err := load.ParseDocs(renderedPrefix+r.name+")", r.yaml)
 	for i, d := range docs {
-		if d.Source.Doc <= len(r.generated) && r.generated[d.Source.Doc-1] {
-			docs[i].Source.Generated = true
+		if d.Source.Doc <= len(r.from) {
+			o := r.from[d.Source.Doc-1]
+			docs[i].Source.Generated, docs[i].Source.From, docs[i].Source.FromLine = o.Generated, o.File, o.Line
 		}
 	}
 	return docs, err
@@ -278,11 +288,16 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 		fs = append(fs, f)
 	}
-	fs = files.NewSortedFiles(fs) // in ytt's order: each -f argument's files in turn (files without one panicked ytt)
-	generatedFiles := map[string]bool{}
-	for _, f := range fs {
-		if data, err := f.Bytes(); err == nil && load.IsGenerated(data) {
-			generatedFiles[f.RelativePath()] = true
+	fs = files.NewSortedFiles(fs)  // in ytt's order: each -f argument's files in turn (files without one panicked ytt)
+	origins := map[string]origin{} // by the path ytt names a file with
+	asWritten := map[string]bool{} // files ytt passes through as written: a document's lines are the file's
+	for _, t := range p.Templates {
+		origins[t.Name] = origin{File: t.Name, Generated: load.IsGenerated(t.Data)}
+	}
+	for _, f := range in.Files {
+		if _, ok := origins[f.Rel]; !ok {
+			origins[f.Rel] = origin{File: f.Name, Generated: load.IsGenerated(f.Data)}
+			asWritten[f.Rel] = !HasYTTAnnotations(f.Name, f.Data)
 		}
 	}
 	opts := template.NewOptions()
@@ -330,11 +345,18 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		if len(bs) == 0 { // empty, or not in the templates
 			continue
 		}
-		if len(r.generated) > 0 {
+		if len(r.from) > 0 {
 			r.yaml = append(r.yaml, "---\n"...)
 		}
 		r.yaml = append(r.yaml, bs...)
-		r.generated = append(r.generated, item.Position != nil && generatedFiles[item.Position.GetFile()])
+		var o origin
+		if item.Position != nil {
+			o = origins[item.Position.GetFile()]
+			if asWritten[item.Position.GetFile()] && item.Position.IsKnown() {
+				o.Line = item.Position.LineNum()
+			}
+		}
+		r.from = append(r.from, o)
 		if int64(len(r.yaml)) > output {
 			break
 		}

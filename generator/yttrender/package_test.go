@@ -159,7 +159,7 @@ func TestRenderChildSameAsInProcess(t *testing.T) {
 			o, ownErr := p.run(nil, inspect)
 			name2, own := o.name, o.yaml
 			childRenders.Store(true)
-			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(c.generated) != fmt.Sprint(o.generated) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
+			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(c.from) != fmt.Sprint(o.from) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
 				t.Errorf("%+v inspect %v: child %q %q %v, in-process %q %q %v", p, inspect, name, child, childErr, name2, own, ownErr)
 			}
 			if inspect && childErr == nil && len(child) == 0 {
