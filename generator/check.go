@@ -2,7 +2,6 @@ package generator
 
 import (
 	"cmp"
-	"os"
 	"slices"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -38,7 +37,7 @@ type Checked struct {
 // Check runs kapp's engine with the package's own rules plus the rule files, regenerates every
 // rule file rebasegen generated to see whether it is stale, and lints the rule files.
 func Check(in Inputs, ruleFiles []string) (*Checked, error) {
-	if err := stdinOnce(in, ruleFiles); err != nil {
+	if err := in.stdinOnce(ruleFiles); err != nil {
 		return nil, err
 	}
 	if err := load.TotalSize(append(in.paths(), ruleFiles...)...); err != nil {
@@ -56,7 +55,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	// The rules kapp will apply: the package's own, those of files rebasegen generated among the
 	// desired inputs, and the rule files (those not read as desired inputs already).
-	files, err := rulefiles.Read(a.Inputs.Reader, ruleFiles, a.Inputs.Package, func(p string) bool { return !a.Inputs.readAsDesired(p) })
+	files, err := rulefiles.Read(a.Inputs.Reader, ruleFiles, a.Inputs.Package, a.Inputs.inForce)
 	if err != nil {
 		return nil, err
 	}
@@ -156,34 +155,8 @@ func isRendered(file string) bool {
 	return ok
 }
 
-// readAsDesired reports whether every file of the --rules path p is also a file of a desired
-// input (a --desired path, a package's directory): its rules are in force from there (the
-// package's own, or generated ones), and read again they would be applied twice.
-func (in Inputs) readAsDesired(p string) bool {
-	if p == "-" {
-		return false
-	}
-	rules, err := in.Reader.ReadPath(p)
-	if err != nil {
-		return false
-	}
-	var desired []os.FileInfo
-	for _, d := range slices.Concat(in.Desired, in.Package.Dirs) {
-		if d == "-" {
-			continue
-		}
-		files, _ := in.Reader.ReadPath(d)
-		for _, f := range files {
-			if st, err := os.Stat(f.Name); err == nil {
-				desired = append(desired, st)
-			}
-		}
-	}
-	for _, f := range rules {
-		st, err := os.Stat(f.Name)
-		if err != nil || !slices.ContainsFunc(desired, func(d os.FileInfo) bool { return os.SameFile(d, st) }) {
-			return false
-		}
-	}
-	return true
+// inForce reports whether the rules of the --rules path p are in force from there: not when every
+// file of it is a desired input's already (rulefiles.ReadAsDesired).
+func (in Inputs) inForce(p string) bool {
+	return !rulefiles.ReadAsDesired(in.Reader, p, slices.Concat(in.Desired, in.Package.Dirs))
 }

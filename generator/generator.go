@@ -8,8 +8,6 @@
 package generator
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -131,16 +128,16 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := load.TotalSize(in.paths()...); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := stdinOnce(in, nil); err != nil {
+	if err := in.stdinOnce(nil); err != nil {
 		return nil, nil, nil, err
 	}
-	rs, err := loadRulesets(in.Reader, in.Rulesets)
+	rs, err := load.Rulesets(in.Reader, in.Rulesets)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
 	if err != nil {
-		return nil, nil, nil, yttHint(err, in.Reader, "--desired", in.Desired)
+		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--desired", in.Desired)
 	}
 	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
@@ -161,16 +158,20 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	live, err := load.Inputs("--live", livePaths, in.Reader)
 	if err != nil {
-		return nil, nil, nil, yttHint(err, in.Reader, "--live", livePaths)
+		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--live", livePaths)
 	}
 	crds, err := load.Docs(crdPaths, in.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := swapped(desired, live); err != nil {
+	if err := load.Swapped(desired, live); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := manifestsAsLive(live, rs, crds); err != nil {
+	scope, err := pair.NewScope(rs, crds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := load.ManifestsAsLive(live, scope.ClusterScoped); err != nil {
 		return nil, nil, nil, err
 	}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
@@ -185,76 +186,6 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
 	return set, rs, placed, nil
-}
-
-// loadRulesets reads the built-in rulesets, then the user's files in order.
-func loadRulesets(r *load.Reader, files []string) (*rulesets.Ruleset, error) {
-	rs, err := rulesets.Load()
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		data, err := r.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("reading ruleset: %w", err)
-		}
-		if data, err = load.ToJSON(f, data); err != nil {
-			return nil, fmt.Errorf("ruleset %w", err)
-		}
-		var head struct{ APIVersion, Kind string }
-		if json.Unmarshal(data, &head) == nil && head.APIVersion == kappconv.ConfigAPIVersion && head.Kind == kappconv.ConfigKind {
-			return nil, fmt.Errorf("--ruleset %s: a kapp Config: rules kapp reads go to --rules (check, lint); --ruleset takes rebasegen's rulesets (the shape of rulesets/*.yaml)", f)
-		}
-		if err := rs.Add(f, data); err != nil {
-			return nil, err
-		}
-	}
-	return rs, nil
-}
-
-// swapped is an error when the desired objects carry what only the API server writes and the
-// live objects none of it: -d and -l given each other's files.
-func swapped(desired, live []load.Doc) error {
-	i := slices.IndexFunc(desired, func(d load.Doc) bool { return d.ManagedFields || d.FromServer })
-	if i < 0 || len(live) == 0 || slices.ContainsFunc(live, func(d load.Doc) bool { return d.ManagedFields || d.FromServer }) {
-		return nil
-	}
-	return fmt.Errorf("are --desired and --live swapped? %s carries metadata.uid, resourceVersion or managedFields, which only the API server writes, and no live object does\n(--desired takes the manifests, --live what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster)", desired[i].Source)
-}
-
-// manifestsAsLive is an error when a live object is namespaced but has no namespace and carries
-// nothing the API server writes (uid, resourceVersion, managedFields): every object a cluster
-// returns has them, so --live was given manifests (the mirror of swapped).
-func manifestsAsLive(live []load.Doc, rs *rulesets.Ruleset, crds []load.Doc) error {
-	scope, err := pair.NewScope(rs, crds)
-	if err != nil {
-		return err
-	}
-	for _, d := range live {
-		if d.APIVersion == kappconv.ConfigAPIVersion && d.Kind == kappconv.ConfigKind && !d.FromServer {
-			return fmt.Errorf("--live %s: a kapp Config, not an object read from the cluster: rules go to --rules (check, lint)", d.Source)
-		}
-		if d.Namespace == "" && !d.FromServer && !d.ManagedFields && !scope.ClusterScoped(d.GroupKind()) {
-			return fmt.Errorf("--live %s: %s %s has no metadata.namespace, uid, resourceVersion or managedFields, which every namespaced object the API server returns has: is it a manifest?\n(--live takes what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster, --desired the manifests)", d.Source, d.Kind, d.Name)
-		}
-	}
-	return nil
-}
-
-// yttHint adds to err, an error reading the paths of flag (--desired, --live), which of them hold
-// ytt templates: read as plain YAML, a template's data values and placeholders are no Kubernetes
-// objects. A package is rendered with --package; --live takes what the cluster returns.
-func yttHint(err error, r *load.Reader, flag string, paths []string) error {
-	for _, p := range paths {
-		if !rulefiles.IsYTT(r, p) {
-			continue
-		}
-		if flag == "--live" {
-			return fmt.Errorf("%w\n--live %s holds ytt templates (#@ annotations): --live takes the live objects as the cluster returns them (kubectl get -o yaml --show-managed-fields, or rebasegen capture); a package goes to --package %s (data values with --values, --value)", err, p, p)
-		}
-		return fmt.Errorf("%w\n%s %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, flag, p, p)
-	}
-	return err
 }
 
 // Explain classifies every differing field of every pair.

@@ -1,12 +1,10 @@
 package generator
 
 import (
-	"bytes"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -15,7 +13,7 @@ import (
 // Lint lints the kapp Configs under rules against the inputs when any are given: desired
 // objects for matchers that match nothing, live objects for the narrower rules generate writes.
 func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
-	if err := stdinOnce(in, rules); err != nil {
+	if err := in.stdinOnce(rules); err != nil {
 		return nil, LintNotes{}, err
 	}
 	in = in.withReader()
@@ -50,7 +48,7 @@ type LintNotes struct {
 // (ytt templates rendered with the package's data values); with live objects, each rule hiding a
 // change made in Git as check judges it (the verdict stage, with every rule in force) is an error.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
-	files, err := rulefiles.Read(a.Inputs.Reader, rules, a.Inputs.Package, func(p string) bool { return !a.Inputs.readAsDesired(p) })
+	files, err := rulefiles.Read(a.Inputs.Reader, rules, a.Inputs.Package, a.Inputs.inForce)
 	if err != nil {
 		return nil, err
 	}
@@ -80,34 +78,9 @@ func (a *Analysis) lint(files rulefiles.Files, hidden []lint.Hidden) ([]lint.Fin
 	return lint.Check(opts)
 }
 
-// stdinOnce refuses "-" (stdin) given to more than one flag: one stdin cannot be two inputs
-// (-d - -l - made live empty), and empty stdin, whichever flag reads it: a pipeline whose first
-// command failed or wrote nothing, which read as an empty ruleset, no rules or no values would
-// pass unnoticed.
-func stdinOnce(in Inputs, rules []string) error {
-	var readers []string
-	for _, f := range []struct {
-		flag  string
-		paths []string
-	}{{"--desired", in.Desired}, {"--live", in.Live}, {"--crd", in.CRDs}, {"--ruleset", in.Rulesets}, {"--package", in.Package.Dirs},
-		{"--values", in.Package.ValuesFiles}, {"--package-cr", []string{in.Package.CR}}, {"--rules", rules}} {
-		for _, p := range f.paths {
-			if p == "-" {
-				readers = append(readers, f.flag+" -")
-			}
-		}
-	}
-	switch {
-	case len(readers) > 1:
-		return fmt.Errorf("%s: - (stdin) can be read only once", strings.Join(readers, ", "))
-	case len(readers) == 1:
-		data, err := in.Reader.ReadFile("-") // read once: every later read gets the same data
-		if err != nil {
-			return fmt.Errorf("%s: %w", readers[0], err)
-		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			return fmt.Errorf("%s (stdin): empty input", readers[0])
-		}
-	}
-	return nil
+// stdinOnce is load.StdinOnce over every flag the inputs and rules (--rules) name.
+func (in Inputs) stdinOnce(rules []string) error {
+	return load.StdinOnce(in.Reader, []load.FlagPaths{{Flag: "--desired", Paths: in.Desired}, {Flag: "--live", Paths: in.Live}, {Flag: "--crd", Paths: in.CRDs},
+		{Flag: "--ruleset", Paths: in.Rulesets}, {Flag: "--package", Paths: in.Package.Dirs}, {Flag: "--values", Paths: in.Package.ValuesFiles},
+		{Flag: "--package-cr", Paths: []string{in.Package.CR}}, {Flag: "--rules", Paths: rules}})
 }

@@ -3,7 +3,6 @@ package generator
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -29,7 +28,7 @@ func (a *Analysis) place(res *synth.Result) error {
 	var pinned []pair.Identity
 	res.Rules, pinned = synth.Place(res.Rules, *p)
 	if len(pinned) > 0 {
-		res.Warnings = append(res.Warnings, pinnedWarning(pinned, p.Namespace))
+		res.Warnings = append(res.Warnings, synth.PinnedWarning(pinned, p.Namespace))
 		slices.Sort(res.Warnings)
 	}
 	return nil
@@ -79,23 +78,4 @@ func (a *Analysis) placement() (_ *synth.Placement, warning string, _ error) {
 		return nil, "", nil
 	}
 	return &p, "", nil
-}
-
-// pinnedWarning says why rules for objects the package renders without a namespace name the
-// namespace they were analysed in, and what to do for an install elsewhere.
-func pinnedWarning(ids []pair.Identity, ns string) string {
-	names := make([]string, len(ids))
-	kinds := map[string]bool{}
-	var kindNames []string
-	for i, id := range ids {
-		names[i] = id.String()
-		gk := pair.Identity{Group: id.Group, Kind: id.Kind}.String()
-		gk = strings.TrimSuffix(gk, " ")
-		if !kinds[gk] {
-			kinds[gk] = true
-			kindNames = append(kindNames, gk)
-		}
-	}
-	return fmt.Sprintf("%s: the package renders it without a namespace, but the rules name namespace %s: kapp selects a resource by name only together with its namespace (kindNamespaceNameMatcher), and the rules treat the package's %s objects without a namespace differently from one another, so they hold only where the package is installed into %s (kapp-controller installs objects without a namespace into the PackageInstall's namespace, or its spec.defaultNamespace); for another namespace, generate with -n NAMESPACE, or with --output ytt --namespace-value KEY and a data value KEY holding the install namespace",
-		strings.Join(names, ", "), ns, strings.Join(kindNames, ", "), ns)
 }

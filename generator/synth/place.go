@@ -16,8 +16,10 @@ package synth
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -220,4 +222,23 @@ func sameMatches(before, after []Matcher, objs []placed, kinds map[string]bool) 
 		}
 	}
 	return true
+}
+
+// PinnedWarning says why rules for objects the package renders without a namespace name the
+// namespace they were analysed in, and what to do for an install elsewhere.
+func PinnedWarning(ids []pair.Identity, ns string) string {
+	names := make([]string, len(ids))
+	kinds := map[string]bool{}
+	var kindNames []string
+	for i, id := range ids {
+		names[i] = id.String()
+		gk := pair.Identity{Group: id.Group, Kind: id.Kind}.String()
+		gk = strings.TrimSuffix(gk, " ")
+		if !kinds[gk] {
+			kinds[gk] = true
+			kindNames = append(kindNames, gk)
+		}
+	}
+	return fmt.Sprintf("%s: the package renders it without a namespace, but the rules name namespace %s: kapp selects a resource by name only together with its namespace (kindNamespaceNameMatcher), and the rules treat the package's %s objects without a namespace differently from one another, so they hold only where the package is installed into %s (kapp-controller installs objects without a namespace into the PackageInstall's namespace, or its spec.defaultNamespace); for another namespace, generate with -n NAMESPACE, or with --output ytt --namespace-value KEY and a data value KEY holding the install namespace",
+		strings.Join(names, ", "), ns, strings.Join(kindNames, ", "), ns)
 }
