@@ -4,15 +4,12 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/valuesource"
 	"github.com/rebasegen/rebasegen/generator/verdict"
-	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // Checked is what `rebasegen check` found: the verdict on the rules in force, and lint's findings.
@@ -24,7 +21,7 @@ type Checked struct {
 	// inputs tell: the desired document when it is a file's; for a package's rendering (its lines
 	// are no file's), a pending value the line of the one data value feeding it (valuesource.Sources).
 	// Absent: nowhere known.
-	At              map[Field]load.Source
+	At              map[valuesource.Field]load.Source
 	Unmanaged, Live int      // live objects without managedFields, of all (pair.Set's)
 	Redacted        []string // pair.Set's
 	Lint            []lint.Finding
@@ -69,7 +66,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
-	if c.At, err = a.located(vd); err != nil {
+	if c.At, err = valuesource.Located(a.Inputs.Package, a.Inputs.Reader, a.Report, a.Set, vd); err != nil {
 		return nil, err
 	}
 	in := a.Inputs
@@ -95,44 +92,6 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	return c, nil
 }
 
-// Field is a resource's field, as findings name it.
-type Field struct {
-	Resource pair.Identity
-	Path     string
-}
-
-// located says where each drift, pending change and pending create of the verdict was made
-// (Checked.At).
-func (a *Analysis) located(vd *verdict.Verdict) (map[Field]load.Source, error) {
-	desired := map[pair.Identity]load.Doc{}
-	for _, r := range a.Report.Resources {
-		desired[r.ID] = r.Desired
-	}
-	at := map[Field]load.Source{}
-	for _, d := range a.Set.Created { // a pending create: the document Git adds
-		if !isRendered(d.Source.File) && d.Source.File != "-" {
-			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
-		}
-	}
-	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
-	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
-		d, ok := desired[r.Resource]
-		src := d.Source
-		switch {
-		case ok && !isRendered(src.File) && src.File != "-":
-			at[Field{r.Resource, r.Finding.Path.String()}] = src
-		case ok && isRendered(src.File) && r.Finding.Class == classify.Pending:
-			rendered = append(rendered, r)
-		}
-	}
-	values, err := valuesource.Sources(a.Inputs.Package, a.Inputs.Reader, desired, rendered)
-	for i, src := range values {
-		r := rendered[i]
-		at[Field{r.Resource, r.Finding.Path.String()}] = src
-	}
-	return at, err
-}
-
 // Findings are the verdict's findings (verdict.Verdict.Findings), drift, pending changes and
 // pending creates located where they were made (At), after the warning that the server's minor
 // version has no defaults data, if it has none: a warning in every format, never failing the gate.
@@ -142,17 +101,11 @@ func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate {
 			continue
 		}
-		if src, ok := c.At[Field{f.Resource, f.Path}]; ok {
+		if src, ok := c.At[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {
 			fs[i].File, fs[i].Line = src.File, src.Line
 		}
 	}
 	return fs
-}
-
-// isRendered reports whether file names ytt's output: its lines are no file's.
-func isRendered(file string) bool {
-	_, ok := yttrender.RenderedFrom(file)
-	return ok
 }
 
 // inForce reports whether the rules of the --rules path p are in force from there: not when every

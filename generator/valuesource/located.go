@@ -1,0 +1,57 @@
+package valuesource
+
+import (
+	"slices"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
+)
+
+// Field is a resource's field, as findings name it.
+type Field struct {
+	Resource pair.Identity
+	Path     string
+}
+
+// Located says where each drift, pending change and pending create of the verdict vd was made, as
+// far as the inputs tell: the desired document when it is a file's; for the package's rendering
+// (its lines are no file's), a pending value the line of the one data value feeding it (Sources).
+// A field made nowhere known is absent.
+func Located(pkg yttrender.Package, rd *load.Reader, rep *classify.Report, set *pair.Set, vd *verdict.Verdict) (map[Field]load.Source, error) {
+	desired := map[pair.Identity]load.Doc{}
+	for _, r := range rep.Resources {
+		desired[r.ID] = r.Desired
+	}
+	at := map[Field]load.Source{}
+	for _, d := range set.Created { // a pending create: the document Git adds
+		if !isRendered(d.Source.File) && d.Source.File != "-" {
+			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
+		}
+	}
+	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
+	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
+		d, ok := desired[r.Resource]
+		src := d.Source
+		switch {
+		case ok && !isRendered(src.File) && src.File != "-":
+			at[Field{r.Resource, r.Finding.Path.String()}] = src
+		case ok && isRendered(src.File) && r.Finding.Class == classify.Pending:
+			rendered = append(rendered, r)
+		}
+	}
+	values, err := Sources(pkg, rd, desired, rendered)
+	for i, src := range values {
+		r := rendered[i]
+		at[Field{r.Resource, r.Finding.Path.String()}] = src
+	}
+	return at, err
+}
+
+// isRendered reports whether file names ytt's output: its lines are no file's.
+func isRendered(file string) bool {
+	_, ok := yttrender.RenderedFrom(file)
+	return ok
+}
