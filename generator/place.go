@@ -51,31 +51,11 @@ func (a *Analysis) placement() (_ *synth.Placement, warning string, _ error) {
 	case len(mapNs) > 0:
 		return nil, fmt.Sprintf("%s: its kapp deploy step maps namespaces (mapNs): the rules name the namespaces the objects were analysed in", a.Inputs.Package.CR), nil
 	}
-	p := synth.Placement{}
-	add := func(d load.Doc) error {
-		obj, err := d.Object()
-		if err != nil {
-			return err
-		}
-		placed := a.placed[d.Source] && d.Namespace != "" // a cluster-scoped object has none anyway
-		if placed {
-			p.Namespace = d.Namespace
-		}
-		p.Desired, p.Placed = append(p.Desired, obj.Unstructured), append(p.Placed, placed)
-		return nil
-	}
+	var desired []load.Doc
 	for _, pr := range a.Set.Pairs {
-		if err := add(pr.Desired); err != nil {
-			return nil, "", err
-		}
+		desired = append(desired, pr.Desired)
 	}
-	for _, d := range a.Set.Created {
-		if err := add(d); err != nil {
-			return nil, "", err
-		}
-	}
-	if p.Namespace == "" {
-		return nil, "", nil
-	}
-	return &p, "", nil
+	desired = append(desired, a.Set.Created...)
+	p, err := synth.PlacementOf(desired, func(d load.Doc) bool { return a.placed[d.Source] })
+	return p, "", err
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
@@ -34,6 +35,27 @@ type Placement struct {
 	Namespace string // where the placed objects were analysed: -n, or the namespace inferred
 	Desired   []*unstructured.Unstructured
 	Placed    []bool // Placed[i]: Desired[i] has no namespace in the package's output
+}
+
+// PlacementOf is the Placement of the desired objects, placed saying which of them the package
+// renders without a namespace; nil when none of them is namespaced.
+func PlacementOf(desired []load.Doc, placed func(load.Doc) bool) (*Placement, error) {
+	p := Placement{}
+	for _, d := range desired {
+		obj, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		in := placed(d) && d.Namespace != "" // a cluster-scoped object has none anyway
+		if in {
+			p.Namespace = d.Namespace
+		}
+		p.Desired, p.Placed = append(p.Desired, obj.Unstructured), append(p.Placed, in)
+	}
+	if p.Namespace == "" {
+		return nil, nil
+	}
+	return &p, nil
 }
 
 // placed is one desired object: its identity, and whether kapp places it.
