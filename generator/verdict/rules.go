@@ -23,7 +23,7 @@ import (
 // RuleAt is where a rule kapp applies is written, for a finding to point at it.
 type RuleAt struct {
 	File string // as given ("-": stdin); for a document ytt rendered, what was rendered
-	Doc  int    // 1-based document in File (in ytt's output, when rendered)
+	Doc  int    // 1-based document in File (in ytt's output, when rendered); 0 for a document ytt passed through as written, File its file
 	Line int    // the rule's line in File, else its document's; 0 when rendered (ytt's output has the lines)
 	Key  string // the Config key and the rule's index there (rebaseRules[2]), inside data["config.yml"] for a labelled ConfigMap
 	// From: for a rule ytt rendered, the template it came from (load.Source.From): a rules
