@@ -74,9 +74,8 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 						keys[f.Key] = lines.Key(o, []string{"stringData", f.Key}, []string{"data", f.Key})
 					}
 				}
-				key := keys[lint.SecretKey]
 				if templated {
-					out.Rendered = append(out.Rendered, lint.Rendered{Path: p, Line: key, Objects: embedded})
+					out.Rendered = append(out.Rendered, byKey(p, keys, embedded)...)
 				}
 				if !force {
 					continue
@@ -107,6 +106,22 @@ func (f Files) Rules(configs []load.Object, r *load.Reader) []verdict.Rule {
 		}
 	}
 	return rules
+}
+
+// byKey are the documents ytt rendered from a rules Secret's files, as lint reads them: by the
+// key each came from, at that key's line in path.
+func byKey(path string, keys map[string]int, objs []load.Object) []lint.Rendered {
+	var out []lint.Rendered
+	at := map[string]int{}
+	for _, o := range objs {
+		i, ok := at[o.Source.From]
+		if !ok {
+			i, at[o.Source.From] = len(out), len(out)
+			out = append(out, lint.Rendered{Path: path, Line: keys[o.Source.From]})
+		}
+		out[i].Objects = append(out[i].Objects, o)
+	}
+	return out
 }
 
 // secretName is what ytt's rendering of a rules Secret's files is called.
