@@ -52,7 +52,8 @@ type FieldJSON struct {
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
-	// --fail-on-adoption), else warning; drift and adoption only.
+	// --fail-on-adoption), else warning; drift and adoption only (every finding of the Argo CD
+	// target: Report.Severity).
 	Severity string `json:"severity,omitempty"`
 }
 
@@ -76,6 +77,9 @@ type Report struct {
 	// nothing explains: "kapp still updates" when empty, "Argo CD still shows".
 	Still        string
 	Paired, Kept int // the JSON format's counts: paired resources, and those the applier leaves alone
+	// Severity: the JSON format gives every finding its severity, not only drift's and
+	// adoption's (a target whose kinds fail otherwise than check's do: Argo CD's unknown fields)
+	Severity bool
 }
 
 // CheckReport is check's report: the verdict's findings fs, lint's, and check's summary line.
@@ -272,6 +276,9 @@ func NewJSON(r Report) (JSON, error) {
 	}
 	for _, f := range r.Findings {
 		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
+		if r.Severity {
+			fj.Severity = severity(f)
+		}
 		switch f.Kind {
 		case KindResidual:
 			j.Residual = append(j.Residual, fj)
