@@ -70,7 +70,14 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			docs = append(docs, d)
 		}
 	}
+	replaced := map[load.Source]bool{}
+	for _, r := range rendered {
+		replaced[r.Replaces] = true
+	}
 	for _, o := range objs {
+		if replaced[o.Source] {
+			continue
+		}
 		file := o.Source.File
 		if _, ok := nodes[file]; !ok {
 			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional

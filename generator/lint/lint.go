@@ -69,6 +69,9 @@ type Rendered struct {
 	Path    string
 	Line    int // where in Path the template starts (a rules Secret's document), 0 when unknown
 	Objects []load.Object
+	// Replaces: the rules Secret, written in Path, the Objects are rendered from with a package,
+	// which lint then does not read as written (zero: none)
+	Replaces load.Source
 }
 
 // SecretKey is where a rules Secret (rebasegen generate --output secret) holds its Configs, in

@@ -8,6 +8,8 @@ package rulefiles
 import (
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -28,11 +30,14 @@ type Files struct {
 	secrets map[string]secretAt
 }
 
-// secretAt is where a rules Secret is written: its file and document, and the line of each key.
+// secretAt is where a rules Secret is written: its file and document, and the line of each key;
+// rendered with the package, the package's overlays that rewrote each document of ytt's output
+// (yttrender.InlineDoc.Overlays, by document).
 type secretAt struct {
-	file string
-	doc  int
-	keys map[string]int
+	file     string
+	doc      int
+	keys     map[string]int
+	overlays map[int]map[string][]string
 }
 
 // Read reads paths with the package's data values; the Configs of a path are in force when
@@ -63,7 +68,7 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 				if !force && !templated {
 					continue // lint reads a plain rebase-rules.yml alone itself, and reports a Secret it cannot decode
 				}
-				embedded, err := secretRules(r, o, pkg)
+				embedded, overlays, err := secretRules(r, o, pkg)
 				if err != nil {
 					return Files{}, err
 				}
@@ -74,8 +79,14 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 						keys[f.Key] = lines.Key(o, []string{"stringData", f.Key}, []string{"data", f.Key})
 					}
 				}
-				if templated {
-					out.Rendered = append(out.Rendered, byKey(p, keys, embedded)...)
+				if templated || overlays != nil && !asWritten(fs, embedded) {
+					// lint reads what ytt renders (with a package: not the plain rebase-rules.yml
+					// its overlays rewrite)
+					var replaces load.Source
+					if overlays != nil {
+						replaces = o.Source
+					}
+					out.Rendered = append(out.Rendered, byKey(p, keys, embedded, replaces)...)
 				}
 				if !force {
 					continue
@@ -85,7 +96,7 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 					if out.secrets == nil {
 						out.secrets = map[string]secretAt{}
 					}
-					out.secrets[secretName(o)] = secretAt{file: o.Source.File, doc: o.Source.Doc, keys: keys}
+					out.secrets[secretName(o)] = secretAt{file: o.Source.File, doc: o.Source.Doc, keys: keys, overlays: overlays}
 				}
 			}
 		}
@@ -101,27 +112,74 @@ func (f Files) Rules(configs []load.Object, r *load.Reader) []verdict.Rule {
 	rules := verdict.Rules(configs, r)
 	for i := range rules {
 		at := &rules[i].At
-		if s, ok := f.secrets[at.File]; ok && at.Line == 0 && at.From != "" {
-			at.File, at.Doc, at.Line, at.Key = s.file, s.doc, s.keys[at.From], `data["`+at.From+`"] `+at.Key
+		s, ok := f.secrets[at.File]
+		if !ok || at.Line != 0 || at.From == "" {
+			continue
 		}
+		// the rule's key and index last, as lint reads them
+		where, line := `data["`+at.From+`"]`, s.keys[at.From]
+		if _, key := s.keys[at.From]; !key {
+			where, line = "a document the package's overlay "+at.From+" put in place of one of its files'", s.keys[lint.SecretKey]
+		}
+		if by := rewrittenBy(s.overlays[at.Doc], at.Key); len(by) > 0 {
+			where += " rewritten by the package's overlay " + strings.Join(by, ", ") + ":"
+		}
+		at.File, at.Doc, at.Line, at.Key = s.file, s.doc, line, where+" "+at.Key
 	}
 	return rules
 }
 
+// rewrittenBy are the package's overlays that rewrote the rule at key (verdict.RuleAt's) of a
+// document, overlays its yttrender.InlineDoc.Overlays.
+func rewrittenBy(overlays map[string][]string, key string) []string {
+	if strings.Contains(key, " ") { // in a labelled ConfigMap's data["config.yml"], one string
+		return overlays["data"]
+	}
+	return overlays[key]
+}
+
 // byKey are the documents ytt rendered from a rules Secret's files, as lint reads them: by the
-// key each came from, at that key's line in path.
-func byKey(path string, keys map[string]int, objs []load.Object) []lint.Rendered {
+// key each came from, at that key's line in path (a document a package's overlay put in place of
+// one: at rebase-rules.yml's); rendered with a package, in place of the Secret (replaces) as
+// written.
+func byKey(path string, keys map[string]int, objs []load.Object, replaces load.Source) []lint.Rendered {
 	var out []lint.Rendered
 	at := map[string]int{}
 	for _, o := range objs {
 		i, ok := at[o.Source.From]
 		if !ok {
+			line, key := keys[o.Source.From]
+			if !key {
+				line = keys[lint.SecretKey]
+			}
 			i, at[o.Source.From] = len(out), len(out)
-			out = append(out, lint.Rendered{Path: path, Line: keys[o.Source.From]})
+			out = append(out, lint.Rendered{Path: path, Line: line, Replaces: replaces})
 		}
 		out[i].Objects = append(out[i].Objects, o)
 	}
 	return out
+}
+
+// asWritten says the Configs ytt rendered from a rules Secret's files are its plain
+// rebase-rules.yml as written (lint.PlainSecret): no package overlay rewrote them.
+func asWritten(fs []lint.SecretFile, embedded []load.Object) bool {
+	if !lint.PlainSecret(fs) {
+		return false
+	}
+	docs, err := load.ParseDocs(fs[0].Key, []byte(fs[0].Text))
+	if err != nil {
+		return false
+	}
+	objs, err := load.Objects(docs)
+	if err != nil || len(objs) != len(embedded) {
+		return false
+	}
+	for i := range objs {
+		if !reflect.DeepEqual(objs[i].Object, embedded[i].Object) {
+			return false
+		}
+	}
+	return true
 }
 
 // secretName is what ytt's rendering of a rules Secret's files is called.
@@ -157,42 +215,61 @@ func IsYTT(r *load.Reader, p string) bool {
 }
 
 // secretRules reads the Configs a rules Secret carries: its files (every key) rendered together
-// with ytt with the package's values, as kapp-controller's ytt step renders the files of a Secret
-// named by ext.packaging.carvel.dev/ytt-paths-from-secret-name (it writes every key as a file,
-// fetch/inline.go writeFromSecret; they are read here without the package's files).
-func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, error) {
+// with ytt, as kapp-controller's ytt step renders the files of a Secret named by
+// ext.packaging.carvel.dev/ytt-paths-from-secret-name (it writes every key as a file,
+// fetch/inline.go writeFromSecret): with a package, in the package's run
+// (yttrender.RenderInline: the package's data values, schema and overlays apply to them; overlays
+// are, by document of ytt's output, the package's overlays that rewrote it, non-nil then), else
+// with the data values given.
+func secretRules(r *load.Reader, o load.Object, pkg yttrender.Package) ([]load.Object, map[int]map[string][]string, error) {
 	fs, err := lint.SecretFiles(o)
 	if err != nil {
-		return nil, &load.Error{Source: o.Source, Msg: err.Error()}
+		return nil, nil, &load.Error{Source: o.Source, Msg: err.Error()}
 	}
 	if len(fs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	templates := make([]yttrender.Template, len(fs))
 	for i, f := range fs {
 		if what := yttrender.ChangesOtherFiles(f.Key, []byte(f.Text)); what != "" {
 			// kapp-controller passes the Secret's files to the package's own ytt run, after the
 			// package's files (pkg/template/ytt.go): they would change the package's objects
-			return nil, &load.Error{Source: o.Source, Field: f.Key, Msg: "it uses " + what + ", which kapp-controller applies to the package's objects too (its ytt step renders the Secret's files with the package's): not supported (put the rules in a Config without them)"}
+			return nil, nil, &load.Error{Source: o.Source, Field: f.Key, Msg: "it uses " + what + ", which kapp-controller applies to the package's objects too (its ytt step renders the Secret's files with the package's): not supported (put the rules in a Config without them)"}
 		}
 		templates[i] = yttrender.Template{Source: o.Source.File + " (" + f.Key + ")", Name: f.Key, Data: []byte(f.Text)}
 	}
-	docs, err := pkg.RenderFiles(r, secretName(o), templates)
+	var docs []load.Doc
+	var overlays map[int]map[string][]string
+	if pkg.Empty() {
+		docs, err = pkg.RenderFiles(r, secretName(o), templates)
+	} else {
+		var inline []yttrender.InlineDoc
+		inline, err = pkg.RenderInline(r, secretName(o), templates)
+		overlays = map[int]map[string][]string{}
+		for _, d := range inline {
+			docs = append(docs, d.Doc)
+			overlays[d.Source.Doc] = d.Overlays
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	objs, err := load.Objects(docs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, c := range objs {
 		if !load.IsKappConfig(c.GetAPIVersion(), c.GetKind()) && !load.IsLabelledConfig(c) {
 			// kapp-controller would deploy it with the package's objects
-			return nil, &load.Error{Source: o.Source, Field: renderedBy(r, pkg, o, templates, c), Msg: fmt.Sprintf("its files render %s %s (%s, ytt output document %d), which is no kapp Config (apiVersion %s, kind %s) nor a ConfigMap labelled %s: kapp-controller would deploy it with the package; not supported in a rules Secret",
+			by := c.Source.From
+			if overlays == nil {
+				by = renderedBy(r, pkg, o, templates, c)
+			}
+			return nil, nil, &load.Error{Source: o.Source, Field: by, Msg: fmt.Sprintf("its files render %s %s (%s, ytt output document %d), which is no kapp Config (apiVersion %s, kind %s) nor a ConfigMap labelled %s: kapp-controller would deploy it with the package; not supported in a rules Secret",
 				c.GetAPIVersion(), c.GetKind(), c.GetName(), c.Source.Doc, kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel)}
 		}
 	}
-	return objs, nil
+	return objs, overlays, nil
 }
 
 // renderedBy names the key of a rules Secret whose file renders c alone ("" when none does: the

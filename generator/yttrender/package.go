@@ -27,7 +27,10 @@ type Package struct {
 	// Templates are ytt templates given as text, rendered together with the values alone
 	// (RenderFiles).
 	Templates []Template `json:",omitempty"`
-	// Source names the Templates in messages and Sources.
+	// Inline are files of kapp-controller's inline directory (RenderInline), given to ytt after the
+	// package's paths; Source names them in messages.
+	Inline []Template `json:",omitempty"`
+	// Source names the Templates, or the Inline files, in messages and Sources.
 	Source string `json:",omitempty"`
 	// What errors call it: "package" when empty; "rules file" or "rules directory" for a --rules
 	// path of ytt templates.
@@ -124,6 +127,10 @@ type origin struct {
 	// Line is the document's line in File when ytt passed it through as written (a file without
 	// ytt annotations): its lines are File's. 0 otherwise.
 	Line int
+	// Overlays: in a render with inline files, for each top-level key of the document (K) and each
+	// item of a list there (K[i]), the package's files holding ytt overlays ytt positions a node of
+	// it in (overlaysOf)
+	Overlays map[string][]string `json:",omitempty"`
 }
 
 // renderedPrefix opens the name of ytt's output in the Sources of the documents rendered.
@@ -252,11 +259,16 @@ func (p Package) runRead(in yttInput, inspect bool, limits renderLimits) (render
 	}
 }
 
-// name names the package in messages: its Package CR, else its directories (or its template).
+// name names the package in messages: its Package CR, else its directories (or its template),
+// with the inline files rendered with it.
 func (p Package) name() string {
 	switch {
+	case p.CR != "" && len(p.Inline) > 0:
+		return p.CR + " with " + p.Source
 	case p.CR != "":
 		return p.CR
+	case len(p.Inline) > 0:
+		return strings.Join(p.Dirs, ",") + " with " + p.Source
 	case len(p.Templates) > 0:
 		return p.Source
 	}
@@ -288,10 +300,19 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 		fs = append(fs, f)
 	}
+	inline, err := p.inlineFiles(cr)
+	if err != nil {
+		return rendering{}, err
+	}
+	var overlays map[string][]string
+	if len(inline) > 0 {
+		overlays = p.overlayFiles(fs)
+	}
+	fs = append(fs, inline...)
 	fs = files.NewSortedFiles(fs)  // in ytt's order: each -f argument's files in turn (files without one panicked ytt)
 	origins := map[string]origin{} // by the path ytt names a file with
 	asWritten := map[string]bool{} // files ytt passes through as written: a document's lines are the file's
-	for _, t := range p.Templates {
+	for _, t := range slices.Concat(p.Templates, p.Inline) {
 		origins[t.Name] = origin{File: t.Name, Generated: load.IsGenerated(t.Data)}
 	}
 	for _, f := range in.Files {
@@ -355,6 +376,9 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 			if asWritten[item.Position.GetFile()] && item.Position.IsKnown() {
 				o.Line = item.Position.LineNum()
 			}
+		}
+		if len(inline) > 0 {
+			o.Overlays = overlaysOf(item, overlays)
 		}
 		r.from = append(r.from, o)
 		if int64(len(r.yaml)) > output {
