@@ -43,6 +43,12 @@ func TestRenderInlineInThePackagesRun(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", got, want)
 	}
 
+	// a data value the package's schema does not declare: named in the Secret's key
+	nope := Template{Source: "secret.yml (rules.yml)", Name: "rules.yml", Data: []byte("#@ load(\"@ytt:data\", \"data\")\nkind: Config\nx: #@ data.values.nope\n")}
+	if _, err := (Package{Dirs: []string{dir}}).RenderInline(nil, "secret.yml", []Template{nope}); err == nil || !strings.HasPrefix(err.Error(), `secret.yml (rules.yml) line 3: reads data value "nope", which the data values schema (`) {
+		t.Errorf("a data value the schema does not declare: %v", err)
+	}
+
 	// a package template listing the files of the run: its document changes with the Secret's
 	list := write("list.yml", "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: files}\ndata:\n  files: #@ \",\".join(data.list())\n")
 	if _, err := (Package{Dirs: []string{dir}}).RenderInline(nil, "secret.yml", []Template{rules}); err == nil || !strings.Contains(err.Error(), "the package's own documents are not the same rendered with secret.yml's files") {

@@ -34,6 +34,16 @@ func (p Package) needsValue(msg string, read []yttFile, fs []*files.File) error 
 			where = t.Source + " line " + line
 		}
 	}
+	for _, t := range p.Inline {
+		if t.Name != file {
+			continue
+		}
+		if given(file) != file { // ytt names a package file and an inline file alike
+			where += " or " + t.Source + " line " + line
+		} else {
+			where = t.Source + " line " + line
+		}
+	}
 	if hint != "" {
 		hint = fmt.Sprintf(" (ytt: did you mean .%s?)", hint)
 	}
