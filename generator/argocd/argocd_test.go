@@ -302,3 +302,47 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 		}
 	}
 }
+
+// analyzeFiles analyses desired and live YAML written to files, in namespace ns.
+func analyzeFiles(t *testing.T, desired, live, ns string) *generator.Analysis {
+	t.Helper()
+	dir := t.TempDir()
+	d, l := filepath.Join(dir, "desired.yaml"), filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(d, []byte(desired), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l, []byte(live), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := generator.Analyze(generator.Inputs{Desired: []string{d}, Live: []string{l}, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// A jq path query can compute a path element from a value (getpath([.data.password])): lint's
+// findings on a Secret never carry its values (probe5 finding 14), and the expression is still
+// found selecting a top-level field whole.
+func TestLintNeverPrintsSecretValues(t *testing.T) {
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: demo}\ntype: Opaque\ndata: {password: U1VQRVJTRUNSRVQ=}\nstringData: {token: TOKENSECRET42}\n"
+	a := analyzeFiles(t, secret, secret, "demo")
+	s := argocd.Settings{Ignores: []argocd.Ignore{{Kind: "Secret", JQPathExpressions: []string{
+		"getpath([.data.password])", "getpath([.stringData.token])", ".data | getpath([.password + \"x\"])"}}}}
+	lints := argocd.LintSettings(a.Report, s)
+	errs := 0
+	for _, l := range lints {
+		f := l.Finding()
+		for _, v := range []string{"U1VQRVJTRUNSRVQ", "SUPERSECRET", "TOKENSECRET42"} {
+			if strings.Contains(f.Message, v) {
+				t.Errorf("lint prints a Secret value: %s", f.Message)
+			}
+		}
+		if l.Error && strings.Contains(l.What, "top-level field") {
+			errs++
+		}
+	}
+	if errs != 2 {
+		t.Errorf("lints %+v, want the two getpath([.X.Y]) expressions found selecting a top-level field", lints)
+	}
+}

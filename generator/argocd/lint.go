@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -121,8 +122,9 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 		if !(Settings{Ignores: []Ignore{ig}}).Applies(desired.Unstructured) {
 			continue
 		}
+		obj := redacted(desired.UnstructuredContent())
 		ctx, cancel := context.WithTimeout(context.Background(), normalizers.DefaultJQExecutionTimeout)
-		iter := code.RunWithContext(ctx, desired.UnstructuredContent())
+		iter := code.RunWithContext(ctx, obj)
 		for {
 			v, ok := iter.Next()
 			if !ok {
@@ -137,7 +139,7 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 			}
 			if p, ok := v.([]any); ok && len(p) <= 1 {
 				cancel()
-				return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p), r.ID)}, true
+				return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p, obj), r.ID)}, true
 			}
 		}
 		cancel()
@@ -145,9 +147,38 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 	return Lint{}, false
 }
 
-func jqPathWords(p []any) string {
+// jqPathWords names the path p a query selected in obj. A jq path query can compute a path
+// element from any value it reads (getpath([.data.password])): an element is named only when it
+// is one of obj's top-level keys, which are no object's content.
+func jqPathWords(p []any, obj map[string]any) string {
 	if len(p) == 0 {
 		return "the object"
 	}
-	return fmt.Sprintf("the top-level field %v", p[0])
+	if k, ok := p[0].(string); ok {
+		if _, has := obj[k]; has {
+			return fmt.Sprintf("the top-level field %s", k)
+		}
+	}
+	return "a top-level field"
+}
+
+// redacted is obj for lint's jq runs: a Secret's data and stringData values are blanked, so that
+// no expression can carry one into a finding.
+func redacted(obj map[string]any) map[string]any {
+	if obj["kind"] != "Secret" || obj["apiVersion"] != "v1" {
+		return obj
+	}
+	out := maps.Clone(obj)
+	for _, field := range []string{"data", "stringData"} {
+		m, ok := obj[field].(map[string]any)
+		if !ok {
+			continue
+		}
+		blank := make(map[string]any, len(m))
+		for k := range m {
+			blank[k] = ""
+		}
+		out[field] = blank
+	}
+	return out
 }
