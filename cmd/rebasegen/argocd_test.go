@@ -46,3 +46,19 @@ func TestCheckArgoCDFormats(t *testing.T) {
 		t.Errorf("-o yaml: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// generate --target argocd writes for the Application the live objects' tracking ids name
+// (argo-hpa on fixtures/argocd/argo-hpa), and refuses an --app naming another: its ignores would
+// apply to none of the objects (probe5 finding 2).
+func TestGenerateArgoCDApp(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	args := []string{"generate", "--target", "argocd", "-d", filepath.Join(dir, "desired.yaml"), "-l", filepath.Join(dir, "live.yaml"), "-n", "argo-hpa"}
+	r := rebasegen(t, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, "\n  name: argo-hpa\n") {
+		t.Errorf("no --app: exit %d, want the Application argo-hpa\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append(args, "--app", "my-app")...)
+	if r.code != exitError || !strings.Contains(r.stderr, "--app my-app: the live objects' argocd.argoproj.io/tracking-id names Application argo-hpa") || r.stdout != "" {
+		t.Errorf("--app my-app: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 )
 
@@ -36,8 +38,113 @@ type Settings struct {
 	// CompareOptions are argocd-cm's resource.compareoptions; nil for Argo CD's defaults.
 	CompareOptions *settings.ArgoCDDiffOptions
 	// Where Read found the entries, for lint's findings: Ignores' by index, Overrides' by key.
-	ignoresFrom   []load.Source
+	ignoresFrom []load.Source
+	// ignoresOf are the Applications Ignores' entries belong to, by index (Read's); an entry
+	// without one applies to every object.
+	ignoresOf     []appRef
 	overridesFrom map[string]load.Source
+}
+
+// appRef is an Application, as a tracking id names it: its name, or namespace_name for an
+// Application outside Argo CD's namespace (apps in any namespace).
+type appRef struct{ name, namespace string }
+
+func (a appRef) names(tracked string) bool {
+	return tracked == a.name || tracked == a.namespace+"_"+a.name
+}
+
+// trackedBy is the Application the live object's tracking id names, "" for none.
+func trackedBy(live *unstructured.Unstructured) string {
+	if inst := argo.NewResourceTracking().GetAppInstance(live, trackingMethod, ""); inst != nil {
+		return inst.ApplicationName
+	}
+	return ""
+}
+
+// For is s as Argo CD compares the live object: an Application's ignoreDifferences apply only to
+// the objects it tracks (the live object's tracking id names it); argocd-cm's to every object. An
+// object no Application tracks is judged under every Application's ignores s holds.
+func (s Settings) For(live *unstructured.Unstructured) Settings {
+	app := trackedBy(live)
+	if app == "" || len(s.ignoresOf) == 0 {
+		return s
+	}
+	out := s
+	out.Ignores, out.ignoresFrom, out.ignoresOf = nil, nil, nil
+	for i, ig := range s.Ignores {
+		if i < len(s.ignoresOf) && s.ignoresOf[i] != (appRef{}) && !s.ignoresOf[i].names(app) {
+			continue
+		}
+		out.Ignores = append(out.Ignores, ig)
+		if i < len(s.ignoresFrom) {
+			out.ignoresFrom = append(out.ignoresFrom, s.ignoresFrom[i])
+		}
+		out.ignoresOf = append(out.ignoresOf, appRef{name: app})
+	}
+	return out
+}
+
+// TrackedApps are the Applications the live objects' tracking ids name, sorted.
+func TrackedApps(rep *classify.Report) []string {
+	var out []string
+	for _, r := range rep.Resources {
+		_, live, err := r.Objects()
+		if err != nil {
+			continue
+		}
+		if app := trackedBy(live.Unstructured); app != "" {
+			out = append(out, app)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Tracking says which objects no Application in s tracks (when s holds several: which one's
+// ignores Argo CD applies is not known), which are tracked by an Application s does not hold,
+// and which Applications in s track none of the objects: their ignores are judged on nothing.
+func Tracking(rep *classify.Report, s Settings) []string {
+	var apps []appRef
+	for _, a := range s.ignoresOf {
+		if a != (appRef{}) && !slices.Contains(apps, a) {
+			apps = append(apps, a)
+		}
+	}
+	if len(apps) == 0 {
+		return nil
+	}
+	var out []string
+	tracked := false // some object is tracked: an Application tracking none of them is one not in force here
+	used := map[appRef]bool{}
+	for _, r := range rep.Resources {
+		_, live, err := r.Objects()
+		if err != nil {
+			continue
+		}
+		app := trackedBy(live.Unstructured)
+		if app == "" {
+			if len(apps) > 1 {
+				out = append(out, fmt.Sprintf("%s: no Application tracks it (no argocd.argoproj.io/tracking-id): judged under the ignores of every Application in the rules", r.ID))
+			}
+			continue
+		}
+		tracked = true
+		found := false
+		for _, a := range apps {
+			if a.names(app) {
+				used[a], found = true, true
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("%s: tracked by Application %s, which the rules do not hold: no Application's ignores apply to it", r.ID, app))
+		}
+	}
+	for _, a := range apps {
+		if tracked && !used[a] {
+			out = append(out, fmt.Sprintf("Application %s tracks none of the objects: its ignores apply to none of them", a.name))
+		}
+	}
+	return out
 }
 
 // Argo CD's tracking defaults (v3): the app instance label key and annotation tracking.
@@ -94,7 +201,7 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 // Diff is Argo CD's comparison of desired (what Git renders) with live under s, as its
 // application controller makes it without server-side diff: StateDiff, normalizations included.
 func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResult, error) {
-	dc, err := s.config()
+	dc, err := s.For(live).config()
 	if err != nil {
 		return nil, fmt.Errorf("argo cd diff settings: %w", err)
 	}

@@ -346,3 +346,38 @@ func TestLintNeverPrintsSecretValues(t *testing.T) {
 		t.Errorf("lints %+v, want the two getpath([.X.Y]) expressions found selecting a top-level field", lints)
 	}
 }
+
+// An Application's ignoreDifferences apply only to the objects it tracks (probe5 finding 2,
+// newcomer3 finding 12): on fixtures/argocd/argo-hpa, whose objects argo-hpa tracks, another
+// Application's replicas ignore leaves the Deployment OutOfSync, as Argo CD's StateDiff under
+// argo-hpa's (empty) ignores shows it; argo-hpa's own ignore makes it in sync.
+func TestIgnoresApplyToTheirApplicationsObjects(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-hpa"))
+	if got := argocd.TrackedApps(a.Report); !slices.Equal(got, []string{"argo-hpa"}) {
+		t.Fatalf("tracked apps %v, want [argo-hpa]", got)
+	}
+	app := func(name string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: " + name + ", namespace: argocd}\nspec:\n  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"
+	}
+	for _, tc := range []struct {
+		rules  string
+		inSync bool
+	}{{app("other"), false}, {app("argo-hpa"), true}, {app("other") + "---\n" + app("argo-hpa"), true}} {
+		s := settingsOf(t, tc.rules)
+		res, err := argocd.Synthesize(a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := argocd.Verify(a.Report, s, res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Ghost > 0 && v.InSync == v.Ghost; got != tc.inSync {
+			t.Errorf("%s: in sync %v (%+v), want %v", tc.rules, got, v, tc.inSync)
+		}
+		warned := strings.Contains(strings.Join(argocd.Tracking(a.Report, s), "\n"), "Application other tracks none of the objects")
+		if warned != strings.Contains(tc.rules, "name: other") {
+			t.Errorf("%s: tracking notes %q", tc.rules, argocd.Tracking(a.Report, s))
+		}
+	}
+}

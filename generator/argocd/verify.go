@@ -48,6 +48,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
+		s := s.For(live.Unstructured)
 		base, err := Diff(desired.Unstructured, live.Unstructured, s)
 		if err != nil {
 			return Verification{}, err

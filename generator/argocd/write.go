@@ -154,6 +154,7 @@ func Read(objs []load.Object) (Settings, error) {
 			s.Ignores = append(s.Ignores, ignores...)
 			for range ignores {
 				s.ignoresFrom = append(s.ignoresFrom, o.Source)
+				s.ignoresOf = append(s.ignoresOf, appRef{name: o.GetName(), namespace: o.GetNamespace()})
 			}
 		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
 			data, _, err := unstructuredMap(o.Object, "data")
