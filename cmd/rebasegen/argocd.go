@@ -36,8 +36,20 @@ func argoTarget(c *cli.Context) (bool, error) {
 	if !slices.Contains(targets, t) {
 		return false, fmt.Errorf("--target %s: not a target (%s)", t, strings.Join(targets, ", "))
 	}
-	return t == "argocd", nil
+	if t != "argocd" {
+		return false, nil
+	}
+	for _, name := range kappOnly {
+		if c.IsSet(name) {
+			return true, fmt.Errorf("--%s: a kapp target flag, not for --target argocd (there drift, pending and adoption are warnings, which no flag changes)", name)
+		}
+	}
+	return true, nil
 }
+
+// kappOnly are the flags of check and generate that only the kapp target reads: with --target
+// argocd they would be silently void.
+var kappOnly = []string{"fail-on-drift", "fail-on-adoption", "include-unknown", "cost", "namespace-value", "package-install"}
 
 // generateArgoCD is generate --target argocd: Argo CD's ignoreDifferences in place of rules.
 func generateArgoCD(c *cli.Context) error {

@@ -62,3 +62,24 @@ func TestGenerateArgoCDApp(t *testing.T) {
 		t.Errorf("--app my-app: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The kapp target's flags are refused with --target argocd, as --output ytt is, rather than
+// silently void there (probe5 finding 10, newcomer3 finding 3(b): --fail-on-drift exited 0 on drift).
+func TestArgoCDRefusesKappFlags(t *testing.T) {
+	in := scenario(t, "hpa-replicas")
+	rules := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
+	for _, tc := range [][]string{
+		{"check", "--fail-on-drift"}, {"check", "--fail-on-adoption"},
+		{"generate", "--fail-on-drift"}, {"generate", "--fail-on-adoption"}, {"generate", "--include-unknown"},
+		{"generate", "--cost"}, {"generate", "--namespace-value", "x"}, {"generate", "--package-install", "p"},
+	} {
+		args := append([]string{tc[0], "--target", "argocd"}, in...)
+		if tc[0] == "check" {
+			args = append(args, "--rules", rules)
+		}
+		r := rebasegen(t, append(args, tc[1:]...)...)
+		if r.code != exitError || !strings.Contains(r.stderr, tc[1]+": a kapp target flag, not for --target argocd") || r.stdout != "" {
+			t.Errorf("%v: exit %d\n%s%s", tc, r.code, r.stdout, r.stderr)
+		}
+	}
+}
