@@ -161,6 +161,9 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(objs) == 0 {
+		return fmt.Errorf("--rules %s: no Argo CD Application or argocd-cm ConfigMap (empty input: a pipeline whose first command failed?)", escape.Text(strings.Join(c.StringSlice("rules"), ", ")))
+	}
 	s, err := argocd.Read(objs)
 	if err != nil {
 		return err

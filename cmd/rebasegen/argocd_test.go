@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +82,29 @@ func TestArgoCDRefusesKappFlags(t *testing.T) {
 		if r.code != exitError || !strings.Contains(r.stderr, tc[1]+": a kapp target flag, not for --target argocd") || r.stdout != "" {
 			t.Errorf("%v: exit %d\n%s%s", tc, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// --rules with no Application or argocd-cm (an empty file, as a failed `kubectl get application |`
+// leaves on stdin) is an error, not "0 ignores" (probe5 finding 23); a jq expression Argo CD cannot
+// compile is an error naming file, document, entry and expression before any diff runs, not
+// "failed to create diff normalizer" naming a resource (probe5 finding 20).
+func TestCheckArgoCDRulesInput(t *testing.T) {
+	dir := t.TempDir()
+	empty, bad := filepath.Join(dir, "empty.yml"), filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(empty, []byte("---\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - kind: Deployment\n    jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == \"web\" | .image']\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := scenario(t, "hpa-replicas")
+	r := rebasegen(t, append([]string{"check", "--target", "argocd", "--rules", empty}, in...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "no Argo CD Application or argocd-cm ConfigMap") {
+		t.Errorf("empty --rules: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append([]string{"check", "--target", "argocd", "--rules", bad, "-o", "json"}, in...)...)
+	if want := bad + ": document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[0] \".spec.template.spec.containers[] | select(.name == \\\"web\\\" | .image\": does not compile as jq"; r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("bad jq: exit %d, want %s\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/settings"
+	"github.com/itchyny/gojq"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -150,6 +152,9 @@ func Read(objs []load.Object) (Settings, error) {
 				if ig.Kind == "" {
 					return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences[%d]: kind is required", o.Source, i)
 				}
+				if err := compiles(ig.JQPathExpressions); err != nil {
+					return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences[%d].%w", o.Source, i, err)
+				}
 			}
 			s.Ignores = append(s.Ignores, ignores...)
 			for range ignores {
@@ -221,7 +226,27 @@ func Read(objs []load.Object) (Settings, error) {
 			return Settings{}, fmt.Errorf("%s: %s %s is neither an Argo CD Application nor the argocd-cm ConfigMap", o.Source, o.GetKind(), o.GetName())
 		}
 	}
+	for _, key := range slices.Sorted(maps.Keys(s.Overrides)) {
+		if err := compiles(s.Overrides[key].IgnoreDifferences.JQPathExpressions); err != nil {
+			return Settings{}, fmt.Errorf("%s: argocd-cm ignoreDifferences of %s: %w", s.overridesFrom[key], key, err)
+		}
+	}
 	return s, nil
+}
+
+// compiles reports the first of exprs that Argo CD's ignore normalizer cannot compile (it
+// compiles del(EXPR) with gojq, and then fails the whole Application's comparison).
+func compiles(exprs []string) error {
+	for i, e := range exprs {
+		q, err := gojq.Parse("del(" + e + ")")
+		if err == nil {
+			_, err = gojq.Compile(q)
+		}
+		if err != nil {
+			return fmt.Errorf("jqPathExpressions[%d] %q: does not compile as jq: %w", i, e, err)
+		}
+	}
+	return nil
 }
 
 func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
