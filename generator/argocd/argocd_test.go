@@ -381,3 +381,16 @@ func TestIgnoresApplyToTheirApplicationsObjects(t *testing.T) {
 		}
 	}
 }
+
+// A header line holding a newline (an input file's name in the Regenerate line) stays one
+// comment: the file written parses as the Application alone (probe5 finding 12).
+func TestWriteHeaderEscaped(t *testing.T) {
+	var b bytes.Buffer
+	if err := argocd.Write(&b, nil, argocd.Application, "a", []string{"Regenerate: rebasegen generate --desired 'nl\nkind: x.yaml'"}); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := load.Bytes("generated", b.Bytes())
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Application" {
+		t.Fatalf("%v %v\n%s", err, objs, b.String())
+	}
+}

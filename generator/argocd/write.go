@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // Format is what Write writes.
@@ -74,7 +75,7 @@ func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string)
 	}
 	var b bytes.Buffer
 	for _, h := range header {
-		b.WriteString("# " + h + "\n")
+		b.WriteString("# " + escape.Text(h) + "\n") // a file name in it may hold a newline
 	}
 	b.Write(body)
 	_, err = w.Write(b.Bytes())
