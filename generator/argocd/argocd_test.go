@@ -2,6 +2,7 @@ package argocd_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -392,5 +393,33 @@ func TestWriteHeaderEscaped(t *testing.T) {
 	objs, err := load.Bytes("generated", b.Bytes())
 	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Application" {
 		t.Fatalf("%v %v\n%s", err, objs, b.String())
+	}
+}
+
+// The mutation check's verdict does not depend on the values it draws: a caBundle's base64 drawn
+// anew may decode to the same bytes (Argo CD's comparison then shows nothing, with or without
+// ignores), which must not take the value out of the check.
+func TestVerifyDoesNotDependOnTheDraw(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-cabundle"))
+	res, err := argocd.Synthesize(a.Report, argocd.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := roundTrip(t, res.Ignores, argocd.ArgoCDCM) // argocd-cm: every Application
+	var first string
+	for i := range 40 {
+		v, err := argocd.Verify(a.Report, s, res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprintf("%d values, masked %v, hidden %v", v.Mutation, v.Masked, v.Hidden)
+		if i == 0 {
+			first = got
+			if len(v.Masked) == 0 {
+				t.Fatalf("no masked value: the test tells nothing (%s)", got)
+			}
+		} else if got != first {
+			t.Fatalf("run %d: %s\nrun 0: %s", i, got, first)
+		}
 	}
 }

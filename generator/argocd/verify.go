@@ -85,26 +85,38 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		}
 		for _, p := range scalars(desired.Object, nil) {
 			old, _ := p.Get(desired.Object)
-			value, ok := differentFrom(old, live.Object, fielddiff.ByKey(desired.Unstructured, p))
-			if !ok {
-				continue
-			}
-			mut := desired.DeepCopy()
-			if !p.Set(mut.Object, value) {
-				continue
-			}
-			v.Mutation++
-			shown, err := shows(mut, live.Unstructured, s, base.PredictedLive)
-			if err != nil || shown {
+			drawn, hidden := false, false
+			// A draw Argo CD's own normalisation takes for the old value (a base64 string decoding
+			// to the same bytes) tests nothing: draw again, so that the verdict does not depend on
+			// the draw.
+			for range 8 {
+				value, ok := differentFrom(old, live.Object, fielddiff.ByKey(desired.Unstructured, p))
+				mut := desired.DeepCopy()
+				if !ok || !p.Set(mut.Object, value) {
+					break
+				}
+				drawn = true
+				shown, err := shows(mut, live.Unstructured, s, base.PredictedLive)
 				if err != nil {
 					return Verification{}, err
 				}
-				continue
+				if shown {
+					break
+				}
+				seen, err := shows(mut, live.Unstructured, s.Plain(), plain.PredictedLive)
+				if err != nil {
+					return Verification{}, err
+				}
+				if seen {
+					hidden = true
+					break
+				}
 			}
-			if seen, err := shows(mut, live.Unstructured, s.Plain(), plain.PredictedLive); err != nil {
-				return Verification{}, err
-			} else if !seen {
-				continue // Argo CD's own normalisation hides it, with or without ignores
+			if drawn {
+				v.Mutation++
+			}
+			if !hidden {
+				continue
 			}
 			keyed := fielddiff.ByKey(desired.Unstructured, p)
 			problem := Problem{Resource: r.ID, Path: keyed.String()}
