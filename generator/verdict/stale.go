@@ -103,8 +103,13 @@ func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error)
 		}
 		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
 	}
-	// the diff is what regenerating writes, comments included
-	was, now := generated.Compared(string(committed)), generated.Compared(regenerated)
+	// the diff is what regenerating writes, comments included, a Secret's values masked
+	committedShown, ok := secretShown(string(committed))
+	if !ok {
+		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil
+	}
+	regeneratedShown, _ := secretShown(regenerated)
+	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
 	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil
