@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -275,6 +276,9 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {
+		if d.Noise == "" && versionName(desired.Unstructured, live.Unstructured, d.Path) {
+			d.Noise = fielddiff.NoiseKapp
+		}
 		if d.Noise != "" {
 			res.Noise[d.Noise]++
 			continue
@@ -320,4 +324,19 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.Findings = append(res.Findings, f)
 	}
 	return res, nil
+}
+
+// versionName: p is the name of a versioned resource whose live object is one of its versions,
+// NAME-ver-N. kapp names each version itself (diff/change_set_with_versioned_rs.go
+// assignNewNames) and pairs the manifest with the newest version by its base name: the name is
+// kapp's, never a change.
+func versionName(desired, live *unstructured.Unstructured, p fielddiff.Path) bool {
+	if p.String() != "metadata.name" {
+		return false
+	}
+	if _, versioned := desired.GetAnnotations()[kappconv.Versioned]; !versioned {
+		return false
+	}
+	base, ver := kappconv.SplitVersionedName(live.GetName())
+	return ver != "" && base == desired.GetName()
 }
