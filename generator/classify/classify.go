@@ -307,6 +307,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	if f, ok := c.replicasAsDeclared(fc, deltas); ok {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = append(res.Findings, f)
+	}
 	for _, f := range c.scopingFails(p.ID, desired.Unstructured, live.Unstructured) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)

@@ -74,7 +74,9 @@ type Finding struct {
 	// stored the object: a mistake in the manifest, reported, never ruled (Class Unknown).
 	Pruned bool
 	// KappView: the objects agree on this field; only kapp's reading of them differs (the empty
-	// annotations map it leaves, Secret stringData it compares as text).
+	// annotations map it leaves, Secret stringData it compares as text), or another manager
+	// writes it and it holds the manifest's value right now (Change Same): kapp's engine alone
+	// judges whether kapp updates it.
 	KappView bool
 }
 

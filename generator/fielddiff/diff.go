@@ -22,6 +22,9 @@ const (
 	// Canonical: both, with values equal in meaning but written differently ("0.5" vs "500m"):
 	// the server stores the canonical form and kapp, which compares text, shows the difference.
 	Canonical Change = "canonical"
+	// Same: both, equal: never a Delta. A finding about a field the objects agree on right now
+	// that another manager writes (classify: an autoscaler's replicas).
+	Same Change = "same"
 )
 
 // Delta is one differing field. A subtree present on one side only is one Delta at its root.
