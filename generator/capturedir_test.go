@@ -26,8 +26,8 @@ func TestLiveCaptureDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Resources) != len(want.Resources) || len(got.Created)+len(got.Deleted) != len(want.Created)+len(want.Deleted) {
-		t.Fatalf("%d resources, %d unpaired; want %d, %d", len(got.Resources), len(got.Created)+len(got.Deleted), len(want.Resources), len(want.Created)+len(want.Deleted))
+	if len(got.Resources) != len(want.Resources) || len(got.Created)+len(got.Deleted)+len(got.LiveOnly) != len(want.Created)+len(want.Deleted)+len(want.LiveOnly) {
+		t.Fatalf("%d resources, %d unpaired; want %d, %d", len(got.Resources), len(got.Created)+len(got.Deleted)+len(got.LiveOnly), len(want.Resources), len(want.Created)+len(want.Deleted)+len(want.LiveOnly))
 	}
 	for i := range want.Resources {
 		if !reflect.DeepEqual(classes(got.Resources[i].Findings), classes(want.Resources[i].Findings)) {

@@ -115,7 +115,8 @@ type Resource struct {
 type Report struct {
 	Resources []Resource
 	Created   []load.Doc // desired only
-	Deleted   []load.Doc // live only
+	Deleted   []load.Doc // live only: kapp deletes them (pair.Set.Deleted)
+	LiveOnly  []load.Doc // live only, not kapp's to delete (pair.Set.LiveOnly)
 }
 
 // Counts tallies findings by class.

@@ -48,7 +48,7 @@ func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 	for _, p := range set.Pairs {
 		docs = append(docs, p.Desired, p.Live)
 	}
-	docs = append(append(docs, set.Created...), set.Deleted...)
+	docs = append(append(append(docs, set.Created...), set.Deleted...), set.LiveOnly...)
 	for _, d := range docs {
 		if d.Kind != "HorizontalPodAutoscaler" && d.Kind != "ScaledObject" {
 			continue

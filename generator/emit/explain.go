@@ -17,8 +17,15 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/textwrap"
 	"github.com/rebasegen/rebasegen/internal/words"
+)
+
+// What explain says of the live objects no desired object pairs with (classify.Report).
+const (
+	deletedText  = "live only, the app's: kapp deletes on deploy"
+	liveOnlyText = "live only, not kapp's to delete (a controller's: no " + kappconv.IdentityAnnotation + " naming it; or not labelled with the app's " + kappconv.AppLabel + ")"
 )
 
 // ExplainSchemaVersion is the version of the JSON explain schema; it changes only with an
@@ -31,6 +38,7 @@ type ExplainJSON struct {
 	Resources []ResourceJSON `json:"resources"`
 	Created   []string       `json:"created"`
 	Deleted   []string       `json:"deleted"`
+	LiveOnly  []string       `json:"liveOnly"`
 	Summary   map[string]int `json:"summary"`
 }
 
@@ -61,7 +69,7 @@ type FieldJSON struct {
 
 // ToJSON converts a report to its JSON form.
 func ToJSON(rep *classify.Report) ExplainJSON {
-	out := ExplainJSON{Version: ExplainSchemaVersion, Resources: []ResourceJSON{}, Created: ids(rep.Created), Deleted: ids(rep.Deleted), Summary: map[string]int{}}
+	out := ExplainJSON{Version: ExplainSchemaVersion, Resources: []ResourceJSON{}, Created: ids(rep.Created), Deleted: ids(rep.Deleted), LiveOnly: ids(rep.LiveOnly), Summary: map[string]int{}}
 	for _, c := range classify.Classes() {
 		out.Summary[string(c)] = rep.Counts()[c]
 	}
@@ -157,7 +165,10 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": not on the cluster (kapp would create it)", width, 4))
 	}
 	for _, o := range ids(rep.Deleted) {
-		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": live only (not in the desired objects)", width, 4))
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+deletedText, width, 4))
+	}
+	for _, o := range ids(rep.LiveOnly) {
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+liveOnlyText, width, 4))
 	}
 	writeSummary(b, rep, width)
 	_, err := io.WriteString(w, b.String())

@@ -85,8 +85,8 @@ func FuzzPair(f *testing.F) {
 		if len(d) > 0 && len(set.Pairs)+len(set.Created) != resources {
 			t.Fatalf("%d desired resources, %d paired and %d created", resources, len(set.Pairs), len(set.Created))
 		}
-		if len(set.Pairs)+len(set.Deleted) > len(l) {
-			t.Fatalf("%d live objects, %d paired and %d deleted", len(l), len(set.Pairs), len(set.Deleted))
+		if len(set.Pairs)+len(set.Deleted)+len(set.LiveOnly) > len(l) {
+			t.Fatalf("%d live objects, %d paired, %d deleted and %d live only", len(l), len(set.Pairs), len(set.Deleted), len(set.LiveOnly))
 		}
 		for i, p := range set.Pairs {
 			if i > 0 && !set.Pairs[i-1].ID.Less(p.ID) {
@@ -127,6 +127,9 @@ func summary(s *Set) string {
 	}
 	for _, o := range s.Deleted {
 		fmt.Fprintf(&b, "deleted %s\n", o.Source)
+	}
+	for _, o := range s.LiveOnly {
+		fmt.Fprintf(&b, "live only %s\n", o.Source)
 	}
 	return b.String()
 }

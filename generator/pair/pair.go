@@ -34,7 +34,10 @@ func (p Pair) Objects() (desired, live load.Object, err error) {
 type Set struct {
 	Pairs   []Pair
 	Created []load.Doc // desired only: kapp would create them
-	Deleted []load.Doc // live only: kapp would delete them (or they belong elsewhere)
+	Deleted []load.Doc // live only: kapp deletes them on deploy (the app's, created by kapp)
+	// LiveOnly: live only, not kapp's to delete: a controller's (transient to kapp), another
+	// app's, or objects kapp never labelled (addUnpaired).
+	LiveOnly []load.Doc
 	// Configs are the package's own rules: the kapp Config documents among the desired inputs,
 	// then the ConfigMaps labelled kapp.k14s.io/config among them (load.IsLabelledConfig), which kapp
 	// reads as Configs and applies as resources too (they are also paired or created).
@@ -177,8 +180,12 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		delete(liveByID, id)
 		set.Pairs = append(set.Pairs, Pair{ID: id, Desired: d, Live: l})
 	}
+	unpaired := make([]load.Doc, 0, len(liveByID))
 	for _, l := range liveByID {
-		set.Deleted = append(set.Deleted, l)
+		unpaired = append(unpaired, l)
+	}
+	if err := set.addUnpaired(unpaired); err != nil {
+		return nil, err
 	}
 	sort.Slice(set.Pairs, func(i, j int) bool { return set.Pairs[i].ID.Less(set.Pairs[j].ID) })
 	for i := range set.Pairs {
@@ -192,6 +199,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	}
 	sortObjects(set.Created, scope)
 	sortObjects(set.Deleted, scope)
+	sortObjects(set.LiveOnly, scope)
 	return set, nil
 }
 

@@ -90,8 +90,9 @@ metadata: {name: gone, namespace: default}
 	if hpa, err := set.Pairs[2].Desired.Object(); err != nil || hpa.GetNamespace() != "default" {
 		t.Errorf("namespace not defaulted on desired HPA (%v)", err)
 	}
-	if len(set.Created) != 1 || set.Created[0].Name != "new-one" || len(set.Deleted) != 1 || set.Deleted[0].Name != "gone" {
-		t.Errorf("created %v deleted %v", set.Created, set.Deleted)
+	// no kapp labels: not kapp's to delete
+	if len(set.Created) != 1 || set.Created[0].Name != "new-one" || len(set.Deleted) != 0 || len(set.LiveOnly) != 1 || set.LiveOnly[0].Name != "gone" {
+		t.Errorf("created %v deleted %v live only %v", set.Created, set.Deleted, set.LiveOnly)
 	}
 	if len(set.Configs) != 1 {
 		t.Errorf("kapp Config must not be paired: %d configs", len(set.Configs))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // Unpaired is a desired object with no live counterpart: kapp would create it, and nothing was
@@ -29,7 +28,7 @@ func (u Unpaired) String() string {
 // live objects hold one of the same group, kind and name in another namespace.
 func UnpairedOf(set *pair.Set) []Unpaired {
 	elsewhere := map[string][]string{} // group/kind/name -> live namespaces
-	for _, d := range set.Deleted {
+	for _, d := range slices.Concat(set.Deleted, set.LiveOnly) {
 		if d.Namespace == "" {
 			continue // no namespace to suggest
 		}
@@ -87,36 +86,11 @@ func NothingPaired(set *pair.Set, u []Unpaired) error {
 	return fmt.Errorf("%s", b.String())
 }
 
-// PendingDeletes lists the live objects kapp would delete on deploy: no desired counterpart, one
-// of the app's (the kapp.k14s.io/app value a paired live object carries) and created by kapp (its
-// kapp.k14s.io/identity annotation names the object itself: kapp treats other labelled objects,
-// a controller's ReplicaSets and Pods, as transient and never deletes them;
-// resources/identified_resources_list.go, diff/change.go IsIgnored).
-func PendingDeletes(set *pair.Set) ([]pair.Identity, error) {
-	if len(set.Deleted) == 0 {
-		return nil, nil
-	}
-	apps := map[string]bool{}
-	for _, p := range set.Pairs {
-		live, err := p.Live.Object()
-		if err != nil {
-			return nil, err
-		}
-		if v := live.GetLabels()[kappconv.AppLabel]; v != "" {
-			apps[v] = true
-		}
-	}
+// PendingDeletes lists the live objects kapp would delete on deploy (pair.Set.Deleted).
+func PendingDeletes(set *pair.Set) []pair.Identity {
 	var out []pair.Identity
 	for _, d := range set.Deleted {
-		o, err := d.Object()
-		if err != nil {
-			return nil, err
-		}
-		id := pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: o.GetNamespace(), Name: d.Name}
-		key := kappconv.ResourceKey(id.Namespace, id.Group, id.Kind, id.Name)
-		if apps[o.GetLabels()[kappconv.AppLabel]] && kappconv.CreatedByKapp(o.GetAnnotations()[kappconv.IdentityAnnotation], key) {
-			out = append(out, id)
-		}
+		out = append(out, pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
 	}
-	return out, nil
+	return out
 }

@@ -127,10 +127,7 @@ func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
 // on the Rules, and sorts every finding of the classification into the verdict.
 func Judge(in Input) (*Verdict, error) {
 	v := &Verdict{Unpaired: UnpairedOf(in.Set)}
-	var err error
-	if v.PendingDeletes, err = PendingDeletes(in.Set); err != nil {
-		return nil, err
-	}
+	v.PendingDeletes = PendingDeletes(in.Set)
 	covered, err := kappcover.CoveredBy(in.Report, in.Configs, in.IncludeUnknown)
 	if err != nil {
 		return nil, err

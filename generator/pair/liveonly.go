@@ -1,0 +1,41 @@
+package pair
+
+import (
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// addUnpaired sorts the live objects no desired object pairs with into those kapp deletes on
+// deploy (Deleted) and the others (LiveOnly). kapp deletes what it lists as the app's, labelled
+// with the app's kapp.k14s.io/app value (the paired live objects carry it), and created itself:
+// a labelled object whose kapp.k14s.io/identity annotation does not name it is transient to
+// kapp, a controller's (the Endpoints copying a Service's labels, a StatefulSet's PVCs), which
+// kapp never deletes (resources/identified_resources_list.go, diff/change.go IsIgnored).
+func (s *Set) addUnpaired(live []load.Doc) error {
+	if len(live) == 0 {
+		return nil
+	}
+	apps := map[string]bool{}
+	for _, p := range s.Pairs {
+		o, err := p.Live.Object()
+		if err != nil {
+			return err
+		}
+		if v := o.GetLabels()[kappconv.AppLabel]; v != "" {
+			apps[v] = true
+		}
+	}
+	for _, d := range live {
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		key := kappconv.ResourceKey(o.GetNamespace(), d.GroupKind().Group, d.Kind, d.Name)
+		if apps[o.GetLabels()[kappconv.AppLabel]] && kappconv.CreatedByKapp(o.GetAnnotations()[kappconv.IdentityAnnotation], key) {
+			s.Deleted = append(s.Deleted, d)
+		} else {
+			s.LiveOnly = append(s.LiveOnly, d)
+		}
+	}
+	return nil
+}
