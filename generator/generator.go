@@ -8,6 +8,8 @@
 package generator
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 
@@ -135,6 +137,12 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for _, p := range in.Desired {
+		if p != "-" && load.IsCaptureDir(p) {
+			return nil, nil, nil, fmt.Errorf("--desired %s: a directory rebasegen capture wrote (it holds %s): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired %s)",
+				p, load.ServerVersionFile, filepath.Join(p, load.CaptureDesired))
+		}
+	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
 	if err != nil {
 		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--desired", in.Desired)
@@ -162,7 +170,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	crds, err := load.Docs(crdPaths, in.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--crd", crdPaths)
 	}
 	if err := load.Swapped(desired, live); err != nil {
 		return nil, nil, nil, err

@@ -108,6 +108,26 @@ func TestWrongFileForTheFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, l := filepath.Join("..", "..", "fixtures", "hpa-replicas", "desired.yaml"), filepath.Join("..", "..", "fixtures", "hpa-replicas", "live.yaml")
+	// a capture directory (newcomer2 finding 8): what rebasegen capture writes
+	capture := filepath.Join(dir, "cap")
+	// a package whose names come from a data value, with a CRD file of its own among its templates
+	pkg := filepath.Join(dir, "config")
+	for name, text := range map[string]string{
+		filepath.Join(capture, "desired.yaml"):        "",
+		filepath.Join(capture, "live.yaml"):           "",
+		filepath.Join(capture, "server-version.json"): `{"gitVersion": "v1.37.2"}`,
+		filepath.Join(pkg, "schema.yml"):              "#@data/values-schema\n---\nname: \"\"\n",
+		filepath.Join(pkg, "app.yml"):                 "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ data.values.name\n  namespace: hpa-replicas\n",
+		filepath.Join(pkg, "crd.yml"): "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n" +
+			"metadata:\n  name: caches.example.com\n---\napiVersion: example.com/v1\nkind: Cache\nmetadata:\n  name: #@ data.values.name + \"-cache\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -115,6 +135,9 @@ func TestWrongFileForTheFlag(t *testing.T) {
 		{[]string{"explain", "-d", d, "-l", l, "--ruleset", config}, "--ruleset " + config + ": a kapp Config: rules kapp reads go to --rules"},
 		{[]string{"explain", "-d", d, "-l", config}, "--live " + config + ": document 1 (line 1): a kapp Config, not an object read from the cluster: rules go to --rules"},
 		{[]string{"explain", "--package", dir, "--value", "image", "-l", l}, "--value image: want KEY=VALUE"},
+		{[]string{"explain", "-d", capture, "-l", capture}, "--desired " + capture + ": a directory rebasegen capture wrote (it holds server-version.json): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired " + filepath.Join(capture, "desired.yaml") + ")"},
+		{[]string{"explain", "-d", d, "-l", l, "--crd", filepath.Join(pkg, "crd.yml")}, "--crd " + filepath.Join(pkg, "crd.yml") + " holds ytt templates (#@ annotations): --crd takes CustomResourceDefinitions as plain YAML; the CRDs a package renders are read from --package"},
+		{[]string{"explain", "--package", pkg, "-l", l}, "--package " + pkg + " was rendered with no --values or --value: every data value is its default; is a --values file missing?"},
 	} {
 		r := rebasegen(t, tc.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {

@@ -26,7 +26,7 @@ func CaptureDirs(live, crds []string) (liveOut, crdsOut []string, _ error) {
 			liveOut = append(liveOut, l)
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(l, ServerVersionFile)); err != nil {
+		if !IsCaptureDir(l) {
 			liveOut = append(liveOut, l)
 			continue
 		}
@@ -43,4 +43,11 @@ func CaptureDirs(live, crds []string) (liveOut, crdsOut []string, _ error) {
 		}
 	}
 	return liveOut, crdsOut, nil
+}
+
+// IsCaptureDir reports whether path is a directory rebasegen capture wrote: one holding
+// server-version.json.
+func IsCaptureDir(path string) bool {
+	st, err := os.Stat(filepath.Join(path, ServerVersionFile))
+	return err == nil && !st.IsDir()
 }

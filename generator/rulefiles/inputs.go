@@ -48,6 +48,9 @@ func YTTHint(err error, r *load.Reader, flag string, paths []string) error {
 		if !IsYTT(r, p) {
 			continue
 		}
+		if flag == "--crd" {
+			return fmt.Errorf("%w\n--crd %s holds ytt templates (#@ annotations): --crd takes CustomResourceDefinitions as plain YAML; the CRDs a package renders are read from --package", err, p)
+		}
 		if flag == "--live" {
 			return fmt.Errorf("%w\n--live %s holds ytt templates (#@ annotations): --live takes the live objects as the cluster returns them (kubectl get -o yaml --show-managed-fields, or rebasegen capture); a package goes to --package %s (data values with --values, --value)", err, p, p)
 		}
