@@ -143,7 +143,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		if key := appliesNothing(rebased.Object); key != "" { // whatever the built-in rules do: kapp applies none of the changes
 			h := Hidden{Resource: r.ID, How: inertHow(key)}
 			p := fielddiff.ByKey(rebased, fielddiff.FromFields([]string{"metadata", "annotations", key}))
-			if v, ok := p.Get(desired.Object); ok && (key != kappconv.UpdateStrategyAnnotation || v == "skip") {
+			if v, ok := p.Get(desired.Object); ok && (key != kappconv.UpdateStrategy || v == "skip") {
 				src := r.Desired.Source
 				h.Rule, h.At = fmt.Sprintf("the annotation %s the manifest declares (%s)", p, src), RuleAt{File: src.File, Doc: src.Doc, Line: src.Line}
 			} else {
@@ -270,8 +270,8 @@ func appliesNothing(obj map[string]any) string {
 			return k
 		}
 	}
-	if a[kappconv.UpdateStrategyAnnotation] == "skip" {
-		return kappconv.UpdateStrategyAnnotation
+	if a[kappconv.UpdateStrategy] == "skip" {
+		return kappconv.UpdateStrategy
 	}
 	return ""
 }

@@ -41,7 +41,7 @@ const (
 	// UpdateSkipStrategy).
 	NoopAnnotation           = "kapp.k14s.io/noop"
 	ExistsAnnotation         = "kapp.k14s.io/exists"
-	UpdateStrategyAnnotation = "kapp.k14s.io/update-strategy"
+	UpdateStrategyAnnotation = UpdateStrategy
 )
 
 // HistoryAnnotations are removed by kapp from both sides before it diffs them
