@@ -83,12 +83,12 @@ func (p Package) RenderInput(rd *load.Reader) ([]load.Doc, error) {
 		return nil, err
 	}
 	docs, err := r.docs()
-	if err == nil && len(docs) == 0 {
-		err = fmt.Errorf("%s %s: rendering it with ytt gives no Kubernetes object", p.what(), r.name)
-	}
 	if err != nil && p.What == "" && p.CR == "" && len(p.ValuesFiles)+len(p.Values)+len(p.ValuesYAML) == 0 {
 		// a name or namespace from a data value comes out empty with the schema's defaults
-		err = fmt.Errorf("%w\n--package %s was rendered with no --values or --value: every data value is its default; is a --values file missing?", err, r.name)
+		return nil, fmt.Errorf("%w\n--package %s was rendered with no --values or --value: every data value is its default; is a --values file missing?", err, r.name)
+	}
+	if err == nil && len(docs) == 0 {
+		err = fmt.Errorf("%s %s: rendering it with ytt gives no Kubernetes object", p.what(), r.name)
 	}
 	return docs, err
 }
