@@ -409,6 +409,7 @@ func TestREADMEStatesLimits(t *testing.T) {
 			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30, load.MaxFileSize>>20),
 		fmt.Sprintf("a ytt rebase rule (`ytt.overlayContractV1`) of the rules in force runs the same way within the same %v minute and %d GiB, once",
 			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30),
+		"and again on each changed manifest of check's mutation check whose resource it may match",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
@@ -455,6 +456,59 @@ rebaseRules:
 	}
 	r := rebasegen(t, append([]string{"check", "--rules", rules}, fixture...)...)
 	want := "rendering ytt rebase rule " + rules + ":4, document 1, rebaseRules[0] on apps/Deployment hpa-replicas/web with ytt: it needs more than 2048 MiB of memory"
+	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
+	}
+}
+
+// TestYTTRebaseRuleBudgetOnMutations (probe4 finding 2): a ytt rebase rule that allocates without
+// end only when the manifest's image differs from the live one passes the budgeted run on the
+// unchanged pair; check's mutation check changes the image, and kapp's engine ran the rule there
+// without a bound (a loop behind the same condition hung check for ever). Every evaluation the
+// mutation check makes runs within the budget, and the error names the rule and the change.
+func TestYTTRebaseRuleBudgetOnMutations(t *testing.T) {
+	if runtime.GOOS != "linux" || raceDetector {
+		t.Skip("the memory budget is the kernel's limit on a render process of its own (Linux, not under -race)")
+	}
+	fixture := scenario(t, "hpa-replicas")
+	rules := filepath.Join(t.TempDir(), "cond.yml")
+	const config = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+  ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:overlay", "overlay")
+        #@ load("@ytt:data", "data")
+        #@ def pick():
+        #@   n = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@   e = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
+        #@   if n != e:
+        #@     s = "x" * 1024
+        #@     for i in range(22):
+        #@       s = s + s
+        #@     end
+        #@     n = n + s[0:0]
+        #@   end
+        #@   return n
+        #@ end
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              containers:
+              #@overlay/match by="name"
+              - name: web
+                image: #@ pick()
+`
+	if err := os.WriteFile(rules, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, append([]string{"check", "--rules", rules}, fixture...)...)
+	want := "rendering ytt rebase rule " + rules + ":4, document 1, rebaseRules[0] on apps/Deployment hpa-replicas/web with spec.template.spec.containers[name=web].image changed (check's mutation check) with ytt: it needs more than 2048 MiB of memory"
 	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" {
 		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
 	}

@@ -78,6 +78,9 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, m)
 		}
 	}
+	if err := mutatedWithinBudget(in.Rules, probes); err != nil {
+		return err
+	}
 	withRules, err := rebasedBy(probes, configs)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"carvel.dev/kapp/pkg/kapp/yttresmod"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -16,8 +17,9 @@ import (
 // (yttrender.EvalRebaseRule, in a process of its own where the command renders so): kapp
 // evaluates a ytt rule in its own process without a bound, and kapp's engine here evaluates it
 // for both bases and every mutation, so a rule that loops or allocates without end ran for hours
-// or took the machine's memory. The error names the rule and the resource; a rule that fails
-// otherwise is left to kapp's engine to report.
+// or took the machine's memory. The mutation check's own evaluations are bounded by
+// mutatedWithinBudget. The error names the rule and the resource; a rule that fails otherwise is
+// left to kapp's engine to report.
 func YTTWithinBudget(rules []Rule, pairs []pair.Pair) error {
 	for _, r := range rules {
 		for _, m := range r.ytt {
@@ -30,24 +32,67 @@ func YTTWithinBudget(rules []Rule, pairs []pair.Pair) error {
 				if err != nil || !r.Matches(desired.Unstructured) {
 					continue
 				}
-				newRes := ctlres.NewResourceUnstructured(*desired.Unstructured, ctlres.ResourceType{})
-				existing := ctlres.NewResourceUnstructured(*live.Unstructured, ctlres.ResourceType{})
-				res, err := newRes.AsYAMLBytes()
-				if err != nil {
-					return err
-				}
-				// kapp's sources (diff/rebased_resource.go) as its yttresmod writes them
-				sources, err := yaml.Marshal(map[string]any{"new": newRes.DeepCopyRaw(), "existing": existing.DeepCopyRaw(), "_current": newRes.DeepCopyRaw()})
-				if err != nil {
-					return err
-				}
-				err = yttrender.EvalRebaseRule(fmt.Sprintf("%s on %s", r.At, p.ID), overlay.OverlayYAML, res, sources)
-				if yttrender.OverBudget(err) {
+				if err := evalWithinBudget(fmt.Sprintf("%s on %s", r.At, p.ID), overlay, desired.Unstructured, live.Unstructured); err != nil {
 					return err
 				}
 				break
 			}
 		}
+	}
+	return nil
+}
+
+// mutatedWithinBudget evaluates each ytt rebase rule of rules within the budget (as
+// YTTWithinBudget) on each probe's pair with its value changed, where the rule's matchers do not
+// rule the resource out by identity (kapp matches it on the resource as prepared and rebased,
+// which may differ from the manifest's): kapp's engine evaluates the rule on exactly these, and a
+// rule may loop or allocate only when a value differs from the live one, which the unchanged
+// pairs never show.
+func mutatedWithinBudget(rules []Rule, probes []mutation) error {
+	for _, r := range rules {
+		for _, m := range r.ytt {
+			overlay, ok := m.(yttresmod.OverlayContractV1Mod)
+			if !ok {
+				continue
+			}
+			for _, pr := range probes {
+				if pr.path == nil {
+					continue
+				}
+				desired, live, err := pr.r.Objects()
+				if err != nil {
+					return err
+				}
+				if matches, decided := r.matcher.ByIdentity(desired.Unstructured); decided && !matches {
+					continue
+				}
+				pr.path.Set(desired.Object, pr.value)
+				source := fmt.Sprintf("%s on %s with %s changed (check's mutation check)", r.At, pr.r.ID, pr.what)
+				if err := evalWithinBudget(source, overlay, desired.Unstructured, live.Unstructured); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// evalWithinBudget evaluates overlay on desired against live as kapp's yttresmod does, within
+// the budget; only an evaluation over the budget is an error here.
+func evalWithinBudget(source string, overlay yttresmod.OverlayContractV1Mod, desired, live *unstructured.Unstructured) error {
+	newRes := ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{})
+	existing := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
+	res, err := newRes.AsYAMLBytes()
+	if err != nil {
+		return err
+	}
+	// kapp's sources (diff/rebased_resource.go) as its yttresmod writes them
+	sources, err := yaml.Marshal(map[string]any{"new": newRes.DeepCopyRaw(), "existing": existing.DeepCopyRaw(), "_current": newRes.DeepCopyRaw()})
+	if err != nil {
+		return err
+	}
+	if err := yttrender.EvalRebaseRule(source, overlay.OverlayYAML, res, sources); yttrender.OverBudget(err) {
+		return err
 	}
 	return nil
 }
