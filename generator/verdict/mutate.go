@@ -30,20 +30,26 @@ import (
 // not hold the changed value while kapp's built-in rules alone keep it, the change is hidden, and
 // kapp's engine says whether it still reports an update (Rewritten: with the rules' value, not
 // the manifest's). Elsewhere (rules matched by the resource's identity alone) kapp's engine must
-// show each change as an update under both bases (verify.Shown). A hidden change is masked where
+// show each change as an update under both bases (verify.Shown): outside metadata, each change
+// the rules rewrite in that object and kapp's built-in rules alone do not. A hidden change is masked where
 // the classification found a manager other than the applier owning the field (class controller,
 // with its evidence). A rule that writes kapp.k14s.io/noop, kapp.k14s.io/exists or an update
 // strategy skip onto the object kapp applies hides every change of the resource
 // (appliesNothing): such a resource is hidden as a whole.
 //
 // Performance: kapp's rebase of a changed manifest (no diff) is the cheaper question, asked where
-// the answer is not known; kapp's diffs under both bases run for the values found rewritten, and
-// for those of rules matched by identity, which nearly always rewrite them.
+// the answer is not known; kapp's diffs under both bases run for the values found rewritten. Where
+// a resource's rules are matched by its identity alone and none is a ytt rule, each acts on its
+// path whatever the other values hold: the resource's values outside metadata (kapp's built-in
+// rules match on annotations, and its deploy reads them) are changed together, in one rebase and
+// one diff per base (members), each asked about alone only where kapp shows an update; one at a
+// time, a resource of N values cost N rebases and diffs of the whole object.
 func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) error {
 	if len(in.Rules) == 0 {
 		return nil
 	}
 	var all, probes []mutation // probes: per resource, the unchanged pair, then each value changed
+	seq := 0
 	for _, r := range in.Report.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {
@@ -54,6 +60,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		if t.annotate {
 			probes = append(probes, mutation{r: r, single: single})
 		}
+		joint := mutation{r: r, single: single}
 		for _, p := range t.paths {
 			val, _ := p.Get(desired.Object)
 			mutated, _ := mutate(val)
@@ -67,20 +74,37 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				mutated, _ = mutate(val)
 			}
 			m := mutation{r: r, path: p, value: mutated, what: fielddiff.ByKey(desired.Unstructured, p).String(), single: single, probed: t.probe,
-				controller: controlled(r, desired.Object, p)}
+				controller: controlled(r, desired.Object, p), seq: seq}
+			seq++
 			if !t.probe {
-				all = append(all, m)
-				continue
+				v.MutationsRun++ // each judged by kapp's engine
 			}
-			p.Set(desired.Object, mutated)
-			m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
-			p.Set(desired.Object, val)
-			probes = append(probes, m)
+			switch {
+			case !t.probe && !p.HasPrefix(fielddiff.FromFields([]string{"metadata"})):
+				joint.members = append(joint.members, m)
+			case !t.probe:
+				all = append(all, m)
+			default:
+				p.Set(desired.Object, mutated)
+				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
+				p.Set(desired.Object, val)
+				probes = append(probes, m)
+			}
+		}
+		if len(joint.members) > 0 {
+			for _, m := range joint.members {
+				m.path.Set(desired.Object, m.value)
+			}
+			for k, m := range joint.members {
+				joint.members[k].key = fielddiff.ByKey(desired.Unstructured, m.path)
+			}
+			probes = append(probes, joint)
 		}
 	}
 	if err := mutatedWithinBudget(in.Rules, probes); err != nil {
 		return err
 	}
+	v.MutationProbes = len(probes)
 	withRules, err := rebasedBy(probes, configs)
 	if err != nil {
 		return err
@@ -88,7 +112,10 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	var suspects []mutation // what the rules in force rewrite, to be told from kapp's own rules
 	var at []int
 	for i, m := range probes {
-		if !withRules[i].failed && (withRules[i].rewrites != 0 || withRules[i].inert != "") {
+		switch {
+		case m.members != nil && withRules[i].failed:
+			all = append(all, m.members...) // kapp fails on some value: each is asked about alone
+		case !withRules[i].failed && (withRules[i].rewrites != 0 || withRules[i].inert != "" || slices.ContainsFunc(withRules[i].members, func(b uint8) bool { return b != 0 })):
 			suspects, at = append(suspects, m), append(at, i)
 		}
 	}
@@ -96,9 +123,23 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	if err != nil {
 		return err
 	}
+	v.MutationProbes += len(suspects)
+	var joints []mutation // per resource, the values its rules rewrite and kapp's alone do not, changed together
 	for j, m := range suspects {
 		rules, alone := withRules[at[j]], builtin[j]
 		switch {
+		case m.members != nil && alone.failed:
+			all = append(all, m.members...)
+		case m.members != nil:
+			joint := mutation{r: m.r, single: m.single, members: []mutation{}}
+			for k, member := range m.members {
+				if rules.members[k]&^alone.members[k] != 0 {
+					joint.members = append(joint.members, member)
+				}
+			}
+			if len(joint.members) > 0 {
+				joints = append(joints, joint)
+			}
 		case m.path == nil && rules.inert != "" && alone.inert == "":
 			desired, _, err := m.r.Objects()
 			if err != nil {
@@ -116,16 +157,47 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	if v.Results != nil {
 		verified = v.verified(in.Report)
 	}
+	// The values a resource's rules rewrite, changed together: where kapp's engine shows no update,
+	// none changed alone would show one either (each rule acts on its value whatever the others
+	// are), and each is hidden; else each is asked about alone.
+	jointShown, err := runMutations(joints, configs, nil, verified)
+	if err != nil {
+		return err
+	}
+	v.MutationProbes += len(joints)
+	var judged []mutation // with what kapp showed, in the order the values were found
+	var shownOf []bool
+	for i, m := range joints {
+		if jointShown[i] {
+			all = append(all, m.members...)
+			continue
+		}
+		for _, member := range m.members {
+			judged, shownOf = append(judged, member), append(shownOf, false)
+		}
+	}
 	shown, err := runMutations(all, configs, in.stage("mutation checks", len(all)), verified)
 	if err != nil {
 		return err
 	}
-	v.MutationsRun = len(all)
-	for i, m := range all {
-		if shown[i] && !m.probed { // kapp applies the changed value: the rules leave it alone
+	v.MutationProbes += len(all)
+	for _, m := range all {
+		if m.probed {
+			v.MutationsRun++
+		}
+	}
+	judged, shownOf = append(judged, all...), append(shownOf, shown...)
+	order := make([]int, len(judged))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return judged[a].seq - judged[b].seq })
+	for _, i := range order {
+		m := judged[i]
+		if shownOf[i] && !m.probed { // kapp applies the changed value: the rules leave it alone
 			continue
 		}
-		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shown[i]}
+		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shownOf[i]}
 		h.Rule, h.At = responsible(in.Rules, m.r, m.path)
 		if m.controller {
 			v.Masked = append(v.Masked, h)
@@ -243,6 +315,7 @@ func labelsInert(keys map[string]bool) bool {
 // on the changed value (its deploy would stop there, not hide the change).
 type rebased struct {
 	rewrites uint8
+	members  []uint8 // rewrites of each of a joint probe's members
 	inert    string
 	obj      map[string]any
 	failed   bool
@@ -257,17 +330,26 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 	var failed error
 	for _, call := range calls(probes) {
 		err := verify.Rebased(len(call), func(i int) (verify.Pair, error) {
-			m := probes[call[i]]
-			return verifyPair(m.r.Pair, m.path, m.value)
+			return probes[call[i]].pair()
 		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
 			m, r := probes[call[i]], &out[call[i]]
 			switch {
-			case err != nil && m.path == nil:
+			case err != nil && m.path == nil && m.members == nil:
 				mu.Lock()
 				failed = fmt.Errorf("%s: %w", m.r.ID, err)
 				mu.Unlock()
 			case err != nil:
 				r.failed = true
+			case m.members != nil:
+				if r.members == nil {
+					r.members = make([]uint8, len(m.members))
+				}
+				decoded := asDecoded(obj)
+				for k, member := range m.members {
+					if v, ok := member.key.GetDeclared(decoded); !ok || !fielddiff.Equal(v, member.value) {
+						r.members[k] |= 1 << slices.Index(verify.Bases(), b)
+					}
+				}
 			case m.path == nil:
 				if k := appliesNothing(obj); k != "" && r.inert == "" {
 					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
@@ -398,6 +480,23 @@ type mutation struct {
 	// probed: kapp's rebase found the rules rewriting the changed value (else kapp's engine alone
 	// judges it: not shown is hidden)
 	probed bool
+	// members: a resource's values changed together (path nil), where its rules act on each
+	// whatever the others are: rules matched by the resource's identity alone, no ytt rule, and no
+	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them)
+	members []mutation
+	seq     int // the order the value was found in
+}
+
+// pair is m's pair for kapp's engine, with its value, or its members' values, changed.
+func (m mutation) pair() (verify.Pair, error) {
+	p, err := verifyPair(m.r.Pair, m.path, m.value)
+	if err != nil {
+		return p, err
+	}
+	for _, member := range m.members {
+		member.path.Set(p.Desired.Object, member.value)
+	}
+	return p, nil
 }
 
 // runMutations asks kapp's engine, for each mutation, whether it shows the change under both
@@ -446,8 +545,7 @@ func runMutations(all []mutation, configs []*unstructured.Unstructured, done fun
 	shown := make([]bool, len(all))
 	for _, call := range calls(all) {
 		res, err := verify.Shown(len(call), func(i int) (verify.Pair, error) {
-			m := all[call[i]]
-			return verifyPair(m.r.Pair, m.path, m.value)
+			return all[call[i]].pair()
 		}, func(i int) verify.Result { return baseline[all[call[i]].r.ID] }, configs, done)
 		if err != nil {
 			return nil, err

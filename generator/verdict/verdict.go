@@ -61,7 +61,11 @@ type Verdict struct {
 	DriftKept []Kept
 	// MutationsRun counts the declared values changed by the mutation check.
 	MutationsRun int
-	Unpaired     []Unpaired // desired objects with no live counterpart: pending creates, not compared
+	// MutationProbes counts the changed manifests the mutation check asked kapp's engine about
+	// (a rebase or a diff, under both bases): one per resource where its rules act on each value
+	// whatever the others are, more only where they may not.
+	MutationProbes int
+	Unpaired       []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []pair.Identity
 	Stale          []Stale // generated rule files that would change (check fills them in)
@@ -106,7 +110,8 @@ type Hidden struct {
 	Rewritten bool
 	// How says what kapp does instead of applying the change, when an annotation on the object
 	// kapp applies makes it apply nothing to the resource (Path: the change's field, or the
-	// annotation when Whole); "" otherwise.
+	// annotation when Whole), or where the rules put back a field the manifest no longer
+	// declares; "" otherwise.
 	How string
 	// Whole: the rules write the annotation (Rule names them), so kapp applies no change made in
 	// Git to the resource, whether or not Git holds one now.

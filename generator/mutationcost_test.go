@@ -1,0 +1,139 @@
+package generator_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+)
+
+// TestMutationCheckProbesPerResource (probe4 finding 9): the mutation check asks kapp's engine
+// about a resource a fixed number of times, whatever the number of values the rules act on: a
+// rule copying a ConfigMap's data, or a Deployment's containers, from the live object hides each
+// of N declared values, and changing them one at a time took N rebases and N diffs of the whole
+// object (a 25 KB ConfigMap did not finish in 2 minutes). Counted in the changed manifests kapp's
+// engine is asked about, which do not depend on the machine's load; every value is still reported.
+func TestMutationCheckProbesPerResource(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		make  func(t *testing.T, n int) (generator.Inputs, string)
+		field string
+	}{
+		{"configmap data", bigConfigMap, "core/ConfigMap hpa-replicas/big data.k"},
+		{"env list", bigEnv, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
+	} {
+		probes := map[int]int{}
+		for _, n := range []int{50, 200} {
+			in, rules := tc.make(t, n)
+			c, err := generator.Check(in, []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hidden := 0
+			for _, h := range c.Hidden {
+				if strings.HasPrefix(h.String(), tc.field) {
+					hidden++
+				}
+			}
+			if hidden < n {
+				t.Fatalf("%s, %d values: %d hidden under %s, want each: %v", tc.name, n, hidden, tc.field, c.Hidden)
+			}
+			probes[n] = c.MutationProbes
+		}
+		t.Logf("%s: %v changed manifests asked about (values: changed manifests)", tc.name, probes)
+		if probes[200] > probes[50] {
+			t.Errorf("%s: %d changed manifests for 50 values, %d for 200: the check's work grows with the values times the object", tc.name, probes[50], probes[200])
+		}
+	}
+}
+
+// bigConfigMap is a ConfigMap declaring n data keys, live as kapp applied it, and a rule copying
+// its data from the live object.
+func bigConfigMap(t *testing.T, n int) (generator.Inputs, string) {
+	data, owned := map[string]any{}, map[string]any{}
+	for i := range n {
+		data[fmt.Sprintf("k%05d", i)] = fmt.Sprintf("v%d", i)
+		owned[fmt.Sprintf("f:k%05d", i)] = map[string]any{}
+	}
+	labels := map[string]any{"kapp.k14s.io/app": "1700000000000000000", "kapp.k14s.io/association": "v1.x"}
+	original, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data,
+		"metadata": map[string]any{"name": "big", "namespace": "hpa-replicas", "labels": labels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data, "metadata": map[string]any{
+		"name": "big", "namespace": "hpa-replicas", "uid": "u1", "resourceVersion": "9", "creationTimestamp": "2026-11-26T01:45:14Z", "labels": labels,
+		"annotations": map[string]any{"kapp.k14s.io/identity": "v1;hpa-replicas//ConfigMap/big;v1", "kapp.k14s.io/original": string(original)},
+		"managedFields": []any{map[string]any{"apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:data": owned},
+			"manager": "kapp", "operation": "Update", "time": "2026-11-26T01:45:14Z"}}}}
+	desired := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "big"}, "data": data}
+	return generator.Inputs{Desired: []string{writeJSON(t, "desired.json", desired)}, Live: []string{writeJSON(t, "live.json", live)}, Namespace: "hpa-replicas"},
+		writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- {path: [data], type: copy, sources: [existing], resourceMatchers: [{apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}}]}\n")
+}
+
+// bigEnv is the hpa-replicas fixture with n env entries in the container, declared and live (and
+// in kapp's original), and a rule copying the containers from the live object.
+func bigEnv(t *testing.T, n int) (generator.Inputs, string) {
+	var env []any
+	for i := range n {
+		env = append(env, map[string]any{"name": fmt.Sprintf("V%05d", i), "value": fmt.Sprint(i)})
+	}
+	withEnv := func(obj map[string]any) {
+		containers := obj["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+		containers[0].(map[string]any)["env"] = env
+	}
+	docs := func(file string) []map[string]any {
+		data, err := os.ReadFile("../fixtures/hpa-replicas/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			var obj map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+				t.Fatal(err)
+			}
+			if obj != nil {
+				out = append(out, obj)
+			}
+		}
+		return out
+	}
+	desired, live := docs("desired.yaml"), docs("live.yaml")
+	withEnv(desired[0])
+	withEnv(live[0])
+	annotations := live[0]["metadata"].(map[string]any)["annotations"].(map[string]any)
+	var original map[string]any
+	if err := json.Unmarshal([]byte(annotations["kapp.k14s.io/original"].(string)), &original); err != nil {
+		t.Fatal(err)
+	}
+	withEnv(original)
+	bs, err := json.Marshal(original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations["kapp.k14s.io/original"] = string(bs)
+	var ds, ls []string
+	for i, d := range desired {
+		ds = append(ds, writeJSON(t, fmt.Sprintf("desired%d.json", i), d))
+	}
+	for i, l := range live {
+		ls = append(ls, writeJSON(t, fmt.Sprintf("live%d.json", i), l))
+	}
+	return generator.Inputs{Desired: ds, Live: ls, Namespace: "hpa-replicas"},
+		writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- {path: [spec, template, spec, containers], type: copy, sources: [existing], resourceMatchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}]}\n")
+}
+
+func writeJSON(t *testing.T, name string, obj map[string]any) string {
+	t.Helper()
+	bs, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, name, string(bs))
+}
