@@ -113,6 +113,73 @@ func TestCheckDriftARuleHidesWithoutOriginal(t *testing.T) {
 	}
 }
 
+// A field removed in Git (the container's resources), on an object without
+// kapp.k14s.io/original whose managedFields credit the applier with it, that a rule copies back
+// from the live object: kapp's built-in rules alone remove it, the rule keeps it for ever, and
+// check exited 0 (probe4 finding 3). A plain copy and a ytt rule re-adding it alike.
+func TestCheckRemovalARuleKeepsWithoutOriginal(t *testing.T) {
+	copyRes := writeFile(t, "copy.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  path: [spec, template, spec, containers, {allIndexes: true}, resources]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`)
+	readd := writeFile(t, "readd.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+  ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:overlay", "overlay")
+        #@ load("@ytt:data", "data")
+        #@ def lacks():
+        #@   return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
+        #@ end
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              containers:
+              #@overlay/match by="name"
+              - name: web
+                #@ if lacks():
+                #@overlay/match missing_ok=True
+                resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
+                #@ end
+`)
+	in := hpaWith(t, "nginx:1.25", false)
+	bs, err := os.ReadFile(in.Desired[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := strings.Replace(string(bs), "        resources:\n          requests:\n            cpu: 100m\n            memory: 64Mi\n", "", 1)
+	if removed == string(bs) {
+		t.Fatal("the fixture's container declares no resources block")
+	}
+	if err := os.WriteFile(in.Desired[0], []byte(removed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rules := range []string{copyRes, readd} {
+		c, err := generator.Check(in, []string{rules, classicRules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.template.spec.containers[name=web].resources]" {
+			t.Errorf("%s: hidden %s, want the resources; unknown %+v", rules, got, c.Unknown)
+		}
+	}
+	// without a rule keeping it kapp removes it: nothing hidden
+	if c, err := generator.Check(in, []string{classicRules}); err != nil || len(c.Hidden) != 0 {
+		t.Errorf("without the rule: hidden %v, err %v", c.Hidden, err)
+	}
+}
+
 // kapp applies nothing of a resource whose object to apply (the manifest with the rules applied)
 // carries kapp.k14s.io/noop or kapp.k14s.io/exists (op noop, keep) or the update strategy skip:
 // check said a change made in Git there was applied on deploy, exit 0 (probe 23 findings 4, 5).

@@ -168,6 +168,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	f.Evidence = fmt.Sprintf("checked: managedFields (%s), %s, calculated-field, filled-field and injection rulesets, HorizontalPodAutoscaler targets", ownerNames(fc.owners), mechanism)
 	if fc.sent == nil && d.Change == fielddiff.Added && len(ownedBy(fc.owners, d.Path)) > 0 {
+		f.AppliedBefore = true
 		f.Evidence += "; managedFields credit the applier with it and there is no " + kappconv.Original + " (a first deploy, kapp.k14s.io/disable-original): a field the manifest no longer declares cannot be told from one added during admission"
 	}
 	return f

@@ -73,6 +73,10 @@ type Finding struct {
 	// Pruned: the manifest declares a field the API server does not know and dropped when it
 	// stored the object: a mistake in the manifest, reported, never ruled (Class Unknown).
 	Pruned bool
+	// AppliedBefore: an Unknown field only the live object has, with no kapp.k14s.io/original,
+	// that managedFields credit the manifest's applier with: the manifest declared it when it was
+	// applied, so it may have been removed in Git since.
+	AppliedBefore bool
 	// KappView: the objects agree on this field; only kapp's reading of them differs (the empty
 	// annotations map it leaves, Secret stringData it compares as text), or another manager
 	// writes it and it holds the manifest's value right now (Change Same): kapp's engine alone

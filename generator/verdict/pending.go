@@ -174,6 +174,9 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			}
 			if same(alone) && !same(withRules) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true}
+				if !declared {
+					h.How = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
+				}
 				h.Rule, h.At = responsible(in.Rules, r, f.Path)
 				out = append(out, h)
 			}
@@ -215,13 +218,15 @@ func holds(applied, declared any) bool {
 // changedInGit are the fields of r the manifest may have changed since kapp last applied them:
 // the pending ones, and drift whose live value is not what kapp applied either (the live object
 // drifted too); without kapp.k14s.io/original (a first deploy, an object kapp takes over) every
-// declared value that is drift, which a change made in Git cannot be told from.
+// declared value that is drift, which a change made in Git cannot be told from, and every field
+// the manifest no longer declares that the applier applied (classify.Finding.AppliedBefore), which
+// a removal made in Git cannot be told from.
 func changedInGit(r classify.Resource) []classify.Finding {
 	var out []classify.Finding
 	sent, read := (*fielddiff.Lookup)(nil), false
 	for _, f := range r.Findings {
 		switch {
-		case f.Class == classify.Pending:
+		case f.Class == classify.Pending, f.AppliedBefore:
 			out = append(out, f)
 		case f.Class == classify.Drift:
 			if !read {
