@@ -124,17 +124,8 @@ func (in *inputs) resources(i int) (pairResources, error) {
 // change of pair i, from rs prepared. last: nothing uses rs after this call, so kapp may change
 // it in place; otherwise kapp works on copies.
 func (in *inputs) change(w *worker, i int, rs pairResources, base Base, last bool) (ctldiff.Change, error) {
-	newRs, existingRs := rs.news, rs.lives
-	if !last {
-		newRs, existingRs = copies(rs.news), copies(rs.lives)
-	}
-	for _, live := range existingRs {
-		if err := asListedByKapp(live); err != nil {
-			return nil, err
-		}
-	}
-	// calculateAndPresentChanges()
-	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
+	newRs, existingRs, err := listed(rs, last)
+	if err != nil {
 		return nil, err
 	}
 	changes, err := ctldiff.NewChangeSetWithVersionedRs(existingRs, newRs, w.conf.TemplateRules(),
@@ -157,16 +148,8 @@ func (in *inputs) change(w *worker, i int, rs pairResources, base Base, last boo
 // rebased against the live object as kapp listed it (last-applied base) or that object without
 // its history and those fields (live base, NewExactChange).
 func (in *inputs) rebasedNew(w *worker, rs pairResources, b Base, last bool) (map[string]any, error) {
-	newRs, existingRs := rs.news, rs.lives
-	if !last {
-		newRs, existingRs = copies(rs.news), copies(rs.lives)
-	}
-	for _, live := range existingRs {
-		if err := asListedByKapp(live); err != nil {
-			return nil, err
-		}
-	}
-	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
+	newRs, existingRs, err := listed(rs, last)
+	if err != nil {
 		return nil, err
 	}
 	excluded := w.conf.DiffAgainstExistingFieldExclusionMods()
@@ -185,6 +168,25 @@ func (in *inputs) rebasedNew(w *worker, rs pairResources, b Base, last bool) (ma
 		return nil, err
 	}
 	return res.UnstructuredObject(), nil
+}
+
+// listed is rs as kapp deploy holds them when it calculates its changes
+// (calculateAndPresentChanges): the live objects as kapp lists them (asListedByKapp), and the
+// resources renewed (diff.RenewableResources); last as for change: rs itself, else copies.
+func listed(rs pairResources, last bool) (newRs, existingRs []ctlres.Resource, err error) {
+	newRs, existingRs = rs.news, rs.lives
+	if !last {
+		newRs, existingRs = copies(rs.news), copies(rs.lives)
+	}
+	for _, live := range existingRs {
+		if err := asListedByKapp(live); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := ctldiff.NewRenewableResources(existingRs, newRs).Prepare(); err != nil {
+		return nil, nil, err
+	}
+	return newRs, existingRs, nil
 }
 
 func copies(rs []ctlres.Resource) []ctlres.Resource {
