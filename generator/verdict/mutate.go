@@ -65,7 +65,8 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			val, _ := p.Get(desired.Object)
 			mutated, _ := mutate(val)
 			// a draw of the live value tells nothing: a rule copying it from the live object
-			// leaves the object kapp applies as the manifest would (one digit: 1 in 9 draws)
+			// leaves the object kapp applies as the manifest would (one digit: 1 in 9 draws);
+			// drawn again, and a value still drawn equal to the live one is asked about alone
 			liveVal, inLive := fielddiff.ByKey(desired.Unstructured, p).GetDeclared(live.Object)
 			for range 8 {
 				if !inLive || !fielddiff.Equal(mutated, liveVal) {
@@ -80,7 +81,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				v.MutationsRun++ // each judged by kapp's engine
 			}
 			switch {
-			case !t.probe && !p.HasPrefix(fielddiff.FromFields([]string{"metadata"})):
+			case !t.probe && !p.HasPrefix(fielddiff.FromFields([]string{"metadata"})) && !(inLive && fielddiff.Equal(mutated, liveVal)):
 				joint.members = append(joint.members, m)
 			case !t.probe:
 				all = append(all, m)
@@ -157,6 +158,26 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	if v.Results != nil {
 		verified = v.verified(in.Report)
 	}
+	for _, m := range all {
+		if m.probed {
+			v.MutationsRun++
+		}
+	}
+	// progress: each value once, when kapp's answer on it is known (the values the rules leave
+	// alone in the object kapp applies now)
+	done := in.stage("mutation checks", v.MutationsRun)
+	tick := func() {
+		if done != nil {
+			done()
+		}
+	}
+	asked := len(all)
+	for _, m := range joints {
+		asked += len(m.members)
+	}
+	for range v.MutationsRun - asked {
+		tick()
+	}
 	// The values a resource's rules rewrite, changed together: where kapp's engine shows no update,
 	// none changed alone would show one either (each rule acts on its value whatever the others
 	// are), and each is hidden; else each is asked about alone.
@@ -174,18 +195,14 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		for _, member := range m.members {
 			judged, shownOf = append(judged, member), append(shownOf, false)
+			tick()
 		}
 	}
-	shown, err := runMutations(all, configs, in.stage("mutation checks", len(all)), verified)
+	shown, err := runMutations(all, configs, done, verified)
 	if err != nil {
 		return err
 	}
 	v.MutationProbes += len(all)
-	for _, m := range all {
-		if m.probed {
-			v.MutationsRun++
-		}
-	}
 	judged, shownOf = append(judged, all...), append(shownOf, shown...)
 	order := make([]int, len(judged))
 	for i := range order {
