@@ -40,22 +40,38 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err := load.TotalSize(append(in.paths(), ruleFiles...)...); err != nil {
 		return nil, err
 	}
-	a, err := Analyze(in)
+	in = in.withReader()
+	files, err := readRuleFiles(in, ruleFiles)
 	if err != nil {
 		return nil, err
 	}
-	return a.Check(ruleFiles)
+	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	if err != nil {
+		return nil, err
+	}
+	return a.check(files, ruleFiles)
 }
 
-// Check judges the rule files against the analysis: each pair is classified once (by Analyze)
-// and verified once, with the package's rules plus the rule files.
+// readRuleFiles reads the rule files kapp will apply with the package: those not read as desired
+// inputs already.
+func readRuleFiles(in Inputs, ruleFiles []string) (rulefiles.Files, error) {
+	return rulefiles.Read(in.Reader, ruleFiles, in.Package, in.inForce)
+}
+
+// Check judges the rule files against the analysis: each pair is classified once (by Analyze,
+// with the package's own Configs preparing the resources) and verified once, with the package's
+// rules plus the rule files.
 func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
-	// The rules kapp will apply: the package's own, those of files rebasegen generated among the
-	// desired inputs, and the rule files (those not read as desired inputs already).
-	files, err := rulefiles.Read(a.Inputs.Reader, ruleFiles, a.Inputs.Package, a.Inputs.inForce)
+	files, err := readRuleFiles(a.Inputs, ruleFiles)
 	if err != nil {
 		return nil, err
 	}
+	return a.check(files, ruleFiles)
+}
+
+func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, error) {
+	// The rules kapp will apply: the package's own, those of files rebasegen generated among the
+	// desired inputs, and the rule files.
 	configs := slices.Concat(a.Set.InForce(), files.Configs)
 	rules := files.Rules(configs, a.Inputs.Reader)
 	if err := verdict.YTTWithinBudget(rules, a.Set.Pairs); err != nil {

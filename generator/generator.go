@@ -90,7 +90,14 @@ type Analysis struct {
 }
 
 // Analyze loads, pairs and classifies the inputs.
-func Analyze(in Inputs) (*Analysis, error) {
+func Analyze(in Inputs) (*Analysis, error) { return analyze(in, nil) }
+
+// analyze is Analyze, with the Configs of rule files kapp deploys with the package (check's,
+// lint's): kapp reads every Config among the files it deploys (cmd/app/deploy.go newResources:
+// NewConfFromResourcesWithDefaults, then LabeledResources.Prepare), so their ownership and label
+// scoping rules and additional labels prepare each resource as the package's own do. Their rebase
+// rules are not the package's: classification's coverage stays the package's.
+func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	in = in.withReader()
 	set, rs, placed, err := loadSet(in)
 	if err != nil {
@@ -100,7 +107,7 @@ func Analyze(in Inputs) (*Analysis, error) {
 	if err := verdict.YTTWithinBudget(verdict.Rules(set.Configs, in.Reader), set.Pairs); err != nil {
 		return nil, err
 	}
-	prepare, kappDefaults, packageRules, err := kappcover.Covers(set.Configs)
+	prepare, kappDefaults, packageRules, err := kappcover.Covers(set.Configs, rules)
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,15 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		findings, err := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
 		return findings, LintNotes{}, err
 	}
-	a, err := Analyze(in)
+	files, err := readRuleFiles(in, rules)
 	if err != nil {
 		return nil, LintNotes{}, err
 	}
-	findings, err := a.Lint(rules)
+	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	if err != nil {
+		return nil, LintNotes{}, err
+	}
+	findings, err := a.lintFiles(files)
 	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, VersionWarning: a.Set.VersionWarning}, err
 }
 
@@ -48,10 +52,14 @@ type LintNotes struct {
 // (ytt templates rendered with the package's data values); with live objects, each rule hiding a
 // change made in Git as check judges it (the verdict stage, with every rule in force) is an error.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
-	files, err := rulefiles.Read(a.Inputs.Reader, rules, a.Inputs.Package, a.Inputs.inForce)
+	files, err := readRuleFiles(a.Inputs, rules)
 	if err != nil {
 		return nil, err
 	}
+	return a.lintFiles(files)
+}
+
+func (a *Analysis) lintFiles(files rulefiles.Files) ([]lint.Finding, error) {
 	var hidden []lint.Hidden
 	if len(a.Inputs.Live) > 0 {
 		configs := slices.Concat(a.Set.InForce(), files.Configs)

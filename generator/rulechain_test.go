@@ -1,10 +1,14 @@
 package generator_test
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
@@ -231,6 +235,69 @@ ownershipLabelRules:
 		})
 		if j < 0 {
 			t.Errorf("%s: lint %+v; want a warning at %s:4 naming ownershipLabelRules[0]", tc.key, c.Lint, rules)
+		}
+	}
+}
+
+// kapp reads every Config among the files it deploys (cmd/app/deploy.go newResources) and prepares
+// each resource with all of their ownership label rules and additionalLabels: a rules file's
+// additionalLabels are on every object kapp applies. check prepared the resources with the
+// package's Configs alone: the label kapp wrote on deploy, in the live objects and in kapp's
+// last-applied copy, was "a change made in Git" that the rules file's additionalLabels "hide";
+// and lint's matchers, which see the resources as kapp prepared them, missed the label (probe4
+// finding 1 (c)).
+func TestCheckPreparesWithTheRuleFilesConfigs(t *testing.T) {
+	addTeam := func(obj map[string]any, paths ...[]string) {
+		for _, p := range paths {
+			if err := unstructured.SetNestedField(obj, "web", append(p, "team")...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	live := editedFixture(t, filepath.Join("..", "fixtures", "hpa-replicas", "live.yaml"), func(u *unstructured.Unstructured) bool {
+		paths := [][]string{{"metadata", "labels"}}
+		if u.GetKind() == "Deployment" {
+			paths = append(paths, []string{"spec", "template", "metadata", "labels"})
+		}
+		addTeam(u.Object, paths...)
+		var orig map[string]any
+		if err := json.Unmarshal([]byte(u.GetAnnotations()["kapp.k14s.io/original"]), &orig); err != nil {
+			t.Fatal(err)
+		}
+		addTeam(orig, paths...)
+		bs, _ := json.Marshal(orig)
+		ann := u.GetAnnotations()
+		ann["kapp.k14s.io/original"] = string(bs)
+		u.SetAnnotations(ann)
+		return true
+	})
+	rules := writeFile(t, "team.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+additionalLabels:
+  team: web
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  path: [spec, replicas]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+      - notMatcher: {matcher: {emptyFieldMatcher: {path: [metadata, labels, team]}}}
+`)
+	in := generator.Inputs{Desired: []string{filepath.Join("..", "fixtures", "hpa-replicas", "desired.yaml")}, Live: []string{live}, Namespace: "hpa-replicas"}
+	c, err := generator.Check(in, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range c.Findings(verdict.Gate{}) {
+		if strings.Contains(f.Path, "team") {
+			t.Errorf("the label kapp writes from the rules file's additionalLabels: %+v", f)
+		}
+	}
+	for _, f := range c.Lint {
+		if strings.Contains(f.Message, "matches none") {
+			t.Errorf("lint: %+v", f)
 		}
 	}
 }

@@ -271,19 +271,31 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 }
 
 // Covers returns what classify takes to prepare desired objects as kapp does (kapp's built-in
-// Config and the package's own kapp Configs) and to mark covered findings: kapp's built-in rebase
-// rules, and the package's own kapp Configs (nil when there are none).
-func Covers(configs []load.Object) (prepare classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
+// Config, the package's own kapp Configs and rules, the Configs of rule files deployed with it)
+// and to mark covered findings: kapp's built-in rebase rules, and the package's own kapp Configs
+// (nil when there are none).
+func Covers(configs, rules []load.Object) (prepare classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
 	d, err := New(nil, false)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	prepare = d.Prepared
+	if len(rules) > 0 {
+		all, err := New(slices.Concat(configs, rules), false)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		prepare = all.Prepared
+	}
 	if len(configs) == 0 {
-		return d.Prepared, d.Covered, nil, nil
+		return prepare, d.Covered, nil, nil
 	}
 	p, err := New(configs, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return p.Prepared, d.Covered, p.Covered, nil
+	if len(rules) == 0 {
+		prepare = p.Prepared
+	}
+	return prepare, d.Covered, p.Covered, nil
 }

@@ -81,11 +81,11 @@ const SecretKey = "rebase-rules.yml"
 // Check lints every kapp Config found under opts.Rules. The error is for unreadable input only.
 func Check(opts Options) ([]Finding, error) {
 	kappglobal.Prepare() // kapp's parser checks minimumRequiredVersion against its own version
-	env, err := newEnv(opts)
+	docs, findings, err := readConfigs(opts.Rules, opts.Reader, opts.Rendered)
 	if err != nil {
 		return nil, err
 	}
-	docs, findings, err := readConfigs(opts.Rules, opts.Reader, opts.Rendered)
+	env, err := newEnv(opts, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ type resource struct {
 	live bool // paired with a live object, so generate has rules for it
 }
 
-func newEnv(opts Options) (*env, error) {
+func newEnv(opts Options, docs []*doc) (*env, error) {
 	e := &env{desired: opts.Desired, gen: opts.Generated, hiddenBy: opts.Hidden}
 	var err error
 	if e.defaults, err = kappDefaults(); err != nil {
@@ -171,7 +171,7 @@ func newEnv(opts Options) (*env, error) {
 	if e.scope, err = pair.NewScope(rs, set.CRDs); err != nil {
 		return nil, err
 	}
-	prep, err := prepConf(set.Configs)
+	prep, err := prepConf(set.Configs, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -220,12 +220,20 @@ func newResource(id pair.Identity, u, prepared *unstructured.Unstructured, live 
 	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*prepared, ctlres.ResourceType{}), live: live}
 }
 
-// prepConf is kapp's built-in Config and the package's own Configs: how kapp prepares the
-// resources it deploys (their ownership and label scoping rules, additional labels).
-func prepConf(configs []load.Object) (ctlconf.Conf, error) {
+// prepConf is kapp's built-in Config, the package's own Configs and those linted (docs), which kapp
+// deploys with the package (cmd/app/deploy.go newResources reads every Config it deploys): how
+// kapp prepares the resources it deploys (their ownership and label scoping rules, additional
+// labels). A linted Config kapp cannot read is left out (it is a finding of its own).
+func prepConf(configs []load.Object, docs []*doc) (ctlconf.Conf, error) {
 	var rs []ctlres.Resource
 	for _, c := range configs {
 		rs = append(rs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
+	}
+	for _, d := range docs {
+		res := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: d.obj}, ctlres.ResourceType{})
+		if _, _, err := ctlconf.NewConfFromResources([]ctlres.Resource{res}); err == nil {
+			rs = append(rs, res)
+		}
 	}
 	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(rs)
 	if err != nil {
