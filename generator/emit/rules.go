@@ -11,6 +11,7 @@ import (
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/escape"
@@ -217,6 +218,12 @@ func gate(ms []synth.Matcher) *synth.EmptyField {
 		return nil
 	}
 	return last.Not.Matcher.EmptyField
+}
+
+// leafMaps reports whether gate e is on the map holding the leaf of every path (synth's gate on a
+// map past the last list item, which kapp's copy would otherwise make).
+func leafMaps(e synth.EmptyField, paths []fielddiff.Path) bool {
+	return len(paths) > 0 && !slices.ContainsFunc(paths, func(p fielddiff.Path) bool { return len(p) != len(e.Path)+1 })
 }
 
 // emptyFieldString writes an emptyFieldMatcher's path as reports write paths, [*] for every item.

@@ -157,9 +157,10 @@ func TestAtomicListItemsByIndex(t *testing.T) {
 		rs   []classify.Resource
 		want []string
 	}{
-		{[]classify.Resource{same}, []string{"spec.volumeClaimTemplates[*].spec.volumeMode names="}},
+		// gated on the item's spec: kapp's copy would make it where a manifest lacks it (gated)
+		{[]classify.Resource{same}, []string{"spec.volumeClaimTemplates[*].spec.volumeMode names=empty:spec.volumeClaimTemplates.[*].spec"}},
 		{[]classify.Resource{same, grown}, []string{
-			"spec.volumeClaimTemplates[*].spec.volumeMode names=grown",
+			"spec.volumeClaimTemplates[*].spec.volumeMode names=grown,empty:spec.volumeClaimTemplates.[*].spec",
 			"ytt:spec.volumeClaimTemplates[0].spec.volumeMode names=grown"}},
 	} {
 		var got []string

@@ -21,16 +21,24 @@ import (
 // for its readinessProbe's httpGet.scheme where no container has a readinessProbe.
 //
 // The effect is the same: for a path through list items kapp's copy walks the items of the object
-// it rebases and creates nothing that object lacks, so where the emptyFieldMatcher finds nothing
-// at the grandparent of the leaf (absent, null, [] or {}, in every item) the copy writes nothing:
-// the part after the grandparent is a list index or a map key that is not the leaf. (A grandparent
-// of the wrong type, a list where the path needs a map, is an error kapp's copy raises, and no
-// longer reaches.) Both read the object being rebased.
+// it rebases and creates no list item that object lacks, so where the emptyFieldMatcher finds
+// nothing at the grandparent of the leaf (absent, null, [] or {}, in every item) the copy writes
+// nothing: the part after the grandparent is a list index or a map key that is not the leaf. (A
+// grandparent of the wrong type, a list where the path needs a map, is an error kapp's copy
+// raises, and no longer reaches.) Both read the object being rebased.
 //
-// A path is split off only where that saves kapp work: some resource among matched lacks the
+// A path is split off where that saves kapp work: some resource among matched lacks the
 // grandparent, and no other path of r differs from it in one part only (emit writes those as one
 // path with a {regex} part, which costs the resources as much as either). Where a manifest does
 // not decode (classify decoded it before) r stays whole, which is right too.
+//
+// A path whose leaf lies in a map below the last list item (readinessProbe.httpGet.scheme) is
+// always split off, gated on that map (parentGate): past the last list index kapp's copy makes
+// every map the object lacks and the live object holds (resources/mod_field_copy.go creates
+// empty maps where no array index follows), so a copy of httpGet.scheme into a manifest whose
+// probe switched to tcpSocket made a probe with two handlers, which the API server refuses, and
+// kapp's deploy failed (newcomer2 finding 9). Gated, the rule runs only on resources that declare
+// the map, in some item: exact where the list has one item.
 func gated(r Rule, matched []classify.Resource) []Rule {
 	if r.YTT() || len(r.Matchers) != 1 || len(r.Indexed) == 0 {
 		return []Rule{r}
@@ -40,17 +48,22 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 		m       kappmatch.Matcher
 		paths   []fielddiff.Path
 		lacking bool
+		always  bool // on the leaf's map: the copy would make it (parentGate)
 	}
 	var gates []*gate
 	byKey := map[string]*gate{}
 	var keep []fielddiff.Path
 	for _, p := range r.Indexed {
-		q, ok := grandparent(p)
-		if !ok || hasSibling(r, p) {
-			keep = append(keep, p)
-			continue
+		q, always := parentGate(p)
+		k := "parent " + indexKey(p[:len(p)-1])
+		if !always {
+			var ok bool
+			if q, ok = grandparent(p); !ok || hasSibling(r, p) {
+				keep = append(keep, p)
+				continue
+			}
+			k = indexKey(p[:len(p)-2])
 		}
-		k := indexKey(p[:len(p)-2])
 		if g := byKey[k]; g != nil {
 			g.paths = append(g.paths, p)
 			continue
@@ -60,7 +73,7 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 			return []Rule{r}
 		}
 		m, _ := kappmatch.New(kms)
-		g := &gate{empty: q, m: m, paths: []fielddiff.Path{p}}
+		g := &gate{empty: q, m: m, paths: []fielddiff.Path{p}, always: always}
 		byKey[k] = g
 		gates = append(gates, g)
 	}
@@ -78,7 +91,7 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 	}
 	out := []Rule{r}
 	for _, g := range gates {
-		if !g.lacking {
+		if !g.lacking && !g.always {
 			keep = append(keep, g.paths...)
 			continue
 		}
@@ -97,15 +110,36 @@ func grandparent(p fielddiff.Path) (EmptyField, bool) {
 	if len(p) < 3 || p[len(p)-1].FieldName == nil {
 		return EmptyField{}, false
 	}
+	return emptyAt(p[:len(p)-2]), slices.ContainsFunc(p, func(pe fieldpath.PathElement) bool { return pe.FieldName == nil })
+}
+
+// parentGate is the emptyFieldMatcher at the map holding p's leaf, for a path through list items
+// whose leaf lies below a map key past the last list item (the part after the last list index
+// holds a map key besides the leaf); false for any other path.
+func parentGate(p fielddiff.Path) (EmptyField, bool) {
+	last := -1
+	for i, pe := range p {
+		if pe.FieldName == nil {
+			last = i
+		}
+	}
+	if last < 0 || len(p)-last < 3 || p[len(p)-1].FieldName == nil {
+		return EmptyField{}, false
+	}
+	return emptyAt(p[:len(p)-1]), true
+}
+
+// emptyAt is the emptyFieldMatcher at p, each list item step every item.
+func emptyAt(p fielddiff.Path) EmptyField {
 	var e EmptyField
-	for _, pe := range p[:len(p)-2] {
+	for _, pe := range p {
 		if pe.FieldName != nil {
 			e.Path = append(e.Path, PathPart{Key: *pe.FieldName})
 		} else {
 			e.Path = append(e.Path, PathPart{AllIndexes: true})
 		}
 	}
-	return e, slices.ContainsFunc(p, func(pe fieldpath.PathElement) bool { return pe.FieldName == nil })
+	return e
 }
 
 // hasSibling reports whether another path of r, as the plain copy writes it, differs from p in
