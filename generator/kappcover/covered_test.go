@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -207,6 +208,37 @@ metadata:
 		}
 		if got, err := r.Covered(desired, live, ps); err != nil || !slices.Equal(got, want) {
 			t.Errorf("%v: covered %v (%v), with the resources whole %v", ps, got, err, want)
+		}
+	}
+}
+
+// A rule naming another resource never runs on this one: fields decides rules by the resource's
+// identity as kappmatch decides them (kappmatch.ByIdentity), its name and namespace included, so
+// the rule's fields are not handed to kapp. kappcover's own walk decided by apiVersion and kind
+// alone and read spec for every Deployment.
+func TestFieldsLeaveOutARuleNamingAnotherResource(t *testing.T) {
+	cfgs, err := load.Bytes("rules.yml", []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  path: [spec, replicas]
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: ns, name: api}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(cfgs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"web": false, "api": true} {
+		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": name, "namespace": "ns"}}}
+		fields, all, _ := r.fields(d)
+		if all || fields["spec"] != want {
+			t.Errorf("%s: fields %v (all %t); want spec %t", name, fields, all, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // reach is what a rebase rule can read or write of a resource: the top-level fields its path
@@ -78,19 +79,19 @@ func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
 	}
 }
 
-// fields returns the top-level fields kapp's rules can read or write when they rebase a resource
-// of desired's apiVersion and kind: apiVersion, kind and metadata (which matchers read), and the
-// fields of every rule that may match it. A rule whose matcher cannot match that apiVersion and
-// kind (kindMatch) never runs; none that may run writes apiVersion or kind, else all is true, as
-// it is when a rule that may run reaches any field.
+// fields returns the top-level fields kapp's rules can read or write when they rebase desired:
+// apiVersion, kind and metadata (which matchers read), and the fields of every rule that may match
+// it. A rule whose matcher cannot match the resource by its identity (kappmatch.ByIdentity) never
+// runs; none that may run writes apiVersion or kind, else all is true, as it is when a rule that
+// may run reaches any field.
 // readsManaged is true when such a rule's matcher may read metadata.managedFields.
 func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all, readsManaged bool) {
 	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
-	kindOnly := ctlres.NewResourceUnstructured(unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": desired.GetAPIVersion(), "kind": desired.GetKind()}}, ctlres.ResourceType{})
 	for _, m := range r.reach {
-		if m.matcher != nil && kindMatch(m.matcher, kindOnly) == never {
-			continue
+		if m.matcher != nil {
+			if matches, decided := kappmatch.ByIdentity(m.matcher, desired); decided && !matches {
+				continue
+			}
 		}
 		if m.matcher == nil || m.any {
 			return nil, true, true
@@ -129,58 +130,4 @@ func asksManaged(ps []fielddiff.Path) bool {
 		}
 	}
 	return false
-}
-
-type tri int8
-
-const (
-	never tri = iota
-	always
-	maybe
-)
-
-// combine is kindMatch of an anyMatcher (decisive: always, one matcher matching decides) or an
-// andMatcher (decisive: never): the first matcher giving the decisive answer decides, else maybe
-// when one was undecided, else the other answer.
-func combine(ms []ctlres.ResourceMatcher, kindOnly ctlres.Resource, decisive tri) tri {
-	out := always + never - decisive
-	for _, m := range ms {
-		switch kindMatch(m, kindOnly) {
-		case decisive:
-			return decisive
-		case maybe:
-			out = maybe
-		}
-	}
-	return out
-}
-
-// kindMatch says whether a matcher matches a resource of kindOnly's apiVersion and kind, when
-// that alone decides it; maybe otherwise. Matchers that read nothing else are asked themselves.
-func kindMatch(m ctlres.ResourceMatcher, kindOnly ctlres.Resource) tri {
-	switch m := m.(type) {
-	case ctlres.AllMatcher:
-		return always
-	case ctlres.APIVersionKindMatcher, ctlres.APIGroupKindMatcher, ctlres.CustomResourceMatcher:
-		if m.Matches(kindOnly) {
-			return always
-		}
-		return never
-	case ctlres.KindNamespaceNameMatcher:
-		if m.Kind != kindOnly.Kind() {
-			return never
-		}
-	case ctlres.AnyMatcher:
-		return combine(m.Matchers, kindOnly, always)
-	case ctlres.AndMatcher:
-		return combine(m.Matchers, kindOnly, never)
-	case ctlres.NotMatcher:
-		switch kindMatch(m.Matcher, kindOnly) {
-		case always:
-			return never
-		case never:
-			return always
-		}
-	}
-	return maybe
 }

@@ -122,12 +122,18 @@ func (m Matcher) ByIdentity(u *unstructured.Unstructured) (matches, decided bool
 	if m.m == nil {
 		return false, true
 	}
+	return ByIdentity(m.m, u)
+}
+
+// ByIdentity is Matcher.ByIdentity for a matcher as kapp built it for a rule (a rebase mod's
+// ResourceMatcher).
+func ByIdentity(m ctlres.ResourceMatcher, u *unstructured.Unstructured) (matches, decided bool) {
 	id := &unstructured.Unstructured{Object: map[string]any{}}
 	id.SetAPIVersion(u.GetAPIVersion())
 	id.SetKind(u.GetKind())
 	id.SetNamespace(u.GetNamespace())
 	id.SetName(u.GetName())
-	t := byIdentity(m.m, ctlres.NewResourceUnstructured(*id, ctlres.ResourceType{}))
+	t := byIdentity(m, ctlres.NewResourceUnstructured(*id, ctlres.ResourceType{}))
 	return t == always, t != maybe
 }
 
