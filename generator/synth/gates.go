@@ -33,12 +33,13 @@ import (
 // not decode (classify decoded it before) r stays whole, which is right too.
 //
 // A path whose leaf lies in a map below the last list item (readinessProbe.httpGet.scheme) is
-// always split off, gated on that map (parentGate): past the last list index kapp's copy makes
-// every map the object lacks and the live object holds (resources/mod_field_copy.go creates
-// empty maps where no array index follows), so a copy of httpGet.scheme into a manifest whose
-// probe switched to tcpSocket made a probe with two handlers, which the API server refuses, and
-// kapp's deploy failed (newcomer2 finding 9). Gated, the rule runs only on resources that declare
-// the map, in some item: exact where the list has one item.
+// split off, gated on that map (parentGate), where every manifest matched declares it: past the
+// last list index kapp's copy makes every map the object lacks and the live object holds
+// (resources/mod_field_copy.go creates empty maps where no array index follows), so a copy of
+// httpGet.scheme into a manifest whose probe switched to tcpSocket made a probe with two
+// handlers, which the API server refuses, and kapp's deploy failed (newcomer2 finding 9). Gated,
+// the rule runs only on resources that declare the map, in some item: exact where the list has
+// one item. Where a manifest lacks the map the server made it, and the copy must make it too.
 func gated(r Rule, matched []classify.Resource) []Rule {
 	if r.YTT() || len(r.Matchers) != 1 || len(r.Indexed) == 0 {
 		return []Rule{r}
@@ -53,9 +54,18 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 	var gates []*gate
 	byKey := map[string]*gate{}
 	var keep []fielddiff.Path
+	declared := map[string]bool{} // by the leaf's map: every manifest matched declares it
 	for _, p := range r.Indexed {
 		q, always := parentGate(p)
 		k := "parent " + indexKey(p[:len(p)-1])
+		if always {
+			all, ok := declared[k]
+			if !ok {
+				all = declaredByAll(q, matched)
+				declared[k] = all
+			}
+			always = all
+		}
 		if !always {
 			var ok bool
 			if q, ok = grandparent(p); !ok || hasSibling(r, p) {
@@ -111,6 +121,24 @@ func grandparent(p fielddiff.Path) (EmptyField, bool) {
 		return EmptyField{}, false
 	}
 	return emptyAt(p[:len(p)-2]), slices.ContainsFunc(p, func(pe fieldpath.PathElement) bool { return pe.FieldName == nil })
+}
+
+// declaredByAll reports whether every manifest of matched declares something at q: where one
+// does not, the copy must make the map there (the server made it: a container's resources from
+// pod-level resources), and gating on it would leave that field a ghost.
+func declaredByAll(q EmptyField, matched []classify.Resource) bool {
+	kms, err := KappMatchers([]Matcher{{EmptyField: &q}})
+	if err != nil {
+		return false
+	}
+	m, _ := kappmatch.New(kms)
+	for _, res := range matched {
+		obj, err := res.Desired.Object()
+		if err != nil || m.MatchesObject(obj.Unstructured) {
+			return false
+		}
+	}
+	return true
 }
 
 // parentGate is the emptyFieldMatcher at the map holding p's leaf, for a path through list items
