@@ -20,6 +20,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,6 +43,7 @@ type Comparer struct {
 	crdOf map[string]schema.GroupKind // the kind each CRD (by name) defines
 	// what the main resource's update does with the status of each custom resource version
 	statusOf map[schema.GroupVersionKind]statusWrite
+	checked  sync.Map // schema.GroupVersionKind -> checked: checkIgnorePaths' answer
 }
 
 // statusWrite is what an update of a custom resource does with its status.
@@ -110,6 +112,9 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	if du.GetNamespace() == "" {
 		du.SetNamespace(lu.GetNamespace())
 	}
+	if err := c.checkIgnorePaths(du.GroupVersionKind()); err != nil {
+		return nil, err
+	}
 	dd, err := load.NewDoc(load.Object{Unstructured: du, Source: load.Source{File: "desired"}})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
@@ -156,6 +161,29 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	}
 	return c.result(j.fields), nil
 }
+
+// checkIgnorePaths refuses an ignore path that selects the items of a list of kind gvk otherwise
+// than Field.Path names them (an item of a keyed list by its index): it would ignore nothing.
+// Which lists are keyed depends on the kind, which New does not know.
+func (c *Comparer) checkIgnorePaths(gvk schema.GroupVersionKind) error {
+	if len(c.cfg.ignorePaths) == 0 {
+		return nil
+	}
+	if v, ok := c.checked.Load(gvk); ok {
+		return v.(checked).err
+	}
+	var err error
+	for _, p := range c.cfg.ignorePaths {
+		if list, want := fielddiff.Misaddressed(gvk, p.path); list != nil {
+			err = fmt.Errorf("compare: WithIgnorePaths %q: in %s %s, %s is %s", p.given, gvk.GroupVersion(), gvk.Kind, list, want)
+			break
+		}
+	}
+	c.checked.Store(gvk, checked{err})
+	return err
+}
+
+type checked struct{ err error }
 
 // reordered returns the lists whose items desired declares in another order than live holds
 // them (list items matched by their merge keys, as the comparison matches them): a write keeps
@@ -434,7 +462,7 @@ func (c *Comparer) ignored(f Field) bool {
 		return true
 	}
 	for _, p := range c.cfg.ignorePaths {
-		if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
+		if f.Path == p.text || strings.HasPrefix(f.Path, p.text+".") || strings.HasPrefix(f.Path, p.text+"[") {
 			return true
 		}
 	}

@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -30,9 +34,16 @@ type config struct {
 	mode           WriteMode
 	fieldManager   string
 	crds           []load.Doc
-	ignorePaths    []string
+	ignorePaths    []ignorePath
 	ignoreManagers map[string]bool
 	minor          int
+}
+
+// ignorePath is a path given to WithIgnorePaths: as given, parsed, and as Field.Path writes it.
+type ignorePath struct {
+	given string
+	path  fielddiff.Path
+	text  string
 }
 
 // WithApply says the caller writes with server-side apply under fieldManager (the
@@ -94,7 +105,10 @@ func WithCRDs(crds ...runtime.Object) Option {
 // that field and everything below it. List items are addressed by their merge keys
 // (spec.template.spec.containers[name=sidecar]) or, in lists without keys, by index
 // (spec.tolerations[0]); map keys that are not plain words are quoted
-// (metadata.annotations["example.com/checksum"]).
+// (metadata.annotations["example.com/checksum"]). New refuses a path that does not parse;
+// Compare refuses one that, in the compared object's kind, selects list items otherwise than
+// Field.Path names them (an item of a keyed list by index, by some of its keys), as it would
+// ignore nothing.
 func WithIgnorePaths(paths ...string) Option {
 	return func(c *config) error {
 		for _, p := range paths {
@@ -102,11 +116,11 @@ func WithIgnorePaths(paths ...string) Option {
 			if p == "" {
 				return errors.New("WithIgnorePaths: an empty path")
 			}
-			canonical, err := parseFieldPath(p)
+			parsed, err := parseFieldPath(p)
 			if err != nil {
 				return fmt.Errorf("WithIgnorePaths: %q: %w", p, err)
 			}
-			c.ignorePaths = append(c.ignorePaths, canonical)
+			c.ignorePaths = append(c.ignorePaths, ignorePath{given: p, path: parsed, text: parsed.String()})
 		}
 		return nil
 	}
@@ -150,12 +164,16 @@ func KubernetesMinor() int {
 }
 
 // parseFieldPath reads a path as Field.Path writes it (dotted plain keys; [key=value,...] for a
-// list item by its merge keys, [i] by index, [=value] in a set, ["key"] for any map key) and
-// returns it as Field.Path writes it (a quoted plain key bare), or what is wrong and where.
-func parseFieldPath(p string) (string, error) {
-	var b strings.Builder
+// list item by its merge keys, [i] by index, [=value] in a set, ["key"] for any map key), or says
+// what is wrong and where. Its String is the path as Field.Path writes it (a quoted plain key
+// bare, merge keys in order).
+func parseFieldPath(p string) (fielddiff.Path, error) {
+	var out fielddiff.Path
 	at := func(i int, format string, args ...any) error {
 		return fmt.Errorf("at byte %d: "+format, append([]any{i + 1}, args...)...)
+	}
+	field := func(name string) {
+		out = append(out, fieldpath.PathElement{FieldName: &name})
 	}
 	i := 0
 	for i < len(p) {
@@ -165,35 +183,53 @@ func parseFieldPath(p string) (string, error) {
 			if p[i+1:] != "" && p[i+1] == '"' {
 				q, err := strconv.QuotedPrefix(p[i+1:])
 				if err != nil {
-					return "", at(i+1, "an unterminated quoted key")
+					return nil, at(i+1, "an unterminated quoted key")
 				}
 				end = 1 + len(q)
 				if i+end >= len(p) || p[i+end] != ']' {
-					return "", at(i+end, "the quoted key is not followed by ]")
+					return nil, at(i+end, "the quoted key is not followed by ]")
 				}
 				k, _ := strconv.Unquote(q)
-				writeKey(&b, k)
+				field(k)
 				i += end + 1
 				continue
 			}
 			if end < 0 {
-				return "", at(i, "[ without ]")
+				return nil, at(i, "[ without ]")
+			}
+			if i == 0 {
+				return nil, at(i, "a list item first: the object is a map, its paths start with a field")
 			}
 			inner := p[i+1 : i+end]
 			switch {
 			case inner == "":
-				return "", at(i, "an empty []")
+				return nil, at(i, "an empty []")
 			case strings.HasPrefix(inner, "="):
+				v := value.NewValueInterface(inner[1:])
+				out = append(out, fieldpath.PathElement{Value: &v})
 			case isDigits(inner):
+				if len(inner) > 1 && inner[0] == '0' {
+					return nil, at(i, "[%s]: an index is written without leading zeros", inner)
+				}
+				n, _ := strconv.Atoi(inner)
+				out = append(out, fieldpath.PathElement{Index: &n})
 			default:
+				key := value.FieldList{}
 				for _, kv := range strings.Split(inner, ",") {
 					k, v, ok := strings.Cut(kv, "=")
 					if !ok || !isWord(k) || v == "" {
-						return "", at(i, "[%s] is no list item ([key=value,...], [index], [=value]) nor a quoted map key ([\"%s\"])", inner, inner)
+						return nil, at(i, "[%s] is no list item ([key=value,...], [index], [=value]) nor a quoted map key ([\"%s\"])", inner, inner)
 					}
+					for _, f := range key {
+						if f.Name == k {
+							return nil, at(i, "[%s] names the key %s twice", inner, k)
+						}
+					}
+					key = append(key, value.Field{Name: k, Value: value.NewValueInterface(v)})
 				}
+				key.Sort()
+				out = append(out, fieldpath.PathElement{Key: &key})
 			}
-			b.WriteString(p[i : i+end+1])
 			i += end + 1
 		case p[i] == '.' && i > 0:
 			i++
@@ -202,9 +238,9 @@ func parseFieldPath(p string) (string, error) {
 				j++
 			}
 			if err := wordAt(p, i, j); err != nil {
-				return "", err
+				return nil, err
 			}
-			b.WriteString("." + p[i:j])
+			field(p[i:j])
 			i = j
 		default:
 			j := i
@@ -212,28 +248,16 @@ func parseFieldPath(p string) (string, error) {
 				j++
 			}
 			if i > 0 {
-				return "", at(i, "expected . or [")
+				return nil, at(i, "expected . or [")
 			}
 			if err := wordAt(p, i, j); err != nil {
-				return "", err
+				return nil, err
 			}
-			b.WriteString(p[i:j])
+			field(p[i:j])
 			i = j
 		}
 	}
-	return b.String(), nil
-}
-
-// writeKey writes a map key as Field.Path does: bare when it is a plain word, quoted otherwise.
-func writeKey(b *strings.Builder, k string) {
-	if isWord(k) {
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(k)
-		return
-	}
-	b.WriteString("[" + strconv.Quote(k) + "]")
+	return out, nil
 }
 
 func wordAt(p string, i, j int) error {
