@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,8 @@ func captureCommand() *cli.Command {
 			"0 captured (kinds that could not be read are warned about)", "1 usage, kubeconfig or API error"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "app", Aliases: []string{"a"}, Usage: "kapp app name"},
+			&cli.StringFlag{Name: "argocd-app", Usage: "an Argo CD Application instead, as its tracking names it: NAME, or NAMESPACE_NAME for one outside Argo CD's namespace; captures the objects it tracks"},
+			&cli.StringFlag{Name: "argocd-tracking", Value: string(capture.TrackingAnnotation), Usage: "with --argocd-app: Argo CD's resource tracking method (argocd-cm application.resourceTrackingMethod): annotation, label or annotation+label"},
 			&cli.StringFlag{Name: "package-install", Usage: "a kapp-controller PackageInstall or App, [NAMESPACE/]NAME: captures its kapp app NAME.app (in NAMESPACE, else --namespace)"},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Value: "default", Usage: "namespace of the app (its ConfigMap)"},
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"},
@@ -35,11 +38,23 @@ func captureCommand() *cli.Command {
 			// kubectl cluster-info dump's name: -o is a format in every command
 			&cli.StringFlag{Name: "output-directory", Required: true, Usage: "directory to write live.yaml, desired.yaml, server-version.json and crds.yaml into"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries per kind on transient errors"},
+			&cli.DurationFlag{Name: "request-timeout", Value: time.Minute, Usage: "how long to wait for the API server's answer to each request (0: for ever); a kind not listed within it is warned about"},
 		},
 		Action: func(c *cli.Context) error {
 			app := c.String("app")
 			if app != "" && c.String("package-install") != "" {
 				return fmt.Errorf("--app %s and --package-install %s: give one (a PackageInstall's kapp app is NAME.app)", app, c.String("package-install"))
+			}
+			argoApp := c.String("argocd-app")
+			if argoApp != "" && (app != "" || c.String("package-install") != "") {
+				return fmt.Errorf("--argocd-app %s: give it alone (--app and --package-install name kapp apps)", argoApp)
+			}
+			tracking, err := capture.ParseTracking(c.String("argocd-tracking"))
+			if err != nil {
+				return fmt.Errorf("--argocd-tracking %s: %w", escape.Text(c.String("argocd-tracking")), err)
+			}
+			if argoApp != "" {
+				app = argoApp
 			}
 			namespace := c.String("namespace")
 			if pi := c.String("package-install"); pi != "" {
@@ -53,7 +68,7 @@ func captureCommand() *cli.Command {
 				}
 			}
 			if app == "" {
-				return fmt.Errorf("--app or --package-install is required")
+				return fmt.Errorf("--app, --package-install or --argocd-app is required")
 			}
 			dir := c.String("output-directory")
 			if err := captureDirectory(dir); err != nil {
@@ -68,7 +83,10 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("--kubeconfig %s: %w", orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)"), err)
 			}
-			opts := capture.Options{App: app, Namespace: namespace, Retries: c.Int("retries")}
+			opts := capture.Options{App: app, Namespace: namespace, Retries: c.Int("retries"), RequestTimeout: c.Duration("request-timeout")}
+			if argoApp != "" {
+				opts = capture.Options{ArgoApp: argoApp, ArgoTracking: tracking, Retries: c.Int("retries"), RequestTimeout: c.Duration("request-timeout")}
+			}
 			if !isQuiet(c) && isTTY(os.Stderr) {
 				opts.Progress = func(done, total int) { fmt.Fprintf(c.App.ErrWriter, "\rcapturing: %d/%d kinds", done, total) }
 			}
@@ -79,37 +97,91 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			files := map[string][]*unstructured.Unstructured{load.CaptureLive: res.Live, load.CaptureDesired: capture.Desired(res.Live)}
+			files := map[string][]byte{load.CaptureLive: multiDoc(res.Live), load.CaptureDesired: multiDoc(res.Desired),
+				// the server's version: its defaults are what the live objects hold (read back by
+				// explain, generate and check beside the live file)
+				load.ServerVersionFile: append(bytes.TrimSpace(res.ServerVersion), '\n')}
 			crds := ""
 			if len(res.CRDs) > 0 {
 				// their schemas default the custom resources offline: read with --crd
-				files[load.CaptureCRDs] = res.CRDs
+				files[load.CaptureCRDs] = multiDoc(res.CRDs)
 				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), filepath.Join(dir, load.CaptureCRDs))
 			}
-			for name, objs := range files {
-				if err := writeOutput(filepath.Join(dir, name), multiDoc(objs), nil); err != nil {
-					return err
-				}
-			}
-			// the server's version: its defaults are what the live objects hold (read back by
-			// explain, generate and check beside the live file)
-			if err := writeOutput(filepath.Join(dir, load.ServerVersionFile), append(bytes.TrimSpace(res.ServerVersion), '\n'), nil); err != nil {
-				return err
+			if err := writeCapture(dir, files); err != nil {
+				return fmt.Errorf("--output-directory %s: %w", dir, err)
 			}
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "captured %s of app %s/%s into %s%s\n", count(len(res.Live), "object"), namespace, app, dir, crds)
+			what := "app " + namespace + "/" + app
+			if argoApp != "" {
+				what = "Argo CD Application " + argoApp
+			}
+			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), what, dir, crds)
 			return nil
 		},
 	}
 }
 
 // captureFiles are the files capture writes into its directory.
-var captureFiles = []string{"live.yaml", "desired.yaml", "crds.yaml", load.ServerVersionFile}
+var captureFiles = []string{load.CaptureLive, load.CaptureDesired, load.CaptureCRDs, load.ServerVersionFile}
+
+// writeCapture replaces the capture files in dir with files, as a set: each is written to a
+// temporary file in dir first (an error there leaves dir as it was), then renamed over its
+// name, and a capture file not in files (crds.yaml of an earlier capture with custom
+// resources) is removed: a file left from an earlier capture would be read with this one's
+// (`--live DIR` reads crds.yaml as --crd). A directory that did not exist is removed again when
+// writing fails.
+func writeCapture(dir string, files map[string][]byte) (err error) {
+	if _, statErr := os.Stat(dir); os.IsNotExist(statErr) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
+	tmps := map[string]string{}
+	defer func() {
+		for _, tmp := range tmps {
+			os.Remove(tmp) // renamed ones are gone already
+		}
+	}()
+	for _, name := range captureFiles {
+		data, ok := files[name]
+		if !ok {
+			continue
+		}
+		tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+		if err != nil {
+			return err
+		}
+		tmps[name] = tmp.Name()
+		_, err = tmp.Write(data)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(tmp.Name(), 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, name := range captureFiles {
+		path := filepath.Join(dir, name)
+		if tmp, ok := tmps[name]; ok {
+			if err := os.Rename(tmp, path); err != nil {
+				return err
+			}
+		} else if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
 
 // captureDirectory refuses an output directory holding files capture does not write (a package's
 // config directory, one slip away from "the package's config directory" the rules go into): ytt,

@@ -35,6 +35,20 @@ var nameFlags = map[string]func(string) []string{
 		}
 		return nil
 	},
+	// an Argo CD Application as its tracking names it: NAME, or NAMESPACE_NAME for one outside
+	// Argo CD's namespace (Application.InstanceName)
+	"argocd-app": func(ref string) []string {
+		ns, name, ok := strings.Cut(ref, "_")
+		if !ok {
+			ns, name = "", ref
+		}
+		if ok {
+			if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+				return append([]string{"namespace " + strconv.Quote(ns)}, errs...)
+			}
+		}
+		return validation.IsDNS1123Subdomain(name)
+	},
 }
 
 // checkNames fails on the first name flag whose value Kubernetes would refuse as that name.

@@ -11,7 +11,9 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"time"
@@ -39,8 +41,15 @@ const Redacted = load.Redacted
 type Options struct {
 	App       string // kapp app name (for a PackageInstall or App NAME, kapp-controller's app is NAME.app)
 	Namespace string // where the app's ConfigMap is
-	Retries   int    // per kind, on errors other than forbidden/not found
-	Progress  func(done, total int)
+	// ArgoApp, instead of App, selects the objects an Argo CD Application tracks: the name its
+	// tracking writes (argocd.go).
+	ArgoApp      string
+	ArgoTracking Tracking
+	Retries      int // per kind, on errors other than forbidden/not found and timeouts
+	// RequestTimeout bounds each request (0: none): a server or proxy that accepts a request and
+	// never answers would otherwise block the capture for ever.
+	RequestTimeout time.Duration
+	Progress       func(done, total int)
 }
 
 // Failure is a kind that could not be listed.
@@ -57,18 +66,26 @@ type Result struct {
 	// ServerVersion is the server's GET /version body: the live objects were defaulted by that
 	// version's code, which rebasegen reads back from server-version.json.
 	ServerVersion []byte
+	// Desired is each object's applied manifest, as the tool that applied it recorded it.
+	Desired []*unstructured.Unstructured
 }
 
 // Run captures the app.
 func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandler = rest.NoWarnings{} // deprecation warnings of kinds listed in passing
+	if opts.RequestTimeout > 0 {
+		cfg.Timeout = opts.RequestTimeout
+	}
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	label, err := appLabel(ctx, core, opts)
-	if err != nil {
+	label, keep, desiredKey := "", func(*unstructured.Unstructured) bool { return true }, kappconv.Original
+	if opts.ArgoApp != "" {
+		label, keep = argoSelector(opts.ArgoApp, opts.ArgoTracking)
+		desiredKey = corev1.LastAppliedConfigAnnotation // what Argo CD's client-side apply sent
+	} else if label, err = appLabel(ctx, core, opts); err != nil {
 		return nil, err
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -81,17 +98,22 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 	}
 	res := &Result{}
 	if res.ServerVersion, err = core.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw(); err != nil {
-		return nil, fmt.Errorf("reading the API server's version (GET /version): %w", err)
+		return nil, fmt.Errorf("reading the API server's version (GET /version): %w", timedOut(err, opts.RequestTimeout))
+	}
+	// checked now, not when explain reads it back: a login page a proxy answered with would
+	// otherwise be written as the server's version
+	if _, err := load.ParseServerVersion(res.ServerVersion, "the body of GET /version"); err != nil {
+		return nil, err
 	}
 	var captured []schema.GroupVersionResource
 	for i, gvr := range resources {
 		items, err := list(ctx, dyn, gvr, label, opts.Retries)
 		if err != nil {
-			res.Failures = append(res.Failures, Failure{Resource: gvr.String(), Err: err})
+			res.Failures = append(res.Failures, Failure{Resource: gvr.String(), Err: timedOut(err, opts.RequestTimeout)})
 		}
 		n := len(res.Live)
 		for j := range items {
-			if transient(&items[j]) {
+			if transient(&items[j]) || !keep(&items[j]) {
 				continue
 			}
 			res.Live = append(res.Live, redact(&items[j]))
@@ -106,7 +128,17 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 	sort.Slice(res.Live, func(i, j int) bool { return key(res.Live[i]) < key(res.Live[j]) })
 	crds, failures := crdsOf(ctx, dyn, captured, res.Live)
 	res.CRDs, res.Failures = crds, append(res.Failures, failures...)
+	res.Desired = desired(res.Live, desiredKey)
 	return res, nil
+}
+
+// timedOut says which limit a request ran into; the error names the request (method and URL).
+func timedOut(err error, limit time.Duration) error {
+	var ne net.Error
+	if limit > 0 && errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("no answer within --request-timeout %s: %w", limit, err)
+	}
+	return err
 }
 
 // appLabel reads kapp's app ConfigMap (NAME, or NAME.apps.k14s.io once migrated).
@@ -177,6 +209,9 @@ func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRes
 		if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
 			break // retrying cannot help
 		}
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+			break // a server that did not answer within the timeout keeps a retry waiting as long
+		}
 	}
 	return nil, err
 }
@@ -197,35 +232,87 @@ func key(u *unstructured.Unstructured) string {
 	return u.GetKind() + "/" + u.GroupVersionKind().Group + "/" + u.GetNamespace() + "/" + u.GetName()
 }
 
-// redact replaces Secret values in the object and in kapp's copy of the applied manifest.
+// redact replaces Secret values in the object and in the copies of the applied manifest kapp
+// and kubectl (Argo CD's client-side apply too) keep in its annotations.
 func redact(u *unstructured.Unstructured) *unstructured.Unstructured {
 	if u.GetKind() != "Secret" || u.GroupVersionKind().Group != "" {
 		return u
 	}
 	redactSecret(u.Object)
-	ann := u.GetAnnotations()
+	if ann := u.GetAnnotations(); ann != nil {
+		u.SetAnnotations(redactApplied(ann, maxAppliedDepth))
+	}
+	return u
+}
+
+// maxAppliedDepth bounds how deep copies of applied manifests nest in each other's annotations
+// (a manifest that kubectl applied, then given to kapp, carries kubectl's copy in kapp's).
+const maxAppliedDepth = 4
+
+// redactApplied redacts each copy of the applied manifest in a Secret's annotations. A copy is
+// kept only when it is a Secret whose data and stringData are maps, the only shape whose values
+// redactSecret knows where to find (and its own copies likewise); any other (not JSON, a List,
+// data a string, nested too deep) is dropped whole, never copied: a value could be anywhere in it.
+func redactApplied(ann map[string]string, depth int) map[string]string {
 	for _, k := range []string{kappconv.Original, corev1.LastAppliedConfigAnnotation} {
 		orig, ok := ann[k]
 		if !ok {
 			continue
 		}
 		var m map[string]any
-		if json.Unmarshal([]byte(orig), &m) != nil {
-			delete(ann, k) // unreadable: drop rather than risk a value
+		if depth == 0 || json.Unmarshal([]byte(orig), &m) != nil || !secretShaped(m) {
+			delete(ann, k)
 			continue
 		}
 		redactSecret(m)
+		if meta, _ := m["metadata"].(map[string]any); meta != nil && meta["annotations"] != nil {
+			inner := map[string]string{}
+			for ik, iv := range meta["annotations"].(map[string]any) {
+				inner[ik] = iv.(string) // secretShaped checked
+			}
+			meta["annotations"] = redactApplied(inner, depth-1)
+		}
 		bs, _ := json.Marshal(m)
 		ann[k] = string(bs)
 	}
-	u.SetAnnotations(ann)
-	return u
+	return ann
+}
+
+// secretShaped: a core Secret (as JSON decodes) whose data and stringData, metadata and its
+// annotations are absent or maps, the annotations' values strings.
+func secretShaped(m map[string]any) bool {
+	if m["apiVersion"] != "v1" || m["kind"] != "Secret" {
+		return false
+	}
+	for _, f := range []string{"data", "stringData", "metadata"} {
+		if _, ok := m[f].(map[string]any); m[f] != nil && !ok {
+			return false
+		}
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil || meta["annotations"] == nil {
+		return true
+	}
+	ann, ok := meta["annotations"].(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, v := range ann {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // redactSecret replaces data and stringData values; stringData moves into data, as the server
-// stores it, so desired and live stay equal.
+// stores it, so desired and live stay equal. A data or stringData that is no map (no server
+// returns one) is dropped: where its values are is not known.
 func redactSecret(m map[string]any) {
-	data, _ := m["data"].(map[string]any)
+	data, ok := m["data"].(map[string]any)
+	if m["data"] != nil && !ok {
+		delete(m, "data")
+	}
 	if data == nil {
 		data = map[string]any{}
 	}
@@ -236,18 +323,19 @@ func redactSecret(m map[string]any) {
 		for k := range sd {
 			data[k] = Redacted
 		}
-		delete(m, "stringData")
 	}
+	delete(m, "stringData")
 	if len(data) > 0 {
 		m["data"] = data
 	}
 }
 
-// Desired recovers each object's applied manifest from kapp's annotation.
-func Desired(live []*unstructured.Unstructured) []*unstructured.Unstructured {
+// desired recovers each object's applied manifest from the annotation key (kapp's original, or
+// kubectl's last-applied configuration for Argo CD's client-side apply).
+func desired(live []*unstructured.Unstructured, key string) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, l := range live {
-		orig, ok := l.GetAnnotations()[kappconv.Original]
+		orig, ok := l.GetAnnotations()[key]
 		if !ok {
 			continue
 		}

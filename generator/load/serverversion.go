@@ -76,18 +76,23 @@ func (r *Reader) readServerVersion(file string) (*ServerVersion, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseServerVersion(data, file)
+}
+
+// ParseServerVersion reads a GET /version body; source names it in errors.
+func ParseServerVersion(data []byte, source string) (*ServerVersion, error) {
 	var info struct {
 		GitVersion *string `json:"gitVersion"`
 	}
 	if err := json.Unmarshal(data, &info); err != nil {
-		return nil, fmt.Errorf("%s: not the JSON of the API server's GET /version: %w", file, err)
+		return nil, fmt.Errorf("%s: not the JSON of the API server's GET /version: %w", source, err)
 	}
 	if info.GitVersion == nil {
-		return nil, fmt.Errorf("%s: field gitVersion: missing (the API server's GET /version body holds it)", file)
+		return nil, fmt.Errorf("%s: field gitVersion: missing (the API server's GET /version body holds it)", source)
 	}
 	v, err := version.ParseSemantic(*info.GitVersion)
 	if err != nil {
-		return nil, fmt.Errorf("%s: field gitVersion: %q is not a Kubernetes version: %w", file, *info.GitVersion, err)
+		return nil, fmt.Errorf("%s: field gitVersion: %q is not a Kubernetes version: %w", source, *info.GitVersion, err)
 	}
-	return &ServerVersion{Version: v, Source: file}, nil
+	return &ServerVersion{Version: v, Source: source}, nil
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeAPIServer serves a kapp app "web" in namespace ns holding one ConfigMap; lists answers
+// GET /api/v1/configmaps and version the GET /version body. It returns a kubeconfig for it.
+func fakeAPIServer(t *testing.T, version string, lists func(w http.ResponseWriter, r *http.Request)) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/version":
+			fmt.Fprint(w, version)
+		case "/api":
+			fmt.Fprint(w, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"x"}]}`)
+		case "/apis":
+			fmt.Fprint(w, `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`)
+		case "/api/v1":
+			fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","namespaced":true,"kind":"ConfigMap","verbs":["get","list"]}]}`)
+		case "/api/v1/namespaces/ns/configmaps/web":
+			fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns"},"data":{"spec":"{\"labelKey\":\"kapp.k14s.io/app\",\"labelValue\":\"1\"}"}}`)
+		case "/api/v1/configmaps":
+			lists(w, r)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "+srv.URL+"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
+}
+
+const oneConfigMap = `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","labels":{"kapp.k14s.io/app":"1"},"annotations":{"kapp.k14s.io/original":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}"}}}]}`
+
+// TestCaptureRequestTimeout (probe5 finding 6): an API server that accepts a list request and
+// never answers held capture for ever. Each request is bounded (--request-timeout), the kind is
+// warned about naming the request, and what was captured is written.
+func TestCaptureRequestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	out := filepath.Join(t.TempDir(), "captured")
+	start := time.Now()
+	r := rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", kubeconfig, "--output-directory", out, "--request-timeout", "1s")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("capture took %s with --request-timeout 1s and --retries 3: a request that timed out was retried or not bounded", took)
+	}
+	if want := "warning: /v1, Resource=configmaps not captured: no answer within --request-timeout 1s: Get \""; r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "/api/v1/configmaps?") {
+		t.Errorf("capture of a server that never answers the list: exit %d, stderr:\n%s\nwant %q naming the request", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "live.yaml")); err != nil {
+		t.Errorf("what was captured is not written: %v", err)
+	}
+}
+
+// TestCaptureReplacesTheDirectory (probe5 finding 7): a capture into the directory of an earlier
+// one left its crds.yaml when the new capture had no custom resources, and --live DIR read those
+// CRDs; and a GET /version body that is no version (a proxy's login page) was written as
+// server-version.json. The capture files are replaced as a set, and a failed capture leaves the
+// directory as it was.
+func TestCaptureReplacesTheDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "captured")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	earlier := map[string]string{
+		"crds.yaml":           "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: olds.x.io}\n",
+		"live.yaml":           "old live\n",
+		"desired.yaml":        "old desired\n",
+		"server-version.json": versionJSON("v1.35.0"),
+	}
+	for name, data := range earlier {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok := func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, oneConfigMap) }
+	r := rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", fakeAPIServer(t, "<html><body>Please log in</body></html>", ok), "--output-directory", dir)
+	if r.code != 1 || !strings.Contains(r.stderr, "GET /version") {
+		t.Errorf("capture of a server whose GET /version is a login page: exit %d, stderr:\n%s\nwant an error naming GET /version", r.code, r.stderr)
+	}
+	for name, data := range earlier {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != data {
+			t.Errorf("after a failed capture, %s is %q (%v), want the earlier capture's %q", name, got, err, data)
+		}
+	}
+	r = rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", fakeAPIServer(t, versionJSON("v1.37.2"), ok), "--output-directory", dir)
+	if r.code != 0 {
+		t.Fatalf("capture: exit %d\n%s", r.code, r.stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"desired.yaml", "live.yaml", "server-version.json"}; !slices.Equal(names, want) {
+		t.Errorf("after capturing an app without custom resources into an earlier capture's directory: %v, want %v (the earlier crds.yaml removed)", names, want)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "live.yaml")); !strings.Contains(string(got), "name: c") {
+		t.Errorf("live.yaml not replaced:\n%s", got)
+	}
+}
+
+// TestCaptureRedactsEveryShape (probe5 finding 8): through the command, the finding's Secrets:
+// kapp's original holding a List, data a string, stringData a string, a value a map.
+func TestCaptureRedactsEveryShape(t *testing.T) {
+	const marker = "SUPERSECRET"
+	origs := []string{
+		`{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"stringData\":{\"pw\":\"` + marker + `1\"}}]}`,
+		`{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"data\":\"` + marker + `3\"}`,
+		`{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"data\":{\"pw\":{\"nested\":\"` + marker + `4\"}},\"stringData\":\"` + marker + `5\"}`,
+	}
+	var items []string
+	for i, o := range origs {
+		items = append(items, fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s%d","namespace":"ns","labels":{"kapp.k14s.io/app":"1"},"annotations":{"kapp.k14s.io/original":"%s","kubectl.kubernetes.io/last-applied-configuration":"%s"}},"data":{"pw":"eA=="}}`, i, o, o))
+	}
+	// the Secrets are served as the fake's one kind's list: capture redacts by each item's kind
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"apiVersion":"v1","kind":"List","metadata":{},"items":[`+strings.Join(items, ",")+`]}`)
+	})
+	dir := filepath.Join(t.TempDir(), "captured")
+	if r := rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", kubeconfig, "--output-directory", dir); r.code != 0 {
+		t.Fatalf("capture: exit %d\n%s", r.code, r.stderr)
+	}
+	live, _ := os.ReadFile(filepath.Join(dir, "live.yaml"))
+	if strings.Count(string(live), "kind: Secret") != 3 {
+		t.Fatalf("the three Secrets were not captured: the test tests nothing:\n%s", live)
+	}
+	for _, name := range []string{"live.yaml", "desired.yaml"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(got), marker) {
+			t.Errorf("%s holds a Secret value:\n%s", name, got)
+		}
+	}
+}
