@@ -153,3 +153,24 @@ func TestCaptureRedactsEveryShape(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureArgoCDFlags (newcomer3 finding 2): an Argo CD user's `capture --app NAME` said only
+// "no kapp app"; it names --argocd-app, which is given alone, with a tracking method Argo CD has.
+func TestCaptureArgoCDFlags(t *testing.T) {
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, oneConfigMap) })
+	dir := filepath.Join(t.TempDir(), "captured")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--app", "shop", "-n", "ns"}, "rebasegen: no kapp app shop in namespace ns (the objects of an Argo CD Application: --argocd-app)"},
+		{[]string{"--app", "shop", "--argocd-app", "shop"}, "rebasegen: --argocd-app shop: give it alone"},
+		{[]string{"--argocd-app", "shop", "--argocd-tracking", "labels"}, "rebasegen: --argocd-tracking labels: not a tracking method of Argo CD's: want one of [annotation label annotation+label]"},
+		{[]string{"--argocd-app", "argocd_a,b"}, "rebasegen: --argocd-app \"argocd_a,b\": not a valid Kubernetes name"},
+	} {
+		r := rebasegen(t, append([]string{"capture", "--kubeconfig", kubeconfig, "--output-directory", dir}, tc.args...)...)
+		if r.code != exitError || !strings.HasPrefix(r.stderr, tc.want) {
+			t.Errorf("capture %v: exit %d, stderr:\n%s\nwant %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}

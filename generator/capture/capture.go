@@ -160,7 +160,7 @@ func appLabel(ctx context.Context, core kubernetes.Interface, opts Options) (str
 		}
 		return meta.LabelKey + "=" + meta.LabelValue, nil
 	}
-	return "", fmt.Errorf("no kapp app %s in namespace %s", opts.App, opts.Namespace)
+	return "", fmt.Errorf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", opts.App, opts.Namespace)
 }
 
 // listable is every preferred resource that can be listed, minus subresources.

@@ -10,12 +10,14 @@ package lint
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -90,7 +92,7 @@ func Check(opts Options) ([]Finding, error) {
 		return nil, err
 	}
 	if len(docs) == 0 && len(findings) == 0 {
-		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules)
+		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v%s", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules, argoCDHint(opts))
 	}
 	var pkg []load.Object
 	if opts.Set != nil {
@@ -250,4 +252,18 @@ func kappDefaults() ([]ctlconf.RebaseRule, error) {
 	}
 	cfg, err := ctlconf.NewConfigFromResource(res)
 	return cfg.RebaseRules, err
+}
+
+// argoCDHint points an Argo CD user whose rules are Argo CD's (an Application's
+// ignoreDifferences, argocd-cm) to the command that judges them: lint reads kapp's rules only.
+func argoCDHint(opts Options) string {
+	objs, _ := load.Paths(opts.Rules, opts.Reader) // read once already: the error path only
+	for _, o := range objs {
+		argo := strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/") && o.GetKind() == "Application" ||
+			o.GetAPIVersion() == "v1" && o.GetKind() == "ConfigMap" && o.GetName() == "argocd-cm"
+		if argo {
+			return fmt.Sprintf(": %s %s holds Argo CD's ignoreDifferences, which `rebasegen check --target argocd --rules %s` lints and judges", o.GetKind(), o.GetName(), emit.ShellQuote(o.Source.File))
+		}
+	}
+	return ""
 }

@@ -465,3 +465,16 @@ rebaseRules:
 		"the desired Deployment objects have namespace/name app/api, app/web"},
 		{Warning, 21, "kindNamespaceNameMatcher {kind: Deployment, name: api, namespace: other} matches none of the desired objects", ""}})
 }
+
+// TestArgoCDRulesPointToCheck (newcomer3 finding 7): lint given an Argo CD Application said only
+// that it holds no kapp Config; it says which command judges Argo CD's ignoreDifferences.
+func TestArgoCDRulesPointToCheck(t *testing.T) {
+	app := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
+	_, err := Check(Options{Rules: []string{app}})
+	if want := "Application my-app holds Argo CD's ignoreDifferences, which `rebasegen check --target argocd --rules " + app + "` lints and judges"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("lint of an Application: %v\nwant it to say %q", err, want)
+	}
+	if _, err := Check(Options{Rules: []string{filepath.Join(fixtures, "hpa-replicas", "desired.yaml")}}); err == nil || strings.Contains(err.Error(), "Argo CD") {
+		t.Errorf("lint of files without Argo CD's settings: %v, want no word of Argo CD", err)
+	}
+}
