@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
 
@@ -42,6 +45,7 @@ func explainCommand() *cli.Command {
 			noteUnmanaged(c, set.Unmanaged, set.Live)
 			noteRedacted(c, set.Redacted)
 			noteElsewhere(c, verdict.UnpairedOf(set))
+			noteArgoCD(c, argocd.TrackedApps(rep))
 			if f == format.JSON {
 				return emit.WriteExplainJSON(c.App.Writer, rep)
 			}
@@ -57,6 +61,17 @@ func explainCommand() *cli.Command {
 			return emit.WriteExplainText(c.App.Writer, rep, pal, width)
 		},
 	}
+}
+
+// noteArgoCD tells an Argo CD user that explain speaks kapp: its adoption findings and hints are
+// what kapp's first deploy would do, not Argo CD's; the classes are the ones the Argo CD target
+// rules from.
+func noteArgoCD(c *cli.Context, apps []string) {
+	if len(apps) == 0 {
+		return
+	}
+	fmt.Fprintf(c.App.ErrWriter, "note: Argo CD tracks the live objects (Application %s): explain says what kapp would do with them (its adoption findings are kapp's); generate --target argocd and check --target argocd judge them for Argo CD\n",
+		escape.Text(strings.Join(apps, ", ")))
 }
 
 // explainGroupAbove: explain's text of more resources is grouped (a fleet: thousands of copies of
