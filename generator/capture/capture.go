@@ -92,11 +92,14 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources, err := listable(core.Discovery())
+	resources, failed, err := listable(core.Discovery())
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	for i := range failed {
+		failed[i].Err = timedOut(failed[i].Err, opts.RequestTimeout)
+	}
+	res := &Result{Failures: failed}
 	if res.ServerVersion, err = core.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw(); err != nil {
 		return nil, fmt.Errorf("reading the API server's version (GET /version): %w", timedOut(err, opts.RequestTimeout))
 	}
@@ -163,11 +166,20 @@ func appLabel(ctx context.Context, core kubernetes.Interface, opts Options) (str
 	return "", fmt.Errorf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", opts.App, opts.Namespace)
 }
 
-// listable is every preferred resource that can be listed, minus subresources.
-func listable(d discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
+// listable is every preferred resource that can be listed, minus subresources; failed are the
+// group versions whose discovery failed (an aggregated API whose backend is down or does not
+// answer): their kinds are not captured, as a kind whose list fails.
+func listable(d discovery.DiscoveryInterface) (_ []schema.GroupVersionResource, failed []Failure, _ error) {
 	lists, err := d.ServerPreferredResources()
 	if err != nil && len(lists) == 0 {
-		return nil, fmt.Errorf("discovery: %w", err)
+		return nil, nil, fmt.Errorf("discovery: %w", err)
+	}
+	var gdf *discovery.ErrGroupDiscoveryFailed
+	if errors.As(err, &gdf) {
+		for gv, e := range gdf.Groups {
+			failed = append(failed, Failure{Resource: gv.String() + " (discovery)", Err: e})
+		}
+		sort.Slice(failed, func(i, j int) bool { return failed[i].Resource < failed[j].Resource })
 	}
 	var out []schema.GroupVersionResource
 	for _, l := range lists {
@@ -183,7 +195,7 @@ func listable(d discovery.DiscoveryInterface) ([]schema.GroupVersionResource, er
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out, nil
+	return out, failed, nil
 }
 
 func hasVerb(verbs []string, v string) bool {
