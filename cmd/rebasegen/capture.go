@@ -53,6 +53,9 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("--argocd-tracking %s: %w", escape.Text(c.String("argocd-tracking")), err)
 			}
+			if argoApp != "" && c.IsSet("namespace") {
+				return fmt.Errorf("--argocd-app %s and --namespace: an Application's objects are found in every namespace; one outside Argo CD's namespace is named NAMESPACE_NAME, as its tracking writes it", argoApp)
+			}
 			if argoApp != "" {
 				app = argoApp
 			}

@@ -166,6 +166,7 @@ func TestCaptureArgoCDFlags(t *testing.T) {
 		{[]string{"--app", "shop", "-n", "ns"}, "rebasegen: no kapp app shop in namespace ns (the objects of an Argo CD Application: --argocd-app)"},
 		{[]string{"--app", "shop", "--argocd-app", "shop"}, "rebasegen: --argocd-app shop: give it alone"},
 		{[]string{"--argocd-app", "shop", "--argocd-tracking", "labels"}, "rebasegen: --argocd-tracking labels: not a tracking method of Argo CD's: want one of [annotation label annotation+label]"},
+		{[]string{"--argocd-app", "shop", "-n", "apps"}, "rebasegen: --argocd-app shop and --namespace: an Application's objects are found in every namespace; one outside Argo CD's namespace is named NAMESPACE_NAME"},
 		{[]string{"--argocd-app", "argocd_a,b"}, "rebasegen: --argocd-app \"argocd_a,b\": not a valid Kubernetes name"},
 	} {
 		r := rebasegen(t, append([]string{"capture", "--kubeconfig", kubeconfig, "--output-directory", dir}, tc.args...)...)
