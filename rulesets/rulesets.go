@@ -24,6 +24,7 @@ var builtin embed.FS
 type Ruleset struct {
 	Appliers      []Manager     `json:"appliers,omitempty"`
 	Humans        []Manager     `json:"humans,omitempty"`
+	Controllers   []Manager     `json:"controllers,omitempty"`
 	Calculated    []Field       `json:"calculated,omitempty"`
 	Injected      []Injection   `json:"injected,omitempty"`
 	Admission     []Plugin      `json:"admission,omitempty"`
@@ -93,8 +94,12 @@ type Manager struct {
 	Source string `json:"source"`
 	// Binary: the manager is the name of the binary's file (client-go's default user agent,
 	// whose part before "/" the API server records), so a binary run under the file name it was
-	// downloaded as records NAME-SUFFIX (kapp-linux-amd64, kapp-v0.66.0).
+	// downloaded as records NAME-SUFFIX (kapp-linux-amd64, kapp-v0.66.0); so does a tool that
+	// adds a suffix of its own (pulumi-kubernetes-RANDOM).
 	Binary bool `json:"binary,omitempty"`
+	// Autoscaler (controllers only): the entry's writes are the HorizontalPodAutoscaler
+	// controller's scaling.
+	Autoscaler bool `json:"autoscaler,omitempty"`
 	// Operation and Subresource, when set, narrow the entry to the manager's writes of that
 	// operation (Apply, Update) to that subresource (scale, status): one manager name can be
 	// several tools (kubectl records "kubectl" for apply --server-side and for the commands that
@@ -186,6 +191,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	}
 	rs.Appliers = append(rs.Appliers, f.Appliers...)
 	rs.Humans = append(rs.Humans, f.Humans...)
+	rs.Controllers = append(rs.Controllers, f.Controllers...)
 	rs.Calculated = append(rs.Calculated, f.Calculated...)
 	rs.Injected = append(rs.Injected, f.Injected...)
 	rs.Admission = append(rs.Admission, f.Admission...)

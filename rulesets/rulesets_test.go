@@ -31,7 +31,7 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 			t.Errorf("deploy option without a --flag or a source: %+v", o)
 		}
 	}
-	for _, m := range append(rs.Appliers, rs.Humans...) {
+	for _, m := range append(append(rs.Appliers, rs.Humans...), rs.Controllers...) {
 		if m.Source == "" {
 			t.Errorf("manager without source: %+v", m)
 		}

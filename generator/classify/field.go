@@ -51,7 +51,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
 				return f
 			}
-			if o.Manager == hpaManager && o.Subresource == "scale" && !c.autoscaled(fc.id) {
+			if w, ok := rulesets.FindWrite(c.rules.Controllers, o.Manager, o.Operation, o.Subresource); ok && w.Autoscaler && !c.autoscaled(fc.id) {
 				// managedFields keep the entry of the HPA controller's scale long after the
 				// autoscaler is gone: nothing writes the value again, and kapp's deploy puts the
 				// manifest's back. (Another manager scaling through the subresource is a controller
@@ -317,12 +317,6 @@ func has(u *fielddiff.Lookup, p fielddiff.Path) bool {
 	v, ok := u.Get(p)
 	return ok && v != nil
 }
-
-// hpaManager is the field manager of the HorizontalPodAutoscaler controller, which runs in
-// kube-controller-manager and is its only part that writes the scale subresource (k8s.io/kubernetes
-// pkg/controller/podautoscaler/horizontal.go: scaleNamespacer.Scales(ns).Update; the disruption
-// controller only reads scales, the deployment controller updates ReplicaSets themselves).
-const hpaManager = "kube-controller-manager"
 
 // autoscaled reports whether an autoscaler among the inputs (desired, live or deleted: ScaleTarget)
 // targets the resource: only then is a scale-subresource owner of its fields a controller's.
