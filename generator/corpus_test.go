@@ -73,6 +73,7 @@ func inputs(s *scenario.Scenario) generator.Inputs {
 		Desired:   []string{filepath.Join(s.Dir, "desired.yaml")},
 		Live:      []string{filepath.Join(s.Dir, "live.yaml")},
 		Namespace: s.Namespace,
+		Rulesets:  s.Rulesets,
 	}
 }
 

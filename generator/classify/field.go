@@ -43,7 +43,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// A person's change is never ruled away, whichever entry comes first or is newest, unless
 		// the server's defaulting produces the value (kubectl apply by hand, an Update, records
 		// every field it sent or the server defaulted as its own).
-		var controller, scaled *owner
+		var controller, scaled, unlisted *owner
 		for _, o := range others {
 			h, isHuman := rulesets.FindWrite(c.rules.Humans, o.Manager, o.Operation, o.Subresource)
 			if isHuman && !byDefault && !fromGit {
@@ -51,7 +51,18 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
 				return f
 			}
-			if w, ok := rulesets.FindWrite(c.rules.Controllers, o.Manager, o.Operation, o.Subresource); ok && w.Autoscaler && !c.autoscaled(fc.id) {
+			w, known := rulesets.FindWrite(c.rules.Controllers, o.Manager, o.Operation, o.Subresource)
+			if !known && !isHuman && d.Change == fielddiff.Modified && o.Subresource == "" {
+				// One write of a value the manifest declares, by a manager no ruleset knows, is no
+				// evidence of a controller: a person's script or UI writes so too (newcomer3
+				// finding 1). Writing a subresource, or a field the manifest leaves out, is what
+				// controllers do and the people's tools the rulesets list do not.
+				if unlisted == nil {
+					unlisted = &o
+				}
+				continue
+			}
+			if known && w.Autoscaler && !c.autoscaled(fc.id) {
 				// managedFields keep the entry of the HPA controller's scale long after the
 				// autoscaler is gone: nothing writes the value again, and kapp's deploy puts the
 				// manifest's back. (Another manager scaling through the subresource is a controller
@@ -80,6 +91,12 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if o := scaled; o != nil && !byDefault && !fromGit {
 			f.Class, f.Owner = Drift, o.Manager
 			f.Evidence = fmt.Sprintf("managedFields: %s, but no autoscaler among the desired, live or deleted objects (a HorizontalPodAutoscaler, a KEDA ScaledObject) targets this %s: the scale a removed autoscaler left, or one made by hand, which nothing writes again and kapp's deploy reverts", o, fc.id.Kind)
+			return f
+		}
+		if o := unlisted; o != nil && !byDefault && !fromGit {
+			f.Class = Unknown
+			f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s), a manager on no list of the rulesets (rulesets/managers.yaml, --ruleset): one write of a declared value may be a controller's or a person's (a script, a UI), which rebasegen cannot tell", o.Manager, o)
+			f.Warning = fmt.Sprintf("%s, a field manager rebasegen does not know, changed this declared value: name it in a --ruleset, under controllers (its value is then ruled) or humans (drift)", o.Manager)
 			return f
 		}
 	}

@@ -80,6 +80,9 @@ type Scenario struct {
 
 	Dir     string   `json:"-"`
 	Objects []Object `json:"-"` // one per desired.yaml document, in order
+	// Rulesets: the scenario's ruleset.yaml when it has one, given as --ruleset: the controllers
+	// it invents, named as a user names theirs.
+	Rulesets []string `json:"-"`
 
 	webhook *webhookServer // while Run's webhook serves, until Cleanup
 }
@@ -210,6 +213,9 @@ func Load(dir string) (*Scenario, error) {
 	s := &Scenario{Dir: dir}
 	if err := yaml.UnmarshalStrict(bs, s); err != nil {
 		return nil, fmt.Errorf("%s/scenario.yaml: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ruleset.yaml")); err == nil {
+		s.Rulesets = []string{filepath.Join(dir, "ruleset.yaml")}
 	}
 	if s.Name == "" || s.Namespace == "" {
 		return nil, fmt.Errorf("%s/scenario.yaml: name and namespace are required", dir)
