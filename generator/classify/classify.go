@@ -220,8 +220,10 @@ type fieldContext struct {
 	desired   *unstructured.Unstructured
 	live      *unstructured.Unstructured
 	defaulted *unstructured.Unstructured
-	prepared  *typedObject // defaulted, after the create strategy's PrepareForCreate; nil without one
-	stored    *storage     // prepared (or defaulted), after the storage round trip
+	prepared  *typedObject      // defaulted, after the create strategy's PrepareForCreate; nil without one
+	stored    *storage          // prepared (or defaulted), after the storage round trip
+	prunedAt  *fielddiff.Lookup // a custom resource as its CRD's schema prunes it; nil for other kinds
+	crd       string            // that CRD's name
 	mechanism string
 	strategy  string         // names the create strategy's PrepareForCreate, "" without one
 	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
@@ -273,6 +275,9 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if ok {
 		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
+		if dr.pruned != nil {
+			fc.prunedAt, fc.crd = fielddiff.NewLookup(dr.pruned.Object), dr.crd
+		}
 	}
 	var findings []fielddiff.Delta
 	for _, d := range deltas {

@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,4 +82,13 @@ func (s *crdSchema) apply(u *unstructured.Unstructured) (*unstructured.Unstructu
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(out.Object, s.structural)
 	structuraldefaulting.Default(out.Object, s.structural)
 	return out, nil
+}
+
+// pruned is u without the fields its structural schema does not know, which the server drops
+// when it decodes the object (k8s.io/apiextensions-apiserver pkg/apiserver/customresource_handler.go:
+// structuralpruning.PruneWithOptions, before defaulting).
+func (s *crdSchema) pruned(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := u.DeepCopy()
+	structuralpruning.Prune(out.Object, s.structural, true)
+	return out
 }

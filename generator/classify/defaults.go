@@ -55,6 +55,8 @@ type defaults struct {
 	out       *unstructured.Unstructured // after the scheme's defaulting and conversion
 	prepared  *typedObject               // out after the create strategy's PrepareForCreate; nil without one
 	stored    *storage                   // what is stored (prepared, else out) after a storage round trip; nil for custom resources
+	pruned    *unstructured.Unstructured // a custom resource without the fields its CRD's schema prunes; nil for other kinds
+	crd       string                     // the name of that CRD
 	mechanism string                     // the defaulting code and its version
 	strategy  string                     // the strategy's PrepareForCreate and its version, "" without one
 }
@@ -67,6 +69,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 	gvk := u.GroupVersionKind()
 	if s := d.crds.lookup(gvk); s != nil {
 		res.out, err = s.apply(u)
+		res.pruned, res.crd = s.pruned(u), s.crdName
 		res.mechanism = fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes)
 		return res, err == nil, err
 	}

@@ -33,6 +33,14 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Warning = "the API server does not know this field and drops it: fix or remove it in the manifest"
 		return f
 	}
+	if d.Change == fielddiff.Removed && fc.prunedAt != nil {
+		if _, kept := fc.prunedAt.Get(d.Path); !kept {
+			f.Class, f.Pruned = Unknown, true
+			f.Evidence = fmt.Sprintf("the API server does not know this field: the structural schema of CRD %s has none such (nor x-kubernetes-preserve-unknown-fields above it), and the server pruned it when it stored the object; kapp sends it on every deploy, and it does nothing", fc.crd)
+			f.Warning = "the API server does not know this field and drops it: fix or remove it in the manifest"
+			return f
+		}
+	}
 	defaulted, byDefault := c.serverDefault(fc, d)
 	fromGit := changedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
