@@ -2,6 +2,8 @@ package verdict
 
 import (
 	"slices"
+	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -71,4 +73,80 @@ func copied(rules []Rule, r classify.Resource, p fielddiff.Path) bool {
 		}
 	}
 	return false
+}
+
+// keptAdoption asks kapp's engine what its deploy applies to each resource with adoption changes:
+// the resource kapp makes of the manifest with the rules in force (verify.Rebased), the one it
+// updates the live object with. Where that still holds another tool's label or annotation as the
+// live object has it, kapp's deploy keeps it rather than removing it once (a copy of
+// metadata.annotations from the live object keeps Helm's release annotation: newcomer2 finding
+// 11): the change is drift the rules keep, named with them, not an adoption change.
+func (v *Verdict) keptAdoption(in Input, configs []*unstructured.Unstructured) error {
+	byID := map[string]classify.Resource{}
+	for _, r := range in.Report.Resources {
+		byID[r.ID.String()] = r
+	}
+	var ids []string // one pair per resource: kapp's engine diffs one app
+	for _, a := range v.Adoption {
+		if id := a.Resource.String(); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	liveAt := make([]any, len(v.Adoption)) // each change's live value (a finding's may be masked)
+	for j, a := range v.Adoption {
+		if _, live, err := byID[a.Resource.String()].Objects(); err == nil {
+			liveAt[j], _ = fielddiff.NewLookup(live.Object).Get(a.Finding.Path)
+		}
+	}
+	held := make([]map[string]bool, len(ids)) // adoption paths the rebased resource holds, per resource
+	var mu sync.Mutex
+	err := verify.Rebased(len(ids), func(i int) (verify.Pair, error) {
+		desired, live, err := byID[ids[i]].Objects()
+		if err != nil {
+			return verify.Pair{}, err
+		}
+		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+	}, configs, func(i int, _ verify.Base, obj map[string]any, err error) {
+		if err != nil || obj == nil {
+			return // kapp's engine reports a failing pair on the verification
+		}
+		at := fielddiff.NewLookup(asDecoded(obj))
+		for j, a := range v.Adoption {
+			if a.Resource.String() != ids[i] {
+				continue
+			}
+			if got, ok := at.Get(a.Finding.Path); ok && liveAt[j] != nil && fielddiff.Equal(got, liveAt[j]) {
+				mu.Lock()
+				if held[i] == nil {
+					held[i] = map[string]bool{}
+				}
+				held[i][a.Finding.Path.String()] = true
+				mu.Unlock()
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	var once []Residual
+	for _, a := range v.Adoption {
+		i := slices.Index(ids, a.Resource.String())
+		if !held[i][a.Finding.Path.String()] {
+			once = append(once, a)
+			continue
+		}
+		r := byID[a.Resource.String()]
+		f := a.Finding
+		tool, _, _ := strings.Cut(f.Evidence, "; kapp resets")
+		f.Evidence = tool + "; the resource kapp's deploy applies with the rules in force holds it: kapp keeps it, not removes it once"
+		v.Drift = append(v.Drift, Residual{a.Resource, f})
+		k := Kept{Hidden: Hidden{Resource: a.Resource, Path: f.Path.String()}, Copied: copied(in.Rules, r, f.Path)}
+		k.Rule, k.At = responsible(in.Rules, r, f.Path)
+		v.DriftKept = append(v.DriftKept, k)
+	}
+	v.Adoption = once
+	return nil
 }

@@ -173,6 +173,9 @@ func Judge(in Input) (*Verdict, error) {
 	if err := v.keptDrift(in, configs); err != nil {
 		return nil, err
 	}
+	if err := v.keptAdoption(in, configs); err != nil {
+		return nil, err
+	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
 	// field only the manifest's applier owns.
 	if err := v.mutations(in, configs); err != nil {
