@@ -146,10 +146,10 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	var j judgement
 	switch c.cfg.mode {
 	case Apply:
-		err = j.apply(res, du, lu, c.cfg.fieldManager)
+		err = j.apply(res, du, lu, c.cfg.fieldManager, c.statusWriteOf(du.GroupVersionKind()))
 	case Update:
 		j.update(res)
-		j.status(du, lu, c.statusOf)
+		j.status(du, lu, c.statusWriteOf(du.GroupVersionKind()))
 		err = j.managedFields(du, lu)
 	}
 	if err != nil {
@@ -318,21 +318,28 @@ func statusOfVersion(version map[string]any) statusWrite {
 	return statusWritten
 }
 
-// status judges an update's status: a kind with a status subresource (every built-in kind with
-// a status) keeps live's; a custom resource whose CRD has none writes it as any field; without
-// the CRD, which of the two cannot be known offline.
-func (j *judgement) status(desired, live *unstructured.Unstructured, statusOf map[schema.GroupVersionKind]statusWrite) {
-	gvk := desired.GroupVersionKind()
+// statusWriteOf is what a write of the object itself does with the status of kind gvk: every
+// built-in kind with a status has a status subresource, a custom resource's CRD says (0: no CRD
+// given).
+func (c *Comparer) statusWriteOf(gvk schema.GroupVersionKind) statusWrite {
 	if scheme.Scheme.Recognizes(gvk) {
-		return
+		return statusKept
 	}
+	return c.statusOf[gvk]
+}
+
+// status judges an update's status: a kind with a status subresource keeps live's; a custom
+// resource whose CRD has none writes it as any field; without the CRD, which of the two cannot
+// be known offline.
+func (j *judgement) status(desired, live *unstructured.Unstructured, status statusWrite) {
+	gvk := desired.GroupVersionKind()
 	d, dok := desired.Object["status"]
 	l := live.Object["status"]
 	if sameJSON(d, l) {
 		return
 	}
 	f := Field{Path: "status", Class: "unknown"}
-	switch statusOf[gvk] {
+	switch status {
 	case statusKept, statusPruned:
 		return
 	case statusWritten:

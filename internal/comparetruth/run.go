@@ -68,20 +68,29 @@ func (c *Client) CRD(ctx context.Context) (*unstructured.Unstructured, error) {
 	if _, err := r.Create(ctx, crd, metav1.CreateOptions{FieldManager: Manager}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
+	if err := c.established(ctx, crd.GetName()); err != nil {
+		return nil, err
+	}
+	return r.Get(ctx, crd.GetName(), metav1.GetOptions{})
+}
+
+// established waits until the CRD named is served.
+func (c *Client) established(ctx context.Context, name string) error {
+	r := c.dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		got, err := r.Get(ctx, crd.GetName(), metav1.GetOptions{})
+		got, err := r.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
 		for _, cond := range conds {
 			if m, _ := cond.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
 				c.mapper.Reset()
-				return got, nil
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("CRD %s not established after 30s", crd.GetName())
+			return fmt.Errorf("CRD %s not established after 30s", name)
 		}
 	}
 }
