@@ -95,22 +95,55 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	}
 }
 
-// A check result holding a finding of every kind, rendered in every format, shows each kind under
-// its label (text, github) or its JSON key: what one kind is called is the same everywhere, and
-// a format that drops a kind fails here.
-func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
+// everyKindVerdict is a verdict holding a finding of every kind (but the server version's, which
+// is not the verdict's).
+func everyKindVerdict() *verdict.Verdict {
+	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
+	data := "data"
+	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
+	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
+	return &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
+		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}
+}
+
+// showsEveryKind checks that got, a report in format of holding a finding of every kind, shows
+// each under its label (text, github) or its JSON key.
+func showsEveryKind(t *testing.T, of format.Format, got string) {
+	t.Helper()
 	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
 		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
 		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
 		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
 	}
-	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
-	data := "data"
-	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
-	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
-	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
-		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}, VersionWarning: "no defaults data"}
+	for _, k := range verdict.Kinds() {
+		switch of {
+		case format.JSON:
+			var j map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(got), &j); err != nil {
+				t.Fatal(err)
+			}
+			var list []any
+			if key, ok := jsonKey[k]; !ok || json.Unmarshal(j[key], &list) != nil || len(list) != 1 {
+				t.Errorf("json: kind %s: want one entry under %q, got %s", k, jsonKey[k], j[jsonKey[k]])
+			}
+		case format.GitHub:
+			if !strings.Contains(got, "::"+k.Label()+": ") {
+				t.Errorf("github: kind %s: no annotation starting %q:\n%s", k, k.Label()+": ", got)
+			}
+		default:
+			if !strings.Contains("\n"+got, "\n"+k.Label()+": ") && !strings.Contains(got, "warning: "+k.Label()+": ") {
+				t.Errorf("text: kind %s: no line starting %q:\n%s", k, k.Label()+": ", got)
+			}
+		}
+	}
+}
+
+// A check result holding a finding of every kind, rendered in every format, shows each kind under
+// its label (text, github) or its JSON key: what one kind is called is the same everywhere, and
+// a format that drops a kind fails here.
+func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
+	res := &generator.Checked{Verdict: everyKindVerdict(), VersionWarning: "no defaults data"}
 	fs := res.Findings(verdict.Gate{})
 	labels := map[string]verdict.Kind{}
 	for _, k := range verdict.Kinds() {
@@ -125,28 +158,7 @@ func TestCheckResultWithEveryKindInEveryFormat(t *testing.T) {
 		if err := writeCheck(&out, of, res, []string{"rules.yml"}, fs); err != nil {
 			t.Fatalf("%s: %v", of, err)
 		}
-		got := out.String()
-		for _, k := range verdict.Kinds() {
-			switch of {
-			case format.JSON:
-				var j map[string]json.RawMessage
-				if err := json.Unmarshal([]byte(got), &j); err != nil {
-					t.Fatal(err)
-				}
-				var list []any
-				if key, ok := jsonKey[k]; !ok || json.Unmarshal(j[key], &list) != nil || len(list) != 1 {
-					t.Errorf("json: kind %s: want one entry under %q, got %s", k, jsonKey[k], j[jsonKey[k]])
-				}
-			case format.GitHub:
-				if !strings.Contains(got, "::"+k.Label()+": ") {
-					t.Errorf("github: kind %s: no annotation starting %q:\n%s", k, k.Label()+": ", got)
-				}
-			default:
-				if !strings.Contains("\n"+got, "\n"+k.Label()+": ") && !strings.Contains(got, "warning: "+k.Label()+": ") {
-					t.Errorf("text: kind %s: no line starting %q:\n%s", k, k.Label()+": ", got)
-				}
-			}
-		}
+		showsEveryKind(t, of, out.String())
 	}
 }
 

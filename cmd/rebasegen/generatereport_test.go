@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/format"
@@ -19,19 +17,7 @@ import (
 // shows each kind under its label (text, github) or its JSON key, as check's does (issue 28:
 // generate had no JSON or GitHub output).
 func TestGenerateReportsEveryKindInEveryFormat(t *testing.T) {
-	jsonKey := map[verdict.Kind]string{ // README's schema, independent of the renderer
-		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
-		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
-		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
-	}
-	id := pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: "a"}
-	data := "data"
-	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
-	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
-	g := &generator.Generated{Set: &pair.Set{VersionWarning: "no defaults data"}, Verification: verdict.Verification{Verdict: &verdict.Verdict{
-		Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
-		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}}}}
+	g := &generator.Generated{Set: &pair.Set{VersionWarning: "no defaults data"}, Verification: verdict.Verification{Verdict: everyKindVerdict()}}
 	r := generateReport(g, verdict.Gate{}, "1 rule; summary")
 	for _, of := range format.Report() {
 		var out strings.Builder
@@ -39,27 +25,7 @@ func TestGenerateReportsEveryKindInEveryFormat(t *testing.T) {
 			t.Fatalf("%s: %v", of, err)
 		}
 		got := out.String()
-		for _, k := range verdict.Kinds() {
-			switch of {
-			case format.JSON:
-				var j map[string]json.RawMessage
-				if err := json.Unmarshal([]byte(got), &j); err != nil {
-					t.Fatal(err)
-				}
-				var list []any
-				if key, ok := jsonKey[k]; !ok || json.Unmarshal(j[key], &list) != nil || len(list) != 1 {
-					t.Errorf("json: kind %s: want one entry under %q, got %s", k, jsonKey[k], j[jsonKey[k]])
-				}
-			case format.GitHub:
-				if !strings.Contains(got, "::"+k.Label()+": ") {
-					t.Errorf("github: kind %s: no annotation starting %q:\n%s", k, k.Label()+": ", got)
-				}
-			default:
-				if !strings.Contains("\n"+got, "\n"+k.Label()+": ") && !strings.Contains(got, "warning: "+k.Label()+": ") {
-					t.Errorf("text: kind %s: no line starting %q:\n%s", k, k.Label()+": ", got)
-				}
-			}
-		}
+		showsEveryKind(t, of, got)
 		if of == format.GitHub && !strings.Contains(got, "::notice::generate: 1 rule; summary\n") {
 			t.Errorf("github: no summary notice:\n%s", got)
 		}

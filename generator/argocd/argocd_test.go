@@ -200,6 +200,21 @@ func settingsOf(t *testing.T, doc string) argocd.Settings {
 	return s
 }
 
+// synthesizeAndVerify synthesizes ignores over the rules s already holds and verifies those rules
+// (s, not the ignores synthesized) as Argo CD applies them.
+func synthesizeAndVerify(t *testing.T, a *generator.Analysis, s argocd.Settings) (argocd.Result, argocd.Verification) {
+	t.Helper()
+	res, err := argocd.Synthesize(a.Report, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := argocd.Verify(a.Report, s, res.Ghost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, v
+}
+
 // argocd-cm keys apply as Argo CD's ignore normalizer matches them: a core kind's key names the
 // kind alone ("Service"), and a key may be a glob. The mutation check must judge the resources
 // they apply to, so a change made in Git that they hide is found.
@@ -211,14 +226,7 @@ func TestArgoCDCMKeysApplyAsArgoCDMatchesThem(t *testing.T) {
 	} {
 		s := settingsOf(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.ignoreDifferences."+
 			tc.key+": \""+tc.body+"\"\n")
-		res, err := argocd.Synthesize(a.Report, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := argocd.Verify(a.Report, s, res.Ghost)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, v := synthesizeAndVerify(t, a, s)
 		found := false
 		for _, h := range v.Hidden {
 			found = found || h.Resource.Kind == tc.kind && strings.Contains(h.Path, tc.path)
@@ -264,14 +272,7 @@ func TestCompareOptionsStatus(t *testing.T) {
 			doc += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.compareoptions: \"" + tc.options + "\"\n"
 		}
 		s := settingsOf(t, doc)
-		res, err := argocd.Synthesize(a.Report, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := argocd.Verify(a.Report, s, res.Ghost)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, v := synthesizeAndVerify(t, a, s)
 		shown := false
 		for _, l := range res.Left {
 			shown = shown || strings.HasPrefix(l.Path, "status")
@@ -365,14 +366,7 @@ func TestIgnoresApplyToTheirApplicationsObjects(t *testing.T) {
 		inSync bool
 	}{{app("other"), false}, {app("argo-hpa"), true}, {app("other") + "---\n" + app("argo-hpa"), true}} {
 		s := settingsOf(t, tc.rules)
-		res, err := argocd.Synthesize(a.Report, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := argocd.Verify(a.Report, s, res.Ghost)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, v := synthesizeAndVerify(t, a, s)
 		if got := v.Ghost > 0 && v.InSync == v.Ghost; got != tc.inSync {
 			t.Errorf("%s: in sync %v (%+v), want %v", tc.rules, got, v, tc.inSync)
 		}
