@@ -153,6 +153,21 @@ func TestTypedObjects(t *testing.T) {
 	}
 }
 
+// deployment is Deployment ns/web whose pod template holds containers (YAML list items, one a line).
+func deployment(t *testing.T, containers string) *unstructured.Unstructured {
+	t.Helper()
+	return object(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      `+strings.ReplaceAll(containers, "\n", "\n      ")+"\n")
+}
+
 // TestIgnoreOptions: ignored paths (list items by key) and managers leave the verdict.
 func TestIgnoreOptions(t *testing.T) {
 	live := object(t, liveConfigMap)
@@ -171,18 +186,7 @@ func TestIgnoreOptions(t *testing.T) {
 	}
 
 	dep := func(image string) *unstructured.Unstructured {
-		return object(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: ns}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: nginx}
-      - {name: sidecar, image: `+image+`}
-`)
+		return deployment(t, "- {name: web, image: nginx}\n- {name: sidecar, image: "+image+"}")
 	}
 	liveDep := dep("proxy:2")
 	liveDep.SetManagedFields([]metav1.ManagedFieldsEntry{})
@@ -210,17 +214,7 @@ spec:
 // taken and ignored nothing); merge keys are taken in any order.
 func TestIgnorePathsSelectItemsAsFieldPath(t *testing.T) {
 	dep := func(port string) *unstructured.Unstructured {
-		u := object(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: ns}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: nginx, ports: [{containerPort: `+port+`, name: http}]}
-`)
+		u := deployment(t, "- {name: web, image: nginx, ports: [{containerPort: "+port+", name: http}]}")
 		u.SetManagedFields([]metav1.ManagedFieldsEntry{})
 		return u
 	}
