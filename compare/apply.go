@@ -151,44 +151,6 @@ func sharedUnder(owned, others *fieldpath.Set, p fieldpath.Path) bool {
 	return shared
 }
 
-var statusField = "status"
-
-// applyStatus judges the status an apply declares where the kind has no status subresource (a
-// custom resource whose CRD gives it none: the server writes status as any other field), or
-// where that is unknown (a custom resource without its CRD): statusDeclared is the status's
-// fields desired declares (below status), owned those manager applied. The fields it judges are
-// added to seen.
-func (j *judgement) applyStatus(desired, live *unstructured.Unstructured, manager string, status statusWrite, statusDeclared, owned, seen *fieldpath.Set) {
-	if status != statusWritten && status != 0 {
-		return // the server resets status (a status subresource, a built-in kind) or prunes it
-	}
-	gvk := desired.GroupVersionKind()
-	statusOwned := owned.Leaves().WithPrefix(fieldpath.PathElement{FieldName: &statusField})
-	var changed []fieldpath.Path
-	statusDeclared.Iterate(func(p fieldpath.Path) {
-		full := append(fieldpath.Path{{FieldName: &statusField}}, p...)
-		d, _ := fielddiff.Path(full).Get(desired.Object)
-		l, ok := fielddiff.Path(full).Get(live.Object)
-		if !ok || !sameJSON(d, l) {
-			changed = append(changed, full)
-		}
-	})
-	if status == 0 {
-		// what becomes of the status manager applied is judged here, not as a field it owns
-		statusOwned.Iterate(func(p fieldpath.Path) { seen.Insert(append(fieldpath.Path{{FieldName: &statusField}}, p...)) })
-		if len(changed) > 0 || !statusDeclared.Equals(statusOwned) {
-			j.fields = append(j.fields, Field{Path: "status", Effect: Unknown, Class: "unknown",
-				Evidence: "the apply declares a status other than the one " + manager + " applied and, without the CRD of " + gvk.Kind + " (WithCRDs), whether " + gvk.Version + " has a status subresource, which resets status on an apply, cannot be known offline"})
-		}
-		return
-	}
-	for _, p := range changed {
-		seen.Insert(p)
-		j.fields = append(j.fields, Field{Path: fielddiff.Path(p).String(), Effect: Set, Class: "unknown",
-			Evidence: "the CRD gives " + gvk.Version + " no status subresource: the apply writes status as any other field"})
-	}
-}
-
 // resetOnApply is what an apply to the object itself never owns: its status, which the server
 // resets (kinds with a status subresource) unless statusWritten, and metadata the server strips
 // from managedFields.

@@ -14,20 +14,15 @@
 package compare
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strings"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -45,15 +40,6 @@ type Comparer struct {
 	statusOf map[schema.GroupVersionKind]statusWrite
 	checked  sync.Map // schema.GroupVersionKind -> checked: checkIgnorePaths' answer
 }
-
-// statusWrite is what an update of a custom resource does with its status.
-type statusWrite int
-
-const (
-	statusKept    statusWrite = iota + 1 // a status subresource: the update keeps live's status
-	statusWritten                        // no status subresource: status is written as any field
-	statusPruned                         // no status subresource and the schema prunes status
-)
 
 // New returns a Comparer. A write mode (WithApply or WithUpdate) is required.
 func New(opts ...Option) (*Comparer, error) {
@@ -185,64 +171,6 @@ func (c *Comparer) checkIgnorePaths(gvk schema.GroupVersionKind) error {
 
 type checked struct{ err error }
 
-// reordered returns the lists whose items desired declares in another order than live holds
-// them (list items matched by their merge keys, as the comparison matches them): a write keeps
-// the order it writes (an apply its own items', an update every item's), which a comparison by
-// key does not see.
-func reordered(desired, live *unstructured.Unstructured) []fielddiff.Path {
-	var out []fielddiff.Path
-	var walk func(d, l any, dp, lp fielddiff.Path)
-	walk = func(d, l any, dp, lp fielddiff.Path) {
-		switch dv := d.(type) {
-		case map[string]any:
-			lv, ok := l.(map[string]any)
-			if !ok {
-				return
-			}
-			for k, x := range dv {
-				if y, ok := lv[k]; ok {
-					e := fieldpath.PathElement{FieldName: &k}
-					walk(x, y, append(dp[:len(dp):len(dp)], e), append(lp[:len(lp):len(lp)], e))
-				}
-			}
-		case []any:
-			lv, ok := l.([]any)
-			if !ok {
-				return
-			}
-			at := make(map[string]int, len(lv))
-			for j := range lv {
-				at[itemKey(live, lp, j)] = j
-			}
-			last, inOrder := -1, true
-			for i := range dv {
-				j, ok := at[itemKey(desired, dp, i)]
-				if !ok {
-					continue
-				}
-				if j < last {
-					inOrder = false
-				}
-				last = j
-				walk(dv[i], lv[j], append(dp[:len(dp):len(dp)], fieldpath.PathElement{Index: &i}), append(lp[:len(lp):len(lp)], fieldpath.PathElement{Index: &j}))
-			}
-			if !inOrder {
-				out = append(out, fielddiff.ByKey(desired, dp))
-			}
-		}
-	}
-	walk(desired.Object, live.Object, nil, nil)
-	slices.SortFunc(out, func(a, b fielddiff.Path) int { return strings.Compare(a.String(), b.String()) })
-	return out
-}
-
-// itemKey names the i-th item of the list at p (a path by index) as the comparison does: by
-// its merge keys, its value in a set, or its index in an atomic list.
-func itemKey(u *unstructured.Unstructured, p fielddiff.Path, i int) string {
-	k := fielddiff.ByKey(u, append(p[:len(p):len(p)], fieldpath.PathElement{Index: &i}))
-	return fieldpath.Path(k[len(k)-1:]).String()
-}
-
 // judgement is the fields of one comparison with their effects, before the options filter them.
 type judgement struct {
 	fields []Field
@@ -272,174 +200,6 @@ func (j *judgement) declared(f classify.Finding) {
 	default:
 		j.add(f, Set, "")
 	}
-}
-
-// update judges an update (PUT): the desired object replaces the live one whole; the server
-// defaults what it omits, and keeps status and its own metadata.
-func (j *judgement) update(res classify.Resource) {
-	for _, f := range res.Findings {
-		if f.KappView {
-			continue // the objects agree; only kapp reads them differently
-		}
-		if f.Change != fielddiff.Added {
-			j.declared(f)
-			continue
-		}
-		switch f.Class {
-		case classify.Defaulted, classify.KappArtifact:
-			j.add(f, Kept, "the update omits it and the server defaults it to the live value again")
-		case classify.Calculated:
-			j.add(f, Unknown, "the update omits a field the server calculated: whether the kind's update strategy keeps it cannot be known offline")
-		case classify.Admission:
-			j.add(f, Unknown, "the update omits a field admission added: whether admission adds it again cannot be known offline")
-		case classify.Adoption:
-			j.add(f, Unknown, "the update omits bookkeeping another tool or the server wrote: whether the server writes it again cannot be known offline")
-		default:
-			j.add(f, Removed, "the update omits it")
-		}
-	}
-}
-
-// statusOfVersion is what an update does with status in a version of a CRD (its subresources
-// and schema).
-func statusOfVersion(version map[string]any) statusWrite {
-	if sub, ok, _ := unstructured.NestedFieldNoCopy(version, "subresources", "status"); ok && sub != nil {
-		return statusKept
-	}
-	root, ok, _ := unstructured.NestedMap(version, "schema", "openAPIV3Schema")
-	if !ok {
-		return statusWritten
-	}
-	_, hasStatus, _ := unstructured.NestedFieldNoCopy(root, "properties", "status")
-	keep, _, _ := unstructured.NestedBool(root, "x-kubernetes-preserve-unknown-fields")
-	if !hasStatus && !keep {
-		return statusPruned
-	}
-	return statusWritten
-}
-
-// statusWriteOf is what a write of the object itself does with the status of kind gvk: every
-// built-in kind with a status has a status subresource, a custom resource's CRD says (0: no CRD
-// given).
-func (c *Comparer) statusWriteOf(gvk schema.GroupVersionKind) statusWrite {
-	if scheme.Scheme.Recognizes(gvk) {
-		return statusKept
-	}
-	return c.statusOf[gvk]
-}
-
-// status judges an update's status: a kind with a status subresource keeps live's; a custom
-// resource whose CRD has none writes it as any field; without the CRD, which of the two cannot
-// be known offline.
-func (j *judgement) status(desired, live *unstructured.Unstructured, status statusWrite) {
-	gvk := desired.GroupVersionKind()
-	d, dok := desired.Object["status"]
-	l := live.Object["status"]
-	if sameJSON(d, l) {
-		return
-	}
-	f := Field{Path: "status", Class: "unknown"}
-	switch status {
-	case statusKept, statusPruned:
-		return
-	case statusWritten:
-		f.Effect = Set
-		f.Evidence = "the CRD gives " + gvk.Version + " no status subresource: the update writes status as any other field"
-		if !dok || d == nil {
-			f.Effect = Removed
-			f.Evidence = "the CRD gives " + gvk.Version + " no status subresource: the update omits status and the server removes it"
-		}
-	default:
-		f.Effect = Unknown
-		f.Evidence = "status differs and, without the CRD of " + gvk.Kind + " (WithCRDs), whether " + gvk.Version + " has a status subresource, which keeps live's status on an update, cannot be known offline"
-	}
-	j.fields = append(j.fields, f)
-}
-
-func sameJSON(a, b any) bool {
-	x, errX := json.Marshal(a)
-	y, errY := json.Marshal(b)
-	return errX == nil && errY == nil && string(x) == string(y)
-}
-
-// managedFields judges the managedFields an update carries: the server takes them in place of
-// live's (apimachinery's FieldManager.Update): an empty list or one empty entry resets them, a
-// list it decodes replaces them; omitted (or not decodable) they stay live's.
-func (j *judgement) managedFields(desired, live *unstructured.Unstructured) error {
-	raw, ok, _ := unstructured.NestedFieldNoCopy(desired.Object, "metadata", "managedFields")
-	if !ok || raw == nil {
-		return nil
-	}
-	want, err := managedEntries(desired)
-	if err != nil {
-		return fmt.Errorf("desired metadata.managedFields: %w", err)
-	}
-	have, err := managedEntries(live)
-	if err != nil {
-		return fmt.Errorf("live metadata.managedFields: %w", err)
-	}
-	reset := len(want) == 0 || len(want) == 1 && reflect.DeepEqual(want[0], metav1.ManagedFieldsEntry{})
-	f := Field{Path: "metadata.managedFields", Effect: Set, Class: "managed"}
-	switch {
-	case reset && len(have) > 0:
-		f.Evidence = "the update carries an empty managedFields entry, which resets them: the server drops live's"
-	case reset:
-		return nil
-	case !decodable(want):
-		return nil // the server keeps live's
-	case !reflect.DeepEqual(want, have):
-		f.Evidence = "the update carries managedFields other than live's: the server stores them in place of live's"
-	default:
-		return nil
-	}
-	j.fields = append(j.fields, f)
-	return nil
-}
-
-// managedEntries are u's managedFields, with their fields as sets (not their JSON spelling).
-func managedEntries(u *unstructured.Unstructured) ([]metav1.ManagedFieldsEntry, error) {
-	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "managedFields")
-	list, ok := raw.([]any)
-	if raw != nil && !ok {
-		return nil, fmt.Errorf("a %T, not a list", raw)
-	}
-	out := make([]metav1.ManagedFieldsEntry, 0, len(list))
-	for i, x := range list {
-		var e metav1.ManagedFieldsEntry
-		m, ok := x.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("entry %d is a %T, not an object", i, x)
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &e); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
-		}
-		if e.FieldsV1 != nil {
-			s := fieldpath.NewSet()
-			if err := s.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
-				return nil, fmt.Errorf("entry %d: fieldsV1: %w", i, err)
-			}
-			// the same set however its JSON is spelt
-			b, err := s.ToJSON()
-			if err != nil {
-				return nil, fmt.Errorf("entry %d: fieldsV1: %w", i, err)
-			}
-			e.FieldsV1.Raw = b
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// decodable reports whether the server decodes entries (apimachinery's DecodeManagedFields): when
-// it does not, it keeps live's managedFields.
-func decodable(entries []metav1.ManagedFieldsEntry) bool {
-	for _, e := range entries {
-		if e.Operation != metav1.ManagedFieldsOperationApply && e.Operation != metav1.ManagedFieldsOperationUpdate ||
-			e.APIVersion == "" || e.FieldsType != "FieldsV1" {
-			return false
-		}
-	}
-	return true
 }
 
 // result applies the ignore options and decides the verdict.
