@@ -294,6 +294,8 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 		cm + "data:\n  resource.customizations.ignoreDifferences.apps_Deployment: {jsonPointers: [/spec/replicas]}\n": `data["resource.customizations.ignoreDifferences.apps_Deployment"]: not a string`,
 		cm + "data:\n  resource.customizations.ignoreDifferences.a_b_C: \"jsonPointers: [/x]\"\n":                     "Argo CD refuses the key",
 		cm + "data:\n  resource.compareoptions: {ignoreResourceStatusField: none}\n":                                  `data["resource.compareoptions"]: not a string`,
+		// Argo CD reads the argocd-cm of the namespace it runs in, never two merged.
+		cm + "data: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: other}\ndata:\n  resource.customizations.ignoreDifferences.apps_Deployment: \"jsonPointers: [/spec]\"\n": `rules.yml: document 2 (line 5): a second argocd-cm (namespace "other"; the first: rules.yml: document 1 (line 1), namespace "argocd")`,
 	} {
 		objs, err := load.Bytes("rules.yml", []byte(doc))
 		if err != nil {

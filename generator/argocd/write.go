@@ -129,9 +129,12 @@ func kinds(ignores []Ignore) []kindDiff {
 
 // Read reads the Argo CD diff settings among objs: Applications' spec.ignoreDifferences and
 // argocd-cm ConfigMaps' resource.customizations (the whole key and the per-kind keys, as Argo
-// CD's settings read them). Other objects are an error naming them.
+// CD's settings read them). Other objects are an error naming them, and so is a second argocd-cm:
+// Argo CD reads the one in the namespace it runs in, so merging two would judge settings no Argo
+// CD has.
 func Read(objs []load.Object) (Settings, error) {
 	var s Settings
+	var cm *load.Object
 	for _, o := range objs {
 		switch {
 		case o.GetKind() == "Application" && strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/"):
@@ -163,6 +166,11 @@ func Read(objs []load.Object) (Settings, error) {
 				s.ignoresOf = append(s.ignoresOf, appRef{name: o.GetName(), namespace: o.GetNamespace()})
 			}
 		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
+			if cm != nil {
+				return Settings{}, fmt.Errorf("%s: a second argocd-cm (namespace %q; the first: %s, namespace %q): Argo CD reads only the one in the namespace it runs in: give that one",
+					o.Source, o.GetNamespace(), cm.Source, cm.GetNamespace())
+			}
+			cm = &o
 			data, _, err := unstructuredMap(o.Object, "data")
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: data: %w", o.Source, err)
