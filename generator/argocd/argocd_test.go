@@ -296,6 +296,9 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 		cm + "data:\n  resource.compareoptions: {ignoreResourceStatusField: none}\n":                                  `data["resource.compareoptions"]: not a string`,
 		// Argo CD reads the argocd-cm of the namespace it runs in, never two merged.
 		cm + "data: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: other}\ndata:\n  resource.customizations.ignoreDifferences.apps_Deployment: \"jsonPointers: [/spec]\"\n": `rules.yml: document 2 (line 5): a second argocd-cm (namespace "other"; the first: rules.yml: document 1 (line 1), namespace "argocd")`,
+		// A jq expression is bounded before it is parsed (probe5 finding 19: 300000 levels took 1.2 GB).
+		jqApp(strings.Repeat("(", 1001) + ".spec.replicas" + strings.Repeat(")", 1001)): "rules.yml: document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[1]: nested 1001 levels deep, past rebasegen's bound of 1000 levels",
+		jqApp(".spec.replicas" + strings.Repeat(" ", 70000)):                            "rules.yml: document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[1]: 70014 bytes long, past rebasegen's bound of 65536 bytes",
 	} {
 		objs, err := load.Bytes("rules.yml", []byte(doc))
 		if err != nil {
@@ -305,6 +308,11 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 			t.Errorf("%s: error %v, want one holding %q", doc, err, want)
 		}
 	}
+}
+
+// jqApp is an Application whose one ignore holds a harmless jq expression and expr.
+func jqApp(expr string) string {
+	return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - kind: Deployment\n    jqPathExpressions: ['.metadata.labels', '" + expr + "']\n"
 }
 
 // analyzeFiles analyses desired and live YAML written to files, in namespace ns.

@@ -245,8 +245,17 @@ func Read(objs []load.Object) (Settings, error) {
 
 // compiles reports the first of exprs that Argo CD's ignore normalizer cannot compile (it
 // compiles del(EXPR) with gojq, and then fails the whole Application's comparison).
+// An expression past maxJQBytes or nested past maxJQDepth is refused before it is parsed: gojq's
+// parser and compiler take memory in proportion to the nesting, and Argo CD compiles every
+// expression again for each comparison.
 func compiles(exprs []string) error {
 	for i, e := range exprs {
+		if len(e) > maxJQBytes {
+			return fmt.Errorf("jqPathExpressions[%d]: %d bytes long, past rebasegen's bound of %d bytes for a jq expression", i, len(e), maxJQBytes)
+		}
+		if d := jqDepth(e); d > maxJQDepth {
+			return fmt.Errorf("jqPathExpressions[%d]: nested %d levels deep, past rebasegen's bound of %d levels for a jq expression", i, d, maxJQDepth)
+		}
 		q, err := gojq.Parse("del(" + e + ")")
 		if err == nil {
 			_, err = gojq.Compile(q)
@@ -256,6 +265,34 @@ func compiles(exprs []string) error {
 		}
 	}
 	return nil
+}
+
+// Bounds of a jq expression in an ignore: far past any path expression (a few levels, a few
+// hundred bytes).
+const (
+	maxJQBytes = 64 << 10
+	maxJQDepth = 1000
+)
+
+// jqDepth is the deepest nesting of brackets ((), [], {}) in a jq expression, outside string
+// literals.
+func jqDepth(e string) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(e); i++ {
+		switch c := e[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
