@@ -30,8 +30,19 @@ func Findings(left []Left, v Verification, serverVersion string) []verdict.Findi
 	for _, p := range v.OutSync {
 		fs = append(fs, verdict.Finding{Kind: verdict.KindResidual, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: outOfSync, Fails: true})
 	}
+	hidden := map[Problem]bool{}
+	for _, p := range v.Hidden {
+		hidden[Problem{Resource: p.Resource, Path: p.Path}] = true
+	}
 	for _, l := range left {
-		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: "Argo CD shows it, not ignored: " + l.Reason})
+		evidence := "Argo CD shows it, not ignored: " + l.Reason
+		if l.Hidden {
+			if hidden[Problem{Resource: l.Resource, Path: l.Path}] { // one field, one verdict: hidden says it
+				continue
+			}
+			evidence = "Argo CD does not show it under the ignores, which hide it though none should: " + l.Reason
+		}
+		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence})
 	}
 	for _, p := range v.Hidden {
 		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: hiddenBy, Fails: true})

@@ -28,6 +28,8 @@ type Left struct {
 	// Kind is check's kind of finding for it: its class's (drift, pending, adoption), unknown
 	// when nothing explains it, residual for a ghost no ignore may take.
 	Kind verdict.Kind
+	// Hidden: Argo CD does not show it under the ignores Synthesize was given (check's).
+	Hidden bool
 }
 
 // Result is what Synthesize makes of a classification.
@@ -49,7 +51,8 @@ type Result struct {
 // resource. Paths through list items with merge keys are jq expressions selecting the item by
 // its keys (an item's index moves when items are added or reordered); other paths are JSON
 // pointers; a path through an item of a list without keys is not ruled. Argo CD compares under
-// base's compare options (argocd-cm's resource.compareoptions); base's ignores play no part.
+// base's compare options (argocd-cm's resource.compareoptions); base's ignores decide only which
+// of the differences left Argo CD still shows (Left's Hidden).
 func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 	s := base.Plain()
 	var out Result
@@ -69,6 +72,24 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		under := map[string]bool{} // the fields Argo CD shows under base's ignores
+		if len(base.Ignores)+len(base.Overrides) > 0 {
+			res, err := Diff(desired.Unstructured, live.Unstructured, base)
+			if err != nil {
+				return Result{}, err
+			}
+			paths, err := shownPaths(res)
+			if err != nil {
+				return Result{}, err
+			}
+			for _, p := range paths {
+				under[p.String()] = true
+			}
+		} else {
+			for _, p := range shown {
+				under[p.String()] = true
+			}
+		}
 		var pointers, jq []string
 		ghost := true
 		for _, p := range shown {
@@ -76,7 +97,7 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 			switch {
 			case reason != "":
 				ghost = false
-				l := Left{Resource: r.ID, Path: p.String(), Reason: reason, Kind: verdict.KindUnknown}
+				l := Left{Resource: r.ID, Path: p.String(), Reason: reason, Kind: verdict.KindUnknown, Hidden: !under[p.String()]}
 				if f, ok := explaining(r, p); ok {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
 				}
