@@ -18,7 +18,11 @@ func TestJQOf(t *testing.T) {
 	field := func(s string) fieldpath.PathElement { return fieldpath.PathElement{FieldName: &s} }
 	item := fieldpath.PathElement{Key: &value.FieldList{{Name: "name", Value: value.NewValueInterface("web")}, {Name: "port", Value: value.NewValueInterface(int64(80))}}}
 	p := fielddiff.Path{field("spec"), field("items"), item, field(key)}
-	expr, ok := jqOf(p)
+	obj := map[string]any{"spec": map[string]any{"items": []any{
+		map[string]any{"name": "web", "port": 81, key: "keep"},
+		map[string]any{"name": "web", "port": 80, key: "drop", "other": "keep"},
+	}}}
+	expr, ok := jqOf(p, obj)
 	if !ok {
 		t.Fatal("no expression")
 	}
@@ -30,10 +34,6 @@ func TestJQOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := map[string]any{"spec": map[string]any{"items": []any{
-		map[string]any{"name": "web", "port": 81, key: "keep"},
-		map[string]any{"name": "web", "port": 80, key: "drop", "other": "keep"},
-	}}}
 	v, ok := code.Run(obj).Next()
 	if !ok {
 		t.Fatal("no result")

@@ -12,6 +12,7 @@ import (
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -160,7 +161,7 @@ func rule(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.P
 	if stable(at) {
 		return "", pointerOf(at), ""
 	}
-	expr, ok := jqOf(at)
+	expr, ok := jqOf(at, desired.Object)
 	if !ok {
 		return "class " + f.Label() + ", but the field is in a list item without merge keys: its index moves when items do", "", ""
 	}
@@ -202,16 +203,26 @@ func pointerOf(p fielddiff.Path) string {
 
 // jqOf is the jq path expression of p selecting list items by their merge keys:
 // .spec.template.spec.containers[] | select(.name == "web") | .imagePullPolicy. False when p
-// selects an item by index or by value.
-func jqOf(p fielddiff.Path) (string, bool) {
+// selects an item by index or by value. An item desired declares is selected by the key fields
+// it declares: Argo CD runs the expression on the manifest as written, where a key field left to
+// its default (a port's protocol) is absent, so selecting by it would match the live item only.
+func jqOf(p fielddiff.Path, desired map[string]any) (string, bool) {
 	var b strings.Builder
-	for _, pe := range p {
+	for i, pe := range p {
 		switch {
 		case pe.FieldName != nil:
 			b.WriteString(jqField(*pe.FieldName))
 		case pe.Key != nil:
+			item, _ := p[:i+1].GetDeclared(desired)
+			declared, _ := item.(map[string]any)
+			if !slices.ContainsFunc(*pe.Key, func(f value.Field) bool { _, ok := declared[f.Name]; return ok }) {
+				declared = nil // an item only the live object holds, or one declaring no key field
+			}
 			conds := make([]string, 0, len(*pe.Key))
 			for _, f := range *pe.Key {
+				if _, ok := declared[f.Name]; declared != nil && !ok {
+					continue
+				}
 				v, err := json.Marshal(f.Value.Unstructured())
 				if err != nil {
 					return "", false

@@ -3,9 +3,11 @@ package argocd_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 )
 
@@ -47,5 +49,36 @@ func TestOneFieldOneVerdict(t *testing.T) {
 	}
 	if len(kinds) != 1 || kinds[0] != "hidden" {
 		t.Errorf("findings on %s: %v, want one: hidden", image, kinds)
+	}
+}
+
+// A port item is selected by the merge keys the manifest declares (newcomer3 finding 10): Argo
+// CD runs the expression on the manifest as written, where the defaulted protocol is absent, so
+// `select(.port == 80 and .protocol == "TCP")` matched the live item only and the Service stayed
+// OutOfSync. testdata/ports: a controller rewrote a Service's nodePort and a container port's
+// hostPort that the manifest declares without protocol; a UDP port declares it.
+func TestJQSelectsByDeclaredKeys(t *testing.T) {
+	dir := filepath.Join("testdata", "ports")
+	a, err := generator.Analyze(generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: "shop7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := argocd.Generate(a.Report, argocd.Application, "shop7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, ig := range g.Ignores {
+		exprs = append(exprs, ig.JQPathExpressions...)
+	}
+	want := []string{
+		`.spec.ports[] | select(.port == 80) | .nodePort`,
+		`.spec.template.spec.containers[] | select(.name == "web") | .ports[] | select(.containerPort == 8080) | .hostPort`,
+	}
+	if !slices.Equal(exprs, want) {
+		t.Errorf("expressions %q, want %q", exprs, want)
+	}
+	if v := g.Verification; !v.OK() || v.InSync != 2 {
+		t.Errorf("verification: %d of %d in sync, residual %v, hidden %v: want both in sync", v.InSync, v.Ghost, v.OutSync, v.Hidden)
 	}
 }
