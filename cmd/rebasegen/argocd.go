@@ -95,9 +95,9 @@ func generateArgoCD(c *cli.Context) error {
 	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
 	if rf == format.Text {
 		// the server version's warning is said above (noteVersion)
-		r.Findings, out = argocd.Findings(g.Left, v, ""), c.App.ErrWriter
+		r.Findings, out = argocd.Findings(g.Left, v, nil, ""), c.App.ErrWriter
 	} else {
-		r.Findings = argocd.Findings(g.Left, v, a.Set.VersionWarning)
+		r.Findings = argocd.Findings(g.Left, v, nil, a.Set.VersionWarning)
 	}
 	if err := r.Write(out, rf, c.String("output-file")); err != nil {
 		return err
@@ -185,7 +185,11 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := argocd.Report{Summary: v.Summary(len(s.Ignores) + len(s.Overrides)), Findings: argocd.Findings(res.Left, v, a.Set.VersionWarning),
+	unpaired, err := argocd.Unpaired(a.Set, a.Report, s)
+	if err != nil {
+		return err
+	}
+	r := argocd.Report{Summary: v.Summary(len(s.Ignores) + len(s.Overrides)), Findings: argocd.Findings(res.Left, v, unpaired, a.Set.VersionWarning),
 		Verification: v, Ignores: len(s.Ignores) + len(s.Overrides)}
 	for _, l := range argocd.LintSettings(a.Report, s) {
 		r.Lints = append(r.Lints, l.Finding())

@@ -108,3 +108,27 @@ func TestCheckArgoCDRulesInput(t *testing.T) {
 		t.Errorf("bad jq: exit %d, want %s\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
+
+// check --target argocd names a desired object with no live counterpart (Argo CD: Missing) as
+// the kapp target does, and fails: nothing was compared for it (probe5 finding 13: exit 0, no
+// word of it).
+func TestCheckArgoCDUnpaired(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	desired, err := os.ReadFile(filepath.Join(dir, "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	d, rules := filepath.Join(tmp, "desired.yaml"), filepath.Join(tmp, "app.yml")
+	if err := os.WriteFile(d, append(desired, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: newcm}\ndata: {a: b}\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"
+	if err := os.WriteFile(rules, []byte(app), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, "check", "--target", "argocd", "-d", d, "-l", filepath.Join(dir, "live.yaml"), "-n", "argo-hpa", "--rules", rules)
+	if r.code != 3 || !strings.Contains(r.stdout, "pending create, not compared: core/ConfigMap argo-hpa/newcm: no live counterpart: Argo CD shows it Missing") {
+		t.Errorf("exit %d, want 3 and newcm named\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

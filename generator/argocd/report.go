@@ -15,18 +15,20 @@ const (
 	hiddenBy  = "a change made in Git to this declared value does not show in Argo CD under the ignores, and no controller owns it"
 )
 
-// Findings are what the verdict and the differences Argo CD still shows come to, in check's
+// Findings are what the verdict, the objects no pair holds (Unpaired) and the differences Argo CD
+// still shows come to, in check's
 // kinds of finding (verdict.Kind) and their order: the server version's warning; the fields
 // Argo CD still shows under the ignores on a resource whose differences are all ghosts
 // (residual, failing); the differences no ignore may take, by class (unknown, drift, pending,
 // adoption; residual for a ghost the manifest declares or in a list item without keys, which the
 // manifest must fix), each a warning (a sync applies them); the declared values the ignores hide
 // (hidden, failing).
-func Findings(left []Left, v Verification, serverVersion string) []verdict.Finding {
+func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVersion string) []verdict.Finding {
 	var fs []verdict.Finding
 	if serverVersion != "" {
 		fs = append(fs, verdict.Finding{Kind: verdict.KindServerVersion, Evidence: serverVersion})
 	}
+	fs = append(fs, unpaired...)
 	for _, p := range v.OutSync {
 		fs = append(fs, verdict.Finding{Kind: verdict.KindResidual, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: outOfSync, Fails: true})
 	}

@@ -26,7 +26,7 @@ func TestEveryFindingKindInEveryFormat(t *testing.T) {
 	}
 	v := argocd.Verification{Ghost: 1, OutSync: []argocd.Problem{{Resource: id, Path: "spec.e", Class: "defaulted"}},
 		Hidden: []argocd.Problem{{Resource: id, Path: "spec.f"}}, Mutation: 3}
-	fs := argocd.Findings(left, v, "the live objects come from Kubernetes v1.31.4")
+	fs := argocd.Findings(left, v, nil, "the live objects come from Kubernetes v1.31.4")
 	want := map[verdict.Kind]string{ // kind: its JSON array
 		verdict.KindServerVersion: "serverVersion", verdict.KindResidual: "residual", verdict.KindUnknown: "unknown",
 		verdict.KindHidden: "hidden", verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption",

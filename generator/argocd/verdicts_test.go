@@ -39,7 +39,7 @@ func TestOneFieldOneVerdict(t *testing.T) {
 	}
 	const image = "spec.template.spec.containers[name=web].image"
 	var kinds []string
-	for _, f := range argocd.Findings(res.Left, v, "") {
+	for _, f := range argocd.Findings(res.Left, v, nil, "") {
 		if f.Path == image {
 			kinds = append(kinds, string(f.Kind))
 		}
@@ -80,5 +80,41 @@ func TestJQSelectsByDeclaredKeys(t *testing.T) {
 	}
 	if v := g.Verification; !v.OK() || v.InSync != 2 {
 		t.Errorf("verification: %d of %d in sync, residual %v, hidden %v: want both in sync", v.InSync, v.Ghost, v.OutSync, v.Hidden)
+	}
+}
+
+// A desired object with no live counterpart (Argo CD: Missing) and a live object the Application
+// tracks that is no longer desired (Argo CD: requires pruning) are named, as the kapp target names
+// them (probe5 finding 13: check said nothing, exit 0); a live object whose tracking id a
+// controller copied from another is not the Application's.
+func TestUnpairedArgoCD(t *testing.T) {
+	desired := readFixture(t, "argo-hpa", "desired.yaml")
+	live := readFixture(t, "argo-hpa", "live.yaml")
+	newCM := "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: newcm}\ndata: {a: b}\n"
+	copied := "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: copy\n  namespace: argo-hpa\n  annotations: {argocd.argoproj.io/tracking-id: 'argo-hpa:apps/Deployment:argo-hpa/web'}\ndata: {a: b}\n"
+	deployment, _, _ := strings.Cut(desired, "\n---\n")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences: []\n")
+	for _, tc := range []struct {
+		desired, live string
+		want          []string
+	}{
+		{desired + newCM, live, []string{"pending-create core/ConfigMap argo-hpa/newcm"}},
+		{deployment + "\n", live + copied, []string{"pending-delete autoscaling/HorizontalPodAutoscaler argo-hpa/web"}},
+	} {
+		a := analyzeFiles(t, tc.desired, tc.live, "argo-hpa")
+		fs, err := argocd.Unpaired(a.Set, a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, string(f.Kind)+" "+f.Resource.String())
+			if !f.Fails {
+				t.Errorf("%s %s does not fail: nothing was compared for it", f.Kind, f.Resource)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("unpaired %q, want %q", got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,51 @@
+package argocd
+
+import (
+	"slices"
+
+	"github.com/argoproj/argo-cd/v3/util/argo"
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// Unpaired are the objects Argo CD shows OutOfSync that no pair holds, as check's kapp target
+// names them (pending-create, pending-delete; nothing was compared for them, so they fail): a
+// desired object with no live counterpart (Argo CD: Missing, a sync creates it), and a live
+// object with no desired counterpart that an Application tracks (Argo CD: requires pruning), one
+// tracking a paired object or one s holds. A live object is the Application's when its tracking id names it and the object
+// itself (controller/state.go isSelfReferencedObj: a tracking id a controller copied onto its
+// own object names the original).
+func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Finding, error) {
+	apps := TrackedApps(rep)
+	for _, a := range s.ignoresOf {
+		if a != (appRef{}) {
+			apps = append(apps, a.name, a.namespace+"_"+a.name)
+		}
+	}
+	var out []verdict.Finding
+	for _, u := range verdict.UnpairedOf(set) {
+		evidence := "no live counterpart: Argo CD shows it Missing (OutOfSync) and a sync creates it; nothing was compared"
+		if u.Hint != "" {
+			evidence += " (" + u.Hint + ")"
+		}
+		out = append(out, verdict.Finding{Kind: verdict.KindPendingCreate, Resource: u.Resource, Fails: true, Evidence: evidence})
+	}
+	for _, d := range slices.Concat(set.Deleted, set.LiveOnly) {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		inst := argo.NewResourceTracking().GetAppInstance(o.Unstructured, trackingMethod, "")
+		if inst == nil || !slices.Contains(apps, inst.ApplicationName) {
+			continue
+		}
+		gvk := o.GroupVersionKind()
+		if inst.Group != gvk.Group || inst.Kind != gvk.Kind || inst.Name != o.GetName() || o.GetNamespace() != "" && inst.Namespace != o.GetNamespace() {
+			continue
+		}
+		out = append(out, verdict.Finding{Kind: verdict.KindPendingDelete, Resource: pair.Identity{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}, Fails: true,
+			Evidence: "a live object Application " + inst.ApplicationName + " tracks (its argocd.argoproj.io/tracking-id names it) with no desired counterpart: Argo CD shows it OutOfSync, requiring pruning"})
+	}
+	return out, nil
+}
