@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"github.com/argoproj/argo-cd/v3/common"
@@ -185,13 +186,20 @@ func (s Settings) overrides() map[string]v1alpha1.ResourceOverride {
 	return out
 }
 
+// judgedJQTimeout is the deadline of a jq ignore in rebasegen's own comparisons, in place of
+// Argo CD's (normalizers.DefaultJQExecutionTimeout): Argo CD skips an expression past its
+// deadline, so under Argo CD's a slow expression's verdict would depend on this machine's load.
+// The verdict judges every expression applied, as an Argo CD controller with time to spare
+// applies it; lint reports an expression whose run time comes anywhere near Argo CD's limit.
+const judgedJQTimeout = 30 * time.Second
+
 func (s Settings) config() (argodiff.DiffConfig, error) {
 	ignores := s.Ignores
 	if ignores == nil {
 		ignores = []Ignore{}
 	}
 	return argodiff.NewDiffConfigBuilder().
-		WithDiffSettings(ignores, s.overrides(), s.compareOptions().IgnoreAggregatedRoles, normalizers.IgnoreNormalizerOpts{}).
+		WithDiffSettings(ignores, s.overrides(), s.compareOptions().IgnoreAggregatedRoles, normalizers.IgnoreNormalizerOpts{JQExecutionTimeout: judgedJQTimeout}).
 		WithTracking(appLabelKey, string(trackingMethod)).
 		WithNoCache().
 		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog

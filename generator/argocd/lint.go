@@ -2,7 +2,6 @@ package argocd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,9 +77,9 @@ func where(ig Ignore, path string) string {
 
 // LintSettings finds what is wrong with the ignores in s on the analysed objects: a JSON pointer
 // through a list index (after a reorder it ignores another item), a jq expression that does not
-// compile, that runs past Argo CD's 1 s limit on an object (Argo CD then skips it: the ignore does
-// nothing there) or that selects a whole object or one of its top-level fields (it matches
-// everything below it).
+// compile, that runs for more than a tenth of Argo CD's 1 s limit on a desired or live object
+// (whether Argo CD applies it then depends on its controller's load: past the limit it skips it)
+// or that selects a whole object or one of its top-level fields (it matches everything below it).
 func LintSettings(rep *classify.Report, s Settings) []Lint {
 	var out []Lint
 	for _, e := range s.entries() {
@@ -112,37 +111,46 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 	return out
 }
 
-// runJQ runs a jq path query on every desired object ig applies to, within Argo CD's limit.
+// slowJQ is the run time past which a jq ignore is reported: a tenth of Argo CD's limit, so that
+// whether an expression is reported does not turn on this machine's load, as whether Argo CD
+// applies it turns on its controller's.
+const slowJQ = normalizers.DefaultJQExecutionTimeout / 10
+
+// runJQ runs a jq path query on every desired and live object ig applies to, timed.
 func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 	for _, r := range rep.Resources {
-		desired, _, err := r.Objects()
+		desired, live, err := r.Objects()
 		if err != nil {
 			continue
 		}
 		if !(Settings{Ignores: []Ignore{ig}}).Applies(desired.Unstructured) {
 			continue
 		}
-		obj := redacted(desired.UnstructuredContent())
-		ctx, cancel := context.WithTimeout(context.Background(), normalizers.DefaultJQExecutionTimeout)
-		iter := code.RunWithContext(ctx, obj)
-		for {
-			v, ok := iter.Next()
-			if !ok {
-				break
-			}
-			if err, isErr := v.(error); isErr {
-				if errors.Is(err, context.DeadlineExceeded) {
-					cancel()
-					return Lint{Error: true, What: fmt.Sprintf("runs past Argo CD's %s limit on %s: Argo CD then skips it", time.Duration(normalizers.DefaultJQExecutionTimeout), r.ID)}, true
+		for i, o := range []map[string]any{desired.UnstructuredContent(), live.UnstructuredContent()} {
+			obj := redacted(o)
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), judgedJQTimeout)
+			iter := code.RunWithContext(ctx, obj)
+			for {
+				v, ok := iter.Next()
+				if !ok {
+					break
 				}
-				break
+				if _, isErr := v.(error); isErr {
+					break // past judgedJQTimeout, it is reported as slow below
+				}
+				if p, ok := v.([]any); ok && len(p) <= 1 && i == 0 {
+					cancel()
+					return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p, obj), r.ID)}, true
+				}
 			}
-			if p, ok := v.([]any); ok && len(p) <= 1 {
-				cancel()
-				return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p, obj), r.ID)}, true
+			cancel()
+			if time.Since(start) > slowJQ {
+				side := [...]string{"desired", "live"}[i]
+				return Lint{Error: true, What: fmt.Sprintf("runs for over %s on the %s object of %s, near Argo CD's %s limit: whether Argo CD applies it depends on its controller's load (past the limit it skips it, and the field shows); rebasegen's verdict judges it applied",
+					time.Duration(slowJQ), side, r.ID, time.Duration(normalizers.DefaultJQExecutionTimeout))}, true
 			}
 		}
-		cancel()
 	}
 	return Lint{}, false
 }

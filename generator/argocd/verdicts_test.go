@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
 // readFixture is fixtures/argocd/<name>/<file>.
@@ -116,5 +117,35 @@ func TestUnpairedArgoCD(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("unpaired %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// A slow jq ignore is judged applied, whatever this machine's load (probe5 finding 3: past Argo
+// CD's 1 s deadline on the mutated object it was skipped, the changed image "showed", and check
+// passed while the ignore hides every image change on an Argo CD with time to spare): the
+// expression here is slow only on a manifest whose image changed, and the image is reported
+// hidden. One slow on the objects themselves is a lint error naming it.
+func TestSlowJQIsJudgedApplied(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-hpa"))
+	const slow = "(reduce range(3000000) as $i (0; .+1))"
+	const image = `.spec.template.spec.containers[] | select(.name == "web") | .image`
+	app := func(expr string) argocd.Settings {
+		return settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+			"  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n    jqPathExpressions: ['"+strings.ReplaceAll(expr, "'", "''")+"']\n")
+	}
+	s := app(`(if .spec.template.spec.containers[0].image == "nginx:1.25" then 0 else ` + slow + ` end) as $x | ` + image)
+	v, err := argocd.Verify(a.Report, s, []pair.Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Hidden) != 1 || v.Hidden[0].Path != "spec.template.spec.containers[name=web].image" {
+		t.Errorf("hidden %v, want the image", v.Hidden)
+	}
+	if lints := argocd.LintSettings(a.Report, s); len(lints) != 0 {
+		t.Errorf("lints %v on an expression fast on the objects themselves", lints)
+	}
+	lints := argocd.LintSettings(a.Report, app(slow+" as $x | "+image))
+	if len(lints) != 1 || !lints[0].Error || !strings.Contains(lints[0].What, "runs for over 100ms on the desired object of apps/Deployment argo-hpa/web, near Argo CD's 1s limit") {
+		t.Errorf("lints %+v, want one error: the expression is slow", lints)
 	}
 }
