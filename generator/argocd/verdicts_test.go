@@ -1,11 +1,14 @@
 package argocd_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
@@ -147,5 +150,51 @@ func TestSlowJQIsJudgedApplied(t *testing.T) {
 	lints := argocd.LintSettings(a.Report, app(slow+" as $x | "+image))
 	if len(lints) != 1 || !lints[0].Error || !strings.Contains(lints[0].What, "runs for over 100ms on the desired object of apps/Deployment argo-hpa/web, near Argo CD's 1s limit") {
 		t.Errorf("lints %+v, want one error: the expression is slow", lints)
+	}
+}
+
+// The mutation check's cost does not grow with the product of the ignores and the declared
+// values (probe5 finding 11: 2,000 JSON pointers matching nothing on a Deployment with 109
+// declared values took 3 min): pointers that resolve in neither object are not applied to each
+// value's comparison. Measured in allocations, which this machine's load does not change: the
+// dead pointers cost Verify at most a few of Argo CD's comparisons' worth, not one per value.
+func TestDeadPointersCostVerifyLittle(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-hpa"))
+	app := func(extra string) argocd.Settings {
+		return settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+			"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas"+extra+"]}\n")
+	}
+	var dead strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&dead, ", /spec/nonexistent%d", i)
+	}
+	plain, slow := app(""), app(dead.String())
+	var desired, live *unstructured.Unstructured
+	for _, r := range a.Report.Resources {
+		if r.ID.Kind == "Deployment" {
+			d, l, err := r.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			desired, live = d.Unstructured, l.Unstructured
+		}
+	}
+	cost := func(f func() error) float64 {
+		return testing.AllocsPerRun(1, func() {
+			if err := f(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	verify := func(s argocd.Settings) func() error {
+		return func() error { _, err := argocd.Verify(a.Report, s, nil); return err }
+	}
+	diff := func(s argocd.Settings) func() error {
+		return func() error { _, err := argocd.Diff(desired, live, s); return err }
+	}
+	perDiff := cost(diff(slow)) - cost(diff(plain))
+	extra := cost(verify(slow)) - cost(verify(plain))
+	if extra > 4*perDiff {
+		t.Errorf("500 dead pointers cost Verify %.0f allocations, %.1f comparisons' worth (%.0f each): want at most 4", extra, extra/perDiff, perDiff)
 	}
 }

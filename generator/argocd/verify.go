@@ -2,8 +2,12 @@ package argocd
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -83,6 +87,17 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
+		// The mutation check compares under the pointers that resolve in the objects: the others
+		// remove nothing, and Argo CD applies each pointer as its own patch over the whole object.
+		predicted, normalized, err := objects(plain)
+		if err != nil {
+			return Verification{}, fmt.Errorf("argo cd diff result: %w", err)
+		}
+		s = s.resolving(desired.Object, live.Object, predicted, normalized)
+		resolved, err := Diff(desired.Unstructured, live.Unstructured, s)
+		if err != nil {
+			return Verification{}, err
+		}
 		for _, p := range scalars(desired.Object, nil) {
 			old, _ := p.Get(desired.Object)
 			drawn, hidden := false, false
@@ -96,7 +111,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 					break
 				}
 				drawn = true
-				shown, err := shows(mut, live.Unstructured, s, base.PredictedLive)
+				shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive)
 				if err != nil {
 					return Verification{}, err
 				}
@@ -192,4 +207,63 @@ func identity(p fielddiff.Path) bool {
 		return true
 	}
 	return false
+}
+
+// resolving is s with only the JSON pointers that resolve in one of objs. A pointer that resolves
+// in none removes nothing from an object of the same shape (a declared value changed in turn
+// changes no key), so dropping it changes no comparison of such objects.
+func (s Settings) resolving(objs ...map[string]any) Settings {
+	keep := func(ptrs []string) []string {
+		var out []string
+		for _, p := range ptrs {
+			for _, o := range objs {
+				if resolves(o, p) {
+					out = append(out, p)
+					break
+				}
+			}
+		}
+		return out
+	}
+	out := s
+	out.Ignores = make([]Ignore, len(s.Ignores))
+	for i, ig := range s.Ignores {
+		ig.JSONPointers = keep(ig.JSONPointers)
+		out.Ignores[i] = ig
+	}
+	out.Overrides = make(map[string]v1alpha1.ResourceOverride, len(s.Overrides))
+	for k, o := range s.Overrides {
+		o.IgnoreDifferences.JSONPointers = keep(o.IgnoreDifferences.JSONPointers)
+		out.Overrides[k] = o
+	}
+	return out
+}
+
+// resolves reports whether the JSON pointer p (RFC 6901) names a value in obj; a pointer that is
+// not one (no leading /) is kept, as if it did.
+func resolves(obj map[string]any, p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return true
+	}
+	var cur any = obj
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return false
+			}
+			cur = c[i]
+		default:
+			return false
+		}
+	}
+	return true
 }
