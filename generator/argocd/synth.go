@@ -102,6 +102,9 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				if f, ok := explaining(r, p); ok {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
 				}
+				if why := lastSynced(live.Unstructured, p); l.Kind == verdict.KindDrift && why != "" {
+					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
+				}
 				out.Left = append(out.Left, l)
 			case ptr != "":
 				pointers = append(pointers, ptr)

@@ -198,3 +198,37 @@ func TestDeadPointersCostVerifyLittle(t *testing.T) {
 		t.Errorf("500 dead pointers cost Verify %.0f allocations, %.1f comparisons' worth (%.0f each): want at most 4", extra, extra/perDiff, perDiff)
 	}
 }
+
+// A change made in Git is pending, not drift, where the evidence shows the live value is the one
+// Argo CD last applied (newcomer3 finding 3 (a)): on fixtures/argocd/argo-hpa (client-side apply:
+// kubectl.kubernetes.io/last-applied-configuration) and argo-hpa-ssa (argocd-controller's Apply
+// entry of managedFields) a manifest changing the image is pending; a live image that is not the
+// one last applied (a hand edit) stays drift.
+func TestPendingFromArgoCDsLastSync(t *testing.T) {
+	const image = "spec.template.spec.containers[name=web].image"
+	kindOf := func(fixture, desired, live string) string {
+		a := analyzeFiles(t, desired, live, fixture)
+		res, err := argocd.Synthesize(a.Report, argocd.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range res.Left {
+			if l.Path == image {
+				return string(l.Kind)
+			}
+		}
+		return "none"
+	}
+	for _, fixture := range []string{"argo-hpa", "argo-hpa-ssa"} {
+		desired, live := readFixture(t, fixture, "desired.yaml"), readFixture(t, fixture, "live.yaml")
+		changed := strings.Replace(desired, "image: nginx:1.25", "image: nginx:1.26", 1)
+		if got := kindOf(fixture, changed, live); got != "pending" {
+			t.Errorf("%s: the image changed in Git: %s, want pending", fixture, got)
+		}
+	}
+	desired, live := readFixture(t, "argo-hpa", "desired.yaml"), readFixture(t, "argo-hpa", "live.yaml")
+	edited := strings.Replace(live, "- image: nginx:1.25", "- image: nginx:1.24", 1)
+	if got := kindOf("argo-hpa", desired, edited); got != "drift" {
+		t.Errorf("argo-hpa: the live image edited: %s, want drift", got)
+	}
+}
