@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
 )
@@ -182,16 +185,44 @@ func ParseCommand(cmd string) (Options, error) {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
-// shellQuote quotes s for a POSIX shell: single quotes, a single quote written '\”.
+// shellQuote quotes s for a POSIX shell: single quotes, a single quote written '\”; where s
+// holds what escape.Text would rewrite in the header's comment (a control or format character,
+// invalid UTF-8, "::" or "##[", which a GitHub runner reads as a workflow command), ANSI-C
+// quotes ($'...', bash, zsh, ksh and POSIX.1-2024 sh), each such byte written \xHH: the comment
+// then holds exactly what a shell reads back as s.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	switch {
+	case shellSafe.MatchString(s) && !strings.Contains(s, "::"):
 		return s
+	case escape.Text(" '"+s+"'") == " '"+s+"'":
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteString(`\` + string(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == ':' || r == '#' || r == utf8.RuneError && n == 1 || escape.Unsafe(r):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String() + "'"
 }
 
 // shellSplit splits what shellQuote joined: words separated by spaces, single-quoted parts
-// taken literally, a backslash outside quotes escaping the next character.
+// taken literally, ANSI-C quoted parts ($'...') with their escapes read as bash reads them, a
+// backslash outside quotes escaping the next character.
 func shellSplit(s string) ([]string, error) {
 	var words []string
 	var w strings.Builder
@@ -203,6 +234,13 @@ func shellSplit(s string) ([]string, error) {
 			quoted = false
 		case quoted:
 			w.WriteByte(c)
+		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			n, err := ansiC(s[i+2:], &w)
+			if err != nil {
+				return nil, err
+			}
+			i += 1 + n // the loop steps past the closing quote
+			inWord = true
 		case c == '\'':
 			quoted, inWord = true, true
 		case c == '\\' && i+1 < len(s):
@@ -227,6 +265,60 @@ func shellSplit(s string) ([]string, error) {
 		words = append(words, w.String())
 	}
 	return words, nil
+}
+
+// ansiC reads the body of a $'...' word up to its closing quote into w, with the escapes bash
+// reads there (\xHH, \NNN octal, \n, \t, \r, \\, \', \"...), and returns the bytes it read,
+// the closing quote included.
+func ansiC(s string, w *strings.Builder) (int, error) {
+	named := map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'a': '\a', 'b': '\b', 'f': '\f', 'v': '\v', 'e': 0x1b, 'E': 0x1b,
+		'\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\'' {
+			return i + 1, nil
+		}
+		if c != '\\' || i+1 == len(s) {
+			w.WriteByte(c)
+			continue
+		}
+		i++
+		digits := func(max int, ok func(byte) bool) string {
+			j := i
+			for j < len(s) && j-i < max && ok(s[j]) {
+				j++
+			}
+			return s[i:j]
+		}
+		switch e := s[i]; {
+		case named[e] != 0:
+			w.WriteByte(named[e])
+		case e == 'x':
+			i++
+			hex := digits(2, isHex)
+			if hex == "" {
+				w.WriteString(`\x`)
+				i--
+				continue
+			}
+			v, _ := strconv.ParseUint(hex, 16, 8)
+			w.WriteByte(byte(v))
+			i += len(hex) - 1
+		case e >= '0' && e <= '7':
+			oct := digits(3, func(c byte) bool { return c >= '0' && c <= '7' })
+			v, _ := strconv.ParseUint(oct, 8, 16)
+			w.WriteByte(byte(v))
+			i += len(oct) - 1
+		default:
+			w.WriteByte('\\')
+			w.WriteByte(e)
+		}
+	}
+	return 0, fmt.Errorf("unterminated $' quote in %q", s)
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // ShellQuote quotes s for a POSIX shell, as the Regenerate: lines of rebasegen's headers do.
