@@ -24,6 +24,9 @@ func TestE2EAdmissionDroppedValuesAndAtomicLists(t *testing.T) {
 			s, dir := r.s, r.dir
 			desired, live := r.desired, r.live
 			inputs := []string{"-q", "-d", desired, "-l", live, "-n", s.Namespace}
+			for _, rs := range s.Rulesets { // the scenario's own controllers, named as a user names theirs
+				inputs = append(inputs, "--ruleset", rs)
+			}
 
 			if got := kappDiffRun(t, c, s, desired); got != changes {
 				t.Fatalf("the scenario shows no ghost diff to kapp (exit %d)", got)

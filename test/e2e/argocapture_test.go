@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,9 +114,12 @@ func TestE2ECaptureArgoCDApplication(t *testing.T) {
 	if live, _, _ := captured("--argocd-app", "legacy", "--argocd-tracking", "label"); !slices.Equal(live, []string{"ConfigMap legacy-config"}) {
 		t.Errorf("capture --argocd-app legacy --argocd-tracking label: %v, want [ConfigMap legacy-config]", live)
 	}
-	// the capture reads back as --live: the Argo CD target judges it
+	// the capture reads back as --live: the Argo CD target judges it, and the two objects shop
+	// tracks that these manifests no longer declare are Argo CD's to prune
 	manifests := writeFile(t, filepath.Join(dir, "shop.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop-config, namespace: "+ns+"}\ndata: {a: b}\n")
-	if out, err := exec.Command(bin, "check", "--target", "argocd", "-d", manifests, "-l", filepath.Join(dir, "captured-shop"), "--rules", writeFile(t, filepath.Join(dir, "none.yml"), "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec: {ignoreDifferences: []}\n")).CombinedOutput(); err != nil {
-		t.Errorf("check --target argocd -l the capture: %v\n%s", err, out)
+	out, err := exec.Command(bin, "check", "--target", "argocd", "-d", manifests, "-l", filepath.Join(dir, "captured-shop"), "--rules", writeFile(t, filepath.Join(dir, "none.yml"), "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec: {ignoreDifferences: []}\n")).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 || !strings.Contains(string(out), "pending delete: rbac.authorization.k8s.io/ClusterRole argo-capture-shop") || !strings.Contains(string(out), "pending delete: core/Secret "+ns+"/shop-db") {
+		t.Errorf("check --target argocd -l the capture: %v, want exit 3 with shop's ClusterRole and Secret pending delete\n%s", err, out)
 	}
 }
