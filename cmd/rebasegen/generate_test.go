@@ -495,7 +495,7 @@ func TestOutputFileHandling(t *testing.T) {
 }
 
 // The summary counts the rules as the file holds them: every entry of rebaseRules, the remove
-// following the copy for kapp's empty annotations map included (issue 24: "11 rules" for 15).
+// and the copy back following the copy for kapp's empty annotations map included (issue 24: "11 rules" for 15).
 func TestRuleCountMatchesTheFile(t *testing.T) {
 	dir := filepath.Join("..", "..", "fixtures", "package-app")
 	r := rebasegen(t, "generate", "-d", filepath.Join(dir, "desired.yaml"), "-l", filepath.Join(dir, "live.yaml"), "-n", "package-app")

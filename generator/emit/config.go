@@ -90,17 +90,18 @@ func rebaseRules(rules []synth.Rule) ([]ruleText, error) {
 			}
 			add(ctlconf.RebaseRule{Type: "copy", Sources: r.Sources, Paths: siblingsAsRegex(r), ResourceMatchers: ms})
 		}
-		if len(r.Remove) > 0 {
+		if len(r.Emptied) > 0 {
 			removeMs, err := synth.KappMatchers(r.RemoveMatchers)
 			if err != nil {
 				return nil, fmt.Errorf("generated matchers (a bug): %w", err)
 			}
-			say("  kapp's history annotations, which the copy above takes from the live object, removed as kapp removes them before diffing")
-			paths := make([]ctlres.Path, len(r.Remove))
-			for i, p := range r.Remove {
-				paths[i] = ctlres.NewPathFromStrings(p)
+			say("  only the empty map is kept: every key the copy above takes from the live object removed (kapp's history annotations, which kapp removes before diffing, and any other: an annotation removed in Git would stay), the manifest's keys copied back")
+			var removed, back []ctlres.Path
+			for _, p := range r.Emptied {
+				removed, back = append(removed, keysOf(p, everyKey)), append(back, keysOf(p, everyKey))
 			}
-			add(ctlconf.RebaseRule{Type: "remove", Paths: paths, ResourceMatchers: removeMs})
+			add(ctlconf.RebaseRule{Type: "remove", Paths: removed, ResourceMatchers: removeMs})
+			add(ctlconf.RebaseRule{Type: "copy", Sources: []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceNew}, Paths: back, ResourceMatchers: removeMs})
 		}
 	}
 	if len(about) > 0 {
@@ -118,14 +119,16 @@ func ownedRules(m synth.OwnedMap, owner bool, ms []ctlconf.ResourceMatcher, say 
 	}
 	say("  %d keys of %s %s (%s ... %s): the map copied whole from the live object, every other key removed, the manifest's keys copied back (kapp copies the whole object for each key a path copies)",
 		len(m.Keys), escape.Text(strings.Join(m.Path, ".")), whose, escape.Text(m.Keys[0]), escape.Text(m.Keys[len(m.Keys)-1]))
-	keysOf := func(regex string) ctlres.Path {
-		return append(ctlres.NewPathFromStrings(m.Path), &ctlres.PathPart{Regex: &ctlres.PathPartRegex{Regex: &regex}})
-	}
 	add(ctlconf.RebaseRule{Type: "copy", Sources: []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceExisting},
 		Paths: []ctlres.Path{ctlres.NewPathFromStrings(m.Path)}, ResourceMatchers: ms})
-	add(ctlconf.RebaseRule{Type: "remove", Paths: []ctlres.Path{keysOf(m.Others)}, ResourceMatchers: ms})
+	add(ctlconf.RebaseRule{Type: "remove", Paths: []ctlres.Path{keysOf(m.Path, m.Others)}, ResourceMatchers: ms})
 	add(ctlconf.RebaseRule{Type: "copy", Sources: []ctlres.FieldCopyModSource{ctlres.FieldCopyModSourceNew},
-		Paths: []ctlres.Path{keysOf(everyKey)}, ResourceMatchers: ms})
+		Paths: []ctlres.Path{keysOf(m.Path, everyKey)}, ResourceMatchers: ms})
+}
+
+// keysOf is the path of the keys of the map at p that regex matches.
+func keysOf(p []string, regex string) ctlres.Path {
+	return append(ctlres.NewPathFromStrings(p), &ctlres.PathPart{Regex: &ctlres.PathPartRegex{Regex: &regex}})
 }
 
 // everyKey is the {regex} of every key of a map.

@@ -106,7 +106,7 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 			continue
 		}
 		split := r
-		split.Paths, split.Indexed, split.Remove, split.RemoveMatchers = nil, g.paths, nil, nil
+		split.Paths, split.Indexed, split.Emptied, split.RemoveMatchers = nil, g.paths, nil, nil
 		split.Matchers = []Matcher{and(r.Matchers[0], Matcher{Not: &Not{Matcher: Matcher{EmptyField: &g.empty}}})}
 		out = append(out, split)
 	}

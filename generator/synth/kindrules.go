@@ -11,7 +11,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // kindRules turns a kind's group into rules for the resources it matches (every resource of the
@@ -218,26 +217,20 @@ func (g *group) yttRule() Rule {
 	return r
 }
 
-// historyAnnotations are the paths of kapp's history annotations, which kapp removes from both
-// sides before diffing but which a copy of metadata.annotations from the live object brings back.
-func historyAnnotations() [][]string {
-	var out [][]string
-	for _, k := range kappconv.HistoryAnnotations() {
-		out = append(out, []string{"metadata", "annotations", k})
-	}
-	return out
-}
-
 // artifactRule is the one rule for kapp's empty annotations map, for every kind that shows it
 // (each kind's part: its matcher, without the resources whose live annotations hold others): a
-// copy of metadata.annotations only while the manifest declares none (emptyFieldMatcher: then it
-// cannot hide one changed in Git), and a remove of kapp's history annotations the copy brings
-// back. It comes last: no other rule writes metadata.annotations of a resource it matches (one
-// whose live annotations hold any but kapp's is not matched), so the order changes nothing, and
-// the rules for the objects' own fields come first.
+// copy of metadata.annotations from the live object only while the manifest declares none
+// (emptyFieldMatcher), which makes the map, then every key of it removed and the manifest's
+// copied back (Emptied): only the empty map is kept. The copy alone took every annotation the
+// live object holds, so an annotation removed in Git (the manifest's last) stayed for ever; kapp
+// matches each rule on the resource as the earlier ones rebased it, so the remove cannot be
+// gated on what the manifest declared, and the copy back restores it where the manifest has
+// annotations. It comes last: no other rule writes metadata.annotations of a resource it matches
+// (one whose live annotations hold any but kapp's is not matched), so the order changes nothing,
+// and the rules for the objects' own fields come first.
 func artifactRule(kinds []*Rule) Rule {
 	slices.SortFunc(kinds, func(a, b *Rule) int { return strings.Compare(ruleKey(*a), ruleKey(*b)) })
-	r := Rule{Sources: UserWins(), Paths: [][]string{{"metadata", "annotations"}}, Remove: historyAnnotations()}
+	r := Rule{Sources: UserWins(), Paths: [][]string{{"metadata", "annotations"}}, Emptied: [][]string{{"metadata", "annotations"}}}
 	ids, evid, classes := map[pair.Identity]bool{}, map[string]bool{}, map[classify.Class]bool{}
 	var parts []Matcher
 	for _, k := range kinds {

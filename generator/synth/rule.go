@@ -166,10 +166,12 @@ type Rule struct {
 	// as {allIndexes: true}: the items line up by index in desired and live on every pair it matches.
 	Indexed []fielddiff.Path
 	Keyed   []fielddiff.Path // paths through keyed list items, selected by key (ytt)
-	// Remove are map paths a remove rule matching RemoveMatchers deletes right after the copy:
-	// kapp's history annotations, which a copy of metadata.annotations from the live object
-	// brings back although kapp removes them from both sides before diffing.
-	Remove         [][]string
+	// Emptied are maps of which the copy keeps only the map itself: right after it, a remove rule
+	// matching RemoveMatchers deletes every key, and a copy from new puts the manifest's keys
+	// back. kapp's empty annotations map: the copy takes the live annotations, kapp's history
+	// annotations and every other key the live object holds, an annotation removed in Git among
+	// them.
+	Emptied        [][]string
 	RemoveMatchers []Matcher
 	// Drop is the path of a declared empty value ([], {} or null) the server does not store, which
 	// a remove rule deletes: its Matchers hold kapp's emptyFieldMatcher on the path (absent, null,
@@ -244,13 +246,13 @@ type Result struct {
 }
 
 // Entries is how many entries rules take in a Config's rebaseRules, as a summary counts them:
-// one each (a ytt rule holding others, Also, is one), and one more for the remove that follows a
-// copy bringing kapp's history annotations back (Remove).
+// one each (a ytt rule holding others, Also, is one), and two more for the remove and the copy
+// back that follow a copy keeping only a map (Emptied).
 func Entries(rules []Rule) int {
 	n := len(rules)
 	for _, r := range rules {
-		if len(r.Remove) > 0 {
-			n++
+		if len(r.Emptied) > 0 {
+			n += 2
 		}
 	}
 	return n
