@@ -148,18 +148,13 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 	return v, nil
 }
 
-// differentFrom is a mutation of v (verdict's generator) that is not the live object's value at
-// p (by key): a change to the live value is no change Argo CD could show. False when there is
+// differentFrom is a mutation of v (verdict.MutateAwayFrom) that is not the live object's value
+// at p (by key): a change to the live value is no change Argo CD could show. False when there is
 // none (a bool whose other value is live's).
 func differentFrom(v any, live map[string]any, p fielddiff.Path) (any, bool) {
-	have, _ := p.Get(live)
-	for range 16 {
-		m, ok := verdict.Mutate(v)
-		if !ok || !fielddiff.Equal(m, have) {
-			return m, ok
-		}
-	}
-	return nil, false
+	have, inLive := p.Get(live)
+	m, _, away := verdict.MutateAwayFrom(v, have, inLive)
+	return m, away
 }
 
 // shows reports whether Argo CD shows desired as a change against live under s: OutOfSync with

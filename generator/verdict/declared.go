@@ -208,3 +208,84 @@ func walkPath(v any, parts ctlres.Path, at fielddiff.Path, visit func(v any, at 
 		}
 	}
 }
+
+// removable lists the maps and lists declared in obj (list items included, by index) that a
+// removal made in Git can take away: those at kapp's path kp (nil: the whole object), and with
+// under, every one below them; never the identity fields or the maps holding them.
+func removable(obj map[string]any, kp ctlres.Path, under bool) []fielddiff.Path {
+	var out []fielddiff.Path
+	var nodes func(v any, at fielddiff.Path)
+	nodes = func(v any, at fielddiff.Path) {
+		_, isMap := v.(map[string]any)
+		_, isList := v.([]any)
+		if (isMap || isList) && len(at) > 0 && !slices.ContainsFunc(identity, func(q fielddiff.Path) bool { return q.HasPrefix(at) }) {
+			out = append(out, at)
+		}
+		if !under && len(at) > 0 {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				nodes(t[k], with(at, fieldpath.PathElement{FieldName: &k}))
+			}
+		case []any:
+			for i := range t {
+				nodes(t[i], with(at, fieldpath.PathElement{Index: &i}))
+			}
+		}
+	}
+	walkPath(obj, kp, nil, nodes)
+	return out
+}
+
+// removeAt deletes the value at p (by index) from obj: a map entry, or a list item.
+func removeAt(obj map[string]any, p fielddiff.Path) {
+	if len(p) == 0 {
+		return
+	}
+	parent, ok := any(obj), true
+	if len(p) > 1 {
+		parent, ok = p[:len(p)-1].Get(obj)
+	}
+	if !ok {
+		return
+	}
+	last := p[len(p)-1]
+	switch t := parent.(type) {
+	case map[string]any:
+		if last.FieldName != nil {
+			delete(t, *last.FieldName)
+		}
+	case []any:
+		if last.Index != nil && *last.Index < len(t) {
+			p[:len(p)-1].Set(obj, slices.Delete(slices.Clone(t), *last.Index, *last.Index+1))
+		}
+	}
+}
+
+// holdsSome reports whether kept, what the object kapp applies holds where the manifest no
+// longer declares removed, holds some of removed: one of its scalars at the same place with the
+// same value. An empty map (kapp's own empty annotations map) or the server's defaults that a
+// rule copies under it keep nothing the manifest declared.
+func holdsSome(kept, removed any) bool {
+	switch r := removed.(type) {
+	case map[string]any:
+		k, _ := kept.(map[string]any)
+		for key, v := range r {
+			if kv, ok := k[key]; ok && holdsSome(kv, v) {
+				return true
+			}
+		}
+		return false
+	case []any:
+		k, _ := kept.([]any)
+		for i := range min(len(k), len(r)) {
+			if holdsSome(k[i], r[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	return fielddiff.Equal(kept, removed)
+}

@@ -73,6 +73,9 @@ type Rule struct {
 	index int // in rebaseRules; -1 for the other keys
 	// keepsDeclared: a copy from new first, which changes no declared value (no mutation check)
 	keepsDeclared bool
+	// restores: a copy from the live object (existing among its sources), which puts back a
+	// value the manifest no longer declares
+	restores bool
 	// lastAppliedCheck: a diffAgainstLastAppliedFieldExclusionRules rule, which only decides
 	// whether kapp diffs against its last-applied copy
 	lastAppliedCheck bool
@@ -128,7 +131,8 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		if key == "rebaseRules" {
 			index = i
 		}
-		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index})
+		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index,
+			restores: key == "rebaseRules" && cfg.RebaseRules[i].Type == "copy" && slices.Contains(cfg.RebaseRules[i].Sources, ctlres.FieldCopyModSourceExisting)})
 		return &out[len(out)-1]
 	}
 	for i, r := range cfg.RebaseRules {

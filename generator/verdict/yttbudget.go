@@ -69,7 +69,7 @@ func mutatedWithinBudget(rules []Rule, probes []mutation) error {
 				if matches, decided := r.matcher.ByIdentity(desired.Unstructured); decided && !matches {
 					continue
 				}
-				pr.path.Set(desired.Object, pr.value)
+				pr.applyTo(desired.Object)
 				source := fmt.Sprintf("%s on %s with %s changed (check's mutation check)", r.At, pr.r.ID, pr.what)
 				if err := evalWithinBudget(source, overlay, desired.Unstructured, live.Unstructured); err != nil {
 					return err

@@ -1,0 +1,174 @@
+package verdict
+
+// kapp's answers for the mutation check: its rebase of each changed manifest, and its diffs under both bases.
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// rebased is what kapp made of one probe: the bases under which the object kapp applies does
+// not hold the probe's changed value (a bit per base of verify.Bases), and, for the unchanged
+// pair, the annotation that makes kapp apply nothing to it, with that object. failed: kapp fails
+// on the changed value (its deploy would stop there, not hide the change).
+type rebased struct {
+	rewrites uint8
+	members  []uint8 // rewrites of each of a joint probe's members
+	inert    string
+	obj      map[string]any
+	failed   bool
+}
+
+// rebasedBy asks kapp's change factory, with configs after its built-in rules, what it makes of
+// each probe (verify.Rebased), in the verify calls of runMutations. kapp failing on the unchanged
+// pair is an error (kapp's engine reports it on the verification first).
+func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebased, error) {
+	out := make([]rebased, len(probes))
+	var mu sync.Mutex
+	var failed error
+	for _, call := range calls(probes) {
+		err := verify.Rebased(len(call), func(i int) (verify.Pair, error) {
+			return probes[call[i]].pair()
+		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
+			m, r := probes[call[i]], &out[call[i]]
+			switch {
+			case err != nil && m.path == nil && m.members == nil:
+				mu.Lock()
+				failed = fmt.Errorf("%s: %w", m.r.ID, err)
+				mu.Unlock()
+			case err != nil:
+				r.failed = true
+			case m.members != nil:
+				if r.members == nil {
+					r.members = make([]uint8, len(m.members))
+				}
+				decoded := asDecoded(obj)
+				for k, member := range m.members {
+					if v, ok := member.key.GetDeclared(decoded); !ok || !fielddiff.Equal(v, member.value) {
+						r.members[k] |= 1 << slices.Index(verify.Bases(), b)
+					}
+				}
+			case m.path == nil:
+				if k := appliesNothing(obj); k != "" && r.inert == "" {
+					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
+				}
+			case m.removed:
+				if v, ok := m.key.GetDeclared(asDecoded(obj)); ok && holdsSome(v, m.value) {
+					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
+				}
+			default:
+				// by key: a rule may reorder a list (an injected sidecar first)
+				if v, ok := m.key.GetDeclared(asDecoded(obj)); !ok || !fielddiff.Equal(v, m.value) {
+					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
+				}
+			}
+		})
+		if err == nil {
+			err = failed
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runMutations asks kapp's engine, for each mutation, whether it shows the change under both
+// bases (verify.Shown): an update whose diff differs from kapp's diff of the unmutated pair (a
+// pair kapp already updates for another field shows the change only in its diff), and returns
+// what kapp showed, in all's order. verified holds kapp's results on the unmutated pairs from the
+// verification, if any.
+//
+// Performance: kapp's result on a resource's unmutated pair (the baseline) is taken from the
+// verification when it is provably the same question (verify.Result.Alone: the same pair with
+// the same configs, and nothing else of the call entered kapp's verdict); only the other
+// resources' unmutated pairs are asked about here. The mutations are verified in rounds, one
+// verify call per round with at most one mutation per resource (kapp rejects two copies of a
+// resource in one deploy), so they run on every core and kapp's Config is built once per round,
+// not once per mutation (its cost grows with the resources it matches). A mutation whose
+// pair could influence the others in a deploy (versioned resources, kapp config ConfigMaps, a
+// live object without kapp's app label) gets a call of its own, as does its baseline. Each
+// resource is decoded once to find its mutations and again only while its round is encoded for
+// kapp.
+func runMutations(all []mutation, configs []*unstructured.Unstructured, done func(), verified map[pair.Identity]verify.Result) ([]bool, error) {
+	baseline := map[pair.Identity]verify.Result{}
+	var unverified []mutation // one per resource whose unmutated pair kapp is asked about here
+	seen := map[pair.Identity]bool{}
+	for _, m := range all {
+		if seen[m.r.ID] {
+			continue
+		}
+		seen[m.r.ID] = true
+		if res, ok := verified[m.r.ID]; ok && res.Alone && !m.single {
+			baseline[m.r.ID] = res
+			continue
+		}
+		unverified = append(unverified, mutation{r: m.r, single: m.single})
+	}
+	for _, call := range calls(unverified) {
+		res, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
+			return verifyPair(unverified[call[i]].r.Pair, nil, nil)
+		}, configs, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range call {
+			baseline[unverified[j].r.ID] = res[i]
+		}
+	}
+	shown := make([]bool, len(all))
+	for _, call := range calls(all) {
+		res, err := verify.Shown(len(call), func(i int) (verify.Pair, error) {
+			return all[call[i]].pair()
+		}, func(i int) verify.Result { return baseline[all[call[i]].r.ID] }, configs, done)
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range call {
+			shown[j] = res[i]
+		}
+	}
+	return shown, nil
+}
+
+// calls groups mutations into verify calls: the n-th mutation of each resource in the n-th call
+// (one copy of a resource per call), and a call of its own for each single one.
+func calls(ms []mutation) [][]int {
+	var rounds, singles [][]int
+	perResource := map[pair.Identity]int{}
+	for i, m := range ms {
+		if m.single {
+			singles = append(singles, []int{i})
+			continue
+		}
+		n := perResource[m.r.ID]
+		perResource[m.r.ID]++
+		if n == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[n] = append(rounds[n], i)
+	}
+	return append(rounds, singles...)
+}
+
+// batchable reports whether a mutated pair may share a verify.Verify call with other pairs and
+// get the verdict it gets alone: kapp diffs versioned resources together, reads ConfigMaps
+// labelled kapp.k14s.io/config as config for the whole deploy, and labels a live object without
+// an app label with the app most pairs of the call have.
+func batchable(desired, live *unstructured.Unstructured) bool {
+	if _, ok := desired.GetAnnotations()[kappconv.Versioned]; ok {
+		return false
+	}
+	if _, ok := desired.GetLabels()[kappconv.ConfigLabel]; ok {
+		return false
+	}
+	return live != nil && live.GetLabels()[kappconv.AppLabel] != ""
+}

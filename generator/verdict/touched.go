@@ -1,0 +1,128 @@
+package verdict
+
+// What the rules in force may do to a resource: the declared values the mutation check changes or removes.
+
+import (
+	"slices"
+
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// touch is what the rules in force may do to one resource: the scalars it declares that a rule
+// could write, by index; probe: whether kapp must say which of them the rules rewrite (a rule may
+// act or not depending on more than the resource's identity, or is a ytt overlay, which may write
+// anything or keep each value), else each is a rule's for certain and kapp's engine judges it
+// directly; annotate: a rule may write an annotation that makes kapp apply nothing
+// (appliesNothing).
+type touch struct {
+	paths           []fielddiff.Path
+	probe, annotate bool
+	// removals: the declared values a rule may put back once the manifest no longer declares
+	// them (a removal made in Git), by index
+	removals []fielddiff.Path
+}
+
+// touched says what the rules may do to desired. A rule may act on a resource its matchers do not
+// rule out by identity (kappmatch.Matcher.ByIdentity); a copy or remove, an exclusion, a label or
+// template rule writes only under its paths; additionalLabels only entries of their keys; a ytt
+// overlay anything (what a generated one rewrites is known: its hint). A copy from new first
+// keeps every value the manifest declares. A copy from the live object that kapp may match or
+// not depending on more than the resource's identity (an emptyFieldMatcher: a copy of
+// metadata.annotations only while the manifest declares none put back every annotation the
+// manifest dropped) puts back what it copies once the manifest no longer declares it (removals:
+// the maps and lists declared at its paths; one under them removed leaves the manifest's value
+// there, or is put back with it), a hand-written ytt overlay anything (every map and list
+// declared; a generated one rewrites values, its hint, never puts back a map). A declared
+// scalar at a copy's path is not tried: a copy of the live value where the manifest leaves a
+// field to the server is what a rule for a defaulted field does, and the server would set that
+// value again. Nor is a map at the path of a copy matched by identity alone: a kind's copy of a
+// map from new first (a container's resources the server made on the resources that lack
+// them) puts back the live map where a resource's manifest drops it, which synth's rules do
+// today (left to their own finding).
+func touched(rules []Rule, desired *unstructured.Unstructured) touch {
+	var t touch
+	all, allRemovals := false, false
+	for _, rule := range rules {
+		matches, decided := rule.matcher.ByIdentity(desired)
+		if decided && !matches {
+			continue
+		}
+		switch {
+		case rule.ytt != nil && !rule.At.Generated:
+			allRemovals = true
+		case rule.restores && !decided:
+			for _, kp := range rule.paths {
+				t.removals = append(t.removals, removable(desired.Object, kp, false)...)
+			}
+		}
+		if rule.keepsDeclared {
+			continue
+		}
+		t.probe = t.probe || !decided || rule.ytt != nil
+		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
+			labelsInert(rule.keys)
+		switch {
+		case rule.hint != nil:
+			for _, p := range rule.hint {
+				if val, ok := p.Get(desired.Object); ok {
+					if _, can := mutate(val); can {
+						t.paths = append(t.paths, byIndex(desired.Object, p))
+					}
+				}
+			}
+		case rule.ytt != nil:
+			all = true
+		case rule.keys != nil:
+			for _, p := range declaredUnder(desired.Object, nil) {
+				if last := p[len(p)-1]; last.FieldName != nil && rule.keys[*last.FieldName] {
+					t.paths = append(t.paths, p)
+				}
+			}
+		default:
+			for _, kp := range rule.paths {
+				t.paths = append(t.paths, declaredUnder(desired.Object, kp)...)
+			}
+		}
+	}
+	if all {
+		t.paths = declaredUnder(desired.Object, nil)
+	}
+	if allRemovals {
+		t.removals = removable(desired.Object, nil, true)
+	}
+	t.paths, t.removals = unique(t.paths), unique(t.removals)
+	return t
+}
+
+// unique is ps without repeats, in order.
+func unique(ps []fielddiff.Path) []fielddiff.Path {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(ps, func(p fielddiff.Path) bool {
+		k := p.String()
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+}
+
+// writesInert reports whether a rebase rule's path can lead to an annotation that makes kapp
+// apply nothing (appliesNothing), or to a map holding it.
+func writesInert(kp ctlres.Path) bool {
+	for _, key := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation, kappconv.UpdateStrategyAnnotation} {
+		if len(resolved(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: ""}}}, kp)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// labelsInert reports whether additionalLabels of these keys can make kapp apply nothing: kapp
+// writes them through every ownership label rule (resources/labeled_resources.go Prepare), into
+// metadata.annotations where one's path leads there (appliesNothing).
+func labelsInert(keys map[string]bool) bool {
+	return keys[kappconv.NoopAnnotation] || keys[kappconv.ExistsAnnotation] || keys[kappconv.UpdateStrategyAnnotation]
+}
