@@ -170,7 +170,9 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	sort.SliceStable(res.Rules, func(i, j int) bool { return ruleKey(res.Rules[i]) < ruleKey(res.Rules[j]) })
 	res.Rules = existingOnly(oneYTTRulePerResources(res.Rules), rep)
 	if len(artifacts) > 0 {
-		res.Rules = append(res.Rules, artifactRule(artifacts))
+		// first: its remove of every key would otherwise take back the keys later rules copy
+		// from the live object (a controller's or a webhook's annotations)
+		res.Rules = append([]Rule{artifactRule(artifacts)}, res.Rules...)
 	}
 	for msg, ids := range warned {
 		res.Warnings = append(res.Warnings, resourceList(ids)+" "+msg)
