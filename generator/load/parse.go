@@ -22,7 +22,8 @@ func Bytes(name string, data []byte) ([]Object, error) {
 	return Objects(docs)
 }
 
-// ParseDocs parses multi-document YAML (or JSON) named name. kind: List documents are expanded.
+// ParseDocs parses multi-document YAML (or JSON) named name. A document whose items is a list is
+// expanded into its items, as kapp expands it (whatever its kind).
 func ParseDocs(name string, data []byte) ([]Doc, error) {
 	docs, _, err := parseDocs(name, data, MaxFileSize, nil)
 	return docs, err
@@ -243,9 +244,15 @@ func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 	if !ok {
 		return nil, 0, &Error{Source: src, Msg: fmt.Sprintf("not a Kubernetes object: the document is a %T, not a mapping", v)}
 	}
-	if items, isList := m["items"]; isList && strings.HasSuffix(str(m["kind"]), "List") {
+	// kapp reads any document whose items is a list as the list of its items, whatever its kind,
+	// and not the document itself (resources.NewResourcesFromBytes: apimachinery's
+	// Unstructured.IsList); a Config carried in items is in force
+	if items, isList := m["items"].([]any); isList {
 		docs, err := listItems(js, items, src, dicts)
 		return docs, int64(len(js)), err
+	}
+	if items := m["items"]; items != nil && strings.HasSuffix(str(m["kind"]), "List") {
+		return nil, 0, &Error{Source: src, Field: "items", Msg: "expected a list"}
 	}
 	if err := checkObject(m, src, len(js)); err != nil {
 		return nil, 0, err
@@ -253,12 +260,8 @@ func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 	return []Doc{newDoc(js, m, hasManagedFields(m), src, dicts)}, int64(len(js)), nil
 }
 
-// listItems expands a List whose JSON is js: each item's Doc keeps exactly its own bytes.
-func listItems(js []byte, items any, src Source, dicts *dictionaries) ([]Doc, error) {
-	list, ok := items.([]any)
-	if !ok && items != nil {
-		return nil, &Error{Source: src, Field: "items", Msg: "expected a list"}
-	}
+// listItems expands a list whose JSON is js: each item's Doc keeps exactly its own bytes.
+func listItems(js []byte, list []any, src Source, dicts *dictionaries) ([]Doc, error) {
 	var raw struct {
 		Items []json.RawMessage `json:"items"`
 	}

@@ -100,7 +100,46 @@ func FuzzSplitAsKapp(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range itemsCarriers {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkAsKapp(t, data) })
+}
+
+// itemsCarriers are documents of kinds other than *List holding a top-level items list, which
+// kapp reads as their items alone, each with the number of objects kapp reads.
+var itemsCarriers = map[string]string{
+	"config": "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\nitems:\n" +
+		"- apiVersion: kapp.k14s.io/v1alpha1\n  kind: Config\n  rebaseRules:\n  - {type: copy, sources: [existing, new], path: [spec], resourceMatchers: [{allMatcher: {}}]}\n",
+	"configmap": obj("carrier") + "items:\n" + item("a") + item("b"),
+	"empty":     obj("carrier") + "items: []\n",
+	"not-list":  obj("carrier") + "items: {a: b}\n",
+	"null":      obj("carrier") + "items: null\n",
+}
+
+// TestItemsExpandAsKapp: a document of any kind whose items is a list is read as kapp reads it,
+// its items instead of itself (probe6 finding 4: a Config carried in another Config's items was in
+// force in kapp, and never mutation-checked or linted); items that are no list leave the document
+// as it is.
+func TestItemsExpandAsKapp(t *testing.T) {
+	want := map[string][]string{"config": {"Config"}, "configmap": {"a", "b"}, "empty": nil, "not-list": {"carrier"}, "null": {"carrier"}}
+	for name, data := range itemsCarriers {
+		if ours, kapps := checkAsKapp(t, []byte(data)); ours != nil || kapps != nil {
+			t.Fatalf("%s: rebasegen: %v; kapp: %v", name, ours, kapps)
+		}
+		docs, _ := ParseDocs("in.yaml", []byte(data))
+		var got []string
+		for _, d := range docs {
+			if d.Name == "" {
+				got = append(got, d.Kind)
+			} else {
+				got = append(got, d.Name)
+			}
+		}
+		if !reflect.DeepEqual(got, want[name]) {
+			t.Errorf("%s: read %v, want %v", name, got, want[name])
+		}
+	}
 }
 
 // TestSplitAsKapp: files made of valid objects, written with every way kapp's reader accepts of
