@@ -104,7 +104,8 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 		return nil, err
 	}
 	// classification runs the package's own rules: its ytt rules within a budget first
-	if err := verdict.YTTWithinBudget(verdict.Rules(set.Configs, in.Reader), set.Pairs); err != nil {
+	own := verdict.Rules(set.Configs, in.Reader)
+	if err := verdict.YTTWithinBudget(own, set.Pairs); err != nil {
 		return nil, err
 	}
 	prepare, kappDefaults, packageRules, err := kappcover.Covers(set.Configs, rules)
@@ -127,7 +128,7 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
 		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
 	if err != nil {
-		return nil, err
+		return nil, verdict.NameOverrun(err, own)
 	}
 	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
 }

@@ -410,6 +410,7 @@ func TestREADMEStatesLimits(t *testing.T) {
 		fmt.Sprintf("a ytt rebase rule (`ytt.overlayContractV1`) of the rules in force runs the same way within the same %v minute and %d GiB, once",
 			yttrender.RenderTimeout.Minutes(), yttrender.RenderMemory>>30),
 		"and again on each changed manifest of check's mutation check whose resource it may match",
+		fmt.Sprintf("every evaluation kapp's engine then makes of it (on each resource it matches, under both bases) runs within the same %v minute", yttrender.RenderTimeout.Minutes()),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 // YTTWithinBudget evaluates each ytt rebase rule of rules once, on the first pair whose desired
@@ -98,4 +100,23 @@ func evalWithinBudget(source string, overlay yttresmod.OverlayContractV1Mod, des
 		return err
 	}
 	return nil
+}
+
+// NameOverrun is err, or where kapp's engine abandoned a ytt rebase rule's evaluation for its time
+// budget (kappglobal.YTTOverrun), the error naming that rule of rules (its file, line, document
+// and key) and the resource, as a budgeted render's does.
+func NameOverrun(err error, rules []Rule) error {
+	var o *kappglobal.YTTOverrun
+	if !errors.As(err, &o) {
+		return err
+	}
+	res := pair.Identity{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+	for _, r := range rules {
+		for _, m := range r.ytt {
+			if y, ok := m.(yttresmod.OverlayContractV1Mod); ok && y.OverlayYAML == o.Overlay {
+				return fmt.Errorf("rendering ytt rebase rule %s on %s with ytt: not done after %v (a loop that does not end?)", r.At, res, o.Timeout)
+			}
+		}
+	}
+	return fmt.Errorf("rendering a ytt rebase rule on %s with ytt: not done after %v (a loop that does not end?)", res, o.Timeout)
 }

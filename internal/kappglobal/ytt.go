@@ -4,12 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"carvel.dev/kapp/pkg/kapp/yttresmod"
+
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
 // yttMemo remembers the results of kapp's ytt rebase rules. ytt is serialised (yttMu) and each
@@ -120,10 +124,81 @@ func SerialYTT(mod ctlres.ResourceModWithMultiple) ctlres.ResourceModWithMultipl
 	return mod
 }
 
-// yttMu serialises ytt rebase rules: ytt keeps package-level state (a template id counter and
-// starlark resolve flags) that it writes on every evaluation, so concurrent runs race. kapp itself
-// never evaluates two at once.
-var yttMu sync.Mutex
+// yttToken serialises ytt rebase rules (held while one runs): ytt keeps package-level state (a
+// template id counter and starlark resolve flags) that it writes on every evaluation, so
+// concurrent runs race. kapp itself never evaluates two at once.
+var yttToken = make(chan struct{}, 1)
+
+// yttAbandoned is closed when an evaluation ran past its time budget: ytt cannot be cancelled, so
+// that evaluation keeps the token and runs on until the process exits, and every evaluation
+// waiting for the token, or asking for it later, fails with yttOverrun's error instead of waiting
+// for ever.
+var (
+	yttAbandoned = make(chan struct{})
+	abandonOnce  sync.Once
+	yttOverrun   error
+)
+
+// yttTimeout is the time budget of one evaluation in nanoseconds, 0 for yttrender.RenderTimeout's.
+var yttTimeout atomic.Int64
+
+// YTTTimeout sets the time budget of each ytt rebase rule evaluation kapp's engine makes here, and
+// returns a function restoring the previous one (tests lower it).
+func YTTTimeout(d time.Duration) (restore func()) {
+	was := yttTimeout.Swap(int64(d))
+	return func() { yttTimeout.Store(was) }
+}
+
+// YTTOverrun is a ytt rebase rule's evaluation abandoned for its time budget; Overlay is the
+// rule's overlay (callers that know the rules name its file from it).
+type YTTOverrun struct {
+	Overlay                      string
+	Group, Kind, Namespace, Name string // the resource it ran on
+	Timeout                      time.Duration
+}
+
+func (e *YTTOverrun) Error() string {
+	return fmt.Sprintf("ytt rebase rule on %s/%s %s/%s: not done after %v (a loop that does not end?)", e.Group, e.Kind, e.Namespace, e.Name, e.Timeout)
+}
+
+// runYTT evaluates mod on res within the time budget, holding the token: kapp's engine evaluates
+// a rule on every resource it matches, for both bases and every mutation, and a rule that loops
+// on one resource alone (by its name) hung check for ever. The evaluation works on a copy, which
+// is copied into res when it ends in time: an abandoned one must not write into res after
+// this returns.
+func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	select {
+	case yttToken <- struct{}{}:
+	case <-yttAbandoned:
+		return yttOverrun
+	}
+	timeout := time.Duration(yttTimeout.Load())
+	if timeout <= 0 {
+		timeout = yttrender.RenderTimeout
+	}
+	work := res.DeepCopy()
+	done := make(chan error, 1)
+	go func() {
+		err := mod.ApplyFromMultiple(work, srcs)
+		<-yttToken
+		done <- err
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			res.DeepCopyIntoFrom(work)
+		}
+		return err
+	case <-timer.C:
+		abandonOnce.Do(func() {
+			yttOverrun = &YTTOverrun{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name(), Timeout: timeout}
+			close(yttAbandoned)
+		})
+		return yttOverrun
+	}
+}
 
 // serialYtt is kapp's ytt rebase mod, unchanged, run under yttMu.
 type serialYtt struct {
@@ -135,11 +210,7 @@ func (s serialYtt) IsResourceMatching(res ctlres.Resource) bool { return s.mod.I
 func (s serialYtt) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
 	// Memoised: identical evaluations repeat per base and per mutation run, and being
 	// serialised they were most of verification's time.
-	return yttResults.apply(s.mod.OverlayYAML, res, srcs, func() error {
-		yttMu.Lock()
-		defer yttMu.Unlock()
-		return s.mod.ApplyFromMultiple(res, srcs)
-	})
+	return yttResults.apply(s.mod.OverlayYAML, res, srcs, func() error { return runYTT(s.mod, res, srcs) })
 }
 
 // YTTMemoStats reports how many ytt rebase evaluations were answered from the memo and how
