@@ -128,7 +128,7 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
 		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
 	if err != nil {
-		return nil, verdict.NameOverrun(err, own)
+		return nil, verdict.NameYTTRule(err, own)
 	}
 	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
 }

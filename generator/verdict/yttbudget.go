@@ -102,21 +102,28 @@ func evalWithinBudget(source string, overlay yttresmod.OverlayContractV1Mod, des
 	return nil
 }
 
-// NameOverrun is err, or where kapp's engine abandoned a ytt rebase rule's evaluation for its time
-// budget (kappglobal.YTTOverrun), the error naming that rule of rules (its file, line, document
-// and key) and the resource, as a budgeted render's does.
-func NameOverrun(err error, rules []Rule) error {
-	var o *kappglobal.YTTOverrun
-	if !errors.As(err, &o) {
+// NameYTTRule is err, or where kapp's engine abandoned a ytt rebase rule's evaluation for its
+// time budget (kappglobal.YTTOverrun) or withheld its error on a Secret (kappglobal.YTTWithheld),
+// the error naming that rule of rules (its file, line, document and key) and the resource, as a
+// budgeted render's does.
+func NameYTTRule(err error, rules []Rule) error {
+	var overlay, msg string
+	var res pair.Identity
+	if o := (*kappglobal.YTTOverrun)(nil); errors.As(err, &o) {
+		overlay, res = o.Overlay, pair.Identity{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+		msg = fmt.Sprintf("with ytt: not done after %v (a loop that does not end?)", o.Timeout)
+	} else if w := (*kappglobal.YTTWithheld)(nil); errors.As(err, &w) {
+		overlay, res = w.Overlay, pair.Identity{Group: w.Group, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}
+		msg = "with ytt: it failed, and " + kappglobal.WithheldMessage
+	} else {
 		return err
 	}
-	res := pair.Identity{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 	for _, r := range rules {
 		for _, m := range r.ytt {
-			if y, ok := m.(yttresmod.OverlayContractV1Mod); ok && y.OverlayYAML == o.Overlay {
-				return fmt.Errorf("rendering ytt rebase rule %s on %s with ytt: not done after %v (a loop that does not end?)", r.At, res, o.Timeout)
+			if y, ok := m.(yttresmod.OverlayContractV1Mod); ok && y.OverlayYAML == overlay {
+				return fmt.Errorf("rendering ytt rebase rule %s on %s %s", r.At, res, msg)
 			}
 		}
 	}
-	return fmt.Errorf("rendering a ytt rebase rule on %s with ytt: not done after %v (a loop that does not end?)", res, o.Timeout)
+	return fmt.Errorf("rendering a ytt rebase rule on %s %s", res, msg)
 }

@@ -1,6 +1,7 @@
 package kappglobal
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -158,7 +159,38 @@ type YTTOverrun struct {
 }
 
 func (e *YTTOverrun) Error() string {
-	return fmt.Sprintf("ytt rebase rule on %s/%s %s/%s: not done after %v (a loop that does not end?)", e.Group, e.Kind, e.Namespace, e.Name, e.Timeout)
+	return fmt.Sprintf("ytt rebase rule on %s/%s %s/%s: not done after %v (a loop that does not end?)", cmp.Or(e.Group, "core"), e.Kind, e.Namespace, e.Name, e.Timeout)
+}
+
+// YTTWithheld is a ytt rebase rule's error on a Secret, ytt's message left out: a rule's fail()
+// may print the Secret's values, transformed in any way (spaced, reversed, hashed), so no text
+// the rule produced is kept; Overlay is the rule's overlay (callers that know the rules name its
+// file from it).
+type YTTWithheld struct {
+	Overlay                      string
+	Group, Kind, Namespace, Name string // the resource it ran on
+}
+
+func (e *YTTWithheld) Error() string {
+	return fmt.Sprintf("ytt rebase rule failed on %s/%s %s/%s: %s", cmp.Or(e.Group, "core"), e.Kind, e.Namespace, e.Name, WithheldMessage)
+}
+
+// WithheldMessage says why a YTTWithheld carries no message of ytt's.
+const WithheldMessage = "ytt's message is withheld, since the rule ran on a Secret's data and its message may quote the values in any form"
+
+// holdsSecret reports whether res or a source is a Secret: what ytt evaluates with them in
+// view may print its values.
+func holdsSecret(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) bool {
+	isSecret := func(r ctlres.Resource) bool { return r != nil && r.Kind() == "Secret" && r.APIGroup() == "" }
+	if isSecret(res) {
+		return true
+	}
+	for _, s := range srcs {
+		if isSecret(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // runYTT evaluates mod on res within the time budget, holding the token: kapp's engine evaluates
@@ -189,6 +221,10 @@ func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ct
 	case err := <-done:
 		if err == nil {
 			res.DeepCopyIntoFrom(work)
+			return nil
+		}
+		if holdsSecret(res, srcs) {
+			return &YTTWithheld{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name()}
 		}
 		return err
 	case <-timer.C:
