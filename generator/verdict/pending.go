@@ -3,6 +3,9 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -110,6 +113,10 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 	var inForce, builtin kappcover.Rebaser
 	ready := false
 	var out []Hidden
+	templated, templatedAlone, err := appliedWithTemplates(in)
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range in.Report.Resources {
 		changes := changedInGit(r)
 		if len(changes) == 0 {
@@ -162,6 +169,11 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			return nil, err
 		}
 		alone := fielddiff.NewLookup(rebasedAlone.Object)
+		if obj, ok := templated[r.ID.String()]; ok {
+			if objAlone, ok := templatedAlone[r.ID.String()]; ok {
+				withRules, alone = fielddiff.NewLookup(obj), fielddiff.NewLookup(objAlone)
+			}
+		}
 		git := fielddiff.NewLookup(desired.Object)
 		for _, f := range changes {
 			// by the manifest's keys (a port declared without protocol), and only what it
@@ -291,4 +303,47 @@ func inertHow(key string) string {
 		return "kapp keeps the resource as it is on the cluster and applies nothing to it"
 	}
 	return "kapp reports an update and applies nothing (update strategy skip)"
+}
+
+// appliedWithTemplates returns, where a Config in force holds templateRules, the object kapp's
+// change applies to each resource when it diffs against the live object (verify.Rebased), with
+// the Configs in force and with kapp's built-in rules alone, by resource: kapp's template rules
+// write a versioned resource's name into each reference at their paths that names its base name
+// (diff/versioned_resource.go), with every versioned resource of the deploy in view, which
+// kappcover's rebase of one resource does not apply (probe6 finding 9: a rule whose reference is
+// a container, nameKey image, rewrote the image Git declares into the name of a versioned
+// ConfigMap). Both nil where no Config holds templateRules: kapp's built-in ones rewrite only
+// references, which no change made in Git loses.
+func appliedWithTemplates(in Input) (withRules, alone map[string]map[string]any, err error) {
+	if !slices.ContainsFunc(in.Rules, func(r Rule) bool { return strings.HasPrefix(r.At.Key, "templateRules") }) {
+		return nil, nil, nil
+	}
+	rs := in.Report.Resources
+	applied := func(configs []*unstructured.Unstructured) (map[string]map[string]any, error) {
+		out := map[string]map[string]any{}
+		var mu sync.Mutex
+		err := verify.Rebased(len(rs), func(i int) (verify.Pair, error) {
+			desired, live, err := rs[i].Objects()
+			if err != nil {
+				return verify.Pair{}, err
+			}
+			return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
+			if err != nil || obj == nil || b != verify.Live {
+				return // kapp's engine reports a failing pair on the verification
+			}
+			decoded := asDecoded(obj)
+			mu.Lock()
+			out[rs[i].ID.String()] = decoded
+			mu.Unlock()
+		})
+		return out, err
+	}
+	if withRules, err = applied(unstructuredOf(in.Configs)); err != nil {
+		return nil, nil, err
+	}
+	if alone, err = applied(nil); err != nil {
+		return nil, nil, err
+	}
+	return withRules, alone, nil
 }
