@@ -94,7 +94,11 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if err != nil {
 		return nil, err
 	}
-	regen.Given = regen.Given.WithoutSecretValues(secrets)
+	derived, err := SecretDerivedArgs(a.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	regen.Given = regen.Given.WithoutSecretValues(secrets, derived)
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}

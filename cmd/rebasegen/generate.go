@@ -88,7 +88,11 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts = opts.WithoutSecretValues(secrets)
+			derived, err := generator.SecretDerivedArgs(in)
+			if err != nil {
+				return err
+			}
+			opts = opts.WithoutSecretValues(secrets, derived)
 			var out bytes.Buffer
 			if err := emit.WriteRules(&out, g.Rules, emit.Header{Version: version, Options: opts}); err != nil {
 				return err

@@ -9,7 +9,8 @@ import (
 
 // A data value given on the command line that the package renders into a Secret is recorded in
 // the generated file's Regenerate line as redacted, never as itself (the file is committed); one
-// rendered elsewhere is recorded as given. check, given the same values, finds the file current
+// rendered elsewhere is recorded as given; one a Secret holds only transformed is redacted too (probe6
+// finding 6: upper-cased, it was written in clear). check, given the same values, finds the file current
 // and quotes no value either.
 func TestRegenerateLineRecordsNoSecretValue(t *testing.T) {
 	dir := t.TempDir()
@@ -30,6 +31,7 @@ metadata: {name: db, namespace: demo}
 stringData:
   password: #@ data.values.password
   token: #@ "Bearer " + data.values.token
+  salted: #@ data.values.salt.upper()
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -37,14 +39,14 @@ metadata: {name: greeting, namespace: demo}
 data:
   text: #@ data.values.greeting
 `))
-	write("pkg/values.yml", "#@data/values\n---\npassword: \"\"\ntoken: \"\"\ngreeting: \"\"\n")
+	write("pkg/values.yml", "#@data/values\n---\npassword: \"\"\ntoken: \"\"\nsalt: \"\"\ngreeting: \"\"\n")
 	live := write("live.yaml", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: greeting, namespace: demo, uid: 0b0b0b0b-0000-0000-0000-000000000002}
 data: {text: hello}
 `)
 	rules := filepath.Join(dir, "rules.yml")
-	values := []string{"--value", "password=S3CRETPASSWORD", "--value-yaml", `token="T0KENVALUE"`, "--value", "greeting=hello"}
+	values := []string{"--value", "password=S3CRETPASSWORD", "--value-yaml", `token="T0KENVALUE"`, "--value", "greeting=hello", "--value", "salt=pepperSALT"}
 	gen := rebasegen(t, append([]string{"generate", "--package", pkg, "-l", live, "--output-file", rules, "--force"}, values...)...)
 	if !strings.Contains(gen.stderr, "written because of --force") { // kapp adopts the live ConfigMap: its labels
 		t.Fatalf("generate: exit %d\n%s", gen.code, gen.stderr)
@@ -54,7 +56,7 @@ data: {text: hello}
 		t.Fatal(err)
 	}
 	header := strings.SplitN(string(text), "\n", 3)[1]
-	for _, want := range []string{"'password=<redacted: a Secret'\\''s value>'", "'token=<redacted: a Secret'\\''s value>'", "--value greeting=hello"} {
+	for _, want := range []string{"'password=<redacted: a Secret'\\''s value>'", "'token=<redacted: a Secret'\\''s value>'", "--value greeting=hello", "'salt=<redacted: a Secret'\\''s value>'"} {
 		if !strings.Contains(header, want) {
 			t.Errorf("Regenerate line %q lacks %q", header, want)
 		}
@@ -64,7 +66,7 @@ data: {text: hello}
 		t.Errorf("check: exit %d\n%s%s", chk.code, chk.stdout, chk.stderr)
 	}
 	for _, out := range []string{string(text), gen.stderr, chk.stdout, chk.stderr} {
-		for _, secret := range []string{"S3CRETPASSWORD", "T0KENVALUE"} {
+		for _, secret := range []string{"S3CRETPASSWORD", "T0KENVALUE", "pepperSALT", "PEPPERSALT"} {
 			if strings.Contains(out, secret) {
 				t.Errorf("output holds the Secret value %s:\n%s", secret, out)
 			}

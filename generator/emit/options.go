@@ -328,14 +328,19 @@ func ShellQuote(s string) string { return shellQuote(s) }
 const SecretValue = "<redacted: a Secret's value>"
 
 // WithoutSecretValues is o with each --value and --value-yaml whose value some Secret holds
-// (secrets: their values, load.SecretValues) recorded as KEY=SecretValue: a generated file is
-// committed, and data values given on the command line are how credentials reach a package.
-func (o Options) WithoutSecretValues(secrets []string) Options {
+// (secrets: their values, load.SecretValues), or given as an argument derived holds (one a
+// Secret's value is derived from), recorded as KEY=SecretValue: a generated file is committed,
+// and data values given on the command line are how credentials reach a package.
+func (o Options) WithoutSecretValues(secrets []string, derived map[string]bool) Options {
 	redact := func(args []string) []string {
 		out := slices.Clone(args)
 		for i, a := range out {
 			key, value, ok := strings.Cut(a, "=")
 			if !ok || value == "" {
+				continue
+			}
+			if derived[a] {
+				out[i] = key + "=" + SecretValue
 				continue
 			}
 			var parsed any // a --value-yaml's value as ytt reads it
