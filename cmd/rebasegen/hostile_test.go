@@ -137,7 +137,11 @@ func TestHostileInputs(t *testing.T) {
 			return asDesired(file(t, "big.yaml", configMap("a")+"---\n"+big), "document 2 (line 4): the object is larger than 4 MiB as JSON")
 		}},
 		{"not a Kubernetes object", func(t *testing.T) input {
-			return asDesired(file(t, "notk8s.yaml", "hello: world\nitems: [1, 2]\n"), "field apiVersion: missing: not a Kubernetes object")
+			return asDesired(file(t, "notk8s.yaml", "hello: world\nitems: {a: 1}\n"), "field apiVersion: missing: not a Kubernetes object")
+		}},
+		{"items not objects", func(t *testing.T) input {
+			// kapp reads any document whose items is a list as its items, whatever its kind
+			return asDesired(file(t, "notk8s.yaml", "hello: world\nitems: [1, 2]\n"), "item 1: not a Kubernetes object: the item is not a mapping")
 		}},
 		{"duplicate resources", func(t *testing.T) input {
 			return asDesired(file(t, "dup.yaml", configMap("same")+"---\n"+configMap("same")), "duplicate desired resource core/ConfigMap")
