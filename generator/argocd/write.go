@@ -12,6 +12,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/itchyny/gojq"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -142,15 +143,11 @@ func Read(objs []load.Object) (Settings, error) {
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
 			}
-			b, err := json.Marshal(raw)
-			if err != nil {
-				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
-			}
-			var ignores []Ignore
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&ignores); err != nil {
-				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
+			ignores := make([]Ignore, len(raw))
+			for i, entry := range raw {
+				if err := decodeEntry(entry, &ignores[i]); err != nil {
+					return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences[%d]%w", o.Source, i, err)
+				}
 			}
 			for i, ig := range ignores {
 				if ig.Kind == "" {
@@ -241,6 +238,30 @@ func Read(objs []load.Object) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// decodeEntry decodes one entry of an Application's spec.ignoreDifferences as the API server
+// stores it and Argo CD reads it: keys match case-sensitively (sigs.k8s.io/json, apimachinery's
+// decoder), so a key spelled in another case is one the CRD's schema prunes (kubectl: unknown
+// field). Such a key is an error naming it: with encoding/json's case-insensitive match it would
+// be judged as the field it resembles, which the cluster never holds.
+func decodeEntry(entry any, ig *Ignore) error {
+	b, err := json.Marshal(entry)
+	if err != nil {
+		return fmt.Errorf(": %w", err)
+	}
+	strict, err := sigsjson.UnmarshalStrict(b, ig, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return fmt.Errorf(": %w", err)
+	}
+	for _, e := range strict {
+		field := e.Error()
+		if fe, ok := e.(sigsjson.FieldError); ok {
+			field = fe.FieldPath()
+		}
+		return fmt.Errorf(".%s: not a key of an ignoreDifferences entry (they are case-sensitive: the API server drops this one, and Argo CD never sees it)", escape.Text(field))
+	}
+	return nil
 }
 
 // compiles reports the first of exprs that Argo CD's ignore normalizer cannot compile (it
