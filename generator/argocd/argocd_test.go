@@ -300,7 +300,7 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 		// beside jsonPointers replaced the list Argo CD uses, and check judged the one the cluster
 		// drops).
 		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - {kind: Deployment, jsonPointers: [/spec/replicas, /spec/template], jsonpointers: [/spec/replicas]}\n": "rules.yml: document 1 (line 1): spec.ignoreDifferences[0].jsonpointers: not a key of an ignoreDifferences entry (they are case-sensitive",
-		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - {kind: Deployment}\n  - {Kind: Deployment, jqPathExpressions: [.spec.replicas]}\n": "rules.yml: document 1 (line 1): spec.ignoreDifferences[1].Kind: not a key",
+		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - {kind: Deployment}\n  - {Kind: Deployment, jqPathExpressions: [.spec.replicas]}\n":                    "rules.yml: document 1 (line 1): spec.ignoreDifferences[1].Kind: not a key",
 		// A jq expression is bounded before it is parsed (probe5 finding 19: 300000 levels took 1.2 GB).
 		jqApp(strings.Repeat("(", 1001) + ".spec.replicas" + strings.Repeat(")", 1001)): "rules.yml: document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[1]: nested 1001 levels deep, past rebasegen's bound of 1000 levels",
 		jqApp(".spec.replicas" + strings.Repeat(" ", 70000)):                            "rules.yml: document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[1]: 70014 bytes long, past rebasegen's bound of 65536 bytes",

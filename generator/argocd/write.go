@@ -7,8 +7,11 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
+	resourceutil "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/resource"
+	"github.com/argoproj/argo-cd/v3/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/itchyny/gojq"
@@ -39,6 +42,7 @@ func Formats() []Format { return []Format{Application, ArgoCDCM} }
 // the compare options.
 const (
 	cmKey             = "resource.customizations.ignoreDifferences."
+	customizationsKey = "resource.customizations"
 	compareOptionsKey = "resource.compareoptions"
 )
 
@@ -143,6 +147,10 @@ func Read(objs []load.Object) (Settings, error) {
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
 			}
+			if serverSideDiff(o) {
+				return Settings{}, fmt.Errorf("%s: Application %s asks for server-side diff (annotation %s holding ServerSideDiff=true, or sync option ServerSideApply=true, which Argo CD v3 diffs server-side): Argo CD then compares the result of a dry-run apply the API server makes, which rebasegen cannot make offline (it judges the client-side diff): not judged",
+					o.Source, o.GetName(), common.AnnotationCompareOptions)
+			}
 			ignores := make([]Ignore, len(raw))
 			for i, entry := range raw {
 				if err := decodeEntry(entry, &ignores[i]); err != nil {
@@ -175,7 +183,7 @@ func Read(objs []load.Object) (Settings, error) {
 			if s.Overrides == nil {
 				s.Overrides, s.overridesFrom = map[string]v1alpha1.ResourceOverride{}, map[string]load.Source{}
 			}
-			if whole, ok := data["resource.customizations"].(string); ok && whole != "" {
+			if whole, ok := data[customizationsKey].(string); ok && whole != "" {
 				if err := yaml.Unmarshal([]byte(whole), &s.Overrides); err != nil {
 					return Settings{}, fmt.Errorf("%s: data[\"resource.customizations\"]: %w", o.Source, err)
 				}
@@ -194,39 +202,13 @@ func Read(objs []load.Object) (Settings, error) {
 				}
 				s.CompareOptions = &opts
 			}
-			keys := make([]string, 0, len(data))
-			for k := range data {
-				keys = append(keys, k)
+			if err := s.splitKeys(o, data); err != nil {
+				return Settings{}, err
 			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				gk, ok := strings.CutPrefix(k, cmKey)
-				if !ok {
-					continue
+			for _, k := range slices.Sorted(maps.Keys(data)) {
+				if v, _ := data[k].(string); unjudged(k, v) {
+					return Settings{}, fmt.Errorf("%s: data[%q] = %q: %s", o.Source, k, v, unjudgedWhy[k])
 				}
-				v, isString := data[k].(string)
-				if !isString {
-					return Settings{}, fmt.Errorf("%s: data[%q]: not a string (a YAML block: %s: |)", o.Source, k, k)
-				}
-				var d v1alpha1.OverrideIgnoreDiff
-				if err := yaml.UnmarshalStrict([]byte(v), &d); err != nil {
-					return Settings{}, fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
-				}
-				// settings.convertToOverrideKey
-				key := gk
-				switch parts := strings.Split(gk, "_"); {
-				case len(parts) == 2:
-					key = parts[0] + "/" + parts[1]
-				case len(parts) > 2 || gk == "":
-					return Settings{}, fmt.Errorf("%s: data[%q]: Argo CD refuses the key: it must be %s<group>_<kind> or %s<kind>", o.Source, k, cmKey, cmKey)
-				}
-				if gk == "all" {
-					key = "*/*"
-				}
-				ov := s.Overrides[key]
-				ov.IgnoreDifferences = d
-				s.Overrides[key] = ov
-				s.overridesFrom[key] = o.Source
 			}
 		default:
 			return Settings{}, fmt.Errorf("%s: %s %s is neither an Argo CD Application nor the argocd-cm ConfigMap", o.Source, o.GetKind(), o.GetName())
@@ -238,6 +220,111 @@ func Read(objs []load.Object) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// splitKeys reads argocd-cm's keys other than the whole resource.customizations into s's
+// overrides as Argo CD's settings manager does (util/settings appendResourceOverridesFromSplitKeys):
+// every key starting with resource.customizations (no dot required) split in 4 on ".", the third
+// part the customization's type and the fourth the group_kind; a key of fewer parts is skipped, as
+// Argo CD skips it. The types that change the comparison (ignoreDifferences, knownTypeFields)
+// are judged; the others are read only as far as Argo CD fails on them. Two keys that set the
+// same type for the same kind are refused: Argo CD reads them in its map's random order, so which
+// one holds changes from one comparison to the next.
+func (s *Settings) splitKeys(o load.Object, data map[string]any) error {
+	set := map[string]string{} // override key and type -> the key that set it
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if !strings.HasPrefix(k, customizationsKey) || k == customizationsKey {
+			continue
+		}
+		parts := strings.SplitN(k, ".", 4)
+		if len(parts) < 4 {
+			continue
+		}
+		v, isString := data[k].(string)
+		if !isString {
+			return fmt.Errorf("%s: data[%q]: not a string (a YAML block: %s: |)", o.Source, k, k)
+		}
+		// settings.convertToOverrideKey
+		key := parts[3]
+		switch gk := strings.Split(parts[3], "_"); {
+		case len(gk) == 2:
+			key = gk[0] + "/" + gk[1]
+		case len(gk) > 2 || parts[3] == "":
+			return fmt.Errorf("%s: data[%q]: Argo CD refuses the key: it must be resource.customizations.<type>.<group>_<kind> or resource.customizations.<type>.<kind>", o.Source, k)
+		}
+		if key == "all" {
+			key = "*/*"
+		}
+		typ := parts[2]
+		if first, ok := set[key+" "+typ]; ok {
+			return fmt.Errorf("%s: data[%q]: sets the %s of %s as data[%q] does: Argo CD reads argocd-cm's keys in random order, so which one it uses changes from one comparison to the next; keep one", o.Source, k, typ, key, first)
+		}
+		set[key+" "+typ] = k
+		ov := s.Overrides[key]
+		switch typ {
+		case "health", "actions": // Lua scripts: no part of the comparison
+			continue
+		case "useOpenLibs":
+			if _, err := strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("%s: data[%q]: Argo CD fails on it: %w", o.Source, k, err)
+			}
+			continue
+		case "ignoreResourceUpdates": // which watch events refresh the Application, not the comparison
+			var d v1alpha1.OverrideIgnoreDiff
+			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
+				return fmt.Errorf("%s: data[%q]: Argo CD fails on it: %w", o.Source, k, err)
+			}
+			continue
+		case "ignoreDifferences":
+			var d v1alpha1.OverrideIgnoreDiff
+			if err := yaml.UnmarshalStrict([]byte(v), &d); err != nil {
+				return fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
+			}
+			ov.IgnoreDifferences = d
+		case "knownTypeFields":
+			var fields []v1alpha1.KnownTypeField
+			if err := yaml.UnmarshalStrict([]byte(v), &fields); err != nil {
+				return fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
+			}
+			ov.KnownTypeFields = fields
+		default:
+			return fmt.Errorf("%s: data[%q]: Argo CD refuses the key: resource customization type %s not supported (health, useOpenLibs, actions, ignoreDifferences, ignoreResourceUpdates, knownTypeFields)", o.Source, k, typ)
+		}
+		s.Overrides[key] = ov
+		s.overridesFrom[key] = o.Source
+	}
+	return nil
+}
+
+// serverSideDiff reports whether Argo CD diffs app's objects server-side whatever its controller's
+// flag says (controller/state.go shouldUseServerSideDiff): its compare-options annotation holds
+// ServerSideDiff=true, or its sync options ServerSideApply=true, and not ServerSideDiff=false.
+func serverSideDiff(app load.Object) bool {
+	if resourceutil.HasAnnotationOption(app, common.AnnotationCompareOptions, "ServerSideDiff=false") {
+		return false
+	}
+	opts, _, _ := unstructuredSlice(app.Object, "spec", "syncPolicy", "syncOptions")
+	return resourceutil.HasAnnotationOption(app, common.AnnotationCompareOptions, "ServerSideDiff=true") || slices.Contains(opts, any("ServerSideApply=true"))
+}
+
+// unjudgedWhy are argocd-cm's keys that change Argo CD's comparison in a way rebasegen does not
+// model, with why: a value other than the one rebasegen judges is refused (unjudged).
+var unjudgedWhy = map[string]string{
+	"application.resourceTrackingMethod": "Argo CD then tracks objects by label, which rebasegen's comparison does not stamp (it judges annotation tracking, Argo CD's default): not judged",
+	"controller.diff.server.side":        "server-side diff (Argo CD reads it from argocd-cmd-params-cm): Argo CD then compares the result of a dry-run apply the API server makes, which rebasegen cannot make offline (it judges the client-side diff): not judged",
+}
+
+// unjudged reports whether argocd-cm's key k with value v asks Argo CD for a comparison rebasegen
+// does not make.
+func unjudged(k, v string) bool {
+	switch k {
+	case "application.resourceTrackingMethod":
+		return v != "" && v != string(v1alpha1.TrackingMethodAnnotation)
+	case "controller.diff.server.side":
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		return err != nil || b
+	}
+	return false
 }
 
 // decodeEntry decodes one entry of an Application's spec.ignoreDifferences as the API server
