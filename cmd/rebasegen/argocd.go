@@ -27,7 +27,7 @@ func targetFlag() cli.Flag {
 }
 
 func appFlag() cli.Flag {
-	return &cli.StringFlag{Name: "app", Value: "my-app", Usage: "--target argocd: the Application's name (metadata.name of the file written); default: the one the live objects' tracking ids name, else my-app"}
+	return &cli.StringFlag{Name: "app", Value: "my-app", Usage: "--target argocd: the Application's name (metadata.name of the file written; NAMESPACE_NAME, as a tracking id names it, for one outside Argo CD's namespace); default: the one the live objects' tracking ids name, else my-app"}
 }
 
 // argoTarget reports whether --target is argocd, and an error for a target that is neither.
@@ -119,9 +119,9 @@ func generateArgoCD(c *cli.Context) error {
 // other than that one is refused: its ignores would apply to none of them.
 func argoApp(c *cli.Context, tracked []string) (string, error) {
 	switch {
-	case len(tracked) == 1 && !c.IsSet("app"):
+	case len(tracked) == 1 && (!c.IsSet("app") || argocd.Names(c.String("app"), tracked[0])):
 		return tracked[0], nil
-	case len(tracked) == 1 && c.String("app") != tracked[0]:
+	case len(tracked) == 1:
 		app, want := escape.Text(c.String("app")), escape.Text(tracked[0])
 		return "", fmt.Errorf("--app %s: the live objects' argocd.argoproj.io/tracking-id names Application %s: the ignores of %s would apply to none of them (leave out --app, or give --app %s)",
 			app, want, app, want)

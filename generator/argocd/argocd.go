@@ -44,15 +44,51 @@ type Settings struct {
 	// without one applies to every object.
 	ignoresOf     []appRef
 	overridesFrom map[string]load.Source
+	controlPlane  string // the namespace of the argocd-cm read, "" when none was
 }
 
 // appRef is an Application, as a tracking id names it: its name, or namespace_name for an
 // Application outside Argo CD's namespace (apps in any namespace).
 type appRef struct{ name, namespace string }
 
-func (a appRef) names(tracked string) bool {
-	return tracked == a.name || tracked == a.namespace+"_"+a.name
+// names reports whether the tracking id's Application name tracked is a's, when Argo CD runs in
+// namespace controlPlane: Argo CD writes an Application's name alone when it is in that
+// namespace, and namespace_name otherwise (apps in any namespace; "_" is in no name the API
+// server accepts). An Application read without a namespace is taken to be in either.
+func (a appRef) names(tracked, controlPlane string) bool {
+	ns, name, qualified := strings.Cut(tracked, "_")
+	if !qualified {
+		return tracked == a.name && (a.namespace == "" || a.namespace == controlPlane)
+	}
+	return name == a.name && (a.namespace == "" || a.namespace == ns)
 }
+
+// splitApp is the Application a tracking id's name names: namespace_name outside Argo CD's
+// namespace, else the name alone, in controlPlane.
+func splitApp(tracked, controlPlane string) appRef {
+	if ns, name, ok := strings.Cut(tracked, "_"); ok {
+		return appRef{name: name, namespace: ns}
+	}
+	return appRef{name: tracked, namespace: controlPlane}
+}
+
+// Names reports whether app, an Application named as --app takes it (its name, or
+// namespace_name as a tracking id writes it), is the one the tracking id's name tracked names.
+func Names(app, tracked string) bool {
+	_, name, qualified := strings.Cut(tracked, "_")
+	return app == tracked || qualified && app == name
+}
+
+// controlPlaneNamespace is the namespace Argo CD runs in: argocd-cm's, else the namespace its
+// install manifests use.
+func (s Settings) controlPlaneNamespace() string {
+	if s.controlPlane != "" {
+		return s.controlPlane
+	}
+	return defaultControlPlane
+}
+
+const defaultControlPlane = "argocd"
 
 // trackedBy is the Application the live object's tracking id names, "" for none.
 func trackedBy(live *unstructured.Unstructured) string {
@@ -73,14 +109,16 @@ func (s Settings) For(live *unstructured.Unstructured) Settings {
 	out := s
 	out.Ignores, out.ignoresFrom, out.ignoresOf = nil, nil, nil
 	for i, ig := range s.Ignores {
-		if i < len(s.ignoresOf) && s.ignoresOf[i] != (appRef{}) && !s.ignoresOf[i].names(app) {
+		if i < len(s.ignoresOf) && s.ignoresOf[i] != (appRef{}) && !s.ignoresOf[i].names(app, s.controlPlaneNamespace()) {
 			continue
 		}
 		out.Ignores = append(out.Ignores, ig)
 		if i < len(s.ignoresFrom) {
 			out.ignoresFrom = append(out.ignoresFrom, s.ignoresFrom[i])
 		}
-		out.ignoresOf = append(out.ignoresOf, appRef{name: app})
+		if i < len(s.ignoresOf) {
+			out.ignoresOf = append(out.ignoresOf, s.ignoresOf[i])
+		}
 	}
 	return out
 }
@@ -132,7 +170,7 @@ func Tracking(rep *classify.Report, s Settings) []string {
 		tracked = true
 		found := false
 		for _, a := range apps {
-			if a.names(app) {
+			if a.names(app, s.controlPlaneNamespace()) {
 				used[a], found = true, true
 			}
 		}

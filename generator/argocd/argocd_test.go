@@ -379,14 +379,16 @@ func TestIgnoresApplyToTheirApplicationsObjects(t *testing.T) {
 	for _, tc := range []struct {
 		rules  string
 		inSync bool
-	}{{app("other"), false}, {app("argo-hpa"), true}, {app("other") + "---\n" + app("argo-hpa"), true}} {
+	}{{app("other"), false}, {app("argo-hpa"), true}, {app("other") + "---\n" + app("argo-hpa"), true},
+		// a tracking id naming argo-hpa alone names the one in Argo CD's namespace (probe6 finding 11)
+		{strings.Replace(app("argo-hpa"), "namespace: argocd", "namespace: team-b", 1), false}} {
 		s := settingsOf(t, tc.rules)
 		_, v := synthesizeAndVerify(t, a, s)
 		if got := v.Ghost > 0 && v.InSync == v.Ghost; got != tc.inSync {
 			t.Errorf("%s: in sync %v (%+v), want %v", tc.rules, got, v, tc.inSync)
 		}
-		warned := strings.Contains(strings.Join(argocd.Tracking(a.Report, s), "\n"), "Application other tracks none of the objects")
-		if warned != strings.Contains(tc.rules, "name: other") {
+		warned := strings.Contains(strings.Join(argocd.Tracking(a.Report, s), "\n"), "tracks none of the objects")
+		if warned != (strings.Contains(tc.rules, "name: other") || strings.Contains(tc.rules, "team-b")) {
 			t.Errorf("%s: tracking notes %q", tc.rules, argocd.Tracking(a.Report, s))
 		}
 	}
@@ -429,6 +431,50 @@ func TestVerifyDoesNotDependOnTheDraw(t *testing.T) {
 			}
 		} else if got != first {
 			t.Fatalf("run %d: %s\nrun 0: %s", i, got, first)
+		}
+	}
+}
+
+// Apps in any namespace (probe6 finding 11): objects whose tracking id names team-a_argo-hpa are
+// tracked by Application argo-hpa in namespace team-a. generate writes that Application (not
+// one named team-a_argo-hpa, which the API server refuses), and its ignores, read back, apply to
+// the objects; the same Application in Argo CD's own namespace, or in another, tracks none of
+// them.
+func TestAppsInAnyNamespace(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	live := strings.NewReplacer("tracking-id: argo-hpa:", "tracking-id: team-a_argo-hpa:", `"argocd.argoproj.io/tracking-id":"argo-hpa:`, `"argocd.argoproj.io/tracking-id":"team-a_argo-hpa:`).Replace(read("live.yaml"))
+	a := analyzeFiles(t, read("desired.yaml"), live, "argo-hpa")
+	tracked := argocd.TrackedApps(a.Report)
+	if !slices.Equal(tracked, []string{"team-a_argo-hpa"}) {
+		t.Fatalf("tracked apps %v, want [team-a_argo-hpa]", tracked)
+	}
+	if !argocd.Names("argo-hpa", tracked[0]) || !argocd.Names("team-a_argo-hpa", tracked[0]) || argocd.Names("team-a", tracked[0]) {
+		t.Errorf("Names: --app argo-hpa and team-a_argo-hpa must name %s, team-a not", tracked[0])
+	}
+	g, err := argocd.Generate(a.Report, argocd.Application, tracked[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(g.Output), "metadata:\n  name: argo-hpa\n  namespace: team-a\n") {
+		t.Errorf("generated:\n%s\nwant Application argo-hpa in namespace team-a", g.Output)
+	}
+	if v := g.Verification; v.Ghost == 0 || v.InSync != v.Ghost {
+		t.Errorf("generated ignores read back: %+v, want every ghost-only resource in sync", v)
+	}
+	app := func(ns string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: " + ns + "}\nspec:\n  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"
+	}
+	for ns, inSync := range map[string]bool{"team-a": true, "argocd": false, "team-b": false} {
+		_, v := synthesizeAndVerify(t, a, settingsOf(t, app(ns)))
+		if got := v.Ghost > 0 && v.InSync == v.Ghost; got != inSync {
+			t.Errorf("Application argo-hpa in namespace %s: in sync %v (%+v), want %v", ns, got, v, inSync)
 		}
 	}
 }

@@ -18,10 +18,10 @@ import (
 // own object names the original).
 func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Finding, error) {
 	apps := TrackedApps(rep)
-	for _, a := range s.ignoresOf {
-		if a != (appRef{}) {
-			apps = append(apps, a.name, a.namespace+"_"+a.name)
-		}
+	holds := func(tracked string) bool {
+		return slices.Contains(apps, tracked) || slices.ContainsFunc(s.ignoresOf, func(a appRef) bool {
+			return a != (appRef{}) && a.names(tracked, s.controlPlaneNamespace())
+		})
 	}
 	var out []verdict.Finding
 	for _, u := range verdict.UnpairedOf(set) {
@@ -37,7 +37,7 @@ func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Findin
 			return nil, err
 		}
 		inst := argo.NewResourceTracking().GetAppInstance(o.Unstructured, trackingMethod, "")
-		if inst == nil || !slices.Contains(apps, inst.ApplicationName) {
+		if inst == nil || !holds(inst.ApplicationName) {
 			continue
 		}
 		gvk := o.GroupVersionKind()

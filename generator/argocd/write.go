@@ -47,7 +47,8 @@ const (
 )
 
 // Write writes the ignores in format f, after the comment lines of header; app names the
-// Application (in namespace argocd).
+// Application as a tracking id does: its name, in namespace argocd, or namespace_name for one in
+// another namespace (apps in any namespace).
 func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string) error {
 	var doc any
 	switch f {
@@ -56,8 +57,9 @@ func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string)
 		for i, ig := range ignores {
 			entries[i] = ig
 		}
+		ref := splitApp(app, defaultControlPlane)
 		doc = map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-			"metadata": map[string]any{"name": app, "namespace": "argocd"},
+			"metadata": map[string]any{"name": ref.name, "namespace": ref.namespace},
 			"spec":     map[string]any{"ignoreDifferences": entries}}
 	case ArgoCDCM:
 		data := map[string]string{}
@@ -176,6 +178,7 @@ func Read(objs []load.Object) (Settings, error) {
 					o.Source, o.GetNamespace(), cm.Source, cm.GetNamespace())
 			}
 			cm = &o
+			s.controlPlane = o.GetNamespace()
 			data, _, err := unstructuredMap(o.Object, "data")
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: data: %w", o.Source, err)
