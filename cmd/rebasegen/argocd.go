@@ -174,6 +174,9 @@ func checkArgoCD(c *cli.Context) error {
 	}
 	noteNamespace(c, a.Set.InferredNamespace)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
+	if s, err = s.WithAnnotations(a.Report); err != nil {
+		return err
+	}
 	for _, w := range argocd.Tracking(a.Report, s) {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", escape.Text(w))
 	}

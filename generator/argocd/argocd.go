@@ -186,6 +186,47 @@ func Tracking(rep *classify.Report, s Settings) []string {
 	return out
 }
 
+// WithAnnotations is s with the ignores the desired objects' argocd.argoproj.io/ignore-differences
+// annotations make, each read as Argo CD reads it (util/argo/diff
+// ExtractIgnoreDifferencesFromAnnotations: the annotation's jsonPointers, for that resource), and
+// named by the document that declares it. Argo CD's StateDiff applies them from the manifest
+// whatever s holds; in s they are a rule source like any other: counted, linted and
+// mutation-checked (Verify), since whoever edits the manifest can silence Argo CD with one.
+func (s Settings) WithAnnotations(rep *classify.Report) (Settings, error) {
+	out := s
+	out.Ignores, out.ignoresFrom, out.ignoresOf = slices.Clone(s.Ignores), slices.Clone(s.ignoresFrom), slices.Clone(s.ignoresOf)
+	for len(out.ignoresFrom) < len(out.Ignores) {
+		out.ignoresFrom = append(out.ignoresFrom, load.Source{})
+	}
+	for len(out.ignoresOf) < len(out.Ignores) {
+		out.ignoresOf = append(out.ignoresOf, appRef{})
+	}
+	for _, r := range rep.Resources {
+		desired, _, err := r.Objects()
+		if err != nil {
+			return Settings{}, err
+		}
+		for _, ig := range argodiff.ExtractIgnoreDifferencesFromAnnotations([]*unstructured.Unstructured{desired.Unstructured}) {
+			out.Ignores = append(out.Ignores, ig)
+			out.ignoresFrom = append(out.ignoresFrom, desired.Source)
+			out.ignoresOf = append(out.ignoresOf, appRef{}) // it names its resource
+		}
+	}
+	return out, nil
+}
+
+// withoutAnnotatedIgnores is a copy of desired whose argocd.argoproj.io/ignore-differences
+// annotation, if any, ignores nothing (Argo CD skips an empty one): the comparison Argo CD would
+// make if the manifest did not carry it, for the mutation check's comparison without ignores.
+func withoutAnnotatedIgnores(desired *unstructured.Unstructured) *unstructured.Unstructured {
+	out := desired.DeepCopy()
+	if a := out.GetAnnotations(); a[common.AnnotationKeyIgnoreDifferences] != "" {
+		a[common.AnnotationKeyIgnoreDifferences] = ""
+		out.SetAnnotations(a)
+	}
+	return out
+}
+
 // Argo CD's tracking defaults (v3): the app instance label key and annotation tracking.
 const (
 	appLabelKey    = common.LabelKeyAppInstance

@@ -478,3 +478,42 @@ func TestAppsInAnyNamespace(t *testing.T) {
 		}
 	}
 }
+
+// A manifest's argocd.argoproj.io/ignore-differences annotation is a rule source (probe6 finding
+// 5): Argo CD's StateDiff applies its pointers to that resource, so one naming the image hides a
+// change made to it in Git; the mutation check must say so, and lint names the document.
+func TestIgnoreAnnotationIsMutationChecked(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	desired, err := os.ReadFile(filepath.Join(dir, "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.ReadFile(filepath.Join(dir, "live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotated := strings.Replace(string(desired), "  name: web\n", "  name: web\n  annotations:\n    argocd.argoproj.io/ignore-differences: 'jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]'\n", 1)
+	if annotated == string(desired) {
+		t.Fatal("the fixture's Deployment changed: no place for the annotation")
+	}
+	a := analyzeFiles(t, annotated, string(live), "argo-hpa")
+	s, err := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec: {ignoreDifferences: []}\n").WithAnnotations(a.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v := synthesizeAndVerify(t, a, s)
+	if !slices.ContainsFunc(v.Hidden, func(p argocd.Problem) bool { return p.Path == "spec.template.spec.containers[name=web].image" }) {
+		t.Errorf("hidden %+v, want the image the annotation ignores", v.Hidden)
+	}
+	for _, p := range v.Hidden {
+		if p.Path == "spec.replicas" {
+			t.Errorf("hidden %+v: the HPA owns spec.replicas (masked)", p)
+		}
+	}
+	lints := argocd.LintSettings(a.Report, s)
+	if !slices.ContainsFunc(lints, func(l argocd.Lint) bool {
+		return strings.HasSuffix(l.Source.File, "desired.yaml") && strings.Contains(l.Where, "/spec/template/spec/containers/0/image")
+	}) {
+		t.Errorf("lints %+v, want the annotation's index pointer named at desired.yaml", lints)
+	}
+}

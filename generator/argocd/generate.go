@@ -37,6 +37,9 @@ func Generate(rep *classify.Report, f Format, app string, header []string) (*Gen
 	if err != nil {
 		return nil, fmt.Errorf("generated ignoreDifferences do not read back (a bug): %w", err)
 	}
+	if s, err = s.WithAnnotations(rep); err != nil { // in force beside what was written
+		return nil, err
+	}
 	v, err := Verify(rep, s, res.Ghost)
 	if err != nil {
 		return nil, err

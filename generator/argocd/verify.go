@@ -83,7 +83,9 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if !s.Applies(desired.Unstructured) {
 			continue
 		}
-		plain, err := Diff(desired.Unstructured, live.Unstructured, s.Plain())
+		// Without ignores is without the manifest's own ignore annotation too (WithAnnotations).
+		bare := withoutAnnotatedIgnores(desired.Unstructured)
+		plain, err := Diff(bare, live.Unstructured, s.Plain())
 		if err != nil {
 			return Verification{}, err
 		}
@@ -118,7 +120,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				if shown {
 					break
 				}
-				seen, err := shows(mut, live.Unstructured, s.Plain(), plain.PredictedLive)
+				seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive)
 				if err != nil {
 					return Verification{}, err
 				}
