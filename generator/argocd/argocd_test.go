@@ -517,3 +517,62 @@ func TestIgnoreAnnotationIsMutationChecked(t *testing.T) {
 		t.Errorf("lints %+v, want the annotation's index pointer named at desired.yaml", lints)
 	}
 }
+
+// The change Git holds is judged under the ignores, removals too (probe6 finding 7): a container's
+// resources removed in Git under an ignore of them, and an image set in Git that a jq ignore
+// singles out by value (no drawn value hits it), are hidden, as Argo CD's StateDiff in sync under
+// the ignores and OutOfSync without them says; and a jq ignore matching only the image the
+// manifest declares hides its removal, which the mutation check tries.
+func TestChangeGitHoldsIsJudged(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	desired, live := read("desired.yaml"), read("live.yaml")
+	app := func(jq string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n    jqPathExpressions: ['" + jq + "']\n"
+	}
+	for _, tc := range []struct{ name, desired, rules, path string }{
+		{"resources removed", strings.Replace(desired, "        resources:\n          requests:\n            cpu: 100m\n            memory: 64Mi\n", "", 1),
+			app(`.spec.template.spec.containers[] | select(.name == "web") | .resources`), "spec.template.spec.containers[name=web].resources"},
+		{"image singled out", strings.Replace(desired, "image: nginx:1.25", "image: evil/nginx:1.27", 1),
+			app(`.spec.template.spec.containers[] | select(.image == "evil/nginx:1.27" or .image == "nginx:1.25") | .image`), "spec.template.spec.containers[name=web].image"},
+		{"removal singled out", desired,
+			app(`.spec.template.spec.containers[] | select(.image == "nginx:1.25") | .image`), "spec.template.spec.containers[name=web].image"},
+	} {
+		if tc.desired == desired && tc.name != "removal singled out" {
+			t.Fatalf("%s: the fixture changed", tc.name)
+		}
+		a := analyzeFiles(t, tc.desired, live, "argo-hpa")
+		s := settingsOf(t, tc.rules)
+		for _, r := range a.Report.Resources { // the ground truth: Argo CD's StateDiff of the manifest as it is
+			if r.ID.Kind != "Deployment" || tc.desired == desired {
+				continue
+			}
+			d, l, err := r.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			under, err := argocd.Diff(d.Unstructured, l.Unstructured, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replicasOnly := settingsOf(t, app(`.metadata.labels.none`))
+			without, err := argocd.Diff(d.Unstructured, l.Unstructured, replicasOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if under.Modified || !without.Modified {
+				t.Fatalf("%s: Argo CD shows the Deployment modified %v under the ignores, %v without the jq one: not what this case is about", tc.name, under.Modified, without.Modified)
+			}
+		}
+		_, v := synthesizeAndVerify(t, a, s)
+		if !slices.ContainsFunc(v.Hidden, func(p argocd.Problem) bool { return p.Path == tc.path }) {
+			t.Errorf("%s: hidden %+v, want %s", tc.name, v.Hidden, tc.path)
+		}
+	}
+}

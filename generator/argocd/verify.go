@@ -3,10 +3,12 @@ package argocd
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/argoproj/argo-cd/v3/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -100,6 +102,63 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
+		record := func(keyed fielddiff.Path) {
+			problem := Problem{Resource: r.ID, Path: keyed.String()}
+			if f, ok := explaining(r, keyed); ok {
+				problem.Class = f.Label()
+			}
+			to := &v.Hidden
+			if verdict.Controlled(r, desired.Object, keyed) {
+				to = &v.Masked
+			}
+			if !slices.Contains(*to, problem) {
+				*to = append(*to, problem)
+			}
+		}
+		// The change the manifest holds: a field Argo CD shows without the ignores and not under
+		// them, which no class explains as a ghost, is a difference a sync never applies (a value
+		// or a removal made in Git that an ignore singles out, which no drawn value may hit).
+		if plain.Modified {
+			without, err := shownPaths(plain)
+			if err != nil {
+				return Verification{}, err
+			}
+			under := map[string]bool{}
+			if base.Modified {
+				paths, err := shownPaths(base)
+				if err != nil {
+					return Verification{}, err
+				}
+				for _, p := range paths {
+					under[p.String()] = true
+				}
+			}
+			for _, p := range without {
+				if under[p.String()] || p.String() == annotatedIgnoresPath {
+					continue
+				}
+				if f, ok := explaining(r, p); ok && f.Class.Ghost() {
+					continue
+				}
+				record(p)
+			}
+		}
+		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
+		// the last applied configuration) unless an ignore hides it.
+		for _, p := range declared(desired.Object, nil) {
+			mut := desired.DeepCopy()
+			if !remove(mut.Object, p) {
+				continue
+			}
+			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
+			// shows, not a change it hides.
+			if shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive); err != nil || shown {
+				continue
+			}
+			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive); err == nil && seen {
+				record(fielddiff.ByKey(desired.Unstructured, p))
+			}
+		}
 		for _, p := range scalars(desired.Object, nil) {
 			old, _ := p.Get(desired.Object)
 			drawn, hidden := false, false
@@ -132,18 +191,8 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			if drawn {
 				v.Mutation++
 			}
-			if !hidden {
-				continue
-			}
-			keyed := fielddiff.ByKey(desired.Unstructured, p)
-			problem := Problem{Resource: r.ID, Path: keyed.String()}
-			if f, ok := explaining(r, keyed); ok {
-				problem.Class = f.Label()
-			}
-			if verdict.Controlled(r, desired.Object, keyed) {
-				v.Masked = append(v.Masked, problem)
-			} else {
-				v.Hidden = append(v.Hidden, problem)
+			if hidden {
+				record(fielddiff.ByKey(desired.Unstructured, p))
 			}
 		}
 	}
@@ -197,6 +246,66 @@ func scalars(v any, at fielddiff.Path) []fielddiff.Path {
 	}
 	return out
 }
+
+// declared are the paths (by index) of every map entry and list item obj declares below its top
+// level, but for the object's identity and status, parents before their children.
+func declared(v any, at fielddiff.Path) []fielddiff.Path {
+	var out []fielddiff.Path
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			p := with(at, fieldpath.PathElement{FieldName: &k})
+			if identity(p) || p.String() == "metadata" {
+				continue
+			}
+			out = append(out, p)
+			out = append(out, declared(t[k], p)...)
+		}
+	case []any:
+		for i := range t {
+			p := with(at, fieldpath.PathElement{Index: &i})
+			out = append(out, p)
+			out = append(out, declared(t[i], p)...)
+		}
+	}
+	return out
+}
+
+// remove deletes the value at p (by index) from obj, reporting whether there was one.
+func remove(obj map[string]any, p fielddiff.Path) bool {
+	if len(p) == 0 {
+		return false
+	}
+	var parent any = obj
+	if len(p) > 1 {
+		var ok bool
+		if parent, ok = p[:len(p)-1].Get(obj); !ok {
+			return false
+		}
+	}
+	last := p[len(p)-1]
+	switch t := parent.(type) {
+	case map[string]any:
+		if last.FieldName == nil {
+			return false
+		}
+		if _, ok := t[*last.FieldName]; !ok {
+			return false
+		}
+		delete(t, *last.FieldName)
+		return true
+	case []any:
+		if last.Index == nil || *last.Index >= len(t) || len(p) < 2 {
+			return false
+		}
+		return p[:len(p)-1].Set(obj, slices.Delete(slices.Clone(t), *last.Index, *last.Index+1))
+	}
+	return false
+}
+
+// annotatedIgnoresPath is the field of the ignore annotation, which the comparison without
+// ignores empties (withoutAnnotatedIgnores): a difference there is the check's own.
+var annotatedIgnoresPath = fielddiff.Path{{FieldName: new("metadata")}, {FieldName: new("annotations")}, {FieldName: new(common.AnnotationKeyIgnoreDifferences)}}.String()
 
 func identity(p fielddiff.Path) bool {
 	switch s := p.String(); s {
