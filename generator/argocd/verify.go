@@ -102,7 +102,9 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
+		var recorded []fielddiff.Path
 		record := func(keyed fielddiff.Path) {
+			recorded = append(recorded, keyed)
 			problem := Problem{Resource: r.ID, Path: keyed.String()}
 			if f, ok := explaining(r, keyed); ok {
 				problem.Class = f.Label()
@@ -143,22 +145,6 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				record(p)
 			}
 		}
-		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
-		// the last applied configuration) unless an ignore hides it.
-		for _, p := range declared(desired.Object, nil) {
-			mut := desired.DeepCopy()
-			if !remove(mut.Object, p) {
-				continue
-			}
-			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
-			// shows, not a change it hides.
-			if shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive); err != nil || shown {
-				continue
-			}
-			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive); err == nil && seen {
-				record(fielddiff.ByKey(desired.Unstructured, p))
-			}
-		}
 		for _, p := range scalars(desired.Object, nil) {
 			old, _ := p.Get(desired.Object)
 			drawn, hidden := false, false
@@ -193,6 +179,26 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			}
 			if hidden {
 				record(fielddiff.ByKey(desired.Unstructured, p))
+			}
+		}
+		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
+		// the last applied configuration) unless an ignore hides it.
+		for _, p := range declared(desired.Object, nil) {
+			keyed := fielddiff.ByKey(desired.Unstructured, p)
+			if slices.ContainsFunc(recorded, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) }) {
+				continue // one finding for a field and what it holds
+			}
+			mut := desired.DeepCopy()
+			if !remove(mut.Object, p) {
+				continue
+			}
+			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
+			// shows, not a change it hides.
+			if shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive); err != nil || shown {
+				continue
+			}
+			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive); err == nil && seen {
+				record(keyed)
 			}
 		}
 	}
