@@ -268,9 +268,11 @@ func (s Settings) overrides() map[string]v1alpha1.ResourceOverride {
 // judgedJQTimeout is the deadline of a jq ignore in rebasegen's own comparisons, in place of
 // Argo CD's (normalizers.DefaultJQExecutionTimeout): Argo CD skips an expression past its
 // deadline, so under Argo CD's a slow expression's verdict would depend on this machine's load.
-// The verdict judges every expression applied, as an Argo CD controller with time to spare
-// applies it; lint reports an expression whose run time comes anywhere near Argo CD's limit.
-const judgedJQTimeout = 30 * time.Second
+// Diff bounds every expression by its steps first (maxJQSteps), so this deadline is never the
+// one that stops it: the verdict judges every expression within the bound applied, as an Argo CD
+// controller with time to spare applies it, whatever the load; lint reports an expression whose
+// steps come anywhere near Argo CD's limit.
+const judgedJQTimeout = time.Hour
 
 func (s Settings) config() (argodiff.DiffConfig, error) {
 	ignores := s.Ignores
@@ -288,9 +290,13 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 // Diff is Argo CD's comparison of desired (what Git renders) with live under s, as its
 // application controller makes it without server-side diff: StateDiff, normalizations included.
 func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResult, error) {
-	dc, err := s.For(live).config()
+	s = s.For(live)
+	dc, err := s.config()
 	if err != nil {
 		return nil, fmt.Errorf("argo cd diff settings: %w", err)
+	}
+	if err := s.jqBounded(desired, live); err != nil {
+		return nil, err
 	}
 	target, err := tracked(desired, live)
 	if err != nil {
@@ -333,14 +339,7 @@ func (s Settings) Applies(u *unstructured.Unstructured) bool {
 		if len(o.IgnoreDifferences.JSONPointers)+len(o.IgnoreDifferences.JQPathExpressions) == 0 {
 			continue
 		}
-		// normalizers.getGroupKindForOverrideKey
-		group, kind := "", key
-		if parts := strings.Split(key, "/"); len(parts) == 2 {
-			group, kind = parts[0], parts[1]
-		} else if len(parts) > 2 {
-			continue
-		}
-		if glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
+		if group, kind, ok := overrideGroupKind(key); ok && glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package argocd
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -111,12 +110,7 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 	return out
 }
 
-// slowJQ is the run time past which a jq ignore is reported: a tenth of Argo CD's limit, so that
-// whether an expression is reported does not turn on this machine's load, as whether Argo CD
-// applies it turns on its controller's.
-const slowJQ = normalizers.DefaultJQExecutionTimeout / 10
-
-// runJQ runs a jq path query on every desired and live object ig applies to, timed.
+// runJQ runs a jq path query on every desired and live object ig applies to, its steps counted.
 func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 	for _, r := range rep.Resources {
 		desired, live, err := r.Objects()
@@ -128,8 +122,7 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 		}
 		for i, o := range []map[string]any{desired.UnstructuredContent(), live.UnstructuredContent()} {
 			obj := redacted(o)
-			start := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), judgedJQTimeout)
+			ctx := newStepContext(slowJQSteps)
 			iter := code.RunWithContext(ctx, obj)
 			for {
 				v, ok := iter.Next()
@@ -137,18 +130,16 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 					break
 				}
 				if _, isErr := v.(error); isErr {
-					break // past judgedJQTimeout, it is reported as slow below
+					break // past slowJQSteps, it is reported as slow below
 				}
 				if p, ok := v.([]any); ok && len(p) <= 1 && i == 0 {
-					cancel()
 					return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p, obj), r.ID)}, true
 				}
 			}
-			cancel()
-			if time.Since(start) > slowJQ {
+			if ctx.steps > slowJQSteps {
 				side := [...]string{"desired", "live"}[i]
-				return Lint{Error: true, What: fmt.Sprintf("runs for over %s on the %s object of %s, near Argo CD's %s limit: whether Argo CD applies it depends on its controller's load (past the limit it skips it, and the field shows); rebasegen's verdict judges it applied",
-					time.Duration(slowJQ), side, r.ID, time.Duration(normalizers.DefaultJQExecutionTimeout))}, true
+				return Lint{Error: true, What: fmt.Sprintf("runs for over %d jq steps on the %s object of %s, about a tenth of what Argo CD's %s limit allows: whether Argo CD applies it depends on its controller's load (past the limit it skips it, and the field shows); rebasegen's verdict judges it applied (up to %d steps)",
+					slowJQSteps, side, r.ID, time.Duration(normalizers.DefaultJQExecutionTimeout), maxJQSteps)}, true
 			}
 		}
 	}

@@ -1,0 +1,131 @@
+package argocd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	"github.com/argoproj/argo-cd/v3/util/glob"
+	"github.com/itchyny/gojq"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Bounds of rebasegen's own jq evaluation, in gojq's steps (instructions run), which this
+// machine's load does not change. Argo CD bounds an expression by its run time (1 s, past which
+// it skips it); a step count stands for it here so that no verdict depends on the load:
+// gojq runs about 10 million steps a second on the machine the bounds were measured on.
+const (
+	// maxJQSteps: an expression past it on an object rebasegen compares is not judged (Diff's
+	// error): Argo CD, near ten times past its deadline there, would skip it.
+	maxJQSteps = 100_000_000
+	// slowJQSteps: lint reports an expression past it on a desired or live object, about a tenth
+	// of what Argo CD's deadline allows: whether Argo CD applies it depends on its controller's load.
+	slowJQSteps = 1_000_000
+)
+
+// errJQSteps is a jq run stopped at its step bound.
+var errJQSteps = errors.New("past its step bound")
+
+// stepContext is a context gojq's evaluation asks once per step (execute.go: it selects on Done
+// before each instruction), done after limit steps. Not safe for concurrent use: one
+// evaluation's.
+type stepContext struct {
+	context.Context
+	steps, limit int
+	done         chan struct{} // closed once past the limit; nil before (never ready)
+}
+
+func newStepContext(limit int) *stepContext {
+	return &stepContext{Context: context.Background(), limit: limit}
+}
+
+func (c *stepContext) Done() <-chan struct{} {
+	if c.steps++; c.steps > c.limit && c.done == nil {
+		c.done = make(chan struct{})
+		close(c.done)
+	}
+	return c.done
+}
+
+func (c *stepContext) Err() error {
+	if c.steps > c.limit {
+		return errJQSteps
+	}
+	return nil
+}
+
+// jqSteps runs code on obj to its end or to limit steps, and returns the steps it took and
+// whether it stopped at the bound.
+func jqSteps(code *gojq.Code, obj any, limit int) (int, bool) {
+	ctx := newStepContext(limit)
+	iter := code.RunWithContext(ctx, obj)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if err, isErr := v.(error); isErr {
+			if errors.Is(err, errJQSteps) {
+				return ctx.steps, true
+			}
+			break // an error ends it, as in Argo CD's normalizer
+		}
+	}
+	return ctx.steps, false
+}
+
+// jqFor are the jq expressions of s's entries that apply to u, as Argo CD's ignore normalizer
+// matches them (Applies).
+func (s Settings) jqFor(u *unstructured.Unstructured) []string {
+	gvk := u.GroupVersionKind()
+	var out []string
+	for _, ig := range s.Ignores {
+		if glob.Match(ig.Group, gvk.Group) && glob.Match(ig.Kind, gvk.Kind) && (ig.Name == "" || ig.Name == u.GetName()) && (ig.Namespace == "" || ig.Namespace == u.GetNamespace()) {
+			out = append(out, ig.JQPathExpressions...)
+		}
+	}
+	for key, o := range s.Overrides {
+		if group, kind, ok := overrideGroupKind(key); ok && glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
+			out = append(out, o.IgnoreDifferences.JQPathExpressions...)
+		}
+	}
+	return out
+}
+
+// jqBounded reports the first expression of s applying to the objects that runs past maxJQSteps
+// on one of them, as Argo CD's normalizer runs it (del(EXPR) on the object).
+func (s Settings) jqBounded(objs ...*unstructured.Unstructured) error {
+	for _, u := range objs {
+		for _, e := range s.jqFor(u) {
+			q, err := gojq.Parse("del(" + e + ")")
+			if err != nil {
+				continue // Read refuses it
+			}
+			code, err := gojq.Compile(q)
+			if err != nil {
+				continue
+			}
+			if _, past := jqSteps(code, u.Object, maxJQSteps); past {
+				return fmt.Errorf("jq expression %q runs past rebasegen's bound of %d steps on %s %s (with a declared value changed in turn, or as written): Argo CD skips an expression past its %s deadline, so whether it applies there depends on its controller's load: not judged",
+					e, maxJQSteps, u.GetKind(), u.GetName(), time.Duration(normalizers.DefaultJQExecutionTimeout))
+			}
+		}
+	}
+	return nil
+}
+
+// overrideGroupKind is an argocd-cm override key's group and kind (normalizers
+// getGroupKindForOverrideKey): "group/kind", or a kind alone; false for a key of more parts.
+func overrideGroupKind(key string) (group, kind string, ok bool) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 1:
+		return "", parts[0], true
+	case 2:
+		return parts[0], parts[1], true
+	}
+	return "", "", false
+}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package argocd_test
-
-const raceDetector = false // see race_test.go
