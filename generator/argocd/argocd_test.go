@@ -12,6 +12,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // analyze analyses fixtures/<name> (a path), whose objects are in the namespace of its last
@@ -574,5 +575,38 @@ func TestChangeGitHoldsIsJudged(t *testing.T) {
 		if !slices.ContainsFunc(v.Hidden, func(p argocd.Problem) bool { return p.Path == tc.path }) {
 			t.Errorf("%s: hidden %+v, want %s", tc.name, v.Hidden, tc.path)
 		}
+	}
+}
+
+// A field the manifest no longer declares, which the last applied configuration holds with the
+// live value, is a removal made in Git that a sync applies: pending, not unknown (newcomer3
+// finding 3(c)).
+func TestRemovalMadeInGitIsPending(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
+	desired, err := os.ReadFile(filepath.Join(dir, "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.ReadFile(filepath.Join(dir, "live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := strings.Replace(string(desired), "        resources:\n          requests:\n            cpu: 100m\n            memory: 64Mi\n", "", 1)
+	a := analyzeFiles(t, removed, string(live), "argo-hpa")
+	res, err := argocd.Synthesize(a.Report, argocd.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range res.Left {
+		if l.Path == "spec.template.spec.containers[name=web].resources" {
+			found = true
+			if l.Kind != verdict.KindPending || !strings.Contains(l.Reason, "a removal made in Git") {
+				t.Errorf("%+v, want pending: a removal made in Git", l)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("left %+v, want the container's resources", res.Left)
 	}
 }

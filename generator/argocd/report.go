@@ -67,7 +67,8 @@ type Report struct {
 // target writes them; the JSON format holds Argo CD's counts too. GitHub annotations of a finding
 // written nowhere point at annotate (the first --rules file, the file generate writes).
 func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
-	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept, Severity: true}
+	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept, Severity: true,
+		Labels: map[verdict.Kind]string{verdict.KindPending: "pending change from Git (Argo CD syncs it)"}}
 	if f != format.JSON {
 		return verdict.Write(w, f, vr, annotate)
 	}

@@ -102,8 +102,13 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				if f, ok := explaining(r, p); ok {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
 				}
-				if why := lastSynced(live.Unstructured, p); l.Kind == verdict.KindDrift && why != "" {
+				_, declared := p.GetDeclared(desired.Object)
+				switch why := lastSynced(live.Unstructured, p); {
+				case why == "":
+				case l.Kind == verdict.KindDrift:
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
+				case l.Kind == verdict.KindUnknown && !declared: // newcomer3 finding 3(c)
+					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
 				}
 				out.Left = append(out.Left, l)
 			case ptr != "":

@@ -80,6 +80,9 @@ type Report struct {
 	// Severity: the JSON format gives every finding its severity, not only drift's and
 	// adoption's (a target whose kinds fail otherwise than check's do: Argo CD's unknown fields)
 	Severity bool
+	// Labels: a target's own labels of the kinds whose Label names kapp (Argo CD syncs a pending
+	// change), in the text and github formats.
+	Labels map[Kind]string
 }
 
 // CheckReport is check's report: the verdict's findings fs, lint's, and check's summary line.
@@ -150,19 +153,31 @@ func subject(f Finding, still string) string {
 
 // line is a finding as the text and github formats begin it: its kind's label, then its subject.
 func line(f Finding, still string) (string, error) {
-	if f.Kind.Label() == "" {
+	return labelled(f, still, f.Kind.Label())
+}
+
+// line is f as r's text and github formats begin it, with r's label for its kind.
+func (r Report) line(f Finding) (string, error) {
+	if l, ok := r.Labels[f.Kind]; ok {
+		return labelled(f, r.Still, l)
+	}
+	return line(f, r.Still)
+}
+
+func labelled(f Finding, still, label string) (string, error) {
+	if label == "" {
 		return "", fmt.Errorf("no label for findings of kind %q", f.Kind)
 	}
 	if still == "" {
 		still = "kapp still updates"
 	}
-	return f.Kind.Label() + ": " + subject(f, still), nil
+	return label + ": " + subject(f, still), nil
 }
 
 func writeText(w io.Writer, r Report) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		l, err := line(f, r.Still)
+		l, err := r.line(f)
 		if err != nil {
 			return err
 		}
@@ -227,7 +242,7 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 func writeGitHub(w io.Writer, r Report, rules string) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		msg, err := line(f, r.Still)
+		msg, err := r.line(f)
 		if err != nil {
 			return err
 		}
