@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // check --target argocd writes what it finds in every --output format check has: the hidden
 // image of examples/argocd/index-pointer.yml (an error, exit 3) and the lint warning on its index
-// pointer, each in text, in JSON and as a GitHub annotation on the rules file.
+// pointer, each in text, in JSON and as a GitHub annotation on the rules file, at the line of
+// the entry (its 11th line: the list item).
 func TestCheckArgoCDFormats(t *testing.T) {
 	rules := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
 	args := append([]string{"check", "--target", "argocd", "--rules", rules}, scenario(t, "hpa-replicas")...)
@@ -31,15 +33,15 @@ func TestCheckArgoCDFormats(t *testing.T) {
 	}
 
 	r = rebasegen(t, append(args, "-o", "github")...)
-	if r.code != 3 || !strings.Contains(r.stdout, "::error file="+rules+",line=1::hidden: apps/Deployment hpa-replicas/web "+image+": ") ||
-		!strings.Contains(r.stdout, "::warning file="+rules+",line=1::apps/Deployment /spec/template/spec/containers/0/image: a list index") ||
+	if r.code != 3 || !strings.Contains(r.stdout, "::error file="+rules+",line=11::hidden: apps/Deployment hpa-replicas/web "+image+": ") ||
+		!strings.Contains(r.stdout, "::warning file="+rules+",line=11::apps/Deployment /spec/template/spec/containers/0/image: a list index") ||
 		!strings.Contains(r.stdout, "::notice::1 ignore;") {
 		t.Errorf("-o github: exit %d\n%s", r.code, r.stdout)
 	}
 
 	r = rebasegen(t, append(args, "-o", "text")...)
 	if r.code != 3 || !strings.Contains(r.stdout, "hidden: apps/Deployment hpa-replicas/web "+image+": ") ||
-		!strings.Contains(r.stdout, rules+":1: warning: apps/Deployment /spec/template/spec/containers/0/image") {
+		!strings.Contains(r.stdout, rules+":11: warning: apps/Deployment /spec/template/spec/containers/0/image") {
 		t.Errorf("-o text: exit %d\n%s", r.code, r.stdout)
 	}
 
@@ -130,5 +132,89 @@ func TestCheckArgoCDUnpaired(t *testing.T) {
 	r := rebasegen(t, "check", "--target", "argocd", "-d", d, "-l", filepath.Join(dir, "live.yaml"), "-n", "argo-hpa", "--rules", rules)
 	if r.code != 3 || !strings.Contains(r.stdout, "pending create, not compared: core/ConfigMap argo-hpa/newcm: no live counterpart: Argo CD shows it Missing") {
 		t.Errorf("exit %d, want 3 and newcm named\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A finding about a hand-written ignore points at the line of the entry that causes it, in the
+// Application's spec.ignoreDifferences list, in argocd-cm's split keys and in its whole
+// resource.customizations block (the kapp target's rules get their lines the same way): the
+// second of two entries (of two kinds' keys) hides the image made in Git, so the annotation names
+// its line, not the first entry's or the document's. The expected lines are found by searching the files written
+// here for the entry's text.
+func TestCheckArgoCDGitHubLineOfEntry(t *testing.T) {
+	dir := t.TempDir()
+	const byKey = `.spec.template.spec.containers[] | select(.name == "web") | .image`
+	files := map[string]string{
+		"app.yml": `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: my-app
+  namespace: argocd
+spec:
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    jsonPointers:
+    - /spec/replicas
+  - group: apps
+    kind: Deployment
+    name: web
+    jqPathExpressions:
+    - '` + byKey + `'
+`,
+		"cm-split.yml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  namespace: argocd
+data:
+  resource.customizations.ignoreDifferences.autoscaling_HorizontalPodAutoscaler: |
+    jsonPointers:
+    - /status
+  resource.customizations.ignoreDifferences.apps_Deployment: |
+    jsonPointers:
+    - /spec/replicas
+    jqPathExpressions:
+    - '` + byKey + `'
+`,
+		"cm-whole.yml": `# argocd-cm with the whole key: each kind's entry inside the block
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  namespace: argocd
+data:
+  resource.customizations: |
+    autoscaling/HorizontalPodAutoscaler:
+      ignoreDifferences: |
+        jsonPointers:
+        - /status
+    apps/Deployment:
+      ignoreDifferences: |
+        jsonPointers:
+        - /spec/replicas
+        jqPathExpressions:
+        - '` + byKey + `'
+`,
+	}
+	for name, want := range map[string]string{"app.yml": "  - group: apps\n    kind: Deployment\n    name: web",
+		"cm-split.yml": "  resource.customizations.ignoreDifferences.apps_Deployment:", "cm-whole.yml": "    apps/Deployment:"} {
+		t.Run(name, func(t *testing.T) {
+			rules := filepath.Join(dir, name)
+			if err := os.WriteFile(rules, []byte(files[name]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			at := strings.Index(files[name], strings.ReplaceAll(want, "\\n", "\n"))
+			if at < 0 {
+				t.Fatalf("%q not in %s", want, name)
+			}
+			line := strings.Count(files[name][:at], "\n") + 1
+			args := append([]string{"check", "--target", "argocd", "--rules", rules, "-o", "github"}, scenario(t, "hpa-replicas")...)
+			r := rebasegen(t, args...)
+			hidden := "::error file=" + rules + ",line=" + strconv.Itoa(line) + "::hidden: apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: "
+			if r.code != 3 || !strings.Contains(r.stdout, hidden) || strings.Count(r.stdout, "::error ") != 1 {
+				t.Errorf("exit %d, want one error, %q\n%s%s", r.code, hidden, r.stdout, r.stderr)
+			}
+		})
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
-	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // Ignore is one entry of an Application's spec.ignoreDifferences, Argo CD's own type.
@@ -38,13 +38,14 @@ type Settings struct {
 	Overrides map[string]v1alpha1.ResourceOverride
 	// CompareOptions are argocd-cm's resource.compareoptions; nil for Argo CD's defaults.
 	CompareOptions *settings.ArgoCDDiffOptions
-	// Where Read found the entries, for lint's findings: Ignores' by index, Overrides' by key.
-	ignoresFrom []load.Source
+	// Where Read found the entries (file, document, the entry's line and key), for the findings
+	// about an entry (lint's, a hidden change's): Ignores' by index, Overrides' by key.
+	ignoresAt []verdict.RuleAt
 	// ignoresOf are the Applications Ignores' entries belong to, by index (Read's); an entry
 	// without one applies to every object.
-	ignoresOf     []appRef
-	overridesFrom map[string]load.Source
-	controlPlane  string // the namespace of the argocd-cm read, "" when none was
+	ignoresOf    []appRef
+	overridesAt  map[string]verdict.RuleAt
+	controlPlane string // the namespace of the argocd-cm read, "" when none was
 }
 
 // appRef is an Application, as a tracking id names it: its name, or namespace_name for an
@@ -107,14 +108,14 @@ func (s Settings) For(live *unstructured.Unstructured) Settings {
 		return s
 	}
 	out := s
-	out.Ignores, out.ignoresFrom, out.ignoresOf = nil, nil, nil
+	out.Ignores, out.ignoresAt, out.ignoresOf = nil, nil, nil
 	for i, ig := range s.Ignores {
 		if i < len(s.ignoresOf) && s.ignoresOf[i] != (appRef{}) && !s.ignoresOf[i].names(app, s.controlPlaneNamespace()) {
 			continue
 		}
 		out.Ignores = append(out.Ignores, ig)
-		if i < len(s.ignoresFrom) {
-			out.ignoresFrom = append(out.ignoresFrom, s.ignoresFrom[i])
+		if i < len(s.ignoresAt) {
+			out.ignoresAt = append(out.ignoresAt, s.ignoresAt[i])
 		}
 		if i < len(s.ignoresOf) {
 			out.ignoresOf = append(out.ignoresOf, s.ignoresOf[i])
@@ -194,9 +195,9 @@ func Tracking(rep *classify.Report, s Settings) []string {
 // mutation-checked (Verify), since whoever edits the manifest can silence Argo CD with one.
 func (s Settings) WithAnnotations(rep *classify.Report) (Settings, error) {
 	out := s
-	out.Ignores, out.ignoresFrom, out.ignoresOf = slices.Clone(s.Ignores), slices.Clone(s.ignoresFrom), slices.Clone(s.ignoresOf)
-	for len(out.ignoresFrom) < len(out.Ignores) {
-		out.ignoresFrom = append(out.ignoresFrom, load.Source{})
+	out.Ignores, out.ignoresAt, out.ignoresOf = slices.Clone(s.Ignores), slices.Clone(s.ignoresAt), slices.Clone(s.ignoresOf)
+	for len(out.ignoresAt) < len(out.Ignores) {
+		out.ignoresAt = append(out.ignoresAt, verdict.RuleAt{})
 	}
 	for len(out.ignoresOf) < len(out.Ignores) {
 		out.ignoresOf = append(out.ignoresOf, appRef{})
@@ -208,12 +209,15 @@ func (s Settings) WithAnnotations(rep *classify.Report) (Settings, error) {
 		}
 		for _, ig := range argodiff.ExtractIgnoreDifferencesFromAnnotations([]*unstructured.Unstructured{desired.Unstructured}) {
 			out.Ignores = append(out.Ignores, ig)
-			out.ignoresFrom = append(out.ignoresFrom, desired.Source)
+			out.ignoresAt = append(out.ignoresAt, verdict.RuleAt{File: desired.Source.File, Doc: desired.Source.Doc, Line: desired.Source.Line, Key: annotatedKey})
 			out.ignoresOf = append(out.ignoresOf, appRef{}) // it names its resource
 		}
 	}
 	return out, nil
 }
+
+// annotatedKey names an ignore a manifest's annotation makes (WithAnnotations), where it is written.
+var annotatedKey = "metadata.annotations[" + common.AnnotationKeyIgnoreDifferences + "]"
 
 // withoutAnnotatedIgnores is a copy of desired whose argocd.argoproj.io/ignore-differences
 // annotation, if any, ignores nothing (Argo CD skips an empty one): the comparison Argo CD would

@@ -39,7 +39,7 @@ func roundTrip(t *testing.T, ignores []argocd.Ignore, f argocd.Format) argocd.Se
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	s, err := argocd.Read(objs)
+	s, err := argocd.Read(objs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func settingsOf(t *testing.T, doc string) argocd.Settings {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := argocd.Read(objs)
+	s, err := argocd.Read(objs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestReadRefusesWhatArgoCDRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := argocd.Read(objs); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := argocd.Read(objs, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one holding %q", doc, err, want)
 		}
 	}
@@ -459,7 +459,7 @@ func TestAppsInAnyNamespace(t *testing.T) {
 	if !argocd.Names("argo-hpa", tracked[0]) || !argocd.Names("team-a_argo-hpa", tracked[0]) || argocd.Names("team-a", tracked[0]) {
 		t.Errorf("Names: --app argo-hpa and team-a_argo-hpa must name %s, team-a not", tracked[0])
 	}
-	g, err := argocd.Generate(a.Report, argocd.Application, tracked[0], nil)
+	g, err := argocd.Generate(a.Report, argocd.Application, tracked[0], nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestIgnoreAnnotationIsMutationChecked(t *testing.T) {
 	}
 	lints := argocd.LintSettings(a.Report, s)
 	if !slices.ContainsFunc(lints, func(l argocd.Lint) bool {
-		return strings.HasSuffix(l.Source.File, "desired.yaml") && strings.Contains(l.Where, "/spec/template/spec/containers/0/image")
+		return strings.HasSuffix(l.At.File, "desired.yaml") && strings.Contains(l.Where, "/spec/template/spec/containers/0/image")
 	}) {
 		t.Errorf("lints %+v, want the annotation's index pointer named at desired.yaml", lints)
 	}

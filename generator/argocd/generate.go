@@ -19,8 +19,9 @@ type Generated struct {
 // Generate synthesizes the ignores, writes them in format f after header (for the Application
 // app), and verifies what it
 // wrote, read back as check reads a file (argocd-cm widens each entry to its kind: the
-// verification judges the widened entries).
-func Generate(rep *classify.Report, f Format, app string, header []string) (*Generated, error) {
+// verification judges the widened entries). file is the name of the file the output is written
+// to, where the findings about an entry point (its line in Output); "" for none (stdout).
+func Generate(rep *classify.Report, f Format, app string, header []string, file string) (*Generated, error) {
 	res, err := Synthesize(rep, Settings{})
 	if err != nil {
 		return nil, err
@@ -29,14 +30,16 @@ func Generate(rep *classify.Report, f Format, app string, header []string) (*Gen
 	if err := Write(&b, res.Ignores, f, app, header); err != nil {
 		return nil, err
 	}
-	objs, err := load.Bytes("generated", b.Bytes())
+	// read back as stdin, whose bytes give each entry's line
+	objs, err := load.Bytes("-", b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("generated ignoreDifferences do not parse (a bug): %w", err)
 	}
-	s, err := Read(objs)
+	s, err := Read(objs, load.NewReader(bytes.NewReader(b.Bytes())))
 	if err != nil {
 		return nil, fmt.Errorf("generated ignoreDifferences do not read back (a bug): %w", err)
 	}
+	s = s.writtenTo(file)
 	if s, err = s.WithAnnotations(rep); err != nil { // in force beside what was written
 		return nil, err
 	}

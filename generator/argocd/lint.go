@@ -12,30 +12,32 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/lint"
-	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // Lint is one thing wrong with a hand-written ignore whatever the objects hold.
 type Lint struct {
-	Error  bool   // else a warning
-	Where  string // the entry: group/kind[ namespace/name] and the path
-	What   string
-	Source load.Source // the document the entry is written in (Read's); zero when not read from one
+	Error bool   // else a warning
+	Where string // the entry: group/kind[ namespace/name] and the path
+	What  string
+	At    verdict.RuleAt // where the entry is written (Read's: file, document, its line); zero when not read from one
 }
 
-// Finding is l as lint's findings are written in every format (file:line of the entry's document).
+// Finding is l as lint's findings are written in every format (file:line of the entry).
 func (l Lint) Finding() lint.Finding {
-	f := lint.Finding{Severity: lint.Warning, File: l.Source.File, Line: l.Source.Line, Rule: -1, Message: l.Where + ": " + l.What}
+	f := lint.Finding{Severity: lint.Warning, File: l.At.File, Line: l.At.Line, Rule: -1, Message: l.Where + ": " + l.What}
 	if l.Error {
 		f.Severity = lint.Error
 	}
 	return f
 }
 
-// entry is an ignore and the document it is written in.
+// entry is an ignore and where it is written.
 type entry struct {
 	Ignore
-	from load.Source
+	at       verdict.RuleAt
+	of       appRef // the Application it belongs to (an Application's entry)
+	override string // argocd-cm's key of the override it is (an argocd-cm entry)
 }
 
 // entries are s's ignores and argocd-cm's, each with where it is written, as Argo CD merges them.
@@ -43,8 +45,11 @@ func (s Settings) entries() []entry {
 	var out []entry
 	for i, ig := range s.Ignores {
 		e := entry{Ignore: ig}
-		if i < len(s.ignoresFrom) {
-			e.from = s.ignoresFrom[i]
+		if i < len(s.ignoresAt) {
+			e.at = s.ignoresAt[i]
+		}
+		if i < len(s.ignoresOf) {
+			e.of = s.ignoresOf[i]
 		}
 		out = append(out, e)
 	}
@@ -61,7 +66,7 @@ func (s Settings) entries() []entry {
 		}
 		out = append(out, entry{Ignore: Ignore{Group: group, Kind: kind, JSONPointers: ov.IgnoreDifferences.JSONPointers,
 			JQPathExpressions: ov.IgnoreDifferences.JQPathExpressions, ManagedFieldsManagers: ov.IgnoreDifferences.ManagedFieldsManagers},
-			from: s.overridesFrom[key]})
+			at: s.overridesAt[key], override: key})
 	}
 	return out
 }
@@ -86,7 +91,7 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 		for _, p := range ig.JSONPointers {
 			for _, seg := range strings.Split(p, "/")[1:] {
 				if seg != "" && strings.Trim(seg, "0123456789") == "" {
-					out = append(out, Lint{Source: e.from, Where: where(ig, p), What: "a list index: after items are added, removed or reordered it ignores another item; select the item by its key with a jq expression"})
+					out = append(out, Lint{At: e.at, Where: where(ig, p), What: "a list index: after items are added, removed or reordered it ignores another item; select the item by its key with a jq expression"})
 					break
 				}
 			}
@@ -98,11 +103,11 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 				code, err = gojq.Compile(q)
 			}
 			if err != nil {
-				out = append(out, Lint{Source: e.from, Error: true, Where: where(ig, expr), What: "does not compile as jq: " + err.Error()})
+				out = append(out, Lint{At: e.at, Error: true, Where: where(ig, expr), What: "does not compile as jq: " + err.Error()})
 				continue
 			}
 			if l, bad := runJQ(rep, ig, code); bad {
-				l.Where, l.Source = where(ig, expr), e.from
+				l.Where, l.At = where(ig, expr), e.at
 				out = append(out, l)
 			}
 		}

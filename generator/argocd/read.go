@@ -16,7 +16,9 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -24,9 +26,12 @@ import (
 // argocd-cm ConfigMaps' resource.customizations (the whole key and the per-kind keys, as Argo
 // CD's settings read them). Other objects are an error naming them, and so is a second argocd-cm:
 // Argo CD reads the one in the namespace it runs in, so merging two would judge settings no Argo
-// CD has.
-func Read(objs []load.Object) (Settings, error) {
+// CD has. r reads the files objs came from again for each entry's line, as the kapp target finds
+// its rules' (lint.Lines); nil for objects read from no file (each entry then at its document's
+// line).
+func Read(objs []load.Object, r *load.Reader) (Settings, error) {
 	var s Settings
+	lines := lint.NewLines(r)
 	var cm *load.Object
 	for _, o := range objs {
 		switch {
@@ -54,8 +59,9 @@ func Read(objs []load.Object) (Settings, error) {
 				}
 			}
 			s.Ignores = append(s.Ignores, ignores...)
-			for range ignores {
-				s.ignoresFrom = append(s.ignoresFrom, o.Source)
+			for i := range ignores {
+				s.ignoresAt = append(s.ignoresAt, verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc,
+					Line: lines.At(o, "spec", "ignoreDifferences", i), Key: fmt.Sprintf("spec.ignoreDifferences[%d]", i)})
 				s.ignoresOf = append(s.ignoresOf, appRef{name: o.GetName(), namespace: o.GetNamespace()})
 			}
 		case o.GetKind() == "ConfigMap" && o.GetAPIVersion() == "v1" && o.GetName() == "argocd-cm":
@@ -70,14 +76,15 @@ func Read(objs []load.Object) (Settings, error) {
 				return Settings{}, fmt.Errorf("%s: data: %w", o.Source, err)
 			}
 			if s.Overrides == nil {
-				s.Overrides, s.overridesFrom = map[string]v1alpha1.ResourceOverride{}, map[string]load.Source{}
+				s.Overrides, s.overridesAt = map[string]v1alpha1.ResourceOverride{}, map[string]verdict.RuleAt{}
 			}
 			if whole, ok := data[customizationsKey].(string); ok && whole != "" {
 				if err := yaml.Unmarshal([]byte(whole), &s.Overrides); err != nil {
 					return Settings{}, fmt.Errorf("%s: data[\"resource.customizations\"]: %w", o.Source, err)
 				}
 				for k := range s.Overrides {
-					s.overridesFrom[k] = o.Source
+					s.overridesAt[k] = verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc,
+						Line: lines.At(o, "data", customizationsKey, k), Key: fmt.Sprintf("data[%q] %s", customizationsKey, k)}
 				}
 			}
 			if v, ok := data[compareOptionsKey]; ok {
@@ -91,7 +98,7 @@ func Read(objs []load.Object) (Settings, error) {
 				}
 				s.CompareOptions = &opts
 			}
-			if err := s.splitKeys(o, data); err != nil {
+			if err := s.splitKeys(o, data, lines); err != nil {
 				return Settings{}, err
 			}
 			for _, k := range slices.Sorted(maps.Keys(data)) {
@@ -105,10 +112,33 @@ func Read(objs []load.Object) (Settings, error) {
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.Overrides)) {
 		if err := compiles(s.Overrides[key].IgnoreDifferences.JQPathExpressions); err != nil {
-			return Settings{}, fmt.Errorf("%s: argocd-cm ignoreDifferences of %s: %w", s.overridesFrom[key], key, err)
+			return Settings{}, fmt.Errorf("%s: argocd-cm ignoreDifferences of %s: %w", s.overridesAt[key], key, err)
 		}
 	}
 	return s, nil
+}
+
+// writtenTo is s read back from what generate writes to file, which does not exist yet: each
+// entry is in file at its line; with no file (stdout), named by its key alone (verdict.RuleAt's
+// Generated), so that no finding points at a file.
+func (s Settings) writtenTo(file string) Settings {
+	at := func(at verdict.RuleAt) verdict.RuleAt {
+		if file == "" {
+			return verdict.RuleAt{Generated: true, Key: at.Key}
+		}
+		at.File = file
+		return at
+	}
+	out := s
+	out.ignoresAt = slices.Clone(s.ignoresAt)
+	for i := range out.ignoresAt {
+		out.ignoresAt[i] = at(out.ignoresAt[i])
+	}
+	out.overridesAt = maps.Clone(s.overridesAt)
+	for k := range out.overridesAt {
+		out.overridesAt[k] = at(out.overridesAt[k])
+	}
+	return out
 }
 
 // splitKeys reads argocd-cm's keys other than the whole resource.customizations into s's
@@ -118,8 +148,9 @@ func Read(objs []load.Object) (Settings, error) {
 // Argo CD skips it. The types that change the comparison (ignoreDifferences, knownTypeFields)
 // are judged; the others are read only as far as Argo CD fails on them. Two keys that set the
 // same type for the same kind are refused: Argo CD reads them in its map's random order, so which
-// one holds changes from one comparison to the next.
-func (s *Settings) splitKeys(o load.Object, data map[string]any) error {
+// one holds changes from one comparison to the next. An override's entry is where its
+// ignoreDifferences are written (lines: the key's line).
+func (s *Settings) splitKeys(o load.Object, data map[string]any, lines *lint.Lines) error {
 	set := map[string]string{} // override key and type -> the key that set it
 	for _, k := range slices.Sorted(maps.Keys(data)) {
 		if !strings.HasPrefix(k, customizationsKey) || k == customizationsKey {
@@ -170,17 +201,20 @@ func (s *Settings) splitKeys(o load.Object, data map[string]any) error {
 				return fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
 			}
 			ov.IgnoreDifferences = d
+			s.overridesAt[key] = verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc, Line: lines.At(o, "data", k), Key: fmt.Sprintf("data[%q]", k)}
 		case "knownTypeFields":
 			var fields []v1alpha1.KnownTypeField
 			if err := yaml.UnmarshalStrict([]byte(v), &fields); err != nil {
 				return fmt.Errorf("%s: data[%q]: %w", o.Source, k, err)
 			}
 			ov.KnownTypeFields = fields
+			if _, ok := s.overridesAt[key]; !ok {
+				s.overridesAt[key] = verdict.RuleAt{File: o.Source.File, Doc: o.Source.Doc, Line: lines.At(o, "data", k), Key: fmt.Sprintf("data[%q]", k)}
+			}
 		default:
 			return fmt.Errorf("%s: data[%q]: Argo CD refuses the key: resource customization type %s not supported (health, useOpenLibs, actions, ignoreDifferences, ignoreResourceUpdates, knownTypeFields)", o.Source, k, typ)
 		}
 		s.Overrides[key] = ov
-		s.overridesFrom[key] = o.Source
 	}
 	return nil
 }

@@ -47,7 +47,8 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence})
 	}
 	for _, p := range v.Hidden {
-		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: hiddenBy, Fails: true})
+		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: hiddenBy, Fails: true,
+			File: p.At.File, Line: p.At.Line})
 	}
 	order := verdict.Kinds()
 	slices.SortStableFunc(fs, func(a, b verdict.Finding) int { return slices.Index(order, a.Kind) - slices.Index(order, b.Kind) })

@@ -74,7 +74,7 @@ func readCM(t *testing.T, data map[string]string) (map[string]v1alpha1.ResourceO
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := argocd.Read(objs)
+	s, err := argocd.Read(objs, nil)
 	out := map[string]v1alpha1.ResourceOverride{}
 	for k, o := range s.Overrides {
 		if o, ok := comparing(o); ok {
@@ -138,7 +138,7 @@ func TestReadRefusesWhatItCannotJudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := argocd.Read(objs); err == nil || !strings.Contains(err.Error(), "app.yml: document 1 (line 1): Application a asks for server-side diff") {
+		if _, err := argocd.Read(objs, nil); err == nil || !strings.Contains(err.Error(), "app.yml: document 1 (line 1): Application a asks for server-side diff") {
 			t.Errorf("%s: error %v, want one refusing server-side diff", doc, err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestReadRefusesWhatItCannotJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := argocd.Read(objs); err != nil {
+	if _, err := argocd.Read(objs, nil); err != nil {
 		t.Errorf("ServerSideDiff=false: %v, want the client-side diff judged", err)
 	}
 }

@@ -67,7 +67,7 @@ func TestJQSelectsByDeclaredKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := argocd.Generate(a.Report, argocd.Application, "shop7", nil)
+	g, err := argocd.Generate(a.Report, argocd.Application, "shop7", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

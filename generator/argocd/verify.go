@@ -24,6 +24,9 @@ type Problem struct {
 	Resource pair.Identity
 	Path     string // by key; "" for the whole resource
 	Class    string // the field's class label, when classification explains it
+	// At: for a hidden change, where the entry hiding it is written (the first that hides it
+	// alone); zero when only the entries together do, or none was read from a file.
+	At verdict.RuleAt
 }
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
@@ -103,7 +106,9 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			return Verification{}, err
 		}
 		var recorded []fielddiff.Path
-		record := func(keyed fielddiff.Path) {
+		// record records the change at keyed the ignores hide; hides tells whether Argo CD
+		// hides it under some of the ignores (for the entry to blame).
+		record := func(keyed fielddiff.Path, hides func(sub Settings, strip bool) (bool, error)) error {
 			recorded = append(recorded, keyed)
 			problem := Problem{Resource: r.ID, Path: keyed.String()}
 			if f, ok := explaining(r, keyed); ok {
@@ -113,8 +118,49 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			if verdict.Controlled(r, desired.Object, keyed) {
 				to = &v.Masked
 			}
-			if !slices.Contains(*to, problem) {
-				*to = append(*to, problem)
+			if slices.ContainsFunc(*to, func(q Problem) bool { return q.Resource == problem.Resource && q.Path == problem.Path }) {
+				return nil
+			}
+			if to == &v.Hidden {
+				at, err := s.blame(hides)
+				if err != nil {
+					return err
+				}
+				problem.At = at
+			}
+			*to = append(*to, problem)
+			return nil
+		}
+		// hidesChange: under sub, Argo CD shows mut (a declared value changed in turn) as no
+		// change against live; strip: with the manifest's own ignore annotation out of force.
+		hidesChange := func(mut *unstructured.Unstructured) func(Settings, bool) (bool, error) {
+			return func(sub Settings, strip bool) (bool, error) {
+				d, m := desired.Unstructured, mut
+				if strip {
+					d, m = withoutAnnotatedIgnores(d), withoutAnnotatedIgnores(m)
+				}
+				base, err := Diff(d, live.Unstructured, sub)
+				if err != nil {
+					return false, err
+				}
+				shown, err := shows(m, live.Unstructured, sub, base.PredictedLive)
+				return !shown, err
+			}
+		}
+		// hidesPath: under sub, Argo CD does not show the field at p (a difference the manifest
+		// holds).
+		hidesPath := func(p fielddiff.Path) func(Settings, bool) (bool, error) {
+			return func(sub Settings, strip bool) (bool, error) {
+				d := desired.Unstructured
+				if strip {
+					d = withoutAnnotatedIgnores(d)
+				}
+				res, err := Diff(d, live.Unstructured, sub)
+				if err != nil || !res.Modified {
+					return err == nil, err
+				}
+				paths, err := shownPaths(res)
+				return !slices.ContainsFunc(paths, func(q fielddiff.Path) bool { return q.String() == p.String() }), err
 			}
 		}
 		// The change the manifest holds: a field Argo CD shows without the ignores and not under
@@ -142,12 +188,14 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				if f, ok := explaining(r, p); ok && f.Class.Ghost() {
 					continue
 				}
-				record(p)
+				if err := record(p, hidesPath(p)); err != nil {
+					return Verification{}, err
+				}
 			}
 		}
 		for _, p := range scalars(desired.Object, nil) {
 			old, _ := p.Get(desired.Object)
-			drawn, hidden := false, false
+			drawn, hidden := false, (*unstructured.Unstructured)(nil)
 			// A draw Argo CD's own normalisation takes for the old value (a base64 string decoding
 			// to the same bytes) tests nothing: draw again, so that the verdict does not depend on
 			// the draw.
@@ -170,15 +218,17 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 					return Verification{}, err
 				}
 				if seen {
-					hidden = true
+					hidden = mut
 					break
 				}
 			}
 			if drawn {
 				v.Mutation++
 			}
-			if hidden {
-				record(fielddiff.ByKey(desired.Unstructured, p))
+			if hidden != nil {
+				if err := record(fielddiff.ByKey(desired.Unstructured, p), hidesChange(hidden)); err != nil {
+					return Verification{}, err
+				}
 			}
 		}
 		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
@@ -198,11 +248,42 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				continue
 			}
 			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive); err == nil && seen {
-				record(keyed)
+				if err := record(keyed, hidesChange(mut)); err != nil {
+					return Verification{}, err
+				}
 			}
 		}
 	}
 	return v, nil
+}
+
+// blame is where the first of s's entries is written under which alone hides says Argo CD hides
+// the change (a manifest's ignore annotation: under no other ignore, the annotation in force;
+// any other entry: with the annotation out of force); zero when none does alone.
+func (s Settings) blame(hides func(sub Settings, strip bool) (bool, error)) (verdict.RuleAt, error) {
+	for _, e := range s.entries() {
+		if e.at == (verdict.RuleAt{}) {
+			continue // nowhere to point at
+		}
+		sub, strip := s.Plain(), true
+		switch {
+		case e.at.Key == annotatedKey:
+			strip = false
+		case e.override != "":
+			sub.Overrides = map[string]v1alpha1.ResourceOverride{e.override: s.Overrides[e.override]}
+		default:
+			sub.Ignores, sub.ignoresAt, sub.ignoresOf = []Ignore{e.Ignore}, []verdict.RuleAt{e.at}, []appRef{e.of}
+		}
+		sub.controlPlane = s.controlPlane
+		hidden, err := hides(sub, strip)
+		if err != nil {
+			return verdict.RuleAt{}, err
+		}
+		if hidden {
+			return e.at, nil
+		}
+	}
+	return verdict.RuleAt{}, nil
 }
 
 // differentFrom is a mutation of v (verdict.MutateAwayFrom) that is not the live object's value

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"gopkg.in/yaml.v3"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -23,31 +22,64 @@ func NewLines(r *load.Reader) *Lines { return &Lines{r: r, nodes: map[string][]*
 // block (key: |, its lines the file's); else the line of o's document. o must have been read from
 // the file as written, not rendered.
 func (l *Lines) Of(o load.Object, key string, index int) int {
+	path := []any{key}
+	if !load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) {
+		path = []any{"data", kappconv.ConfigKey, key}
+	}
+	if index >= 0 {
+		path = append(path, index)
+	}
+	return l.At(o, path...)
+}
+
+// At returns the line in o's file of what path names in o's document, each step a mapping key
+// (string: the key's line) or a list index (int: the item's line); a string value written as a
+// literal block (key: |) holding one YAML document is stepped into, its lines the file's (a
+// labelled ConfigMap's config.yml, argocd-cm's resource.customizations). When the path is not
+// found there, the line of o's document. o must have been read from the file as written, not
+// rendered.
+func (l *Lines) At(o load.Object, path ...any) int {
 	file := o.Source.File
 	if _, ok := l.nodes[file]; !ok {
-		data, _ := l.r.ReadFile(file) // read by load already; positions are optional
+		var data []byte
+		if l.r != nil {
+			data, _ = l.r.ReadFile(file) // read by load already; positions are optional
+		}
 		l.nodes[file] = documentNodes(data)
 	}
-	n, offset := find(l.nodes[file], o.Source), 0
-	if n != nil && !load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) {
-		value := at{n: n}.field("data").field(kappconv.ConfigKey).n
-		text, _, _ := unstructured.NestedString(o.Object, "data", kappconv.ConfigKey)
-		n = nil
-		if value != nil && value.Style&yaml.LiteralStyle != 0 {
-			if inner := documentNodes([]byte(text)); len(inner) == 1 { // kapp reads exactly one Config there
-				n, offset = inner[0], value.Line
+	n, offset, line := find(l.nodes[file], o.Source), 0, 0
+	for _, step := range path {
+		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
+			inner := documentNodes([]byte(n.Value))
+			if len(inner) != 1 { // kapp reads exactly one Config there
+				return o.Source.Line
 			}
+			n, offset = inner[0], offset+n.Line
+		}
+		if n == nil {
+			return o.Source.Line
+		}
+		switch s := step.(type) {
+		case string:
+			a := at{n: n}.field(s)
+			if a.key == nil {
+				return o.Source.Line
+			}
+			n, line = a.n, a.key.Line
+		case int:
+			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
+				return o.Source.Line
+			}
+			n = deref(n.Content[s])
+			line = n.Line
+		default:
+			return o.Source.Line
 		}
 	}
-	entry := at{n: n}.field(key)
-	if index >= 0 {
-		if items := entry.n; items != nil && items.Kind == yaml.SequenceNode && index < len(items.Content) {
-			return deref(items.Content[index]).Line + offset
-		}
-	} else if entry.key != nil {
-		return entry.key.Line + offset
+	if line == 0 {
+		return o.Source.Line
 	}
-	return o.Source.Line
+	return line + offset
 }
 
 // Key returns the line in o's file of the first of keys found in o's document (a rules Secret's
