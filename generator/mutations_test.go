@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -90,4 +92,52 @@ func configOf(t *testing.T, rules []synth.Rule) load.Object {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// A generated ytt rule's mutation check changes the values the rule rewrites (synth.YTTPaths),
+// whatever parts it holds: a rule holding only a rewrite (a quantity the server stores
+// canonicalised) had every value the Deployment declares changed, each rebased with kapp and
+// rendered within the ytt budget; a keyed rule holding a rewrite beside (Also) never had the
+// rewrite's value changed. Each value is one changed manifest kapp rebases (beside the unchanged
+// one, for the annotations a ytt rule may write); the rewrite acts only while the object holds
+// its From, so the changed value stays in the object kapp applies: nothing hidden, and nothing
+// left for kapp's engine to judge (MutationsRun).
+func TestMutationCheckOfARewriteRule(t *testing.T) {
+	a, err := Analyze(Inputs{Desired: []string{"../fixtures/quantities/desired.yaml"}, Live: []string{"../fixtures/quantities/live.yaml"}, Namespace: "quantities"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpu, label fielddiff.Path
+	for _, r := range a.Report.Resources {
+		if r.ID.Kind != "Deployment" {
+			continue
+		}
+		desired, _, err := r.Objects()
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := 0
+		byIndex := append(append(fielddiff.FromFields([]string{"spec", "template", "spec", "containers"}), fieldpath.PathElement{Index: &zero}),
+			fielddiff.FromFields([]string{"resources", "limits", "cpu"})...)
+		cpu = fielddiff.ByKey(desired.Unstructured, byIndex)
+		label = fielddiff.FromFields([]string{"spec", "template", "metadata", "labels", "app.kubernetes.io/name"})
+	}
+	if got := cpu.String(); got != "spec.template.spec.containers[name=worker].resources.limits.cpu" {
+		t.Fatalf("path %s", got)
+	}
+	worker := []synth.Matcher{{KindNamespaceName: &synth.KindNamespaceName{Kind: "Deployment", Namespace: "quantities", Name: "worker"}}}
+	rewrite := synth.Rule{Sources: synth.ControllerWins(), Rewrites: []synth.Rewrite{{Path: cpu, From: "1000m", To: "1"}}, Matchers: worker}
+	for _, tc := range []struct {
+		name   string
+		rules  []synth.Rule
+		probes int
+	}{
+		{"rewrite alone", []synth.Rule{rewrite}, 2},
+		{"keyed with a rewrite", []synth.Rule{{Sources: synth.UserWins(), Keyed: []fielddiff.Path{label}, Matchers: worker, Also: []synth.Rule{rewrite}}}, 3},
+	} {
+		v := mutationsUnder(t, a, tc.rules)
+		if v.MutationProbes != tc.probes || v.MutationsRun != 0 || len(v.Hidden) != 0 || len(v.Masked) != 0 {
+			t.Errorf("%s: %d changed manifests, %d judged by kapp's engine, hidden %v, masked %v; want %d, 0, none hidden", tc.name, v.MutationProbes, v.MutationsRun, v.Hidden, v.Masked, tc.probes)
+		}
+	}
 }

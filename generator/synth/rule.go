@@ -6,6 +6,7 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
@@ -220,19 +221,34 @@ func (r Rule) YTT() bool {
 }
 
 // YTTPaths are the paths each ytt rule rewrites (those of every rule it holds), in rule order:
-// the declared values the mutation check changes under it.
+// the declared values the mutation check changes under it. The program emit writes for a rule
+// (emit's overlay) writes nowhere else: its keyed paths, a rewrite's path (only while the object
+// holds the rewrite's From), an empty map or a null only where the object lacks the field, and
+// intermediate maps only where they are absent. A rule folding Secret stringData moves whichever
+// keys each Secret's live data holds, so its entry is nil: every declared value is changed. Any
+// other entry is non-nil, even empty: nil has the mutation check change every declared value of
+// every resource the rule matches, each rebased by kapp and rendered within the ytt budget, to
+// learn what the program's own data already says.
 func YTTPaths(rules []Rule) [][]fielddiff.Path {
 	var out [][]fielddiff.Path
 	for _, r := range rules {
 		if !r.YTT() {
 			continue
 		}
-		var paths []fielddiff.Path
-		for _, part := range r.Parts() { // empty-map paths hold no declared value
+		if slices.ContainsFunc(r.Parts(), func(p Rule) bool { return p.FoldStringData }) {
+			out = append(out, nil)
+			continue
+		}
+		paths := []fielddiff.Path{}
+		for _, part := range r.Parts() {
 			paths = append(append(paths, part.Keyed...), part.Indexed...)
 			for _, p := range part.Paths {
 				paths = append(paths, fielddiff.FromFields(p))
 			}
+			for _, rw := range part.Rewrites {
+				paths = append(paths, rw.Path)
+			}
+			paths = append(append(paths, part.Empty...), part.Nulls...)
 		}
 		out = append(out, paths)
 	}
