@@ -87,9 +87,10 @@ func (r *reach) emptyFields(m ctlres.ResourceMatcher) {
 // readsManaged is true when such a rule's matcher may read metadata.managedFields.
 func (r Rebaser) fields(desired *unstructured.Unstructured) (fields map[string]bool, all, readsManaged bool) {
 	fields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
+	id := kappmatch.IdentityOf(desired)
 	for _, m := range r.reach {
 		if m.matcher != nil {
-			if matches, decided := kappmatch.ByIdentity(m.matcher, desired); decided && !matches {
+			if matches, decided := id.Decide(m.matcher); decided && !matches {
 				continue
 			}
 		}

@@ -128,12 +128,27 @@ func (m Matcher) ByIdentity(u *unstructured.Unstructured) (matches, decided bool
 // ByIdentity is Matcher.ByIdentity for a matcher as kapp built it for a rule (a rebase mod's
 // ResourceMatcher).
 func ByIdentity(m ctlres.ResourceMatcher, u *unstructured.Unstructured) (matches, decided bool) {
+	return IdentityOf(u).Decide(m)
+}
+
+// Identity is a resource holding u's identity alone (apiVersion, kind, namespace, name), which
+// kapp's matchers read without modifying it: made once to decide many matchers on one object.
+// Performance: made anew for each rebase rule, it was a tenth of classification's allocations.
+type Identity struct{ res ctlres.Resource }
+
+// IdentityOf returns u's identity.
+func IdentityOf(u *unstructured.Unstructured) Identity {
 	id := &unstructured.Unstructured{Object: map[string]any{}}
 	id.SetAPIVersion(u.GetAPIVersion())
 	id.SetKind(u.GetKind())
 	id.SetNamespace(u.GetNamespace())
 	id.SetName(u.GetName())
-	t := byIdentity(m, ctlres.NewResourceUnstructured(*id, ctlres.ResourceType{}))
+	return Identity{ctlres.NewResourceUnstructured(*id, ctlres.ResourceType{})}
+}
+
+// Decide is ByIdentity of m on the object id was made of.
+func (id Identity) Decide(m ctlres.ResourceMatcher) (matches, decided bool) {
+	t := byIdentity(m, id.res)
 	return t == always, t != maybe
 }
 
