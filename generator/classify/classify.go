@@ -255,16 +255,25 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if fc.owners, err = owners(live); err != nil {
 		return res, err
 	}
-	declaredSet, err := compared.Declared()
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", desired.Source, err)
-	}
 	fc.desired, fc.live = desired.Unstructured, live.Unstructured
 	fc.sent = sentManifest(live)
 	if fc.sent != nil {
 		fc.sentAt = fielddiff.NewLookup(fc.sent)
 	}
-	fc.appliers = findAppliers(fc.owners, c.rules, applierObject{annotations: live.GetAnnotations(), declared: declaredSet, sent: fc.sentAt, live: fielddiff.NewLookup(live.Object)})
+	var declaredSet *fieldpath.Set
+	var declaredErr error
+	declaredDone := false
+	declared := func() *fieldpath.Set {
+		if !declaredDone {
+			declaredDone = true
+			declaredSet, declaredErr = compared.Declared()
+		}
+		return declaredSet
+	}
+	fc.appliers = findAppliers(fc.owners, c.rules, applierObject{annotations: live.GetAnnotations(), declared: declared, sent: fc.sentAt, live: fielddiff.NewLookup(live.Object)})
+	if declaredErr != nil {
+		return res, fmt.Errorf("%s: %w", desired.Source, declaredErr)
+	}
 	res.Applier = fc.appliers.main
 	fc.applier = fc.appliers.main // every explanation names the one applier
 	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
