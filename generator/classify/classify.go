@@ -321,6 +321,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	for _, f := range kappAnnotationsFromGit(fc) {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = append(res.Findings, f)
+	}
 	if f, ok := c.replicasAsDeclared(fc, deltas); ok {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)

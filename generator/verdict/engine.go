@@ -90,7 +90,7 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 		// under that base, while the neutralised manifest declaring it would be one
 		if b, ok := leftUnder(results[at[i]], res); ok {
 			u := &v.Updates[again[i]]
-			u.Ghost, u.Diff = true, fmt.Sprintf("kapp still reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])
+			u.Ghost, u.Diff = true, fmt.Sprintf("kapp reports %s under the %s base:\n%s", res.Op[b], b, res.Diff[b])
 		}
 	}
 	return nil

@@ -1,0 +1,63 @@
+package classify
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// kappAnnotationsFromGit finds the annotations under kapp's prefix that the manifest declares
+// (a change group, an update strategy...) with a value neither kapp's last apply
+// (kapp.k14s.io/original) nor the live object holds, while the live object holds what kapp
+// applied: a change made in Git, which this deploy applies. The field diff hides every key
+// under kapp's prefix as kapp's own bookkeeping, so these are added here (outside probe 6,
+// finding 10: such an annotation added in Git was a residual ghost diff). Without kapp's last
+// apply a change made in Git cannot be told from one made on the cluster: nothing is said.
+func kappAnnotationsFromGit(fc fieldContext) []Finding {
+	if fc.sent == nil {
+		return nil
+	}
+	declared := fc.desired.GetAnnotations()
+	sentAnn := map[string]any{}
+	if md, ok := fc.sent["metadata"].(map[string]any); ok {
+		sentAnn, _ = md["annotations"].(map[string]any)
+	}
+	liveAnn := fc.live.GetAnnotations()
+	bookkeeping := append(kappconv.HistoryAnnotations(), kappconv.IdentityAnnotation)
+	keys := make([]string, 0, len(declared))
+	for k := range declared {
+		if strings.HasPrefix(k, kappconv.Prefix) && !slices.Contains(bookkeeping, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []Finding
+	for _, k := range keys {
+		want := declared[k]
+		sent, wasSent := sentAnn[k].(string)
+		got, isLive := liveAnn[k]
+		if wasSent && sent == want || isLive && got == want {
+			continue // kapp applied it already, or the live object holds it
+		}
+		if wasSent != isLive || wasSent && sent != got {
+			continue // the cluster changed too: not a change made in Git alone
+		}
+		f := Finding{
+			Path:    fielddiff.FromFields([]string{"metadata", "annotations", k}),
+			Change:  fielddiff.Removed,
+			Class:   Pending,
+			Desired: want,
+		}
+		if isLive {
+			f.Change, f.Live = fielddiff.Modified, got
+			f.Evidence = "a change made in Git: the live value is what kapp last applied (" + kappconv.Original + "); the manifest now declares another, which this deploy applies"
+		} else {
+			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this annotation, nor does the live object; the manifest now declares it, which this deploy applies"
+		}
+		out = append(out, f)
+	}
+	return out
+}
