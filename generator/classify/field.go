@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -136,6 +137,20 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		return f
 	}
 	if d.Change != fielddiff.Removed {
+		calculated := func(cf compiledField) bool {
+			return (cf.Kind == "*" || cf.Group == fc.id.Group && cf.Kind == fc.id.Kind) && cf.re.MatchString(path)
+		}
+		if newlyDeclared(fc, d) && slices.ContainsFunc(c.calculated, calculated) {
+			// The server set it because kapp's last apply left it out; the manifest now declares
+			// another value: a change made in Git, which this deploy sends (newcomer walkthrough
+			// 4, item 10: it was calculated, and ruled)
+			f.Class = Pending
+			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, which the API server then set; the manifest now declares another value, which this deploy applies"
+			if why, ok := c.immutableChange(fc, path); ok {
+				f.Blocks, f.Evidence = true, f.Evidence+why
+			}
+			return f
+		}
 		for _, cf := range c.calculated {
 			if (cf.Kind == "*" || cf.Group == fc.id.Group && cf.Kind == fc.id.Kind) && cf.re.MatchString(path) {
 				f.Class = Calculated

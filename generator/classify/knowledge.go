@@ -235,6 +235,9 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 	if _, versioned := ann[kappconv.Versioned]; versioned {
 		return "", false
 	}
+	if why, ok := clusterIPChange(fc, path); ok {
+		return why, true
+	}
 	for _, e := range c.immutable {
 		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
 			continue
@@ -247,4 +250,23 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
 	}
 	return "", false
+}
+
+// clusterIPChange says why the API server refuses an update changing a Service's primary
+// clusterIP: once set it may not change, unless the Service is or becomes an ExternalName one,
+// or stays headless (k8s.io/kubernetes v1.37.2 pkg/apis/core/validation/validation.go
+// validateUpgradeDowngradeClusterIPs). rulesets/immutable.yaml cannot list it: whether it may
+// change depends on other fields' values.
+func clusterIPChange(fc fieldContext, path string) (string, bool) {
+	if fc.id.Group != "" || fc.id.Kind != "Service" || path != "spec.clusterIP" {
+		return "", false
+	}
+	want, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "clusterIP")
+	got, _, _ := unstructured.NestedString(fc.live.Object, "spec", "clusterIP")
+	newType, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "type")
+	oldType, _, _ := unstructured.NestedString(fc.live.Object, "spec", "type")
+	if want == "" || got == "" || want == got || newType == "ExternalName" || oldType == "ExternalName" {
+		return "", false
+	}
+	return fmt.Sprintf("; kapp's deploy fails here: a Service's primary clusterIP may not change once set (k8s.io/kubernetes %s pkg/apis/core/validation/validation.go validateUpgradeDowngradeClusterIPs), so the API server refuses kapp's update (live %s); annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the Service) or give it a new name", kappconv.Kubernetes, got, kappconv.UpdateStrategy), true
 }

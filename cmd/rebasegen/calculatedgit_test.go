@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Regression (newcomer walkthrough 4, item 10): a Service's spec.clusterIP is set by the API
+// server, but a manifest declaring one other than kapp's last apply (kapp.k14s.io/original) is
+// a change made in Git, not a calculated ghost diff (check called it a residual ghost diff, and
+// the regenerated rules ruled it: stale). Changing the primary clusterIP is also the update the
+// API server refuses (validateUpgradeDowngradeClusterIPs: "may not change once set"), so it is
+// the pending change kapp's deploy fails on, in every format: both where kapp's last apply left
+// the field to the server and where it sent the live value itself (a live object derived from
+// the captured one, its kapp.k14s.io/original holding the clusterIP).
+func TestGitChangeToACalculatedFieldIsPending(t *testing.T) {
+	fix := scenario(t, "services")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	read := func(path string) string {
+		bs, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(bs)
+	}
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	desired := write("desired.yaml", strings.Replace(read(fix[1]), "  name: web\nspec:\n", "  name: web\nspec:\n  clusterIP: 10.0.0.99\n", 1))
+	live := read(fix[3])
+	const sentWithout = `"namespace":"services"},"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}]`
+	if !strings.Contains(live, sentWithout) || !strings.Contains(live, "clusterIP: 10.0.0.203") {
+		t.Fatal("the services fixture's web Service changed: update the test")
+	}
+	sent := write("live-sent.yaml", strings.Replace(live, sentWithout, `"namespace":"services"},"spec":{"clusterIP":"10.0.0.203","ports":[{"name":"http","port":80,"targetPort":8080}]`, 1))
+	const (
+		field  = "core/Service services/web spec.clusterIP"
+		blocks = "pending change from Git that kapp's deploy fails on (immutable field): " + field
+		why    = "a Service's primary clusterIP may not change once set"
+	)
+	for name, liveFile := range map[string]string{"left to the server": fix[3], "sent by kapp": sent} {
+		for _, tc := range []struct {
+			format string
+			want   []string
+		}{
+			{"text", []string{blocks + ": a change made in Git", why, "0 residual ghost diffs, 0 unknown fields, 0 stale generated files"}},
+			{"github", []string{"::error file=" + desired + ",line=1::" + blocks, why}},
+			{"json", []string{`"immutable": [`, `"path": "spec.clusterIP"`, `"class": "pending"`, why, `"residual": []`, `"stale": []`}},
+		} {
+			res := rebasegen(t, "check", "--rules", rules, "-d", desired, "-l", liveFile, "-n", "services", "--output", tc.format)
+			ok := res.code == 3 && !strings.Contains(res.stdout, "calculated")
+			for _, w := range tc.want {
+				ok = ok && strings.Contains(res.stdout, w)
+			}
+			if !ok {
+				t.Errorf("%s, --output %s: exit %d, want 3, %q and no calculated:\n%s%s", name, tc.format, res.code, tc.want, res.stdout, res.stderr)
+			}
+		}
+	}
+}
