@@ -26,10 +26,13 @@ func kappAnnotationsFromGit(fc fieldContext) []Finding {
 		sentAnn, _ = md["annotations"].(map[string]any)
 	}
 	liveAnn := fc.live.GetAnnotations()
-	bookkeeping := append(kappconv.HistoryAnnotations(), kappconv.IdentityAnnotation)
+	// kapp's own bookkeeping, and the annotations that make kapp apply nothing to the resource
+	// (noop, exists, update strategy skip): a change beside those is never applied, which check
+	// reports as hidden, naming the manifest's annotation
+	bookkeeping := append(kappconv.HistoryAnnotations(), kappconv.IdentityAnnotation, kappconv.NoopAnnotation, kappconv.ExistsAnnotation)
 	keys := make([]string, 0, len(declared))
-	for k := range declared {
-		if strings.HasPrefix(k, kappconv.Prefix) && !slices.Contains(bookkeeping, k) {
+	for k, v := range declared {
+		if strings.HasPrefix(k, kappconv.Prefix) && !slices.Contains(bookkeeping, k) && !(k == kappconv.UpdateStrategy && v == "skip") {
 			keys = append(keys, k)
 		}
 	}
