@@ -131,6 +131,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		case h.Rewritten:
 			how = "kapp updates the resource with the rules' value there, not the manifest's"
 		}
+		if h.Removed {
+			// what the author changes to have kapp remove it (newcomer walkthrough 4, item 1)
+			evidence += "; to apply the removal, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and kapp removes it on deploy"
+		}
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf(evidence, h.Rule, how)})
 	}

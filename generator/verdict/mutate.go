@@ -215,7 +215,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shownOf[i]}
 		if m.removed {
-			h.How = "the object kapp applies still holds the field once the manifest no longer declares it (a removal made in Git): kapp never removes it"
+			h.How, h.Removed = removedHow, true
 		}
 		h.Rule, h.At = responsible(in.Rules, m.r, m.path)
 		if m.controller {

@@ -35,7 +35,8 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured)})
+		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
+			removed: p.Finding.Change == fielddiff.Added}) // the manifest no longer declares it
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -79,12 +80,18 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	for i, m := range all {
 		if builtin[i] && !inForce[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
+			if m.removed {
+				h.How, h.Removed = removedHow, true
+			}
 			h.Rule, h.At = responsible(in.Rules, m.r, m.path)
 			out = append(out, h)
 		}
 	}
 	return out, nil
 }
+
+// removedHow is what kapp does with a removal made in Git that the rules put back.
+const removedHow = "the object kapp applies still holds the field once the manifest no longer declares it (a removal made in Git): kapp never removes it"
 
 // revert sets the field at p (by index) in desired back to what kapp last applied, which a
 // pending change's live object still holds: its value added where the manifest dropped the
@@ -185,7 +192,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				return ok == declared && (!ok || holds(v, want))
 			}
 			if same(alone) && !same(withRules) {
-				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true}
+				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true, Removed: !declared}
 				if !declared {
 					h.How = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
 				}

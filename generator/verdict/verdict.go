@@ -116,6 +116,9 @@ type Hidden struct {
 	// Whole: the rules write the annotation (Rule names them), so kapp applies no change made in
 	// Git to the resource, whether or not Git holds one now.
 	Whole bool
+	// Removed: the change is a removal made in Git (the manifest no longer declares the field),
+	// which the rules put back: the finding says how to apply it.
+	Removed bool
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.
