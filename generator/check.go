@@ -118,7 +118,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 	fs := verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g))
 	for i, f := range fs {
-		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate {
+		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate && f.Kind != verdict.KindUnjudged {
 			continue
 		}
 		if src, ok := c.At[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {

@@ -20,6 +20,9 @@ type Pair struct {
 	ID      Identity
 	Desired load.Doc // its Namespace set when the object has none and its kind is namespaced
 	Live    load.Doc
+	// Redacted are the keys of a Secret's data whose values rebasegen capture redacted
+	// (load.Redacted), given the manifest's values for the analysis: not judged.
+	Redacted []string
 }
 
 // Objects decodes the pair's objects.
@@ -193,6 +196,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
+		set.Pairs[i].Redacted = keys
 		for _, k := range keys {
 			set.Redacted = append(set.Redacted, set.Pairs[i].ID.String()+" data."+k)
 		}

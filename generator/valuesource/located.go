@@ -31,6 +31,11 @@ func Located(pkg yttrender.Package, rd *load.Reader, rep *classify.Report, set *
 			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
 		}
 	}
+	for _, u := range vd.Unjudged { // the Secret's document, as a pending create's
+		if d, ok := desired[u.Resource]; ok && !isRendered(d.Source.File) && d.Source.File != "-" {
+			at[Field{Resource: u.Resource}] = d.Source
+		}
+	}
 	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
 	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
 		d, ok := desired[r.Resource]

@@ -48,11 +48,18 @@ func (v *Verdict) engine(in Input, configs []*unstructured.Unstructured) error {
 	results := v.Results
 	var again, at []int // resources to verify with their reasons neutralised, in v.Updates and in results
 	for i, res := range results {
+		r := rep.Resources[i]
+		if len(r.Redacted) > 0 {
+			// its values were taken as the manifest's: kapp keeping it says nothing of them
+			// (newcomer walkthrough 4, item 7)
+			v.Unjudged = append(v.Unjudged, Unjudged{Resource: r.ID, Keys: r.Redacted})
+		}
 		if kept(res) {
-			v.Kept++
+			if len(r.Redacted) == 0 {
+				v.Kept++
+			}
 			continue
 		}
-		r := rep.Resources[i]
 		u := Update{Resource: r.ID}
 		for _, f := range r.Findings {
 			if !f.Ruled(in.IncludeUnknown) {

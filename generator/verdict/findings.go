@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -29,11 +30,14 @@ const (
 	// KindImmutable: a change made in Git to a field the API server refuses to change, which
 	// kapp's deploy, updating the object in place, fails on.
 	KindImmutable Kind = "immutable"
+	// KindUnjudged: a Secret whose values rebasegen capture redacted: they were taken as the
+	// manifest's and never compared, so the resource is not counted as kept.
+	KindUnjudged Kind = "unjudged"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption}
+	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -62,6 +66,8 @@ func (k Kind) Label() string {
 		return "adoption (kapp changes it once, when it takes the object over)"
 	case KindServerVersion:
 		return "server version"
+	case KindUnjudged:
+		return "not judged (Secret values redacted at capture)"
 	}
 	return ""
 }
@@ -168,6 +174,14 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	// an adoption change kapp's deploy fails on fails the gate whatever the flag
 	for _, r := range c.Adoption {
 		field(KindAdoption, []Residual{r}, g.FailOnAdoption || r.Finding.Blocks)
+	}
+	for _, u := range c.Unjudged {
+		keys := make([]string, len(u.Keys))
+		for i, k := range u.Keys {
+			keys[i] = "data." + k
+		}
+		out = append(out, Finding{Kind: KindUnjudged, Resource: u.Resource,
+			Evidence: "rebasegen capture redacted its values (" + strings.Join(keys, ", ") + "): they were taken as the manifest's, so a change to them, in Git or on the cluster, cannot be seen; not counted as kept (check it against live objects read with the values: kubectl get -o yaml --show-managed-fields)"})
 	}
 	return out
 }

@@ -40,6 +40,8 @@ type JSON struct {
 	// ServerVersion: the live objects come from a minor version rebasegen has no defaults data
 	// for (evidence names it and the version used instead); no resource.
 	ServerVersion []FieldJSON `json:"serverVersion"`
+	// Unjudged are Secrets whose values rebasegen capture redacted: never compared, not kept.
+	Unjudged []FieldJSON `json:"unjudged"`
 }
 
 // FieldJSON is one finding in JSON.
@@ -135,7 +137,7 @@ func subject(f Finding, still string) string {
 	switch f.Kind {
 	case KindResidual:
 		return what(f, still)
-	case KindPendingCreate, KindPendingDelete:
+	case KindPendingCreate, KindPendingDelete, KindUnjudged:
 		return resource(f)
 	case KindUnknown:
 		return still + " " + resource(f) + " for " + path(f)
@@ -228,6 +230,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindAdoption]; k > 0 {
 		pending += ", " + words.Count(k, "adoption change")
 	}
+	if k := n[KindUnjudged]; k > 0 {
+		pending += fmt.Sprintf(", %d not judged (Secret values redacted at capture)", k)
+	}
 	driftLevel := "warning"
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
 		driftLevel = "error"
@@ -262,7 +267,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-		case KindPendingCreate, KindImmutable: // the desired document, as a pending change
+		case KindPendingCreate, KindImmutable, KindUnjudged: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
 		case KindPendingDelete, KindAdoption:
@@ -285,7 +290,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 // NewJSON is r in the JSON format's schema: each finding in its kind's list.
 func NewJSON(r Report) (JSON, error) {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
-		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}}
+		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -321,6 +326,8 @@ func NewJSON(r Report) (JSON, error) {
 		case KindServerVersion:
 			fj.Resource, fj.Severity = "", severity(f)
 			j.ServerVersion = append(j.ServerVersion, fj)
+		case KindUnjudged:
+			j.Unjudged = append(j.Unjudged, fj)
 		default:
 			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
 		}

@@ -66,6 +66,9 @@ type Verdict struct {
 	// whatever the others are, more only where they may not.
 	MutationProbes int
 	Unpaired       []Unpaired // desired objects with no live counterpart: pending creates, not compared
+	// Unjudged: paired Secrets whose values rebasegen capture redacted: taken as the manifest's,
+	// never compared, so never counted as kept.
+	Unjudged []Unjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []pair.Identity
 	Stale          []Stale // generated rule files that would change (check fills them in)
@@ -73,6 +76,12 @@ type Verdict struct {
 	Cost verify.Cost
 	// Results are kapp's results on the unmutated pairs, Report.Resources' order.
 	Results []verify.Result
+}
+
+// Unjudged is a resource whose values were redacted at capture (pair.Pair.Redacted).
+type Unjudged struct {
+	Resource pair.Identity
+	Keys     []string // the redacted keys of its data
 }
 
 // Residual is one field kapp would still report.
@@ -234,6 +243,9 @@ func (v *Verdict) Ghosts() []Update {
 // Summary counts the resources kapp keeps and updates.
 func (v *Verdict) Summary() string {
 	s := fmt.Sprintf("kapp keeps %d/%d paired resources under both bases", v.Kept, v.Paired)
+	if n := len(v.Unjudged); n > 0 {
+		s += fmt.Sprintf(", %d not judged (Secret values redacted at capture)", n)
+	}
 	if len(v.Updates) == 0 {
 		return s
 	}
