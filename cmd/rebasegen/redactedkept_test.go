@@ -29,7 +29,7 @@ func TestRedactedSecretIsNotCountedAsKept(t *testing.T) {
 	const placeholder = "cmViYXNlZ2VuLXJlZGFjdGVk" // base64 of rebasegen-redacted
 	live := string(bs)
 	for old, redacted := range map[string]string{
-		"  password: bm90LWEtcmVhbC1wYXNzd29yZA==\n  username: c2hvcA==\n":              "  password: " + placeholder + "\n  username: " + placeholder + "\n",
+		"  password: bm90LWEtcmVhbC1wYXNzd29yZA==\n  username: c2hvcA==\n":  "  password: " + placeholder + "\n  username: " + placeholder + "\n",
 		`"stringData":{"password":"not-a-real-password","username":"shop"}`: `"data":{"password":"` + placeholder + `","username":"` + placeholder + `"}`,
 	} {
 		if !strings.Contains(live, old) {
