@@ -41,18 +41,23 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 
 // stringDataMoved finds a Secret whose stringData the server moved into data: the field diff
 // compares them folded, but kapp compares text and shows stringData added and data removed.
-// Values are never copied into the finding.
+// A key whose value differs is a real change, which the field diff reports (a person's edit of
+// the value is drift); the form of the others is still no change, and is ruled (newcomer
+// walkthrough 4, item 2: one edited value made the whole stringData unruled, a residual ghost
+// diff). Values are never copied into the finding.
 func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
 	sd, ok := desired.Object["stringData"].(map[string]any)
 	if !ok || len(sd) == 0 || desired.GetKind() != "Secret" || desired.GetAPIVersion() != "v1" {
 		return Finding{}, false
 	}
 	data, _ := live.Object["data"].(map[string]any)
+	moved := false
 	for k, v := range sd {
 		s, _ := v.(string)
-		if data[k] != base64.StdEncoding.EncodeToString([]byte(s)) {
-			return Finding{}, false // a real change: the field diff reports it
-		}
+		moved = moved || data[k] == base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	if !moved {
+		return Finding{}, false // every value changed: the field diff reports each
 	}
 	return Finding{
 		Path:     fielddiff.FromFields([]string{"stringData"}),

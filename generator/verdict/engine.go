@@ -206,8 +206,27 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 			continue
 		}
 		neutralise(desired.Object, live.Object, f.Path)
+		dropStringData(desired.Object, f.Path)
 	}
 	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+}
+
+// dropStringData removes from a Secret's manifest the stringData entry of a data key neutralise
+// set to the live value: the API server merges stringData over data, so the entry left there
+// would still be the manifest's value, and kapp would still show it (a person's edit of a value
+// the manifest gives as stringData).
+func dropStringData(desired map[string]any, p fielddiff.Path) {
+	if desired["kind"] != "Secret" || desired["apiVersion"] != "v1" || len(p) != 2 || p[0].FieldName == nil || *p[0].FieldName != "data" || p[1].FieldName == nil {
+		return
+	}
+	sd, ok := desired["stringData"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(sd, *p[1].FieldName)
+	if len(sd) == 0 {
+		delete(desired, "stringData")
+	}
 }
 
 // afterAdoption removes another tool's label or annotation (an adoption finding's path) from the
