@@ -48,6 +48,11 @@ func TestGitChangeToACalculatedFieldIsPending(t *testing.T) {
 		blocks = "pending change from Git that kapp's deploy fails on (immutable field): " + field
 		why    = "a Service's primary clusterIP may not change once set"
 	)
+	// clusterIP: "" asks the server to choose, as leaving it out does: no change made in Git
+	empty := write("empty.yaml", strings.Replace(read(fix[1]), "  name: web\nspec:\n", "  name: web\nspec:\n  clusterIP: \"\"\n", 1))
+	if res := rebasegen(t, "check", "--rules", rules, "-d", empty, "-l", fix[3], "-n", "services"); strings.Contains(res.stdout, "pending") || strings.Contains(res.stdout, "immutable") {
+		t.Errorf("clusterIP \"\": want no pending change:\n%s", res.stdout)
+	}
 	for name, liveFile := range map[string]string{"left to the server": fix[3], "sent by kapp": sent} {
 		for _, tc := range []struct {
 			format string

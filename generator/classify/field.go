@@ -140,7 +140,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		calculated := func(cf compiledField) bool {
 			return (cf.Kind == "*" || cf.Group == fc.id.Group && cf.Kind == fc.id.Kind) && cf.re.MatchString(path)
 		}
-		if newlyDeclared(fc, d) && slices.ContainsFunc(c.calculated, calculated) {
+		// an empty value ("", 0) asks the server to choose, as leaving the field out does
+		if newlyDeclared(fc, d) && !emptyValue(d.Desired) && slices.ContainsFunc(c.calculated, calculated) {
 			// The server set it because kapp's last apply left it out; the manifest now declares
 			// another value: a change made in Git, which this deploy sends (newcomer walkthrough
 			// 4, item 10: it was calculated, and ruled)
@@ -400,4 +401,20 @@ func (c *classifier) replicasAsDeclared(fc fieldContext, deltas []fielddiff.Delt
 	autoscaledReplicas(&f, fc.id, hpa, true)
 	f.Evidence += "; the live value is the manifest's right now (a deploy reset it, the autoscaler has not scaled it since)"
 	return f, true
+}
+
+// emptyValue reports whether a declared value is the empty one of its kind ("", 0, null), which
+// for a field the server calculates asks it to choose (a Service's clusterIP: "", a nodePort: 0).
+func emptyValue(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case string:
+		return t == ""
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
 }
