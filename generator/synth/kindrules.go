@@ -121,9 +121,12 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		f.Matchers = []Matcher{and(ms...)}
 		extra = append(extra, f)
 	}
+	extra = append(extra, g.whileLacking(&plain, matched)...)
 	var rules []Rule
 	for _, r := range append([]Rule{plain, keyed}, extra...) {
-		rules = append(rules, gated(r, matched)...)
+		for _, gr := range gated(r, matched) {
+			rules = append(rules, handlerGated(gr)...)
+		}
 	}
 	return g.finish(append(rules, g.dropRules()...)...)
 }

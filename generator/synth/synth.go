@@ -236,7 +236,7 @@ func (g *group) rules() []Rule {
 			}
 		}
 	}
-	return g.finish(plain, keyed)
+	return g.finish(append(handlerGated(plain), keyed)...)
 }
 
 var annotationsPath = fielddiff.FromFields([]string{"metadata", "annotations"})

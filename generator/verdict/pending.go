@@ -8,10 +8,12 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -195,6 +197,9 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true, Removed: !declared}
 				if !declared {
 					h.How = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
+					if both := twoHandlers(f.Path, withRules); both != "" {
+						h.How = both
+					}
 				}
 				h.Rule, h.At = responsible(in.Rules, r, f.Path)
 				out = append(out, h)
@@ -353,4 +358,22 @@ func appliedWithTemplates(in Input) (withRules, alone map[string]map[string]any,
 		return nil, nil, err
 	}
 	return withRules, alone, nil
+}
+
+// twoHandlers says, where the manifest switched a handler (a webhook's clientConfig from a
+// service to a url) and the object kapp applies holds the one removed beside the one declared
+// now, that the API server refuses it: kapp's deploy fails rather than applying the switch
+// (newcomer4 finding 9); "" otherwise.
+func twoHandlers(p fielddiff.Path, applied *fielddiff.Lookup) string {
+	parent, others, ok := synth.Handlers(p)
+	if !ok || len(p) != len(parent)+1 {
+		return ""
+	}
+	for _, o := range others {
+		if _, holds := applied.Get(append(slices.Clone(parent), fieldpath.PathElement{FieldName: &o})); holds {
+			return fmt.Sprintf("the object kapp applies holds %s beside %s, which the manifest declares now: the API server refuses both in one %s, so kapp's deploy fails",
+				*p[len(p)-1].FieldName, o, *parent[len(parent)-1].FieldName)
+		}
+	}
+	return ""
 }
