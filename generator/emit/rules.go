@@ -288,6 +288,8 @@ func matcher(m ctlconf.ResourceMatcher, nsValues map[string]string) string {
 }
 
 func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
+	// one install's rules: they name its own resources (synth.OwnResources)
+	rules = synth.OwnResources(rules, synth.Ruled(rules))
 	var cfg strings.Builder
 	writeHeader(&cfg, h)
 	if err := writeConfig(&cfg, rules, nil); err != nil {
