@@ -28,7 +28,7 @@ func TestCheckLintsSecretFormatAndPackageDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	secretData, _ := os.ReadFile(secret)
-	wantLine := 1 + strings.Count(string(secretData[:strings.Index(string(secretData), "name: web}")]), "\n")
+	wantLine := 1 + strings.Count(string(secretData[:strings.Index(string(secretData), "kind: Deployment, name: web}")]), "\n")
 	for _, tc := range []struct {
 		rules, where string
 	}{
