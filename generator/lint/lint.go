@@ -23,6 +23,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 	"github.com/rebasegen/rebasegen/internal/kappprep"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -156,7 +157,7 @@ type resource struct {
 func newEnv(opts Options, docs []*doc) (*env, error) {
 	e := &env{desired: opts.Desired, gen: opts.Generated, hiddenBy: opts.Hidden}
 	var err error
-	if e.defaults, err = kappDefaults(); err != nil {
+	if e.defaults, err = kappmatch.BuiltinRebaseRules(); err != nil {
 		return nil, err
 	}
 	rs := opts.Ruleset
@@ -242,16 +243,6 @@ func prepConf(configs []load.Object, docs []*doc) (ctlconf.Conf, error) {
 		return ctlconf.Conf{}, fmt.Errorf("reading the package's kapp Configs: %w", err)
 	}
 	return conf, nil
-}
-
-// kappDefaults parses kapp's built-in Config with kapp's own parser.
-func kappDefaults() ([]ctlconf.RebaseRule, error) {
-	res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := ctlconf.NewConfigFromResource(res)
-	return cfg.RebaseRules, err
 }
 
 // argoCDHint points an Argo CD user whose rules are Argo CD's (an Application's

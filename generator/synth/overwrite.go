@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -24,16 +23,12 @@ type builtinCopy struct {
 
 // builtinCopies are kapp's built-in copy rules, read with kapp's own parser.
 var builtinCopies = sync.OnceValues(func() ([]builtinCopy, bool) {
-	res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
-	if err != nil {
-		return nil, false
-	}
-	cfg, err := ctlconf.NewConfigFromResource(res)
+	rules, err := kappmatch.BuiltinRebaseRules()
 	if err != nil {
 		return nil, false
 	}
 	var out []builtinCopy
-	for _, r := range cfg.RebaseRules {
+	for _, r := range rules {
 		if r.Ytt != nil || r.Type != "copy" {
 			continue
 		}

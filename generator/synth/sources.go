@@ -5,7 +5,6 @@ package synth
 import (
 	"slices"
 
-	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -88,16 +87,12 @@ func outsideMetadata(p []string) bool {
 // builtinYTT are the matchers of kapp's built-in ytt rebase rules (config/default.go), read with
 // kapp's own parser.
 func builtinYTT() ([]kappmatch.Matcher, bool) {
-	res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
-	if err != nil {
-		return nil, false
-	}
-	cfg, err := ctlconf.NewConfigFromResource(res)
+	rules, err := kappmatch.BuiltinRebaseRules()
 	if err != nil {
 		return nil, false
 	}
 	var out []kappmatch.Matcher
-	for _, r := range cfg.RebaseRules {
+	for _, r := range rules {
 		if r.Ytt != nil {
 			m, ok := kappmatch.New(r.ResourceMatchers)
 			if !ok {

@@ -205,3 +205,14 @@ func combine(ms []ctlres.ResourceMatcher, id ctlres.Resource, decisive tri) tri 
 	}
 	return out
 }
+
+// BuiltinRebaseRules are kapp's built-in rebase rules (config/default.go), read with kapp's own
+// parser: the ones every deploy runs before a package's.
+func BuiltinRebaseRules() ([]ctlconf.RebaseRule, error) {
+	res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ctlconf.NewConfigFromResource(res)
+	return cfg.RebaseRules, err
+}
