@@ -22,6 +22,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -46,6 +47,9 @@ type Settings struct {
 	ignoresOf    []appRef
 	overridesAt  map[string]verdict.RuleAt
 	controlPlane string // the namespace of the argocd-cm read, "" when none was
+	// gvks is the cluster's GVK parser Argo CD types objects with (schema.go): the built-in kinds'
+	// and the inputs' CRDs'; nil for the built-in kinds' only.
+	gvks *managedfields.GvkParser
 }
 
 // appRef is an Application, as a tracking id names it: its name, or namespace_name for an
@@ -246,7 +250,7 @@ func (s Settings) compareOptions() settings.ArgoCDDiffOptions {
 }
 
 // Plain is s without its ignores: Argo CD's comparison under the same compare options.
-func (s Settings) Plain() Settings { return Settings{CompareOptions: s.CompareOptions} }
+func (s Settings) Plain() Settings { return Settings{CompareOptions: s.CompareOptions, gvks: s.gvks} }
 
 // overrides are s's overrides with the status ignore settings.GetResourceOverrides adds for
 // ignoreResourceStatusField: for every kind when it is unset, "all" or a value Argo CD does not
@@ -283,10 +287,15 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 	if ignores == nil {
 		ignores = []Ignore{}
 	}
+	p, err := s.parser()
+	if err != nil {
+		return nil, err
+	}
 	return argodiff.NewDiffConfigBuilder().
 		WithDiffSettings(ignores, s.overrides(), s.compareOptions().IgnoreAggregatedRoles, normalizers.IgnoreNormalizerOpts{JQExecutionTimeout: judgedJQTimeout}).
 		WithTracking(appLabelKey, string(trackingMethod)).
 		WithNoCache().
+		WithGVKParser(p). // as Argo CD's controller passes the cluster's (controller/state.go)
 		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog
 		Build()
 }
@@ -300,6 +309,13 @@ func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResu
 		return nil, fmt.Errorf("argo cd diff settings: %w", err)
 	}
 	if err := s.jqBounded(desired, live); err != nil {
+		return nil, err
+	}
+	p, err := s.parser()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.managersUnjudged(desired, p); err != nil {
 		return nil, err
 	}
 	target, err := tracked(desired, live)

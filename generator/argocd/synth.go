@@ -55,6 +55,10 @@ type Result struct {
 // base's compare options (argocd-cm's resource.compareoptions); base's ignores decide only which
 // of the differences left Argo CD still shows (Left's Hidden).
 func Synthesize(rep *classify.Report, base Settings) (Result, error) {
+	base, err := base.withSchemas(rep)
+	if err != nil {
+		return Result{}, err
+	}
 	s := base.Plain()
 	var out Result
 	for _, r := range rep.Resources {

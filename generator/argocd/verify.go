@@ -50,6 +50,10 @@ func (v Verification) OK() bool { return len(v.OutSync) == 0 && len(v.Hidden) ==
 // normalisation) or a controller owns the field, with classification's evidence (Masked).
 func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verification, error) {
 	v := Verification{Ghost: len(ghost), Paired: len(rep.Resources)}
+	s, err := s.withSchemas(rep)
+	if err != nil {
+		return Verification{}, err
+	}
 	for _, r := range rep.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {

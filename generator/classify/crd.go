@@ -67,6 +67,20 @@ func newCRDSchemas(crds []load.Doc) (crdSchemas, error) {
 	return out, nil
 }
 
+// StructuralSchemas are the structural schemas of every CRD version among crds, by the kind they
+// serve, as defaulting reads them (an invalid CRD is the same error).
+func StructuralSchemas(crds []load.Doc) (map[schema.GroupVersionKind]*structuralschema.Structural, error) {
+	c, err := newCRDSchemas(crds)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[schema.GroupVersionKind]*structuralschema.Structural, len(c))
+	for gvk, s := range c {
+		out[gvk] = s.structural
+	}
+	return out, nil
+}
+
 func (c crdSchemas) lookup(gvk schema.GroupVersionKind) *crdSchema { return c[gvk] }
 
 // apply defaults a custom resource the way the server's customresource handler does.

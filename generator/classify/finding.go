@@ -121,6 +121,7 @@ type Report struct {
 	Created   []load.Doc // desired only
 	Deleted   []load.Doc // live only: kapp deletes them (pair.Set.Deleted)
 	LiveOnly  []load.Doc // live only, not kapp's to delete (pair.Set.LiveOnly)
+	CRDs      []load.Doc // the CustomResourceDefinitions among the inputs (pair.Set.CRDs)
 }
 
 // Counts tallies findings by class.
