@@ -295,7 +295,7 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 		WithDiffSettings(ignores, s.overrides(), s.compareOptions().IgnoreAggregatedRoles, normalizers.IgnoreNormalizerOpts{JQExecutionTimeout: judgedJQTimeout}).
 		WithTracking(appLabelKey, string(trackingMethod)).
 		WithNoCache().
-		WithGVKParser(p). // as Argo CD's controller passes the cluster's (controller/state.go)
+		WithGVKParser(p).           // as Argo CD's controller passes the cluster's (controller/state.go)
 		WithLogger(logr.Discard()). // its messages (a Secret it cannot decode) would reach stderr through klog
 		Build()
 }

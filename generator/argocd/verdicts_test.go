@@ -234,3 +234,23 @@ func TestPendingFromArgoCDsLastSync(t *testing.T) {
 		t.Errorf("argo-hpa: the live image edited: %s, want drift", got)
 	}
 }
+
+// A change made in Git under spec.template of a server-side-applied Deployment (no last applied
+// configuration: Argo CD's two-way diff) hides nothing (newcomer5 F1): removing spec.template in
+// turn also dropped the image bump Argo CD showed, which the check took for a removal shown
+// without the ignores and hidden under them (`hidden: spec.template`, exit 3).
+func TestGitChangeUnderTemplateTwoWay(t *testing.T) {
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa-ssa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+		"  - {group: apps, kind: Deployment, name: web, namespace: argo-hpa-ssa, jsonPointers: [/spec/replicas]}\n")
+	for _, edit := range [][2]string{{"image: nginx:1.25", "image: nginx:9.99"}, {"memory: 64Mi", "memory: 128Mi"}} {
+		desired := readFixture(t, "argo-hpa-ssa", "desired.yaml")
+		if !strings.Contains(desired, edit[0]) {
+			t.Fatalf("the fixture has no %q", edit[0])
+		}
+		a := analyzeFiles(t, strings.Replace(desired, edit[0], edit[1], 1), readFixture(t, "argo-hpa-ssa", "live.yaml"), "argo-hpa-ssa")
+		_, v := synthesizeAndVerify(t, a, s)
+		if len(v.Hidden) > 0 {
+			t.Errorf("%s -> %s: hidden %v, want none (the change shows, pending)", edit[0], edit[1], hiddenPaths(v))
+		}
+	}
+}

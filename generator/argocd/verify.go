@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"github.com/argoproj/argo-cd/v3/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -145,7 +146,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				if err != nil {
 					return false, err
 				}
-				shown, err := shows(m, live.Unstructured, sub, base.PredictedLive)
+				shown, err := shows(m, live.Unstructured, sub, base)
 				return !shown, err
 			}
 		}
@@ -208,14 +209,14 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 					break
 				}
 				drawn = true
-				shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive)
+				shown, err := shows(mut, live.Unstructured, s, resolved)
 				if err != nil {
 					return Verification{}, err
 				}
 				if shown {
 					break
 				}
-				seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive)
+				seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain)
 				if err != nil {
 					return Verification{}, err
 				}
@@ -246,10 +247,10 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			}
 			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
 			// shows, not a change it hides.
-			if shown, err := shows(mut, live.Unstructured, s, resolved.PredictedLive); err != nil || shown {
+			if shown, err := shows(mut, live.Unstructured, s, resolved); err != nil || shown {
 				continue
 			}
-			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain.PredictedLive); err == nil && seen {
+			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain); err == nil && seen {
 				if err := record(keyed, hidesChange(mut)); err != nil {
 					return Verification{}, err
 				}
@@ -288,14 +289,20 @@ func (s Settings) blame(hides func(sub Settings, strip bool) (bool, error)) (ver
 	return verdict.RuleAt{}, nil
 }
 
-// shows reports whether Argo CD shows desired as a change against live under s: OutOfSync with
-// a predicted live object other than base's.
-func shows(desired, live *unstructured.Unstructured, s Settings, base []byte) (bool, error) {
+// shows reports whether Argo CD shows desired, a changed manifest, otherwise than base, its
+// verdict on the manifest before the change: OutOfSync with a predicted live object other than
+// base's, or in sync where base was not (the change takes away a difference base showed: a
+// removal that a two-way diff, without a last applied configuration, takes as nothing to change
+// also drops a change made in Git to a field below it, which is no change hidden).
+func shows(desired, live *unstructured.Unstructured, s Settings, base *gdiff.DiffResult) (bool, error) {
 	res, err := Diff(desired, live, s)
 	if err != nil {
 		return false, err
 	}
-	return res.Modified && !bytes.Equal(res.PredictedLive, base), nil
+	if !res.Modified {
+		return base.Modified, nil
+	}
+	return !bytes.Equal(res.PredictedLive, base.PredictedLive), nil
 }
 
 // annotatedIgnoresPath is the field of the ignore annotation, which the comparison without
