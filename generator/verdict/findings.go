@@ -127,6 +127,11 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
 		evidence := "a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field"
+		if h.Owner != "" {
+			// the controller's exemption is for the value kapp applied (probe7 D4)
+			evidence = "a change made in Git is hidden by %s: %s; " + h.Owner + " owns the field, which exempts only the value kapp last applied (" +
+				kappconv.Original + "), not a new one from Git"
+		}
 		how := "kapp reports no update when the value changes"
 		switch {
 		case h.Whole:

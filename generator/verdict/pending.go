@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -195,6 +196,9 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			}
 			if same(alone) && !same(withRules) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true, Removed: !declared}
+				if f.Class == classify.Controller {
+					h.Owner = cmp.Or(f.Owner, "another manager")
+				}
 				if !declared {
 					h.How = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
 					if both := twoHandlers(f.Path, withRules); both != "" {
@@ -240,14 +244,21 @@ func holds(applied, declared any) bool {
 }
 
 // changedInGit are the fields of r the manifest may have changed since kapp last applied them:
-// the pending ones, and drift whose live value is not what kapp applied either (the live object
-// drifted too); without kapp.k14s.io/original (a first deploy, an object kapp takes over) every
-// declared value that is drift, which a change made in Git cannot be told from, and every field
-// the manifest no longer declares that the applier applied (classify.Finding.AppliedBefore), which
-// a removal made in Git cannot be told from.
+// the pending ones, drift whose live value is not what kapp applied either (the live object
+// drifted too), and a declared value of any other class (a field another manager owns, one the
+// server rewrote) that differs from what kapp last applied: the exemption of a field a controller
+// owns holds for the value kapp applied, not for a new value from Git, which a rule copying the
+// controller's value keeps from ever being applied (probe7 D4). Without kapp.k14s.io/original
+// (a first deploy, an object kapp takes over) every declared value that is drift, which a change
+// made in Git cannot be told from, and every field the manifest no longer declares that the
+// applier applied (classify.Finding.AppliedBefore), which a removal made in Git cannot be told
+// from. kapp records in kapp.k14s.io/original the manifest it applied, before its rebase rules
+// (diff/change_factory.go: the applied resource is the historyless new one), so a rule copying a
+// live value never makes the original differ from an unchanged manifest.
 func changedInGit(r classify.Resource) []classify.Finding {
 	var out []classify.Finding
 	sent, read := (*fielddiff.Lookup)(nil), false
+	var git *fielddiff.Lookup
 	for _, f := range r.Findings {
 		switch {
 		case f.Class == classify.Pending, f.AppliedBefore:
@@ -264,6 +275,24 @@ func changedInGit(r classify.Resource) []classify.Finding {
 			}
 			v, ok := sent.Get(f.Path)
 			if ok != (f.Change != fielddiff.Added) || ok && !fielddiff.Equal(v, f.Desired) {
+				out = append(out, f)
+			}
+		case f.Change == fielddiff.Modified || f.Change == fielddiff.Removed:
+			if !read {
+				sent, read = lastApplied(r), true
+			}
+			if sent == nil {
+				continue // nothing tells a change made in Git from the value kapp applied
+			}
+			if git == nil {
+				desired, err := r.Desired.Object()
+				if err != nil {
+					continue
+				}
+				git = fielddiff.NewLookup(desired.Object) // f.Desired is masked for a Secret
+			}
+			want, declared := git.GetDeclared(f.Path)
+			if v, ok := sent.GetDeclared(f.Path); declared && (!ok || !fielddiff.Equal(v, want)) {
 				out = append(out, f)
 			}
 		}

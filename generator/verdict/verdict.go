@@ -128,6 +128,10 @@ type Hidden struct {
 	// Removed: the change is a removal made in Git (the manifest no longer declares the field),
 	// which the rules put back: the finding says how to apply it.
 	Removed bool
+	// Owner: the manager other than the applier that owns the field, where Git changed a value
+	// such a manager owns (the exemption holds only for the value kapp last applied); "" when no
+	// such manager owns it.
+	Owner string
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.
@@ -208,6 +212,9 @@ func Judge(in Input) (*Verdict, error) {
 		}
 	}
 	v.Hidden = append(v.Hidden, pendingHidden...)
+	v.Masked = slices.DeleteFunc(v.Masked, func(m Hidden) bool { // a change made in Git: hidden, not masked
+		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == m.Resource && h.Path == m.Path })
+	})
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it
 		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
 	})

@@ -1,0 +1,115 @@
+package generator_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// kcmOwnsImage is the live hpa-replicas fixture with the web container's image set to
+// nginx:1.26 by kube-controller-manager (its managedFields entry owns the image, kapp's no longer
+// does), kapp.k14s.io/original still holding the nginx:1.25 kapp applied.
+func kcmOwnsImage(t *testing.T) string {
+	t.Helper()
+	return editedFixture(t, filepath.Join("..", "fixtures", "hpa-replicas", "live.yaml"), func(u *unstructured.Unstructured) bool {
+		if u.GetKind() != "Deployment" {
+			return true
+		}
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		containers[0].(map[string]any)["image"] = "nginx:1.26"
+		if err := unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+			t.Fatal(err)
+		}
+		web := `k:{"name":"web"}`
+		entries := u.Object["metadata"].(map[string]any)["managedFields"].([]any)
+		for _, e := range entries {
+			if e.(map[string]any)["manager"] == "kapp" {
+				unstructured.RemoveNestedField(e.(map[string]any), "fieldsV1", "f:spec", "f:template", "f:spec", "f:containers", web, "f:image")
+			}
+		}
+		entries = append(entries, map[string]any{"apiVersion": "apps/v1", "fieldsType": "FieldsV1", "manager": "kube-controller-manager",
+			"operation": "Update", "time": "2026-11-26T01:50:00Z",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{
+				web: map[string]any{"f:image": map[string]any{}}}}}}}})
+		u.Object["metadata"].(map[string]any)["managedFields"] = entries
+		return true
+	})
+}
+
+// A change made in Git to a field another manager owns (kube-controller-manager set the image
+// kapp applied, nginx:1.25, to nginx:1.26; Git now declares nginx:1.27) that the rules keep from
+// being applied (generate's rule copying the controller's image, or a plain copy from the live
+// object) was masked as the controller's: check exited 0, "kapp keeps 2/2", and said nothing
+// about the image (probe7 D4). The controller's exemption holds for the value kapp last applied:
+// with the manifest unchanged the same rules still pass.
+func TestCheckGitChangeToAControllersFieldIsHidden(t *testing.T) {
+	live := kcmOwnsImage(t)
+	base, err := os.ReadFile(filepath.Join("..", "fixtures", "hpa-replicas", "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchanged := writeFile(t, "desired.yaml", string(base))
+	bumped := writeFile(t, "bumped.yaml", strings.Replace(string(base), "image: nginx:1.25\n", "image: nginx:1.27\n", 1))
+	if !strings.Contains(string(base), "image: nginx:1.25\n") {
+		t.Fatal("the fixture's image is no longer nginx:1.25")
+	}
+
+	// the rules generate writes for the unchanged manifest: they hand the image to its owner
+	generated, g := generatedRules(t, generator.Inputs{Desired: []string{unchanged}, Live: []string{live}, Namespace: "hpa-replicas"})
+	if len(g.Verification.Hidden) != 0 || len(g.Verification.Masked) == 0 {
+		t.Fatalf("generated rules for the unchanged manifest: hidden %+v masked %+v", g.Verification.Hidden, g.Verification.Masked)
+	}
+	copyImage := writeFile(t, "hideimg.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, template, spec, containers, {allIndexes: true}, image]
+  type: copy
+  sources: [existing]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`)
+	const image = "spec.template.spec.containers[name=web].image"
+	for _, files := range [][]string{{generated}, {generated, copyImage}} {
+		c, err := generator.Check(generator.Inputs{Desired: []string{bumped}, Live: []string{live}, Namespace: "hpa-replicas"}, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(hiddenPaths(c)); got != "["+image+"]" {
+			t.Errorf("%d rule files: hidden %s, want [%s]; masked %+v", len(files), got, image, c.Masked)
+			continue
+		}
+		if h := c.Hidden[0]; h.Owner != "kube-controller-manager" || !h.Rewritten {
+			t.Errorf("hidden %+v, want the owner kube-controller-manager named, the rules' value applied", h)
+		}
+		for _, m := range c.Masked {
+			if m.Path == image {
+				t.Errorf("the image is both hidden and masked: %+v", m)
+			}
+		}
+		var text strings.Builder
+		for _, f := range c.Findings(verdict.Gate{}) {
+			if f.Path == image {
+				fmt.Fprintln(&text, f.Kind, f.Evidence)
+			}
+		}
+		if !strings.Contains(text.String(), "kube-controller-manager owns the field, which exempts only the value kapp last applied") {
+			t.Errorf("findings on the image:\n%s", text.String())
+		}
+	}
+
+	// the manifest unchanged: the controller's value is the exemption's, nothing is hidden
+	c, err := generator.Check(generator.Inputs{Desired: []string{unchanged}, Live: []string{live}, Namespace: "hpa-replicas"}, []string{generated, copyImage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hidden) != 0 || !c.OK() {
+		t.Errorf("unchanged manifest: hidden %+v residual %+v", c.Hidden, c.Residual)
+	}
+}
