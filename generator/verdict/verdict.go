@@ -8,6 +8,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -211,7 +212,7 @@ func Judge(in Input) (*Verdict, error) {
 			pendingHidden = append(pendingHidden, h)
 		}
 	}
-	v.Hidden = append(v.Hidden, pendingHidden...)
+	v.Hidden = oncePerField(append(v.Hidden, pendingHidden...))
 	v.Masked = slices.DeleteFunc(v.Masked, func(m Hidden) bool { // a change made in Git: hidden, not masked
 		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == m.Resource && h.Path == m.Path })
 	})
@@ -219,6 +220,30 @@ func Judge(in Input) (*Verdict, error) {
 		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
 	})
 	return v, nil
+}
+
+// oncePerField keeps the first finding of each field of hs: the mutation check and the question
+// about the value Git holds both find a change the rules hide (a rule copying the whole spec),
+// which was reported, and counted, twice (probe7, newcomer5 F5). The manager owning the field, if
+// only a later finding names it, is kept.
+func oncePerField(hs []Hidden) []Hidden {
+	type field struct {
+		id   pair.Identity
+		path string
+	}
+	first := make(map[field]int, len(hs))
+	out := hs[:0]
+	for _, h := range hs {
+		k := field{h.Resource, h.Path}
+		i, seen := first[k]
+		if !seen {
+			first[k] = len(out)
+			out = append(out, h)
+			continue
+		}
+		out[i].Owner = cmp.Or(out[i].Owner, h.Owner)
+	}
+	return out
 }
 
 // OK reports whether every ghost diff is gone and no change made in Git is hidden. Drift and
