@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/kappprep"
 	"github.com/rebasegen/rebasegen/internal/parallel"
@@ -55,10 +56,10 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	if err != nil {
 		for _, c := range configs { // name the one kapp refuses
 			if _, _, one := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); one != nil {
-				return Rebaser{}, fmt.Errorf("%s: kapp refuses the Config: %w", c.Source, one)
+				return Rebaser{}, fmt.Errorf("%s: kapp refuses the Config: %w", c.Source, kappconv.Readable(one))
 			}
 		}
-		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", err)
+		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", kappconv.Readable(err))
 	}
 	mods := conf.RebaseMods()
 	r = Rebaser{prep: prep, mods: mods, reach: make([]reach, len(mods)), configs: configs}

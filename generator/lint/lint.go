@@ -240,7 +240,7 @@ func prepConf(configs []load.Object, docs []*doc) (ctlconf.Conf, error) {
 	}
 	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(rs)
 	if err != nil {
-		return ctlconf.Conf{}, fmt.Errorf("reading the package's kapp Configs: %w", err)
+		return ctlconf.Conf{}, fmt.Errorf("reading the package's kapp Configs: %w", kappconv.Readable(err))
 	}
 	return conf, nil
 }

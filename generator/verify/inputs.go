@@ -252,7 +252,7 @@ func (in *inputs) conf() (ctlconf.Conf, error) {
 		return err
 	})
 	if err != nil {
-		return ctlconf.Conf{}, fmt.Errorf("kapp config: %w", err)
+		return ctlconf.Conf{}, fmt.Errorf("kapp config: %w", kappconv.Readable(err))
 	}
 	return conf, nil
 }
