@@ -66,6 +66,8 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 				leaf = emptyForKapp
 			case isEmpty(p):
 				leaf = emptyOrDeclared
+			default:
+				leaf = undeclaredCollection
 			}
 			if whys[j] = lineUp(desired.Object, live.Object, p, 0, leaf); whys[j] != "" {
 				break
@@ -133,6 +135,11 @@ func lineUp(d, l any, p fielddiff.Path, i int, leaf func(d, l any, dok, lok bool
 // emptyOrDeclared: a plain copy of an empty map the server stores copies whatever the live
 // object holds there, so the live value must be empty (or the user's value wins anyway).
 func emptyOrDeclared(d, l any, dok, lok bool) string {
+	if m, ok := d.(map[string]any); ok && len(m) > 0 {
+		// the copy would put the live map back once Git removed the manifest's (the mutation
+		// check removes it): the resource takes the ytt rule adding only the empty map
+		return "the manifest declares the map a copy from the live object would put back once Git removed it"
+	}
 	if dok || !lok {
 		return ""
 	}
@@ -140,6 +147,17 @@ func emptyOrDeclared(d, l any, dok, lok bool) string {
 		return ""
 	}
 	return "a live value where the rule adds an empty map is not empty"
+}
+
+// undeclaredCollection: a copy by index from the live object of a map or list the manifest
+// declares in one item puts the live one back once Git removes it (the mutation check removes
+// it), so a resource declaring one takes the ytt rule selecting only the items that lack it.
+func undeclaredCollection(d, _ any, _, _ bool) string {
+	switch d.(type) {
+	case map[string]any, []any:
+		return "an item declares the map or list a copy by index would put back from the live object once Git removed it"
+	}
+	return ""
 }
 
 // emptyForKapp: the live annotations are empty as kapp reads them, without its identity annotation

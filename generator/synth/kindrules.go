@@ -79,7 +79,9 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			g.addKeyed(&exceptions, own, misfits)
 		}
 		if len(misfits) < len(matched) {
-			g.addPlain(&others, set)
+			// only the paths where a resource of the plain rule has a finding: one only a misfit
+			// has would make a rule matching none of the objects once gated
+			g.addPlain(&others, g.notOnly(set, misfits))
 			extra = append(extra, others)
 		}
 		extra = append(extra, exceptions)
@@ -172,6 +174,20 @@ func (g *group) own(set []fielddiff.Path, misfits []misfit) []fielddiff.Path {
 	for _, p := range set {
 		for _, m := range misfits {
 			if g.at[p.String()][m.id] {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// notOnly returns the paths of set at which a resource other than the misfits has a finding.
+func (g *group) notOnly(set []fielddiff.Path, misfits []misfit) []fielddiff.Path {
+	var out []fielddiff.Path
+	for _, p := range set {
+		for id := range g.at[p.String()] {
+			if !slices.ContainsFunc(misfits, func(m misfit) bool { return m.id == id }) {
 				out = append(out, p)
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -88,14 +89,19 @@ func strictlyUnder(bp ctlres.Path, p []string) bool {
 // there and acts only while the object being rebased lacks the map (emptyFieldMatcher): the
 // server's default for a map the manifest leaves out, never the manifest's own map with what
 // kapp's built-in rules put into it replaced. Named, not kind-wide: a kind-wide copy from the
-// live object would put the live map back where Git removes the manifest's.
+// live object would put the live map back where Git removes the manifest's. A path at which a
+// manifest of the kind declares a map or list (declaredCollection) is named the same way, for
+// that reason, without the emptyFieldMatcher: kapp matches it on the object as the earlier rules
+// rebased it, and a kind's copy of a field under the map (a Pod's
+// spec.resources.requests.cpu) may have made the map there already.
 func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 	if plain.YTT() || len(plain.Matchers) != 1 {
 		return nil
 	}
 	var out []Rule
 	plain.Paths = slices.DeleteFunc(plain.Paths, func(p []string) bool {
-		if !builtinUnder(p, matched) {
+		builtin := builtinUnder(p, matched)
+		if !builtin && !declaredCollection(p, matched) {
 			return false
 		}
 		ids := map[pair.Identity]bool{}
@@ -108,7 +114,10 @@ func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 		r := g.rule
 		r.Paths, r.Matchers = [][]string{p}, nil
 		for _, m := range names(sortedIDs(ids), g.kind) {
-			r.Matchers = append(r.Matchers, and(m, Matcher{EmptyField: &EmptyField{Path: Keys(p...)}}))
+			if builtin {
+				m = and(m, Matcher{EmptyField: &EmptyField{Path: Keys(p...)}})
+			}
+			r.Matchers = append(r.Matchers, m)
 		}
 		out = append(out, r)
 		return true
@@ -191,4 +200,21 @@ func handlerGated(r Rule) []Rule {
 		out = append(out, *byGate[k])
 	}
 	return out
+}
+
+// declaredCollection reports whether one of matched declares a map or list at p: a kind-wide
+// copy of p from the live object would put the live one back once Git removed it (a Pod's
+// spec.resources.limits defaulted from its requests on one Pod, declared on another).
+func declaredCollection(p []string, matched []classify.Resource) bool {
+	for _, res := range matched {
+		obj, err := res.Desired.Object()
+		if err != nil {
+			continue // classify decoded it: a bug; the rule stays whole, as gated leaves it
+		}
+		switch v, _, _ := unstructured.NestedFieldNoCopy(obj.Object, p...); v.(type) {
+		case map[string]any, []any:
+			return true
+		}
+	}
+	return false
 }

@@ -33,16 +33,16 @@ type touch struct {
 // keeps every value the manifest declares. A copy from the live object that kapp may match or
 // not depending on more than the resource's identity (an emptyFieldMatcher: a copy of
 // metadata.annotations only while the manifest declares none put back every annotation the
-// manifest dropped) puts back what it copies once the manifest no longer declares it (removals:
+// manifest dropped), or by identity alone, puts back what it copies once the manifest no longer declares it (removals:
 // the maps and lists declared at its paths; one under them removed leaves the manifest's value
 // there, or is put back with it), a hand-written ytt overlay anything (every map and list
 // declared; a generated one rewrites values, its hint, never puts back a map). A declared
 // scalar at a copy's path is not tried: a copy of the live value where the manifest leaves a
 // field to the server is what a rule for a defaulted field does, and the server would set that
-// value again. Nor is a map at the path of a copy matched by identity alone: a kind's copy of a
-// map from new first (a container's resources the server made on the resources that lack
-// them) puts back the live map where a resource's manifest drops it, which synth's rules do
-// today (left to their own finding).
+// value again. A copy matched by identity alone is tried the same way: a kind's copy of a map
+// from new first (a container's resources the server made on the resources that lack them)
+// puts back the live map where a resource's manifest drops it (issue 23), so synth names the
+// resources lacking such a map, or selects the items lacking it by key (ytt).
 func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 	var t touch
 	all, allRemovals := false, false
@@ -54,7 +54,7 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 		switch {
 		case rule.ytt != nil && !rule.At.Generated:
 			allRemovals = true
-		case rule.restores && !decided:
+		case rule.restores:
 			for _, kp := range rule.paths {
 				t.removals = append(t.removals, removable(desired.Object, kp, false)...)
 			}
