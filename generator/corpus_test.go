@@ -3,6 +3,7 @@ package generator_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
@@ -229,7 +231,10 @@ func TestControllerRulesNameOnlyTheResourcesWithEvidence(t *testing.T) {
 // List items are copied by index ({allIndexes: true}: no ytt for kapp to run) on the resources
 // whose items line up in desired and live; a Deployment with a sidecar injected before its
 // declared container keeps the ytt rule selecting items by key, named by a rule of its own and
-// excluded from the plain one. Both verified by kapp's engine under both bases.
+// excluded from the plain one. Both verified by kapp's engine under both bases. web's container
+// declares its resources: it stays in the plain copy of the scalars, which holds no copy of
+// resources (it would put web's back once Git removed them, issue 23), and the sidecar
+// Deployment's defaulted {} is in its ytt rule (the first fix of issue 23 gave web a ytt rule too).
 func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 	dir := t.TempDir()
 	var desired, live strings.Builder
@@ -288,6 +293,16 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 	}
 	if len(byIndex) != 1 || len(byKey) != 1 {
 		t.Fatalf("want one plain rule by index and one ytt rule by key, got %d and %d", len(byIndex), len(byKey))
+	}
+	for _, p := range byIndex[0].Indexed {
+		if strings.HasSuffix(p.String(), "].resources") {
+			t.Errorf("the plain copy by index matches web, whose container declares its resources, and copies %s", p)
+		}
+	}
+	if !slices.ContainsFunc(byKey[0].Empty, func(p fielddiff.Path) bool {
+		return p.String() == "spec.template.spec.containers[name=reviews].resources"
+	}) {
+		t.Errorf("the sidecar Deployment's defaulted resources are not in its ytt rule: %v", byKey[0].Empty)
 	}
 	m := byIndex[0].Matchers
 	if len(m) != 1 || m[0].And == nil || len(m[0].And.Matchers) != 2 || m[0].And.Matchers[0].APIVersionKind == nil ||

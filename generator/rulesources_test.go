@@ -57,7 +57,7 @@ func TestCheckJudgesAConfigMapAmongTheDesiredObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(hiddenPaths(c), " ")
-	if got != "spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode" {
+	if got != "spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode spec" {
 		t.Fatalf("hidden: %q", got)
 	}
 	// line 12 of the ConfigMap: the rule's "- path" in the literal block

@@ -148,7 +148,7 @@ func checkHidesTheBackupSpec(t *testing.T, name, f string) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode]" {
+	if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.storage.bucket spec.targets[0].name spec.targets[1].name spec.targets[1].port spec.targets[1].tls.mode spec]" {
 		t.Errorf("%s: hidden %s", name, got)
 	}
 }

@@ -25,34 +25,58 @@ type misfit struct {
 	why string
 }
 
+// fitting is, for one set of paths, the resources that cannot take a plain copy of them (with the
+// first reason each), and, by path as a plain copy writes it (indexKey), the resources among the
+// others whose manifest declares a map or list there, in any item.
+type fitting struct {
+	misfits  []misfit
+	declared map[string]map[pair.Identity]bool
+}
+
 // fitPlain checks every resource of rs against each set of paths a plain copy would write:
-// through keyed list items by index ({allIndexes: true}), and for empty maps (isEmpty) by copying
-// the live value. It returns, for each set, the resources that cannot take them, with the first
-// reason each. Resources are decoded on every core, once for all the sets (performance: decoded
-// once per set, synth spent as much on decoding as classification does); one that does not
-// decode (a bug) is a misfit of every set, so it keeps the ytt rule.
-func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool) [][]misfit {
-	out := make([][]misfit, len(sets))
+// through keyed list items by index ({allIndexes: true}), for empty maps (isEmpty) by copying
+// the live value, and, where the resource has a finding at the path (needs), for a map or list
+// its manifest declares there in another item, which the copy by index would put back from the
+// live object once Git removed it. It returns, for each set, the resources that cannot take them,
+// with the first reason each, and where the others declare a map or list. Resources are decoded
+// on every core, once for all the sets (performance: decoded once per set, synth spent as much
+// on decoding as classification does); one that does not decode (a bug) is a misfit of every
+// set, so it keeps the ytt rule.
+func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool) []fitting {
+	out := make([]fitting, len(sets))
 	if !slices.ContainsFunc(sets, func(s []fielddiff.Path) bool { return len(s) > 0 }) {
 		return out
 	}
 	whys := make([][]string, len(rs))
+	decls := make([][][]string, len(rs))
 	parallel.Each(len(rs), func() func(int) {
-		return func(i int) { whys[i] = fits(rs[i], sets, isEmpty) }
+		return func(i int) { whys[i], decls[i] = fits(rs[i], sets, isEmpty, needs) }
 	})
 	for i, w := range whys {
 		for j, why := range w {
 			if why != "" {
-				out[j] = append(out[j], misfit{id: rs[i].ID, why: why})
+				out[j].misfits = append(out[j].misfits, misfit{id: rs[i].ID, why: why})
+				continue
+			}
+			for _, k := range decls[i][j] {
+				if out[j].declared == nil {
+					out[j].declared = map[string]map[pair.Identity]bool{}
+				}
+				if out[j].declared[k] == nil {
+					out[j].declared[k] = map[pair.Identity]bool{}
+				}
+				out[j].declared[k][rs[i].ID] = true
 			}
 		}
 	}
 	return out
 }
 
-// fits returns, for each set of paths, why r cannot take a plain copy of them ("" if it can).
-func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool) []string {
+// fits returns, for each set of paths, why r cannot take a plain copy of them ("" if it can),
+// and the paths of the set (indexKey) at which r's manifest declares a map or list.
+func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool) ([]string, [][]string) {
 	whys := make([]string, len(sets))
+	decls := make([][]string, len(sets))
 	desired, live, err := r.Objects()
 	for j, paths := range sets {
 		if len(paths) > 0 && err != nil {
@@ -61,20 +85,49 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 		}
 		for _, p := range paths {
 			var leaf func(d, l any, dok, lok bool) string
+			annotations := isEmpty(p) && p.String() == "metadata.annotations"
 			switch {
-			case isEmpty(p) && p.String() == "metadata.annotations":
-				leaf = emptyForKapp
+			case annotations:
+				leaf = emptyForKapp // kapp's artifact: its rule copies only while none is declared
 			case isEmpty(p):
 				leaf = emptyOrDeclared
-			default:
-				leaf = undeclaredCollection
 			}
 			if whys[j] = lineUp(desired.Object, live.Object, p, 0, leaf); whys[j] != "" {
 				break
 			}
+			if annotations || !declaresAt(desired.Object, p) {
+				continue
+			}
+			if needs(r.ID, p) {
+				// the copy by index, which this resource needs at another item, would put the
+				// declared one back once Git removed it (the mutation check removes it): the
+				// ytt rule selects only the items that need it
+				whys[j] = fmt.Sprintf("the manifest declares %s in an item, which a copy by index from the live object would put back once Git removed it", indexKey(p)[1:])
+				break
+			}
+			decls[j] = append(decls[j], indexKey(p))
 		}
 	}
-	return whys
+	return whys, decls
+}
+
+// declaresAt reports whether v holds a map or list at p, in any list item the path goes
+// through.
+func declaresAt(v any, p fielddiff.Path) bool {
+	if len(p) == 0 {
+		switch v.(type) {
+		case map[string]any, []any:
+			return true
+		}
+		return false
+	}
+	if pe := p[0]; pe.FieldName != nil {
+		m, _ := v.(map[string]any)
+		x, ok := m[*pe.FieldName]
+		return ok && declaresAt(x, p[1:])
+	}
+	l, _ := v.([]any)
+	return slices.ContainsFunc(l, func(item any) bool { return declaresAt(item, p[1:]) })
 }
 
 // lineUp walks path p (from element i) through the desired and live values d and l. At every
@@ -135,11 +188,6 @@ func lineUp(d, l any, p fielddiff.Path, i int, leaf func(d, l any, dok, lok bool
 // emptyOrDeclared: a plain copy of an empty map the server stores copies whatever the live
 // object holds there, so the live value must be empty (or the user's value wins anyway).
 func emptyOrDeclared(d, l any, dok, lok bool) string {
-	if m, ok := d.(map[string]any); ok && len(m) > 0 {
-		// the copy would put the live map back once Git removed the manifest's (the mutation
-		// check removes it): the resource takes the ytt rule adding only the empty map
-		return "the manifest declares the map a copy from the live object would put back once Git removed it"
-	}
 	if dok || !lok {
 		return ""
 	}
@@ -147,17 +195,6 @@ func emptyOrDeclared(d, l any, dok, lok bool) string {
 		return ""
 	}
 	return "a live value where the rule adds an empty map is not empty"
-}
-
-// undeclaredCollection: a copy by index from the live object of a map or list the manifest
-// declares in one item puts the live one back once Git removes it (the mutation check removes
-// it), so a resource declaring one takes the ytt rule selecting only the items that lack it.
-func undeclaredCollection(d, _ any, _, _ bool) string {
-	switch d.(type) {
-	case map[string]any, []any:
-		return "an item declares the map or list a copy by index would put back from the live object once Git removed it"
-	}
-	return ""
 }
 
 // emptyForKapp: the live annotations are empty as kapp reads them, without its identity annotation

@@ -273,3 +273,61 @@ func TestYTTRuleHoldsItsResourcesPathsOnly(t *testing.T) {
 		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A copy by index of a map a manifest of the kind declares in a list item would put the live map
+// back once Git removed the manifest's (issue 23). It stays a plain copy wherever that cannot
+// happen: the kind-wide rule keeps only the paths no manifest declares a map or list at
+// (imagePullPolicy), and the container resources go to a plain copy naming the resource that
+// needs them and declares none ("worker"); a resource declaring its own with no finding there
+// ("api") is matched by no copy of them. Only a resource that needs them in one item and declares
+// them in another ("mixed") takes the ytt rule selecting by key the item that lacks them.
+func TestACopyByIndexOfADeclaredMapStaysPlainWhereItCannotPutARemovalBack(t *testing.T) {
+	id := func(name string) pair.Identity {
+		return pair.Identity{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: name}
+	}
+	pod := func(containers ...map[string]any) map[string]any {
+		var cs []any
+		for _, c := range containers {
+			cs = append(cs, c)
+		}
+		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}}
+	}
+	container := func(name string, fields map[string]any) map[string]any {
+		c := map[string]any{"name": name, "image": "nginx"}
+		for k, v := range fields {
+			c[k] = v
+		}
+		return c
+	}
+	declared := map[string]any{"resources": map[string]any{"limits": map[string]any{"cpu": "1"}}}
+	served := map[string]any{"resources": map[string]any{}, "imagePullPolicy": "IfNotPresent"}
+	servedWith := map[string]any{"resources": map[string]any{"limits": map[string]any{"cpu": "1"}}, "imagePullPolicy": "IfNotPresent"}
+	emptyResources := func(name string) classify.Finding {
+		f := containerField(name, "resources")
+		f.Live = map[string]any{}
+		return f
+	}
+	rep := &classify.Report{Resources: []classify.Resource{
+		object(t, id("worker"), "apps/v1", pod(container("w", nil)), pod(container("w", served)),
+			containerField("w", "imagePullPolicy"), emptyResources("w")),
+		object(t, id("api"), "apps/v1", pod(container("a", declared)), pod(container("a", servedWith)),
+			containerField("a", "imagePullPolicy")),
+		object(t, id("mixed"), "apps/v1", pod(container("a", declared), container("b", nil)), pod(container("a", servedWith), container("b", served)),
+			containerField("a", "imagePullPolicy"), containerField("b", "imagePullPolicy"), emptyResources("b")),
+	}}
+	var got []string
+	for _, r := range Synthesize(rep, Options{}).Rules {
+		got = append(got, describe(r))
+		if r.YTT() && !strings.Contains(r.ByKey, "declares spec.template.spec.containers[*].resources in an item") {
+			t.Errorf("the ytt rule does not say why: %q", r.ByKey)
+		}
+	}
+	want := []string{
+		"spec.template.spec.containers[*].imagePullPolicy names=mixed", // every Deployment except mixed
+		"ytt:spec.template.spec.containers[name=a].imagePullPolicy,ytt:spec.template.spec.containers[name=b].imagePullPolicy,ytt:spec.template.spec.containers[name=b].resources names=mixed",
+		"spec.template.spec.containers[*].resources names=worker",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -4,6 +4,7 @@ package synth
 // included), a ytt rule selecting items by key only where it cannot.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -64,14 +65,28 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 	if annotations {
 		annotationsSet = []fielddiff.Path{annotationsPath}
 	}
-	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty)
+	// who has a finding at each path as a plain copy writes it (every item)
+	atIndex := map[string]map[pair.Identity]bool{}
+	for k, p := range g.paths {
+		ik := indexKey(p)
+		for id := range g.at[k] {
+			if atIndex[ik] == nil {
+				atIndex[ik] = map[pair.Identity]bool{}
+			}
+			atIndex[ik][id] = true
+		}
+	}
+	needs := func(id pair.Identity, p fielddiff.Path) bool { return atIndex[indexKey(p)][id] }
+	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty, needs)
 	for i, set := range [][]fielddiff.Path{maps, items} {
 		if len(set) == 0 {
 			continue
 		}
-		misfits := fit[i]
+		misfits := fit[i].misfits
+		kindWide, named := g.declaredApart(set, fit[i], atIndex, matched)
 		if len(misfits) == 0 {
-			g.addPlain(&plain, set)
+			g.addPlain(&plain, kindWide)
+			extra = append(extra, named...)
 			continue
 		}
 		others, exceptions := g.split(misfits)
@@ -81,16 +96,16 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		if len(misfits) < len(matched) {
 			// only the paths where a resource of the plain rule has a finding: one only a misfit
 			// has would make a rule matching none of the objects once gated
-			g.addPlain(&others, g.notOnly(set, misfits))
+			g.addPlain(&others, g.notOnly(kindWide, misfits))
 			extra = append(extra, others)
 		}
-		extra = append(extra, exceptions)
+		extra = append(append(extra, named...), exceptions)
 	}
 	if annotations {
 		// A misfit holds annotations kapp does not strip (a webhook's, Helm's), so it shows no
 		// empty annotations map: it needs no rule, and the copy must not take those annotations
 		// (the copies of the ghost ones among them add the map where they need it).
-		a, misfits := g.rule, fit[2]
+		a, misfits := g.rule, fit[2].misfits
 		if len(misfits) > 0 {
 			a, _ = g.split(misfits)
 		}
@@ -180,6 +195,64 @@ func (g *group) own(set []fielddiff.Path, misfits []misfit) []fielddiff.Path {
 		}
 	}
 	return out
+}
+
+// declaredApart divides set between the paths a plain copy can write on every resource of the
+// kind it matches and those at which a manifest declares a map or list (in any item; the misfits,
+// which take the ytt rule, aside): a copy of such a path from the live object matched by the kind
+// puts the live one back once Git removed the manifest's (issue 23), so it is a plain copy named
+// to the resources with a finding there, none of which declares one (fitPlain made those
+// misfits), in a rule for each set of them. A resource that declares one and has no finding
+// there needs no copy of it, and is matched by none. A plain copy stays by index: kapp's copy is
+// evaluated for a few resources, no ytt. A map path under which kapp's built-in copies write
+// acts only while the object lacks the map, as whileLacking writes it.
+func (g *group) declaredApart(set []fielddiff.Path, fit fitting, atIndex map[string]map[pair.Identity]bool, matched []classify.Resource) (kindWide []fielddiff.Path, named []Rule) {
+	byIDs := map[string]*Rule{}
+	paths := map[string][]fielddiff.Path{}
+	var order []string
+	for _, p := range set {
+		k := indexKey(p)
+		if len(fit.declared[k]) == 0 {
+			kindWide = append(kindWide, p)
+			continue
+		}
+		ids := map[pair.Identity]bool{}
+		for id := range atIndex[k] {
+			if !slices.ContainsFunc(fit.misfits, func(m misfit) bool { return m.id == id }) {
+				ids[id] = true
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		sorted := sortedIDs(ids)
+		fields, isFields := p.Fields()
+		builtin := isFields && builtinUnder(fields, matched)
+		key := fmt.Sprint(sorted)
+		if builtin {
+			key += "\x00" + p.String()
+		}
+		r := byIDs[key]
+		if r == nil {
+			c := g.rule
+			c.Paths, c.Indexed, c.Matchers = nil, nil, nil
+			for _, m := range names(sorted, g.kind) {
+				if builtin {
+					m = and(m, Matcher{EmptyField: &EmptyField{Path: Keys(fields...)}})
+				}
+				c.Matchers = append(c.Matchers, m)
+			}
+			r = &c
+			byIDs[key] = r
+			order = append(order, key)
+		}
+		paths[key] = append(paths[key], p)
+	}
+	for _, k := range order {
+		g.addPlain(byIDs[k], paths[k])
+		named = append(named, *byIDs[k])
+	}
+	return kindWide, named
 }
 
 // notOnly returns the paths of set at which a resource other than the misfits has a finding.
