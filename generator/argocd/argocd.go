@@ -303,6 +303,7 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 // Diff is Argo CD's comparison of desired (what Git renders) with live under s, as its
 // application controller makes it without server-side diff: StateDiff, normalizations included.
 func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResult, error) {
+	diffs.Add(1)
 	s = s.For(live)
 	dc, err := s.config()
 	if err != nil {

@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,7 +197,8 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				}
 			}
 		}
-		for _, p := range scalars(desired.Object, nil) {
+		// Each declared value changed in turn, together where the changes cannot meet (batch.go).
+		single := func(p fielddiff.Path) error {
 			old, _ := p.Get(desired.Object)
 			drawn, hidden := false, (*unstructured.Unstructured)(nil)
 			// A draw Argo CD's own normalisation takes for the old value (a base64 string decoding
@@ -211,14 +213,14 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				drawn = true
 				shown, err := shows(mut, live.Unstructured, s, resolved)
 				if err != nil {
-					return Verification{}, err
+					return err
 				}
 				if shown {
 					break
 				}
 				seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain)
 				if err != nil {
-					return Verification{}, err
+					return err
 				}
 				if seen {
 					hidden = mut
@@ -229,31 +231,153 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				v.Mutation++
 			}
 			if hidden != nil {
-				if err := record(fielddiff.ByKey(desired.Unstructured, p), hidesChange(hidden)); err != nil {
-					return Verification{}, err
+				return record(fielddiff.ByKey(desired.Unstructured, p), hidesChange(hidden))
+			}
+			return nil
+		}
+		batchable := s.batchable(desired.Unstructured)
+		values := scalars(desired.Object, nil)
+		batches := map[int][]change{}
+		var alone []int // by index in values
+		held, taken := fielddiff.NewLookup(desired.DeepCopy().Object), map[string]bool{}
+		for i, p := range values {
+			keyed := fielddiff.ByKey(desired.Unstructured, p)
+			b := batchOf(keyed)
+			if !batchable || b < 0 {
+				alone = append(alone, i)
+				continue
+			}
+			old, _ := p.Get(desired.Object)
+			value, ok := differentFrom(old, live.Object, keyed)
+			if !ok {
+				continue // no value to draw: none is drawn alone either
+			}
+			if b > 0 {
+				if value, ok = identityDraw(desired.Unstructured, held, live.Object, p, keyed, taken); !ok {
+					alone = append(alone, i)
+					continue
+				}
+			}
+			batches[b] = append(batches[b], change{at: p, value: value, i: i})
+		}
+		hiddenAt := map[int]change{} // the changes a batch says are hidden
+		for _, b := range slices.Sorted(maps.Keys(batches)) {
+			changes := batches[b]
+			// read each change where it lands: a changed key names its item anew
+			mut := desired.DeepCopy()
+			setAll(mut, changes)
+			for k := range changes {
+				changes[k].read = fielddiff.ByKey(mut, changes[k].at)
+			}
+			verdicts, err := batchJudge(desired.Unstructured, live.Unstructured, s, resolved, plain, changes, setAll)
+			if err != nil {
+				return Verification{}, err
+			}
+			for k, j := range verdicts {
+				switch j {
+				case judgedAlone:
+					alone = append(alone, changes[k].i)
+				case judgedHidden:
+					v.Mutation++
+					hiddenAt[changes[k].i] = changes[k]
+				default:
+					v.Mutation++
 				}
 			}
 		}
-		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
-		// the last applied configuration) unless an ignore hides it.
-		for _, p := range declared(desired.Object, nil) {
-			keyed := fielddiff.ByKey(desired.Unstructured, p)
-			if slices.ContainsFunc(recorded, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) }) {
-				continue // one finding for a field and what it holds
-			}
-			mut := desired.DeepCopy()
-			if !remove(mut.Object, p) {
-				continue
-			}
-			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
-			// shows, not a change it hides.
-			if shown, err := shows(mut, live.Unstructured, s, resolved); err != nil || shown {
-				continue
-			}
-			if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain); err == nil && seen {
-				if err := record(keyed, hidesChange(mut)); err != nil {
+		// in the order of the values, as when each was changed alone
+		order := append(slices.Collect(maps.Keys(hiddenAt)), alone...)
+		slices.Sort(order)
+		for _, i := range order {
+			c, ok := hiddenAt[i]
+			if !ok {
+				if err := single(values[i]); err != nil {
 					return Verification{}, err
 				}
+				continue
+			}
+			mut := desired.DeepCopy()
+			c.at.Set(mut.Object, c.value)
+			if err := record(fielddiff.ByKey(desired.Unstructured, c.at), hidesChange(mut)); err != nil {
+				return Verification{}, err
+			}
+		}
+		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
+		// the last applied configuration) unless an ignore hides it. One finding for a field and
+		// what it holds: a removal is judged after those of its parents (a depth at a time), and
+		// the findings are recorded in the order of the paths.
+		paths := declared(desired.Object, nil)
+		keyedOf := make([]fielddiff.Path, len(paths))
+		byDepth := map[int][]int{}
+		for i, p := range paths {
+			keyedOf[i] = fielddiff.ByKey(desired.Unstructured, p)
+			byDepth[len(p)] = append(byDepth[len(p)], i)
+		}
+		ignored, managers := s.ignoredPaths(desired.Unstructured)
+		nearIgnore := func(keyed fielddiff.Path) bool {
+			return managers || slices.ContainsFunc(ignored, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) })
+		}
+		var removed []int // the removals found hidden
+		covered := func(keyed fielddiff.Path) bool {
+			near := func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) }
+			return slices.ContainsFunc(recorded, near) || slices.ContainsFunc(removed, func(i int) bool { return near(keyedOf[i]) })
+		}
+		for _, depth := range slices.Sorted(maps.Keys(byDepth)) {
+			batches := map[int][]change{}
+			var alone []int
+			for _, i := range byDepth[depth] {
+				keyed := keyedOf[i]
+				if covered(keyed) || keyRemoval(keyed) {
+					continue
+				}
+				b := batchOf(keyed)
+				if last := keyed[len(keyed)-1]; !batchable || b < 0 || last.Index != nil || nearIgnore(keyed) {
+					alone = append(alone, i) // an item of a list without keys: the next item takes its index
+					continue
+				}
+				batches[b] = append(batches[b], change{at: paths[i], read: keyed, removal: true, i: i})
+			}
+			found := len(removed)
+			for _, b := range slices.Sorted(maps.Keys(batches)) {
+				changes := batches[b]
+				verdicts, err := batchJudge(desired.Unstructured, live.Unstructured, s, resolved, plain, changes, removeAll)
+				if err != nil {
+					return Verification{}, err
+				}
+				for k, j := range verdicts {
+					switch j {
+					case judgedAlone:
+						alone = append(alone, changes[k].i)
+					case judgedHidden:
+						removed = append(removed, changes[k].i)
+					}
+				}
+			}
+			slices.Sort(alone)
+			for _, i := range alone {
+				if slices.Contains(removed[found:], i) || covered(keyedOf[i]) {
+					continue
+				}
+				mut := desired.DeepCopy()
+				if !remove(mut.Object, paths[i]) {
+					continue
+				}
+				// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
+				// shows, not a change it hides.
+				if shown, err := shows(mut, live.Unstructured, s, resolved); err != nil || shown {
+					continue
+				}
+				if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain); err == nil && seen {
+					removed = append(removed, i)
+				}
+			}
+		}
+		slices.Sort(removed)
+		for _, i := range removed {
+			mut := desired.DeepCopy()
+			remove(mut.Object, paths[i])
+			if err := record(keyedOf[i], hidesChange(mut)); err != nil {
+				return Verification{}, err
 			}
 		}
 	}
