@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -46,4 +47,76 @@ func lastSynced(live *unstructured.Unstructured, p fielddiff.Path) string {
 		}
 	}
 	return ""
+}
+
+// movedItem says why a difference at p (by key), through a list item the live object does not
+// hold or at a list, is a merge key changed in Git (a pending change, as the kapp target reports
+// it): the live list holds an item the manifest no longer declares, whose key Argo CD last applied
+// (lastSynced), so the manifest names an item anew. "" when it does not.
+func movedItem(desired, live *unstructured.Unstructured, p fielddiff.Path) string {
+	var list fielddiff.Path
+	if v, ok := p.Get(live.Object); ok {
+		if _, isList := v.([]any); isList {
+			list = p
+		}
+	}
+	for i := len(p) - 1; list == nil && i >= 0; i-- {
+		if p[i].Key == nil {
+			continue
+		}
+		if _, held := p[:i+1].Get(live.Object); held {
+			return ""
+		}
+		list = p[:i]
+	}
+	if list == nil {
+		return ""
+	}
+	at, ok := indexPath(live, list)
+	if !ok {
+		return ""
+	}
+	v, _ := list.Get(live.Object)
+	items, _ := v.([]any)
+	for i := range items {
+		item := fielddiff.ByKey(live, with(at, fieldpath.PathElement{Index: &i}))
+		last := item[len(item)-1]
+		if last.Key == nil {
+			return "" // not a list with merge keys
+		}
+		if _, declared := item.GetDeclared(desired.Object); declared {
+			continue
+		}
+		for _, f := range *last.Key {
+			if why := lastSynced(live, with(item, fieldpath.PathElement{FieldName: &f.Name})); why != "" {
+				return "the live item " + item.String() + ", which the manifest no longer declares, is the one Argo CD last applied (" +
+					strings.TrimPrefix(why, "the live value is the one Argo CD last applied (")
+			}
+		}
+	}
+	return ""
+}
+
+// indexPath is keyed, a path by key into u's object, by index; false when u does not hold it.
+func indexPath(u *unstructured.Unstructured, keyed fielddiff.Path) (fielddiff.Path, bool) {
+	var out fielddiff.Path
+	for n, pe := range keyed {
+		if pe.Key == nil && pe.Value == nil {
+			out = append(out, pe)
+			continue
+		}
+		v, _ := out.Get(u.Object)
+		items, _ := v.([]any)
+		found := false
+		for i := range items {
+			if fielddiff.ByKey(u, with(out, fieldpath.PathElement{Index: &i})).String() == keyed[:n+1].String() {
+				out, found = with(out, fieldpath.PathElement{Index: &i}), true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return out, true
 }

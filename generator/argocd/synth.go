@@ -107,7 +107,14 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
 				}
 				_, declared := p.GetDeclared(desired.Object)
-				switch why := lastSynced(live.Unstructured, p); {
+				why := lastSynced(live.Unstructured, p)
+				moved := ""
+				if why == "" && (l.Kind == verdict.KindDrift || l.Kind == verdict.KindUnknown) {
+					moved = movedItem(desired.Unstructured, live.Unstructured, p) // newcomer5 F3
+				}
+				switch {
+				case moved != "":
+					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, moved+": a merge key changed in Git, which a sync applies"
 				case why == "":
 				case l.Kind == verdict.KindDrift:
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"

@@ -254,3 +254,35 @@ func TestGitChangeUnderTemplateTwoWay(t *testing.T) {
 		}
 	}
 }
+
+// A merge key changed in Git (containerPort 80 -> 81) is a pending change from Git, as the kapp
+// target reports it (newcomer5 F3: drift under client-side apply, unknown under server-side
+// apply): the live item is the one Argo CD last applied, and the manifest names it anew.
+func TestMergeKeyChangedInGitIsPending(t *testing.T) {
+	for _, fixture := range []string{"argo-hpa", "argo-hpa-ssa"} {
+		desired := readFixture(t, fixture, "desired.yaml")
+		if !strings.Contains(desired, "containerPort: 80") {
+			t.Fatalf("%s: no containerPort 80", fixture)
+		}
+		a := analyzeFiles(t, strings.Replace(desired, "containerPort: 80", "containerPort: 81", 1), readFixture(t, fixture, "live.yaml"), fixture)
+		s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: "+fixture+", namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+			"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n")
+		res, err := argocd.Synthesize(a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range res.Left {
+			if !strings.Contains(l.Path, "ports") {
+				continue
+			}
+			n++
+			if l.Kind != "pending" {
+				t.Errorf("%s: %s %s (%s): want pending", fixture, l.Kind, l.Path, l.Reason)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no finding on the ports: %+v", fixture, res.Left)
+		}
+	}
+}
