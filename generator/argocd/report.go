@@ -37,11 +37,11 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		hidden[Problem{Resource: p.Resource, Path: p.Path}] = true
 	}
 	for _, l := range left {
+		if hidden[Problem{Resource: l.Resource, Path: l.Path}] { // one field, one verdict: hidden says it
+			continue
+		}
 		evidence := "Argo CD shows it, not ignored: " + l.Reason
 		if l.Hidden {
-			if hidden[Problem{Resource: l.Resource, Path: l.Path}] { // one field, one verdict: hidden says it
-				continue
-			}
 			evidence = "Argo CD does not show it under the ignores, which hide it though none should: " + l.Reason
 		}
 		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence})
@@ -69,7 +69,8 @@ type Report struct {
 // written nowhere point at annotate (the first --rules file, the file generate writes).
 func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
 	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept, Severity: true,
-		Labels: map[verdict.Kind]string{verdict.KindPending: "pending change from Git (Argo CD syncs it)"}}
+		Labels: map[verdict.Kind]string{verdict.KindPending: "pending change from Git (Argo CD syncs it)",
+			verdict.KindAdoption: "adoption (another tool's bookkeeping on an object Argo CD took over)"}}
 	if f != format.JSON {
 		return verdict.Write(w, f, vr, annotate)
 	}

@@ -59,14 +59,17 @@ func TestEveryFindingKindInEveryFormat(t *testing.T) {
 		}
 		for k := range want {
 			label := k.Label()
-			if k == verdict.KindPending { // Argo CD syncs it, not kapp
+			switch k { // Argo CD syncs it, not kapp
+			case verdict.KindPending:
 				label = "pending change from Git (Argo CD syncs it)"
+			case verdict.KindAdoption:
+				label = "adoption (another tool's bookkeeping on an object Argo CD took over)"
 			}
 			if !strings.Contains(out, label+": ") {
 				t.Errorf("%s: no finding labelled %q:\n%s", f, label, out)
 			}
 		}
-		if strings.Contains(out, "kapp applies it") {
+		if strings.Contains(out, "kapp applies it") || strings.Contains(out, "kapp changes it") {
 			t.Errorf("%s: a kapp label on the argocd target:\n%s", f, out)
 		}
 		if !strings.Contains(out, "a lint") || !strings.Contains(out, "summary line") {

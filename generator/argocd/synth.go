@@ -118,7 +118,7 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				case why == "":
 				case l.Kind == verdict.KindDrift:
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
-				case l.Kind == verdict.KindUnknown && !declared: // newcomer3 finding 3(c)
+				case (l.Kind == verdict.KindUnknown || l.Kind == verdict.KindAdoption) && !declared: // newcomer3 finding 3(c); probe7 minor: kapp's adoption is no class of Argo CD's
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
 				}
 				out.Left = append(out.Left, l)

@@ -286,3 +286,35 @@ func TestMergeKeyChangedInGitIsPending(t *testing.T) {
 		}
 	}
 }
+
+// Under Argo CD a label removed in Git that Argo CD last applied is a pending removal, not kapp's
+// "adoption" (probe7 minor); and a field reported hidden is reported once (probe7 minor: a jq
+// ignore of the exact value Git holds gave the image both hidden and "pending ... not ignored").
+func TestArgoCDVerdictsProbe7Minor(t *testing.T) {
+	app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n" +
+		"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]"
+	desired := readFixture(t, "argo-hpa", "desired.yaml")
+	nolabel := strings.Replace(desired, "  labels:\n    app.kubernetes.io/name: web\n", "", 1)
+	if nolabel == desired {
+		t.Fatal("the fixture changed: no metadata label to remove")
+	}
+	a := analyzeFiles(t, nolabel, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+	res, v := synthesizeAndVerify(t, a, settingsOf(t, app+"}\n"))
+	for _, f := range argocd.Findings(res.Left, v, nil, "") {
+		if strings.HasPrefix(f.Path, "metadata.labels") && f.Kind != "pending" {
+			t.Errorf("%s %s (%s): want pending, a removal made in Git", f.Kind, f.Path, f.Evidence)
+		}
+	}
+
+	a = analyzeFiles(t, strings.Replace(desired, "image: nginx:1.25", "image: nginx:1.27", 1), readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+	res, v = synthesizeAndVerify(t, a, settingsOf(t, app+", jqPathExpressions: ['.spec.template.spec.containers[] | select(.image == \"nginx:1.27\") | .image']}\n"))
+	var kinds []string
+	for _, f := range argocd.Findings(res.Left, v, nil, "") {
+		if f.Path == "spec.template.spec.containers[name=web].image" {
+			kinds = append(kinds, string(f.Kind))
+		}
+	}
+	if !slices.Equal(kinds, []string{"hidden"}) {
+		t.Errorf("findings on the image: %v, want one: hidden", kinds)
+	}
+}
