@@ -103,7 +103,7 @@ func evalWithinBudget(source string, overlay yttresmod.OverlayContractV1Mod, des
 }
 
 // NameYTTRule is err, or where kapp's engine abandoned a ytt rebase rule's evaluation for its
-// time budget (kappglobal.YTTOverrun) or withheld its error on a Secret (kappglobal.YTTWithheld),
+// time budget (kappglobal.YTTOverrun) or its memory budget (kappglobal.YTTOverBudget) or withheld its error on a Secret (kappglobal.YTTWithheld),
 // the error naming that rule of rules (its file, line, document and key) and the resource, as a
 // budgeted render's does.
 func NameYTTRule(err error, rules []Rule) error {
@@ -112,6 +112,9 @@ func NameYTTRule(err error, rules []Rule) error {
 	if o := (*kappglobal.YTTOverrun)(nil); errors.As(err, &o) {
 		overlay, res = o.Overlay, pair.Identity{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 		msg = fmt.Sprintf("with ytt: not done after %v (a loop that does not end?)", o.Timeout)
+	} else if b := (*kappglobal.YTTOverBudget)(nil); errors.As(err, &b) {
+		overlay, res = b.Overlay, pair.Identity{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+		msg = "with ytt: " + (&yttrender.MemoryExceeded{Memory: b.Memory}).Error()
 	} else if w := (*kappglobal.YTTWithheld)(nil); errors.As(err, &w) {
 		overlay, res = w.Overlay, pair.Identity{Group: w.Group, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}
 		msg = "with ytt: it failed, and " + kappglobal.WithheldMessage

@@ -34,6 +34,9 @@ var childRenders atomic.Bool
 // first in main, and test binaries that render packages in TestMain: an executable that does not
 // (a program using the library) renders in its own process, bounded only by the heap watch.
 func RenderChild() {
+	if budget, ok := os.LookupEnv(ruleChildEnv); ok {
+		os.Exit(serveRules(budget))
+	}
 	budget, ok := os.LookupEnv(childEnv)
 	if !ok {
 		childRenders.Store(memoryBounded && !raceDetector)
@@ -138,7 +141,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 		// memory", "runtime: out of memory: cannot allocate ..."), a new thread's stack (which
 		// counts as data too: "runtime/cgo: pthread_create failed: Resource temporarily
 		// unavailable"), or the kernel's OOM killer
-		if bytes.Contains(stderr.b, []byte("out of memory")) || bytes.Contains(stderr.b, []byte("pthread_create failed")) || killed(cmd.ProcessState) {
+		if outOfMemory(stderr.b) || killed(cmd.ProcessState) {
 			return rendering{}, overBudget(name, limits.memory)
 		}
 		return rendering{}, fmt.Errorf("rendering %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
@@ -147,6 +150,20 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 		return rendering{}, errors.New(res.Err)
 	}
 	return rendering{name: res.Name, yaml: res.Rendered, from: res.From}, nil
+}
+
+// outOfMemory reports whether a child's stderr says it ran out of its memory: the Go runtime's
+// fatal errors for an allocation over the limit, a new thread's stack over it, or a segmentation
+// violation, which the Go runtime's garbage collector (go1.27) dies of when the kernel refuses it
+// memory under the limit: the child runs ytt alone, pure Go with no unsafe code, so a fault there
+// is the runtime's, failing to get memory.
+func outOfMemory(stderr []byte) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed"} {
+		if bytes.Contains(stderr, []byte(s)) {
+			return true
+		}
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(stderr), []byte("SIGSEGV: segmentation violation"))
 }
 
 func overBudget(name string, memory uint64) error {

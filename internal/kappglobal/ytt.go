@@ -5,14 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"carvel.dev/kapp/pkg/kapp/yttresmod"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
@@ -131,9 +134,10 @@ func SerialYTT(mod ctlres.ResourceModWithMultiple) ctlres.ResourceModWithMultipl
 var yttToken = make(chan struct{}, 1)
 
 // yttAbandoned is closed when an evaluation ran past its time budget: ytt cannot be cancelled, so
-// that evaluation keeps the token and runs on until the process exits, and every evaluation
-// waiting for the token, or asking for it later, fails with yttOverrun's error instead of waiting
-// for ever.
+// that evaluation keeps the token and runs on until the process exits (in the rule child, the
+// child is killed), and every evaluation waiting for the token, or asking for it later, fails with
+// yttOverrun's error instead of waiting for ever. An evaluation over its memory budget closes it
+// too, yttOverrun then a *YTTOverBudget.
 var (
 	yttAbandoned = make(chan struct{})
 	abandonOnce  sync.Once
@@ -204,6 +208,12 @@ func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ct
 	case <-yttAbandoned:
 		return yttOverrun
 	}
+	select {
+	case <-yttAbandoned: // the token came back from an evaluation abandoned meanwhile
+		<-yttToken
+		return yttOverrun
+	default:
+	}
 	timeout := time.Duration(yttTimeout.Load())
 	if timeout <= 0 {
 		timeout = yttrender.RenderTimeout
@@ -211,7 +221,7 @@ func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ct
 	work := res.DeepCopy()
 	done := make(chan error, 1)
 	go func() {
-		err := mod.ApplyFromMultiple(work, srcs)
+		err := applyYTT(mod, work, srcs)
 		<-yttToken
 		done <- err
 	}()
@@ -223,6 +233,15 @@ func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ct
 			res.DeepCopyIntoFrom(work)
 			return nil
 		}
+		if m := (*yttrender.MemoryExceeded)(nil); errors.As(err, &m) {
+			// as an evaluation over its time: every later one fails with it too, so that no
+			// caller that takes a failing rule for kapp's to report goes on without it
+			abandonOnce.Do(func() {
+				yttOverrun = &YTTOverBudget{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name(), Memory: m.Memory}
+				close(yttAbandoned)
+			})
+			return yttOverrun
+		}
 		if holdsSecret(res, srcs) {
 			return &YTTWithheld{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name()}
 		}
@@ -232,8 +251,102 @@ func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ct
 			yttOverrun = &YTTOverrun{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name(), Timeout: timeout}
 			close(yttAbandoned)
 		})
+		yttrender.StopRuleChild() // an evaluation in the rule child stops there; one in this process runs on
 		return yttOverrun
 	}
+}
+
+// applyYTT is mod.ApplyFromMultiple: in the rule child, within the memory budget, where this
+// executable has one (yttrender.RulesInChild) and the rule is not one of kapp's built-in ones,
+// else in this process. In the child, ytt gets the bytes kapp's yttresmod gives it, and its output
+// is read as yttresmod reads it, with yttresmod's messages.
+func applyYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	if !yttrender.RulesInChild() || builtinOverlay(mod.OverlayYAML) {
+		return mod.ApplyFromMultiple(res, srcs)
+	}
+	wrap := func(err error) error { return fmt.Errorf("Applying ytt (overlayContractV1): %w", err) }
+	resYAML, err := res.AsYAMLBytes()
+	if err != nil {
+		return wrap(err)
+	}
+	values := map[string]any{}
+	for src, r := range srcs {
+		if r != nil {
+			values[string(src)] = r.DeepCopyRaw()
+		} else {
+			values[string(src)] = nil
+		}
+	}
+	valuesYAML, err := yaml.Marshal(values)
+	if err != nil {
+		return wrap(err)
+	}
+	budget := yttMemory.Load()
+	if budget == 0 {
+		budget = yttrender.RenderMemory
+	}
+	out, err := yttrender.EvalRuleInChild(mod.OverlayYAML, resYAML, valuesYAML, budget)
+	if err != nil {
+		return wrap(err)
+	}
+	rs, err := ctlres.NewResourcesFromBytes(out)
+	if err != nil {
+		return wrap(fmt.Errorf("Deserializing result: %w", err))
+	}
+	if len(rs) != 1 {
+		return wrap(fmt.Errorf("Expected one resource to be returned from ytt, but was %d", len(rs)))
+	}
+	res.DeepCopyIntoFrom(rs[0])
+	return nil
+}
+
+// builtinOverlay reports whether overlay is one of kapp's built-in ytt rebase rules
+// (config/default.go): kapp's own, trusted, evaluated in this process.
+func builtinOverlay(overlay string) bool {
+	builtinOnce.Do(func() {
+		builtinOverlays = map[string]bool{}
+		res, err := ctlres.NewResourceFromBytes([]byte(ctlconf.NewDefaultConfigString()))
+		if err != nil {
+			return
+		}
+		cfg, err := ctlconf.NewConfigFromResource(res)
+		if err != nil {
+			return
+		}
+		for _, r := range cfg.RebaseRules {
+			if r.Ytt != nil && r.Ytt.OverlayContractV1 != nil {
+				builtinOverlays[r.Ytt.OverlayContractV1.OverlayYAML] = true
+			}
+		}
+	})
+	return builtinOverlays[overlay]
+}
+
+var (
+	builtinOnce     sync.Once
+	builtinOverlays map[string]bool
+)
+
+// yttMemory is the memory budget of one evaluation in bytes, 0 for yttrender.RenderMemory's.
+var yttMemory atomic.Uint64
+
+// YTTMemory sets the memory budget of each ytt rebase rule evaluation made in the rule child, and
+// returns a function restoring the previous one (tests lower it).
+func YTTMemory(bytes uint64) (restore func()) {
+	was := yttMemory.Swap(bytes)
+	return func() { yttMemory.Store(was) }
+}
+
+// YTTOverBudget is a ytt rebase rule's evaluation that needed more than its memory budget; Overlay
+// is the rule's overlay (callers that know the rules name its file from it).
+type YTTOverBudget struct {
+	Overlay                      string
+	Group, Kind, Namespace, Name string // the resource it ran on
+	Memory                       uint64
+}
+
+func (e *YTTOverBudget) Error() string {
+	return fmt.Sprintf("ytt rebase rule on %s/%s %s/%s: %s", cmp.Or(e.Group, "core"), e.Kind, e.Namespace, e.Name, (&yttrender.MemoryExceeded{Memory: e.Memory}).Error())
 }
 
 // serialYtt is kapp's ytt rebase mod, unchanged, run under yttMu.

@@ -1,0 +1,213 @@
+package yttrender
+
+// Evaluating ytt rebase rules in a child process whose memory the kernel bounds, as packages
+// render (child.go): kapp's engine evaluates a hand-written rule on every resource it matches,
+// under both bases and for every mutation, and a rule that allocates on one of them only (a
+// string of a gigabyte per resource of some kind) grew rebasegen's own process to 6 GB
+// (probe7 D3). One child serves every evaluation in turn (starting one per evaluation would cost
+// a process start each), and one over the budget dies without taking rebasegen with it.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
+	"carvel.dev/ytt/pkg/cmd/ui"
+	"carvel.dev/ytt/pkg/files"
+)
+
+// ruleChildEnv holds, in a rule child's environment, its memory budget in bytes.
+const ruleChildEnv = "REBASEGEN_YTT_RULE_CHILD"
+
+// ruleRequest is one evaluation: the rule's overlay, the resource and the data values (its
+// sources) as kapp's yttresmod writes them.
+type ruleRequest struct {
+	Overlay          string
+	Resource, Values []byte
+}
+
+// ruleResult is ytt's output file (resource.yml), or its error.
+type ruleResult struct {
+	Output []byte
+	Err    string
+}
+
+// serveRules is the rule child: each request on its standard input evaluated in turn, within
+// budget bytes of memory more than it holds now, each result written to file descriptor 3; it
+// ends when its parent closes its standard input.
+func serveRules(budget string) int {
+	n, err := strconv.ParseUint(budget, 10, 64)
+	if err == nil {
+		err = limitMemory(n)
+	}
+	out := os.NewFile(3, "result")
+	if err != nil || out == nil {
+		fmt.Fprintf(os.Stderr, "rebasegen ytt rule child: %v\n", err)
+		return 1
+	}
+	dec, enc := json.NewDecoder(os.Stdin), json.NewEncoder(out)
+	for {
+		var req ruleRequest
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0
+			}
+			fmt.Fprintf(os.Stderr, "rebasegen ytt rule child: reading a request: %v\n", err)
+			return 1
+		}
+		var res ruleResult
+		var evalErr error
+		if res.Output, evalErr = evalOverlay(req); evalErr != nil {
+			res.Err = evalErr.Error()
+		}
+		if err := enc.Encode(res); err != nil {
+			return 1
+		}
+	}
+}
+
+// evalOverlay is kapp v0.66.0's yttresmod.OverlayContractV1Mod.evalYtt on the bytes it builds:
+// the same files, data values and checks, with the same messages; it returns the output file's
+// bytes, which the parent reads as kapp reads them.
+func evalOverlay(req ruleRequest) ([]byte, error) {
+	opts := cmdtpl.NewOptions()
+	opts.DataValuesFlags.FromFiles = []string{"values.yml"}
+	opts.DataValuesFlags.ReadFilesFunc = func(path string) ([]*files.File, error) {
+		if path != "values.yml" {
+			return nil, fmt.Errorf("Unknown file to read: %s", path)
+		}
+		return []*files.File{files.MustNewFileFromSource(files.NewBytesSource("values.yml", req.Values))}, nil
+	}
+	in := []*files.File{
+		files.MustNewFileFromSource(files.NewBytesSource("resource.yml", req.Resource)),
+		files.MustNewFileFromSource(files.NewBytesSource("overlay.yml", []byte(req.Overlay))),
+	}
+	out := opts.RunWithFiles(cmdtpl.Input{Files: in}, ui.NewTTY(false))
+	if out.Err != nil {
+		return nil, fmt.Errorf("Evaluating: %w", out.Err)
+	}
+	if len(out.Files) == 0 {
+		return nil, fmt.Errorf("Expected to find resource.yml but saw zero files")
+	}
+	if f := out.Files[0]; f.RelativePath() != "resource.yml" {
+		return nil, fmt.Errorf("Expected resource.yml but was: %s", f.RelativePath())
+	}
+	return out.Files[0].Bytes(), nil
+}
+
+// RulesInChild reports whether EvalRuleInChild can run: this executable serves renders
+// (RenderChild) on an OS whose kernel bounds a child's memory.
+func RulesInChild() bool { return childRenders.Load() }
+
+// MemoryExceeded is a ytt rebase rule's evaluation that needed more than Memory bytes.
+type MemoryExceeded struct{ Memory uint64 }
+
+func (e *MemoryExceeded) Error() string {
+	return fmt.Sprintf("it needs more than %d MiB of memory (a template building ever larger values?)", e.Memory>>20)
+}
+
+// ruleChild is the running rule child.
+type ruleChild struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *json.Decoder
+	result *os.File
+	stderr *head
+	budget uint64
+}
+
+var (
+	ruleMu   sync.Mutex // one evaluation at a time (kapp's engine serialises ytt anyway)
+	rules    *ruleChild
+	ruleProc atomic.Pointer[os.Process] // for StopRuleChild, which must not wait for ruleMu
+)
+
+func startRuleChild(budget uint64) (*ruleChild, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &ruleChild{cmd: exec.Command(exe), result: r, out: json.NewDecoder(r), stderr: &head{}, budget: budget}
+	c.cmd.Env = append(os.Environ(), ruleChildEnv+"="+strconv.FormatUint(budget, 10))
+	c.cmd.Stderr = c.stderr
+	c.cmd.ExtraFiles = []*os.File{w}
+	if c.in, err = c.cmd.StdinPipe(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	if err := c.cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	w.Close()
+	ruleProc.Store(c.cmd.Process)
+	return c, nil
+}
+
+// stop ends the child and reports how it ended.
+func (c *ruleChild) stop() error {
+	c.in.Close()
+	err := c.cmd.Wait()
+	c.result.Close()
+	ruleProc.CompareAndSwap(c.cmd.Process, nil)
+	return err
+}
+
+// EvalRuleInChild evaluates a ytt rebase rule's overlay on resource with the data values values
+// (kapp's yttresmod files) in the rule child, started on first use, within budget bytes of memory,
+// and returns ytt's output file, or its error text. An evaluation over the budget kills the child
+// (the next one starts another) and returns a *MemoryExceeded.
+func EvalRuleInChild(overlay string, resource, values []byte, budget uint64) ([]byte, error) {
+	ruleMu.Lock()
+	defer ruleMu.Unlock()
+	if rules != nil && rules.budget != budget {
+		_ = rules.stop()
+		rules = nil
+	}
+	if rules == nil {
+		c, err := startRuleChild(budget)
+		if err != nil {
+			return nil, fmt.Errorf("starting the ytt rule process: %w", err)
+		}
+		rules = c
+	}
+	c := rules
+	var res ruleResult
+	err := json.NewEncoder(c.in).Encode(ruleRequest{Overlay: overlay, Resource: resource, Values: values})
+	if err == nil {
+		err = c.out.Decode(&res)
+	}
+	if err != nil { // the child died: over its memory, or killed (StopRuleChild)
+		rules = nil
+		waitErr := c.stop()
+		if outOfMemory(c.stderr.b) || killed(c.cmd.ProcessState) {
+			return nil, &MemoryExceeded{Memory: budget}
+		}
+		return nil, fmt.Errorf("the ytt rule process failed (%v): %s", waitErr, c.stderr.first())
+	}
+	if res.Err != "" {
+		return nil, errors.New(res.Err)
+	}
+	return res.Output, nil
+}
+
+// StopRuleChild kills the rule child, if one runs: an evaluation abandoned for its time budget
+// must not run on.
+func StopRuleChild() {
+	if p := ruleProc.Load(); p != nil {
+		_ = p.Kill()
+	}
+}
