@@ -25,7 +25,7 @@ import (
 // Rebaser applies kapp's own rebase rules: which fields kapp would already take from the live
 // object is decided by kapp's code, not by a copied list.
 type Rebaser struct {
-	prep    ctlconf.Conf // kapp's built-in Config and configs: how kapp prepares a desired object
+	prep    *kappprep.Preparer // kapp's built-in Config and configs: how kapp prepares a desired object
 	mods    []ctlres.ResourceModWithMultiple
 	reach   []reach       // reach[i] is mods[i]'s
 	configs []load.Object // the configs the mods are made from, after kapp's built-in rules
@@ -62,7 +62,7 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", kappconv.Readable(err))
 	}
 	mods := conf.RebaseMods()
-	r = Rebaser{prep: prep, mods: mods, reach: make([]reach, len(mods)), configs: configs}
+	r = Rebaser{prep: kappprep.NewPreparer(prep), mods: mods, reach: make([]reach, len(mods)), configs: configs}
 	for i, m := range mods {
 		r.reach[i] = reachOf(m)
 		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
@@ -82,7 +82,7 @@ func sources(objs []load.Object) string {
 // labels, with live's app label), with the configs' ownership and label scoping rules and
 // additional labels besides kapp's built-in ones. It is a classify.Prepare.
 func (r Rebaser) Prepared(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	return kappprep.Object(r.prep, desired, kappprep.AppLabel(live))
+	return r.prep.Object(desired, kappprep.AppLabel(live))
 }
 
 // Covered reports for each path of ps whether kapp's rules already restore its live value; nil
