@@ -41,7 +41,8 @@ func ScaleTarget(o *unstructured.Unstructured, namespace string) (pair.Identity,
 }
 
 // hpaTargets maps what the inputs' autoscalers scale (ScaleTarget) to the autoscaler's
-// "namespace/name".
+// "namespace/name". Each autoscaler's scaleTargetRef alone is decoded (load.Doc.Field): its
+// apiVersion, kind, name and namespace are the Doc's, as its decoded object has them.
 func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 	out := map[pair.Identity]string{}
 	var docs []load.Doc
@@ -53,16 +54,20 @@ func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 		if d.Kind != "HorizontalPodAutoscaler" && d.Kind != "ScaledObject" {
 			continue
 		}
-		o, err := d.Object()
+		ref, found, err := d.Field("spec", "scaleTargetRef")
 		if err != nil {
 			return nil, err
 		}
-		ns := o.GetNamespace()
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": d.APIVersion, "kind": d.Kind}}
+		if ref, ok := ref.(map[string]any); found && ok {
+			o.Object["spec"] = map[string]any{"scaleTargetRef": ref}
+		}
+		ns := d.Namespace
 		if ns == "" {
 			ns = "default"
 		}
-		if id, ok := ScaleTarget(o.Unstructured, ns); ok {
-			out[id] = ns + "/" + o.GetName()
+		if id, ok := ScaleTarget(o, ns); ok {
+			out[id] = ns + "/" + d.Name
 		}
 	}
 	return out, nil

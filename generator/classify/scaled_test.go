@@ -1,10 +1,13 @@
 package classify
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
@@ -48,5 +51,50 @@ func TestScaleTarget(t *testing.T) {
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("%s: got %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// The autoscalers' targets are read before any pair is classified, from every HPA of the inputs:
+// only the scaleTargetRef of each is decoded, so that a live HPA's managedFields and status,
+// however large, cost nothing there (they were decoded whole, twice over per pair in a fleet of
+// Deployment + HPA pairs). The target found is the one ScaleTarget gives the decoded object.
+func TestHPATargetsDecodeOnlyTheTarget(t *testing.T) {
+	hpa := func(managers int) load.Doc {
+		mf := make([]any, managers)
+		for i := range mf {
+			mf[i] = map[string]any{"manager": fmt.Sprintf("m%d", i), "operation": "Update", "fieldsType": "FieldsV1",
+				"fieldsV1": map[string]any{"f:status": map[string]any{"f:currentReplicas": map[string]any{}, "f:conditions": map[string]any{}}}}
+		}
+		d, err := load.NewDoc(load.Object{Unstructured: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+			"metadata": map[string]any{"name": "web", "namespace": "prod", "managedFields": mf},
+			"spec":     map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": int64(5)},
+			"status":   map[string]any{"currentReplicas": int64(3)},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	set := func(managers int) *pair.Set {
+		return &pair.Set{Pairs: []pair.Pair{{Desired: hpa(0), Live: hpa(managers)}}}
+	}
+	want := map[pair.Identity]string{{Group: "apps", Kind: "Deployment", Namespace: "prod", Name: "web"}: "prod/web"}
+	for _, n := range []int{0, 2000} {
+		got, err := hpaTargets(set(n))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d managers: got %v, %v; want %v", n, got, err, want)
+		}
+	}
+	small, large := set(0), set(2000)
+	allocs := func(s *pair.Set) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if _, err := hpaTargets(s); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(small), allocs(large); b > a+20 {
+		t.Errorf("a live HPA with 2,000 managedFields entries took %.0f allocations to find its target, one with none %.0f: more of it is decoded than its scaleTargetRef", b, a)
 	}
 }

@@ -167,12 +167,20 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 			d.Namespace = id.Namespace
 		}
 		if d.APIVersion == "v1" && d.Kind == "ConfigMap" { // decoded in its namespace, as kapp reads it
-			o, err := d.Object()
+			// (only its labels first: a ConfigMap without the label is no Config)
+			labels, _, err := d.Field("metadata", "labels")
 			if err != nil {
 				return nil, err
 			}
-			if load.IsLabelledConfig(o) {
-				set.addConfig(o)
+			m, _ := labels.(map[string]any)
+			if _, maybe := m[kappconv.ConfigLabel]; maybe {
+				o, err := d.Object()
+				if err != nil {
+					return nil, err
+				}
+				if load.IsLabelledConfig(o) {
+					set.addConfig(o)
+				}
 			}
 		}
 		l, ok := liveByID[id]
