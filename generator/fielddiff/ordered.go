@@ -23,12 +23,17 @@ func ordered(tv *typed.TypedValue) *typed.TypedValue {
 // orderedValue is a value whose maps, at any depth, zip in key order.
 type orderedValue struct{ value.Value }
 
+// wrap returns v walked in key order. A scalar has no maps to order: it is returned as it is
+// (performance: wrapping every scalar value the walks visit was an allocation each).
 func wrap(v value.Value) value.Value {
 	if v == nil {
 		return nil
 	}
 	if o, ok := v.(orderedValue); ok {
 		return o
+	}
+	if !v.IsMap() && !v.IsList() {
+		return v
 	}
 	return orderedValue{v}
 }
