@@ -3,6 +3,7 @@ package fielddiff
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -22,14 +23,44 @@ import (
 // with 100,000 containers took 9.8 s, 160,000 containers 76 s, 200,000 over two minutes; sorted,
 // each insert appends.
 func builtinTyped(u *unstructured.Unstructured) (*typed.TypedValue, error) {
-	shell, err := builtin().ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}, typed.AllowDuplicates)
+	s, err := builtinType(u.GetAPIVersion(), u.GetKind())
 	if err != nil {
 		return nil, err
 	}
-	obj, _ := sortKeyed(u.Object, shell.Schema(), shell.TypeRef())
+	obj, _ := sortKeyed(u.Object, s.schema, s.typeRef)
 	return builtin().ObjectToTyped(&unstructured.Unstructured{Object: obj.(map[string]any)}, typed.AllowDuplicates)
 }
+
+// builtinType is the built-in schema's type of objects of apiVersion and kind, found by
+// converting an object holding those two fields alone, or the conversion's error; each
+// apiVersion and kind is converted once (performance: twice per pair compared, that
+// conversion's validation and allocations were a part of every comparison).
+func builtinType(apiVersion, kind string) (shellType, error) {
+	key := [2]string{apiVersion, kind}
+	if v, ok := shellTypes.Load(key); ok {
+		t := v.(shellType)
+		return t, t.err
+	}
+	var t shellType
+	shell, err := builtin().ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": kind}}, typed.AllowDuplicates)
+	if err != nil {
+		t.err = err
+	} else {
+		t.schema, t.typeRef = shell.Schema(), shell.TypeRef()
+	}
+	shellTypes.Store(key, t)
+	return t, t.err
+}
+
+type shellType struct {
+	schema  *schema.Schema
+	typeRef schema.TypeRef
+	err     error
+}
+
+// shellTypes caches builtinType: [2]string{apiVersion, kind} -> shellType.
+var shellTypes sync.Map
 
 // sortKeyed returns v with the associative lists under it sorted (copying what it changes, v is
 // left as it is), and whether it changed anything. Atomic maps and lists are compared whole by

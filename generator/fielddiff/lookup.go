@@ -16,7 +16,7 @@ import (
 // in that scan; 20,000 containers over two minutes.
 type Lookup struct {
 	obj   map[string]any
-	index map[listID]map[string][]int // bucket (see bucket) -> item indexes, in list order
+	index map[listID]map[string][]int // bucket (see bucket) -> item indexes, in list order; nil until a list is indexed
 }
 
 // listID names one list of the object (by its first item's address) looked up by one key.
@@ -28,7 +28,7 @@ type listID struct {
 
 // NewLookup returns a Lookup for obj.
 func NewLookup(obj map[string]any) *Lookup {
-	return &Lookup{obj: obj, index: map[listID]map[string][]int{}}
+	return &Lookup{obj: obj} // (most lookups index no list: a classification makes several per pair)
 }
 
 // Get is Path.Get.
@@ -81,6 +81,9 @@ func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient boo
 	idx, ok := x.index[id]
 	if !ok {
 		idx = indexList(l, key)
+		if x.index == nil {
+			x.index = map[listID]map[string][]int{}
+		}
 		x.index[id] = idx
 	}
 	if key == nil {
