@@ -93,12 +93,15 @@ type pathStep struct {
 
 // pathOf returns the Path of steps.
 func pathOf(steps []pathStep) Path {
-	p := make(Path, 0, len(steps))
-	for _, s := range steps {
-		if s.index < 0 {
-			p = append(p, fieldpath.PathElement{FieldName: &s.key})
+	// the elements point into one copy of the steps (performance: a copy of each step was an
+	// allocation per element)
+	own := slices.Clone(steps)
+	p := make(Path, 0, len(own))
+	for i := range own {
+		if own[i].index < 0 {
+			p = append(p, fieldpath.PathElement{FieldName: &own[i].key})
 		} else {
-			p = append(p, fieldpath.PathElement{Index: &s.index})
+			p = append(p, fieldpath.PathElement{Index: &own[i].index})
 		}
 	}
 	return p

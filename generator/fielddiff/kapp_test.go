@@ -53,3 +53,19 @@ func TestStripKappPaths(t *testing.T) {
 		t.Errorf("stripped, keeping\n%s\nwant\n%s", after, kept)
 	}
 }
+
+// A stripped key's path names its keys and indexes, whatever the walk's stack holds afterwards,
+// and is made with two allocations (its elements and what they point to), not one per element.
+func TestStrippedPathOwnsItsSteps(t *testing.T) {
+	steps := []pathStep{{"spec", -1}, {"template", -1}, {"containers", -1}, {index: 2}, {"kapp.k14s.io/x", -1}}
+	p := pathOf(steps)
+	steps[0].key, steps[3].index = "changed", 9
+	if got, want := p.String(), `spec.template.containers[2]["kapp.k14s.io/x"]`; got != want {
+		t.Errorf("path %s, want %s", got, want)
+	}
+	if allocs := testing.AllocsPerRun(20, func() { pathSink = pathOf(steps) }); allocs > 2 {
+		t.Errorf("a path of %d steps took %.0f allocations", len(steps), allocs)
+	}
+}
+
+var pathSink Path
