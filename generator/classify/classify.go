@@ -55,6 +55,7 @@ type Covers func(desired, live *unstructured.Unstructured, paths []fielddiff.Pat
 
 // classifier holds what is shared by all pairs.
 type classifier struct {
+	names        fieldNames // a worker's own (see Classify)
 	rules        *rulesets.Ruleset
 	defaults     defaulter
 	prepare      Prepare
@@ -102,6 +103,7 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 	errs := make([]error, len(set.Pairs))
 	parallel.Each(len(set.Pairs), func() func(int) {
 		w := *c
+		w.names = fieldNames{} // each worker's own
 		return func(i int) {
 			res[i], errs[i] = w.resource(set.Pairs[i])
 			if opts.Progress != nil {
@@ -252,7 +254,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	deltas := compared.Deltas
 	fc := fieldContext{id: p.ID} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
-	if fc.owners, err = owners(live); err != nil {
+	if fc.owners, err = owners(live, c.names); err != nil {
 		return res, err
 	}
 	fc.desired, fc.live = desired.Unstructured, live.Unstructured

@@ -32,6 +32,7 @@ func TestReadFieldsAsFromJSON(t *testing.T) {
 		t.Fatalf("no fixtures: %v", err)
 	}
 	entries := 0
+	names := fieldNames{} // one worker's, kept across every object as classification keeps it
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -56,6 +57,9 @@ func TestReadFieldsAsFromJSON(t *testing.T) {
 				got := fieldpath.NewSet()
 				if !readFields(fv, got) || !got.Equals(want) {
 					t.Errorf("%s %s managedFields[%d]: read\n%s\nwant\n%s", o.Source, o.GetName(), i, got, want)
+				}
+				if kept := fieldpath.NewSet(); !names.readFields(fv, kept) || !kept.Equals(want) {
+					t.Errorf("%s %s managedFields[%d]: read with the names kept\n%s\nwant\n%s", o.Source, o.GetName(), i, kept, want)
 				}
 			}
 		}
@@ -85,6 +89,9 @@ func TestReadFieldsAsFromJSON(t *testing.T) {
 		}
 		got := fieldpath.NewSet()
 		ok := readFields(fv, got)
+		if kept := fieldpath.NewSet(); names.readFields(fv, kept) != ok || ok && !kept.Equals(got) {
+			t.Errorf("%s: read otherwise with the names kept", tc.name)
+		}
 		if ok != tc.ok {
 			t.Errorf("%s: readFields %v, want %v", tc.name, ok, tc.ok)
 			continue
@@ -95,5 +102,27 @@ func TestReadFieldsAsFromJSON(t *testing.T) {
 				t.Errorf("%s: read\n%s\nFromJSON (error %v)\n%s", tc.name, got, err, want)
 			}
 		}
+	}
+}
+
+// A worker keeps the field names it parsed: reading the managedFields of a fleet's next object,
+// which names the same fields, parses none of them again.
+func TestFieldNamesKept(t *testing.T) {
+	var fv map[string]any
+	if err := json.Unmarshal([]byte(`{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}},"f:annotations":{"f:note":{}}},
+		"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`), &fv); err != nil {
+		t.Fatal(err)
+	}
+	names := fieldNames{}
+	names.readFields(fv, fieldpath.NewSet())
+	read := func(n fieldNames) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if !n.readFields(fv, fieldpath.NewSet()) {
+				t.Fatal("not read")
+			}
+		})
+	}
+	if fresh, kept := read(nil), read(names); kept > fresh-10 {
+		t.Errorf("reading with the names kept took %.0f allocations, parsing every name %.0f", kept, fresh)
 	}
 }

@@ -31,8 +31,9 @@ func (o owner) String() string {
 	return s
 }
 
-// owners reads metadata.managedFields with structured-merge-diff.
-func owners(live load.Object) ([]owner, error) {
+// owners reads metadata.managedFields with structured-merge-diff, keeping the field names it
+// parses in names (nil: none kept).
+func owners(live load.Object, names fieldNames) ([]owner, error) {
 	meta, _ := live.Object["metadata"].(map[string]any)
 	raw, _ := meta["managedFields"].([]any)
 	var out []owner
@@ -43,7 +44,7 @@ func owners(live load.Object) ([]owner, error) {
 			return nil, &load.Error{Source: live.Source, Field: field, Msg: "not a mapping"}
 		}
 		set, read := fieldpath.NewSet(), false
-		if fv, ok := m["fieldsV1"].(map[string]any); ok && readFields(fv, set) {
+		if fv, ok := m["fieldsV1"].(map[string]any); ok && names.readFields(fv, set) {
 			// read: the converter would encode fieldsV1 to JSON for FromJSON to parse again
 			read, m = true, maps.Clone(m)
 			delete(m, "fieldsV1")
@@ -79,20 +80,41 @@ func owners(live load.Object) ([]owner, error) {
 // to JSON and parsing that again was most of the cost of reading managedFields, which a fleet's
 // live objects all carry.
 func readFields(fieldsV1 map[string]any, s *fieldpath.Set) bool {
+	return fieldNames(nil).readFields(fieldsV1, s)
+}
+
+// fieldNames are the path elements of the field names ("f:NAME") readFields met, by key: one
+// classification worker's (performance: parsing each key of every live object's managedFields
+// was an allocation per key, and a fleet's objects use the same few hundred names). The
+// elements are shared: nothing writes through their FieldName. A nil fieldNames keeps none.
+type fieldNames map[string]fieldpath.PathElement
+
+// maxFieldNames bounds a worker's fieldNames: input that names many fields costs what it did.
+const maxFieldNames = 4096
+
+// readFields is the package's readFields, its field names kept in names.
+func (names fieldNames) readFields(fieldsV1 map[string]any, s *fieldpath.Set) bool {
 	for k, v := range fieldsV1 {
 		if k == "." {
 			continue
 		}
-		pe, err := fieldpath.DeserializePathElement(k)
-		if err == fieldpath.ErrUnknownPathElementType {
-			continue
+		pe, known := names[k]
+		var err error
+		if !known {
+			pe, err = fieldpath.DeserializePathElement(k)
+			if err == fieldpath.ErrUnknownPathElementType {
+				continue
+			}
+			if err == nil && pe.FieldName != nil && names != nil && len(names) < maxFieldNames {
+				names[k] = pe
+			}
 		}
 		child, ok := v.(map[string]any)
 		if err != nil || !ok {
 			return false
 		}
 		var below fieldpath.Set
-		if !readFields(child, &below) {
+		if !names.readFields(child, &below) {
 			return false
 		}
 		if _, dot := child["."]; dot || below.Empty() {
