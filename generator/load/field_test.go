@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Field's oracle is the document decoded whole (Object, what every stage reads) and walked key by
@@ -65,3 +67,23 @@ status: {currentReplicas: 3}
 		}
 	}
 }
+
+// decode reads a JSON value as the decoder does (the oracle: k8s.io/apimachinery's util/json, as
+// fullDoc reads documents), a plain string with two allocations (the string and its interface).
+func TestDecodeAsTheDecoder(t *testing.T) {
+	for _, js := range []string{`"web"`, `""`, `"apps/v1"`, `"caf\u00e9 ünïcode"`, `"tab\there"`, `"quote \" inside"`, `"back\\slash"`,
+		`"\ud83d\ude00"`, `"\ud800"`, "\"raw\x01control\"", "\"bad utf8 \xff\"", `"del` + "\x7f" + `"`, `12`, `null`, `{"a":"b"}`, `["x"]`, `"unterminated`} {
+		var want any
+		wantOK := utiljson.Unmarshal([]byte(js), &want) == nil
+		got, ok := decode([]byte(js))
+		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: decoded %#v (%v), the decoder %#v (%v)", js, got, ok, want, wantOK)
+		}
+	}
+	name := []byte(`"a-deployment-name"`)
+	if allocs := testing.AllocsPerRun(20, func() { decodeSink, _ = decode(name) }); allocs > 2 { // the string and its interface
+		t.Errorf("decoding a plain string took %.0f allocations", allocs)
+	}
+}
+
+var decodeSink any
