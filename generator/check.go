@@ -3,11 +3,14 @@ package generator
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/valuesource"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
@@ -29,6 +32,9 @@ type Checked struct {
 	LintSkipped error
 
 	VersionWarning string // pair.Set's
+	// Deferred are the generated files that regenerating from these manifests would change, up
+	// to date with what kapp last applied (verdict.StaleFiles): not stale.
+	Deferred []verdict.Stale
 }
 
 // Check runs kapp's engine with the package's own rules plus the rule files, regenerates every
@@ -102,7 +108,9 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}
-	if c.Stale, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
+	regen.Deployed = a.deployed(files.Configs, regen.Placement)
+	regen.GitChanges = len(vd.Pending) > 0 || len(vd.Unpaired) > 0 || len(vd.PendingDeletes) > 0
+	if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
 		return nil, err
 	}
 	c.VersionWarning = a.Set.VersionWarning
@@ -110,6 +118,57 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 		c.Lint, c.LintSkipped = a.lint(files, nil)
 	}
 	return c, nil
+}
+
+// deployed returns the classification of the live objects against what kapp last applied to each
+// (kapp.k14s.io/original), the package's own rules and the rule files' Configs preparing them as
+// in this check: the deployed state, computed once when first asked for. Its rules are placed as
+// placement places this check's (the objects in its namespace follow the install namespace). In CI the live
+// objects are captured once and the manifests come from the pull request, so a change made in Git
+// is not deployed yet: rules generated for the deployed objects stay right until it is (the
+// rules regenerated from the pull request's manifests before the deploy would lose those the
+// deployed objects need: a new container's server defaults are not in the capture). nil when no
+// paired live object records what kapp applied, or the live objects cannot be paired so.
+func (a *Analysis) deployed(rules []load.Object, placement *synth.Placement) func() *verdict.Deployed {
+	var (
+		once sync.Once
+		dep  *verdict.Deployed
+	)
+	return func() *verdict.Deployed {
+		once.Do(func() {
+			var live []load.Doc
+			for _, p := range a.Set.Pairs {
+				live = append(live, p.Live)
+			}
+			live = slices.Concat(live, a.Set.Deleted, a.Set.LiveOnly)
+			if len(live) == 0 {
+				return
+			}
+			set, err := pair.Build(nil, live, pair.Options{Namespace: cmp.Or(a.Inputs.Namespace, a.Set.InferredNamespace), Rules: a.Ruleset})
+			if err != nil || len(set.Pairs) == 0 {
+				return // no live object records what kapp applied: there is no deployed state to compare with
+			}
+			// the rules are the pull request's, as the package deploys them; CRDs include --crd's
+			set.Configs, set.GeneratedConfigs, set.CRDs = a.Set.Configs, a.Set.GeneratedConfigs, a.Set.CRDs
+			in := a.Inputs
+			in.Progress = nil
+			rep, err := classifySet(in, set, a.Ruleset, rules)
+			if err != nil {
+				return
+			}
+			dep = &verdict.Deployed{Report: rep}
+			if placement != nil {
+				var desired []load.Doc
+				for _, p := range set.Pairs {
+					desired = append(desired, p.Desired)
+				}
+				if dep.Placement, err = synth.PlacementOf(desired, func(d load.Doc) bool { return d.Namespace == placement.Namespace }); err != nil {
+					dep = nil
+				}
+			}
+		})
+		return dep
+	}
 }
 
 // Findings are the verdict's findings (verdict.Verdict.Findings), drift, pending changes and

@@ -103,6 +103,15 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep, err := classifySet(in, set, rs, rules)
+	if err != nil {
+		return nil, err
+	}
+	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
+}
+
+// classifySet classifies every differing field of every pair of set, prepared as analyze says.
+func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Object) (*classify.Report, error) {
 	// classification runs the package's own rules: its ytt rules within a budget first
 	own := verdict.Rules(set.Configs, in.Reader)
 	if err := verdict.YTTWithinBudget(own, set.Pairs); err != nil {
@@ -130,7 +139,7 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	if err != nil {
 		return nil, verdict.NameYTTRule(err, own)
 	}
-	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
+	return rep, nil
 }
 
 // loadSet reads and pairs the inputs; placed are the package's documents without a namespace.

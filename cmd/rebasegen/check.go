@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,6 +53,13 @@ func checkCommand() *cli.Command {
 			noteNamespace(c, res.InferredNamespace)
 			noteUnmanaged(c, res.Unmanaged, res.Live)
 			noteRedacted(c, res.Redacted)
+			for _, d := range res.Deferred {
+				var inputs string
+				if len(d.Inputs) > 0 {
+					inputs = " (the inputs differ from its Regenerate line's: " + strings.Join(d.Inputs, ", ") + ")"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "note: %s is not stale: it is up to date with what kapp last applied (kapp.k14s.io/original); only this deploy's changes made in Git would change it%s, and regenerating it from these manifests against live objects captured before the deploy could drop rules the deployed objects need: regenerate it after the deploy, from a new capture\n", escape.Text(d.File), escape.Text(inputs))
+			}
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}

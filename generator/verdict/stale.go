@@ -26,68 +26,128 @@ type Regeneration struct {
 	Placement *synth.Placement
 	// Given are this check's inputs, as a Regenerate line records them (Stale.Inputs).
 	Given emit.Options
+	// Deployed returns the deployed state: nil when there is none. nil: not asked.
+	Deployed func() *Deployed
+	// GitChanges: the manifests hold changes made in Git that kapp applies on deploy (pending
+	// changes, creates or deletes).
+	GitChanges bool
+}
+
+// Deployed is the classification of the live objects against what kapp last applied to each
+// (kapp.k14s.io/original), and the placement of the rules regenerated from it (Regeneration's).
+type Deployed struct {
+	Report    *classify.Report
+	Placement *synth.Placement
 }
 
 // StaleFiles regenerates every file rebasegen generated (recognised by its header) under each
-// path with the options its header records, and diffs everything below the header.
-func StaleFiles(in Regeneration, paths []string) ([]Stale, error) {
-	var out []Stale
+// path with the options its header records, and diffs everything below the header. deferred are
+// the files that regenerate differently from this check's manifests but as they are written from
+// what kapp last applied: not stale (staleFile), each with the inputs unlike its Regenerate line's.
+func StaleFiles(in Regeneration, paths []string) (stale, deferred []Stale, _ error) {
 	for _, path := range paths {
-		st, err := in.stale(path)
+		st, def, err := in.stale(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, st...)
+		stale, deferred = append(stale, st...), append(deferred, def...)
 	}
-	return out, nil
+	return stale, deferred, nil
 }
 
 // stale regenerates the generated files under path.
-func (in Regeneration) stale(path string) ([]Stale, error) {
+func (in Regeneration) stale(path string) (stale, deferred []Stale, _ error) {
 	if path == "-" {
-		return nil, nil // stdin: nothing to regenerate into
+		return nil, nil, nil // stdin: nothing to regenerate into
 	}
 	files, err := in.Reader.ReadPath(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []Stale
 	for _, f := range files {
-		st, err := in.staleFile(f.Name, f.Data)
+		st, def, err := in.staleFile(f.Name, f.Data)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, st...)
+		stale = append(stale, st...)
+		if def != nil {
+			deferred = append(deferred, *def)
+		}
 	}
-	return out, nil
+	return stale, deferred, nil
 }
 
 // staleFile regenerates one file. A file that regenerates as it is written once the drift the
 // rules in force keep (kept) is taken for the defaults it replaced is not stale: a person changed
 // those fields on the cluster, and regenerating would tie the rules to that change (check reports
-// the drift, kept by the rules).
-func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error) {
+// the drift, kept by the rules). Nor is a file that regenerates as it is written from what kapp
+// last applied (deferred): the manifests' changes made in Git are not deployed yet, kapp's engine
+// judges them with the rules as they are (pending, residual, hidden), and regenerating from them
+// against live objects captured before the deploy would drop rules the deployed objects need.
+func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, deferred *Stale, _ error) {
 	status := generated.Of(committed)
 	if status == generated.None {
-		return nil, nil
+		return nil, nil, nil
 	}
 	opts, ok, err := emit.Recorded(file, string(committed))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
-		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil
+		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil, nil
 	}
-	regenerated, err := in.regenerate(in.Report, opts)
+	regenerated, at, changed, why, err := in.compare(in.Report, in.Placement, opts, committed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	at, changed := generated.Changed(string(committed), regenerated)
-	var why string
+	if changed && in.Deployed != nil {
+		if dep := in.Deployed(); dep != nil {
+			depRegenerated, depAt, depChanged, depWhy, err := in.compare(dep.Report, dep.Placement, opts, committed)
+			if err != nil {
+				return nil, nil, err
+			}
+			switch {
+			case !depChanged:
+				changed, deferred = false, &Stale{File: file, Inputs: unlikeRecorded(opts, in.Given)}
+			case in.GitChanges:
+				// regenerating from the manifests takes their changes made in Git for the deployed
+				// state: the diff is against the rules for what is deployed
+				regenerated, at = depRegenerated, depAt
+				why = depWhy + "compared with the rules regenerated from what kapp last applied (kapp.k14s.io/original), this deploy's changes made in Git left out: regenerating from these manifests before the deploy could drop rules the deployed objects need; undo the edit, or regenerate after the deploy, from a new capture\n"
+			}
+		}
+	}
+	if !changed {
+		if status == generated.Edited {
+			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil, nil
+		}
+		return nil, deferred, nil // what kapp reads is the same; comments naming other inputs' resources are not
+	}
+	// the diff is what regenerating writes, comments included, a Secret's values masked
+	committedShown, ok := secretShown(string(committed))
+	if !ok {
+		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil, nil
+	}
+	regeneratedShown, _ := secretShown(regenerated)
+	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
+		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
+	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil, nil
+}
+
+// compare regenerates the file the options its header records make of rep and compares it with
+// committed (generated.Changed); a file that differs is compared again with the drift the rules
+// keep taken for the defaults it replaced (undrifted), and why says when it differs besides.
+func (in Regeneration) compare(rep *classify.Report, placement *synth.Placement, opts emit.Options, committed []byte) (regenerated string, at int, changed bool, why string, _ error) {
+	regenerated, err := in.regenerate(rep, placement, opts)
+	if err != nil {
+		return "", 0, false, "", err
+	}
+	at, changed = generated.Changed(string(committed), regenerated)
 	if changed && len(in.Kept) > 0 {
-		undrifted, err := in.regenerate(undrifted(in.Report, in.Kept), opts)
+		undrifted, err := in.regenerate(undrifted(rep, in.Kept), placement, opts)
 		if err != nil {
-			return nil, err
+			return "", 0, false, "", err
 		}
 		if _, changed = generated.Changed(string(committed), undrifted); changed {
 			var fields []string
@@ -97,22 +157,7 @@ func (in Regeneration) staleFile(file string, committed []byte) ([]Stale, error)
 			why = "besides drift the rules keep (" + strings.Join(fields, ", ") + "), "
 		}
 	}
-	if !changed {
-		if status == generated.Edited {
-			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil
-		}
-		return nil, nil // what kapp reads is the same; comments naming other inputs' resources are not
-	}
-	// the diff is what regenerating writes, comments included, a Secret's values masked
-	committedShown, ok := secretShown(string(committed))
-	if !ok {
-		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil
-	}
-	regeneratedShown, _ := secretShown(regenerated)
-	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
-		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil
+	return regenerated, at, changed, why, nil
 }
 
 // inPlace is the command regenerating file in place when the Regenerate line its header records
@@ -126,15 +171,16 @@ func inPlace(file string, opts emit.Options) string {
 	return opts.Command()
 }
 
-// regenerate writes the rules file the options a header records make of the report.
-func (in Regeneration) regenerate(rep *classify.Report, opts emit.Options) (string, error) {
+// regenerate writes the rules file the options a header records make of the report, placed
+// (Placement) when the file was generated from a package.
+func (in Regeneration) regenerate(rep *classify.Report, placement *synth.Placement, opts emit.Options) (string, error) {
 	// The rules' text does not depend on kapp's verdict: synthesis alone regenerates them. The
 	// rules come from check's inputs, the file's shape from the options its header records: a
 	// file generated from plain manifests names each resource's namespace, though check renders
 	// the package (its rules would follow the install namespace).
 	rules := synth.Synthesize(rep, synth.Options{IncludeUnknown: opts.IncludeUnknown}).Rules
-	if (len(opts.Packages) > 0 || opts.PackageCR != "") && in.Placement != nil && len(rules) > 0 {
-		rules, _ = synth.Place(rules, *in.Placement)
+	if (len(opts.Packages) > 0 || opts.PackageCR != "") && placement != nil && len(rules) > 0 {
+		rules, _ = synth.Place(rules, *placement)
 	}
 	var buf bytes.Buffer
 	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
