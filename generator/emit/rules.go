@@ -309,7 +309,9 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
 		escape.Text(shellQuote("ext.packaging.carvel.dev/ytt-paths-from-secret-name.0="+name)))
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
-	writeIndented(b, cfg.String(), "    ")
+	// the digest is the body's, the rules file kapp-controller's ytt step reads: a Secret
+	// serialised again (stringData quoted, data base64-encoded) keeps it (generated.ReadSecret)
+	writeIndented(b, generated.Seal(cfg.String()), "    ")
 	return nil
 }
 

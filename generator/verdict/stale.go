@@ -89,20 +89,33 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	if status == generated.None {
 		return nil, nil, nil
 	}
-	opts, ok, err := emit.Recorded(file, string(committed))
+	// a rules Secret serialised again (its header quoted or base64-encoded, the comments above it
+	// gone) is compared as rebasegen writes it, at the line of the key holding the rules
+	header, form, line := committed, func(s string) string { return s }, func(at int) int { return at }
+	if sec, ok := generated.ReadSecret(committed); ok && !generated.Marked(committed) {
+		header, committed = []byte(sec.Body), []byte(sec.Canonical())
+		form = func(s string) string {
+			if r, ok := generated.ReadSecret([]byte(s)); ok {
+				return r.Canonical()
+			}
+			return s
+		}
+		line = func(int) int { return sec.Line }
+	}
+	opts, ok, err := emit.Recorded(file, string(header))
 	if err != nil {
 		return nil, nil, err
 	}
 	if !ok {
 		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil, nil
 	}
-	regenerated, at, changed, why, err := in.compare(in.Report, in.Placement, opts, committed)
+	regenerated, at, changed, why, err := in.compare(in.Report, in.Placement, opts, committed, form)
 	if err != nil {
 		return nil, nil, err
 	}
 	if changed && in.Deployed != nil {
 		if dep := in.Deployed(); dep != nil {
-			depRegenerated, depAt, depChanged, depWhy, err := in.compare(dep.Report, dep.Placement, opts, committed)
+			depRegenerated, depAt, depChanged, depWhy, err := in.compare(dep.Report, dep.Placement, opts, committed, form)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -117,9 +130,10 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 			}
 		}
 	}
+	at = line(at)
 	if !changed {
 		if status == generated.Edited {
-			return []Stale{{File: file, Line: 1, Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil, nil
+			return []Stale{{File: file, Line: line(1), Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil, nil
 		}
 		return nil, deferred, nil // what kapp reads is the same; comments naming other inputs' resources are not
 	}
@@ -135,21 +149,23 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil, nil
 }
 
-// compare regenerates the file the options its header records make of rep and compares it with
-// committed (generated.Changed); a file that differs is compared again with the drift the rules
-// keep taken for the defaults it replaced (undrifted), and why says when it differs besides.
-func (in Regeneration) compare(rep *classify.Report, placement *synth.Placement, opts emit.Options, committed []byte) (regenerated string, at int, changed bool, why string, _ error) {
+// compare regenerates the file the options its header records make of rep, in the form committed
+// is compared in (form), and compares it with committed (generated.Changed); a file that differs
+// is compared again with the drift the rules keep taken for the defaults it replaced (undrifted),
+// and why says when it differs besides.
+func (in Regeneration) compare(rep *classify.Report, placement *synth.Placement, opts emit.Options, committed []byte, form func(string) string) (regenerated string, at int, changed bool, why string, _ error) {
 	regenerated, err := in.regenerate(rep, placement, opts)
 	if err != nil {
 		return "", 0, false, "", err
 	}
+	regenerated = form(regenerated)
 	at, changed = generated.Changed(string(committed), regenerated)
 	if changed && len(in.Kept) > 0 {
 		undrifted, err := in.regenerate(undrifted(rep, in.Kept), placement, opts)
 		if err != nil {
 			return "", 0, false, "", err
 		}
-		if _, changed = generated.Changed(string(committed), undrifted); changed {
+		if _, changed = generated.Changed(string(committed), form(undrifted)); changed {
 			var fields []string
 			for _, k := range in.Kept {
 				fields = append(fields, k.String())

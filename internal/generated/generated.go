@@ -60,8 +60,33 @@ const (
 	Edited               // the header, but no digest or one the content does not match: changed since
 )
 
-// Of reads the header of data.
+// Of reads the header of data: a file's own, or for a rules Secret in any form (ReadSecret) the
+// header of the body its key holds, whose digest is the body's (a file rebasegen wrote before it
+// sealed the body alone, its digest the whole file's, is Intact too).
 func Of(data []byte) Status {
+	status := ofText(data)
+	if s, ok := ReadSecret(data); ok {
+		if status == Intact || ofText([]byte(s.Body)) == Intact {
+			return Intact
+		}
+		return Edited
+	}
+	return status
+}
+
+// Marked reports whether data's own lines begin with the header: false for a rules Secret whose
+// body is quoted or base64-encoded (ReadSecret reads it).
+func Marked(data []byte) bool {
+	for _, l := range bytes.SplitN(data, []byte("\n"), headerSpan) {
+		if bytes.HasPrefix(bytes.TrimLeft(l, " "), []byte(marker)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ofText reads the header of data's own lines.
+func ofText(data []byte) Status {
 	found, recorded := false, ""
 	for _, l := range bytes.SplitN(data, []byte("\n"), headerSpan) {
 		l = bytes.TrimRight(bytes.TrimLeft(l, " "), "\r")
