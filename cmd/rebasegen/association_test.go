@@ -36,3 +36,49 @@ func TestAssociationLabelOneAnswer(t *testing.T) {
 		t.Errorf("generate: want exit 0 naming the association label as an adoption change, got %d:\n%s", r.code, r.stderr)
 	}
 }
+
+// Regression (issue 24, newcomer5's final report): with the namespace renamed, every association
+// label kapp wrote differs from the one kapp gives the resource now, the pod template's too (kapp's
+// ownership label rules write it there). explain said adoption for the object's label and nothing
+// for the template's, while generate's verification with kapp's engine found the template's as a
+// residual ghost diff and refused to write. One classification now holds both labels as adoption:
+// explain lists each, generate writes the rules naming each as adoption, check passes with them.
+func TestAssociationLabelNamespaceRenamed(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	data, err := os.ReadFile(fix[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the template holds the association label as the object does (the fixture's capture)
+	renamed := strings.ReplaceAll(string(data), "hpa-replicas", "renamed") // everywhere: the capture of the app deployed into another namespace
+	if !strings.Contains(string(data), "kapp.k14s.io/association: v1.f8a78652e09fe07dac20aae918fe9581\n") || strings.Count(string(data), "kapp.k14s.io/association: v1.f8a78652e09fe07dac20aae918fe9581") < 2 || renamed == string(data) {
+		t.Fatal("fixture changed: no association label on the Deployment and its pod template")
+	}
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(live, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-d", fix[1], "-l", live, "-n", "renamed"}
+	const (
+		object   = `apps/Deployment renamed/web metadata.labels["kapp.k14s.io/association"]`
+		template = `apps/Deployment renamed/web spec.template.metadata.labels["kapp.k14s.io/association"]`
+	)
+	r := rebasegen(t, append([]string{"explain"}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "  spec.template.metadata.labels[\"kapp.k14s.io/association\"]\n      adoption") || !strings.Contains(r.stdout, "adoption 3") {
+		t.Errorf("explain: want the template's association label as an adoption change, 3 in all, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rules := filepath.Join(dir, "rules.yml")
+	r = rebasegen(t, append([]string{"generate", "--output-file", rules}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "adoption "+strings.TrimPrefix(object, "apps/Deployment renamed/web ")) ||
+		!strings.Contains(r.stderr, "adoption "+strings.TrimPrefix(template, "apps/Deployment renamed/web ")) || strings.Contains(r.stderr, "residual ghost diff") {
+		t.Errorf("generate: want exit 0 naming both association labels as adoption changes, no residual ghost diff, got %d:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(rules); err != nil {
+		t.Fatalf("generate wrote no rules: %v", err)
+	}
+	r = rebasegen(t, append([]string{"check", "--rules", rules}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "adoption (kapp changes it once, when it takes the object over): "+template) || !strings.Contains(r.stdout, "3 adoption changes; 0 residual ghost diffs") {
+		t.Errorf("check: want exit 0 with both labels as adoption changes, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

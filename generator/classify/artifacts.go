@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,27 +70,67 @@ func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
 	}, true
 }
 
-// association finds a live kapp.k14s.io/association label other than the one kapp gives the
+// association finds each live kapp.k14s.io/association label other than the one kapp gives the
 // resource (v1.<md5 of its key>, kappconv.Association): kapp rewrites it on its next deploy,
-// once, as kapp's engine in generate and check sees. The field diff hides kapp's labels, so this
-// is added here. A versioned resource's name, and so its key, is kapp's to choose: not judged.
-func association(desired, live *unstructured.Unstructured) (Finding, bool) {
+// once, as kapp's engine in generate and check sees, at the object's labels and at every labels
+// map its ownership label rules write into (prepared, the manifest as kapp prepares it: a
+// Deployment's pod template). One finding each, so that explain, generate and check classify
+// them alike (a renamed namespace changes the key, and every one of them). The field diff hides
+// kapp's labels, so they are added here. A versioned resource's name, and so its key, is kapp's
+// to choose: not judged.
+func association(desired, prepared, live *unstructured.Unstructured) []Finding {
 	got, ok := live.GetLabels()[kappconv.AssociationLabel]
 	if _, versioned := desired.GetAnnotations()[kappconv.Versioned]; !ok || versioned {
-		return Finding{}, false // no label: kapp never deployed it (adoption adds its labels)
+		return nil // no label: kapp never deployed it (adoption adds its labels)
 	}
 	want := kappconv.Association(kappconv.ResourceKey(desired.GetNamespace(), desired.GroupVersionKind().Group, desired.GetKind(), desired.GetName()))
-	if got == want {
-		return Finding{}, false
+	var out []Finding
+	add := func(fields []string, got string) {
+		out = append(out, Finding{
+			Path:    fielddiff.FromFields(fields),
+			Change:  fielddiff.Modified,
+			Class:   Adoption,
+			Owner:   "kapp",
+			Desired: want,
+			Live:    got,
+			Evidence: "kapp labels each resource it applies " + kappconv.AssociationLabel + ": v1.<md5 of namespace/group/kind/name> (" + want +
+				" here, kapp v" + kappconv.Kapp + " resources/association_label.go); the live object holds another resource's, so kapp rewrites it once, on its next deploy",
+		})
 	}
-	return Finding{
-		Path:    fielddiff.FromFields([]string{"metadata", "labels", kappconv.AssociationLabel}),
-		Change:  fielddiff.Modified,
-		Class:   Adoption,
-		Owner:   "kapp",
-		Desired: want,
-		Live:    got,
-		Evidence: "kapp labels each resource it applies " + kappconv.AssociationLabel + ": v1.<md5 of namespace/group/kind/name> (" + want +
-			" here, kapp v" + kappconv.Kapp + " resources/association_label.go); the live object holds another resource's, so kapp rewrites it once, on its next deploy",
-	}, true
+	if got != want {
+		add([]string{"metadata", "labels", kappconv.AssociationLabel}, got)
+	}
+	if prepared != nil {
+		labelMaps(prepared.Object, nil, func(at []string) {
+			if len(at) == 2 && at[0] == "metadata" {
+				return // the object's own, above
+			}
+			if v, ok, _ := unstructured.NestedString(live.Object, append(slices.Clone(at), kappconv.AssociationLabel)...); ok && v != want {
+				add(append(slices.Clone(at), kappconv.AssociationLabel), v)
+			}
+		})
+	}
+	return out
+}
+
+// labelMaps calls found with the path of every "labels" map of obj holding kapp's association
+// label, through maps only (kapp's ownership label rules name map keys), in key order.
+func labelMaps(obj map[string]any, at []string, found func([]string)) {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		m, ok := obj[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		here := append(slices.Clone(at), k)
+		if _, ok := m[kappconv.AssociationLabel]; ok && k == "labels" {
+			found(here)
+			continue
+		}
+		labelMaps(m, here, found)
+	}
 }

@@ -317,11 +317,15 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 	}
 	res.Findings = make([]Finding, 0, len(findings)+3) // exactly: a fleet's findings are a large part of what a run keeps
-	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved, association} {
+	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved} {
 		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			f.Path = c.paths.share(f.Path)
 			res.Findings = append(res.Findings, f)
 		}
+	}
+	for _, f := range association(desired.Unstructured, prepared, live.Unstructured) {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = append(res.Findings, f)
 	}
 	for _, f := range kappAnnotationsFromGit(fc) {
 		f.Path = c.paths.share(f.Path)

@@ -235,21 +235,33 @@ func dropStringData(desired map[string]any, p fielddiff.Path) {
 // takes the value kapp writes (the finding's desired value).
 func afterAdoption(live map[string]any, f classify.Finding) {
 	p := f.Path
-	if len(p) != 3 || p[1].FieldName == nil || p[2].FieldName == nil {
+	if len(p) < 3 {
 		return
 	}
-	meta, _ := live["metadata"].(map[string]any)
-	m, ok := meta[*p[1].FieldName].(map[string]any)
-	if !ok {
+	// the maps down to the label's: its association label may be a pod template's (classify's
+	// association), every other finding's is the object's own
+	maps := []map[string]any{live}
+	for _, pe := range p[:len(p)-1] {
+		if pe.FieldName == nil {
+			return
+		}
+		next, ok := maps[len(maps)-1][*pe.FieldName].(map[string]any)
+		if !ok {
+			return
+		}
+		maps = append(maps, next)
+	}
+	m, key := maps[len(maps)-1], p[len(p)-1].FieldName
+	if key == nil {
 		return
 	}
 	if v, ok := f.Desired.(string); ok {
-		m[*p[2].FieldName] = v
+		m[*key] = v
 		return
 	}
-	delete(m, *p[2].FieldName)
+	delete(m, *key)
 	if len(m) == 0 {
-		delete(meta, *p[1].FieldName)
+		delete(maps[len(maps)-2], *p[len(p)-2].FieldName)
 	}
 }
 
