@@ -220,6 +220,9 @@ func parseDoc(chunk []byte, src Source, first int, budget int64, dicts *dictiona
 	if err != nil {
 		return nil, 0, &Error{Source: src, Msg: err.Error()}
 	}
+	if line, after := dropped(chunk, first); line > 0 {
+		return nil, 0, &Error{Source: src, Msg: droppedMsg(line, after)}
+	}
 	if docs, ok, err := headDoc(js, src, dicts); err != nil {
 		return nil, 0, err
 	} else if ok {

@@ -1,16 +1,20 @@
 package load
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	yaml2 "go.yaml.in/yaml/v2"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	kyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // kappReads is the oracle: the objects kapp reads from data, with kapp's own functions
@@ -60,18 +64,83 @@ func rebasegenReads(data []byte) ([]any, error) {
 	return objs, nil
 }
 
+// kappDrops is the oracle of what kapp reads of data without a word: whether a document kapp's
+// reader splits data into (kapp's own YAMLFile) holds more than the first YAML document, which is
+// all sigs.k8s.io/yaml decodes of it. The parser sigs.k8s.io/yaml uses is asked for every
+// document of each: anything after the first (a document, or content it cannot parse, as the
+// second object of a JSON stream) is dropped by kapp. It returns the kapp document (from 1)
+// where that happens, 0 when none does.
+func kappDrops(data []byte) int {
+	docs, err := ctlres.NewYAMLFile(ctlres.NewBytesSource(data)).Docs()
+	if err != nil {
+		return 0
+	}
+	for i, d := range docs {
+		dec := yaml2.NewDecoder(bytes.NewReader(d))
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			continue // blank or comments only
+		} else if err != nil {
+			return 0 // kapp refuses the document
+		}
+		for {
+			v = nil
+			if err := dec.Decode(&v); err == io.EOF {
+				break
+			} else if err != nil || v != nil { // (an empty document drops nothing)
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// kubectlReads is the number of objects apimachinery's YAMLOrJSONDecoder (kubectl's reader of
+// -f files) decodes from data before its end or an error: every object of a JSON stream.
+func kubectlReads(data []byte) int {
+	dec := kyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	n := 0
+	// (bounded: a decoder that switched from JSON to YAML can return the same empty document
+	// again and again)
+	for range len(data) + 2 {
+		var v any
+		if dec.Decode(&v) != nil {
+			return n
+		}
+		// counted as kapp counts: a list's items, an empty mapping as nothing
+		if m, _ := v.(map[string]any); len(m) > 0 {
+			if items, isList := m["items"].([]any); isList {
+				n += len(items)
+			} else {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // checkAsKapp: data splits into documents as kapp splits it. kapp refusing the separators and
-// rebasegen refusing them go together; where both read data, they read the same objects.
+// rebasegen refusing them go together; where both read data, they read the same objects. Where
+// kapp would drop content (kappDrops; and where kubectl's reader finds more objects than kapp
+// reads, as in a JSON stream), rebasegen refuses data, and it refuses nothing else as dropped.
 func checkAsKapp(t *testing.T, data []byte) (ours, kapps error) {
 	t.Helper()
 	want, splitErr, kerr := kappReads(data)
 	got, err := rebasegenReads(data)
 	sepErr := err != nil && strings.Contains(err.Error(), "invalid document separator")
+	dropErr := err != nil && strings.Contains(err.Error(), "without a word; separate")
+	drops := kappDrops(data)
 	switch {
 	case splitErr != nil && !sepErr:
 		t.Fatalf("%q: kapp refuses the separators (%v), rebasegen: %v", data, splitErr, err)
 	case splitErr == nil && sepErr:
 		t.Fatalf("%q: rebasegen refuses the separators (%v), kapp does not", data, err)
+	case drops > 0 && err == nil:
+		t.Fatalf("%q: kapp drops content of its document %d, rebasegen reads %d objects without an error", data, drops, len(got))
+	case drops == 0 && dropErr:
+		t.Fatalf("%q: kapp drops nothing, rebasegen refuses: %v", data, err)
+	case kerr == nil && err == nil && kubectlReads(data) > len(want):
+		t.Fatalf("%q: kubectl's reader finds %d objects, kapp reads %d, rebasegen reads them without an error", data, kubectlReads(data), len(want))
 	case err == nil && kerr == nil && !reflect.DeepEqual(got, want):
 		t.Fatalf("%q: rebasegen reads %d objects, kapp %d:\n%v\n%v", data, len(got), len(want), got, want)
 	}
@@ -97,6 +166,10 @@ func FuzzSplitAsKapp(f *testing.F) {
 		obj("a") + "data:\n  k: " + strings.Repeat("v", kappReadBuffer-len("data:\n  k: ")-1) + "\n",
 		obj("a") + "data: {k: " + strings.Repeat("v", 2*kappReadBuffer-len("data: {k: }")) + "}",
 		obj("a") + "data: {k: " + strings.Repeat("v", 2*kappReadBuffer-len("data: {k: }")-1) + "}\r",
+		jsonObj("a") + jsonObj("b"), jsonObj("a") + "\n" + jsonObj("b") + "\n", "\ufeff" + jsonObj("a") + " # c\n" + jsonObj("b"),
+		"[" + jsonObj("a") + "]" + jsonObj("b"), "{a: 1}\n{b: 2}\n", "!!map {a: 1}\n{b: 2}\n", "&x {a: 1}\n...\n", jsonObj("a") + "#c\n",
+		obj("a") + "...\n" + obj("b"), obj("a") + "...\n---\n" + obj("b"), obj("a") + "...\n# c\n", obj("a") + "...\n...\n",
+		obj("a") + "data:\n  k: |\n    ...\n", "a: |\n...\n", "...x: 1\n", obj("a") + "...\r\n" + obj("b"),
 	} {
 		f.Add([]byte(s))
 	}
@@ -223,5 +296,71 @@ func TestKappDropsLastLine(t *testing.T) {
 	}
 	if _, err := Bytes("in.yaml", []byte(long+"\n")); err != nil {
 		t.Error(err)
+	}
+}
+
+// jsonObj is obj as JSON on one line, as `jq -c` writes it.
+func jsonObj(name string) string {
+	return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`
+}
+
+// TestStreamsRefused: a file kapp reads part of without a word is refused with an error naming
+// the file, the document and the line where the dropped content starts (newcomer5 F11: a JSON
+// stream, and YAML documents separated by a document end marker "..." only, were read as their
+// first object, exit 0): several JSON objects one after another (compact, one a line, as `jq -c`
+// writes; indented, as concatenated `kubectl get -o json` outputs; CRLF; after a byte order mark),
+// and YAML documents after "...". kapp's reading of each is checked first (checkAsKapp, kappDrops),
+// and an end marker followed by --- or by nothing is read as kapp reads it.
+func TestStreamsRefused(t *testing.T) {
+	indented := func(name string) string {
+		var v any
+		if err := json.Unmarshal([]byte(jsonObj(name)), &v); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.MarshalIndent(v, "", "    ")
+		return string(b) + "\n"
+	}
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"jq -c", jsonObj("a") + "\n" + jsonObj("b") + "\n" + jsonObj("c") + "\n",
+			"in.yaml: document 1 (line 1): a second object starts at line 2 after the first one ends (a JSON stream"},
+		{"kubectl get -o json, concatenated", indented("a") + indented("b"),
+			"in.yaml: document 1 (line 1): a second object starts at line 8 after the first one ends"},
+		{"same line", jsonObj("a") + " " + jsonObj("b") + "\n",
+			"in.yaml: document 1 (line 1): a second object starts at line 1 after the first one ends"},
+		{"CRLF, byte order mark", "\ufeff" + strings.ReplaceAll(indented("a")+indented("b"), "\n", "\r\n"),
+			"in.yaml: document 1 (line 1): a second object starts at line 8 after the first one ends"},
+		{"second document of the file", obj("a") + "---\n" + jsonObj("b") + "\n\n" + jsonObj("c") + "\n",
+			"in.yaml: document 2 (line 5): a second object starts at line 8 after the first one ends"},
+		{"flow YAML", "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n{apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n",
+			"in.yaml: document 1 (line 1): a second object starts at line 2"},
+		{"end marker", obj("a") + "...\n" + obj("b"),
+			"in.yaml: document 1 (line 1): content at line 6 follows a document end marker (...): kapp splits a file into documents at --- lines only"},
+		{"end marker, CRLF", strings.ReplaceAll(obj("a")+"...\n"+obj("b"), "\n", "\r\n"),
+			"in.yaml: document 1 (line 1): content at line 6 follows a document end marker (...)"},
+		{"end marker, second document", obj("a") + "---\n" + obj("b") + "...\n# c\n\n" + obj("c"),
+			"in.yaml: document 2 (line 5): content at line 13 follows a document end marker (...)"},
+		{"empty document then content", "---\n...\n" + obj("a"),
+			"in.yaml: document 1 (line 1): content at line 3 follows a document end marker (...)"},
+	} {
+		data := []byte(tc.data)
+		if kappDrops(data) == 0 {
+			t.Fatalf("%s: kapp reads all of %q", tc.name, data)
+		}
+		checkAsKapp(t, data)
+		_, err := Bytes("in.yaml", data)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant %s...", tc.name, err, tc.want)
+		}
+	}
+	for _, data := range []string{
+		obj("a") + "...\n---\n" + obj("b"), obj("a") + "...\n", obj("a") + "...\n# c\n...\n", jsonObj("a") + "\n# c\n",
+		"[" + jsonObj("a") + "]\n", "apiVersion: v1\nkind: List\nitems: [" + jsonObj("a") + ", " + jsonObj("b") + "]\n",
+		obj("a") + "data:\n  k: |\n    ...\n    " + jsonObj("b") + "\n",
+	} {
+		if ours, kapps := checkAsKapp(t, []byte(data)); kappDrops([]byte(data)) > 0 || ours != nil && kapps == nil {
+			t.Errorf("%q: rebasegen: %v; kapp: %v", data, ours, kapps)
+		}
 	}
 }
