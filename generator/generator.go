@@ -192,6 +192,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := load.Swapped(desired, live); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := load.LiveAsDesired(desired); err != nil {
+		return nil, nil, nil, err
+	}
 	scope, err := pair.NewScope(rs, crds)
 	if err != nil {
 		return nil, nil, nil, err

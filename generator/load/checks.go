@@ -100,3 +100,44 @@ func Rulesets(r *Reader, files []string) (*rulesets.Ruleset, error) {
 	}
 	return rs, nil
 }
+
+// LiveAsDesired is an error when --desired holds objects read from the cluster after kapp
+// deployed them (the capture given to both flags, or a copy of it): they carry what only the API
+// server writes (uid, resourceVersion, managedFields) and what only kapp writes on deploy (its
+// kapp.k14s.io/original annotation or kapp.k14s.io/association label). Read as manifests, every
+// field of kapp's bookkeeping is a difference kapp would make, and generate reported each as a
+// residual ghost diff. (Objects from the API server without kapp's marks may be a manifest
+// exported with kubectl get: they are not refused.)
+func LiveAsDesired(desired []Doc) error {
+	n, first := 0, -1
+	for i, d := range desired {
+		if !d.ManagedFields && !d.FromServer {
+			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		_, original := o.GetAnnotations()[kappconv.Original]
+		_, associated := o.GetLabels()[kappconv.AssociationLabel]
+		if original || associated {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	d := desired[first]
+	return fmt.Errorf("--desired %s: %s %s was read from the cluster after kapp deployed it, not written as a manifest: it carries metadata.uid, resourceVersion or managedFields (which only the API server writes) and kapp's %s annotation or %s label (which kapp writes on deploy); %d of %d desired objects do\n(--desired takes the manifests kapp deploys, --live what was read from the cluster; with a capture alone, leave --desired out: each live object's desired state is then recovered from its %s annotation)",
+		d.Source, d.Kind, objectName(d), kappconv.Original, kappconv.AssociationLabel, n, len(desired), kappconv.Original)
+}
+
+// objectName is namespace/name, or name.
+func objectName(d Doc) string {
+	if d.Namespace == "" {
+		return d.Name
+	}
+	return d.Namespace + "/" + d.Name
+}
