@@ -179,3 +179,39 @@ func TestHelpExitStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFileNotGenerated: generate --output-file naming an existing file rebasegen did not
+// generate (hand-written rules, with their comments) refuses it and leaves it as it was, for
+// either target (newcomer5 F6: it was replaced without a word, outside a package directory);
+// a file rebasegen generated, in any output format, is replaced, and so is an empty one.
+func TestOutputFileNotGenerated(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	hand, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "lint", "hpa-replicas-all-deployments", "rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, target := range [][]string{{}, {"--target", "argocd"}} {
+		out := filepath.Join(dir, "handwritten.yml")
+		if err := os.WriteFile(out, hand, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := rebasegen(t, append(append([]string{"generate", "--output-file", out}, target...), fix...)...)
+		want := "rebasegen: --output-file " + out + ": the file exists and rebasegen did not generate it"
+		if got, _ := os.ReadFile(out); r.code != exitError || !strings.HasPrefix(r.stderr, want) || string(got) != string(hand) {
+			t.Errorf("%v: exit %d, file kept %v, stderr:\n%s\nwant exit 1 and %q", target, r.code, string(got) == string(hand), r.stderr, want)
+		}
+	}
+	for _, args := range [][]string{{}, {"-o", "ytt", "--namespace-value", "namespace"}, {"-o", "secret", "--package-install", "hpa-replicas/shop"},
+		{"--target", "argocd"}, {"--target", "argocd", "-o", "argocd-cm"}} {
+		out := filepath.Join(dir, "out.yml")
+		if err := os.WriteFile(out, []byte("\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 { // the empty file, then the generated one
+			if r := rebasegen(t, append(append([]string{"generate", "--output-file", out}, args...), fix...)...); r.code != 0 {
+				t.Errorf("%v, run %d: exit %d\n%s", args, i+1, r.code, r.stderr)
+			}
+		}
+	}
+}
