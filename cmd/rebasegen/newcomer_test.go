@@ -215,3 +215,21 @@ func TestOutputFileNotGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestKappMarkedWithoutManagedFields: live objects read without managedFields but carrying kapp's
+// labels and kapp.k14s.io/original are said to be kapp's, with how to read who set each field
+// (newcomer5 F8: each was "applied by no known applier"); with managedFields, kapp is named by
+// its entry as before.
+func TestKappMarkedWithoutManagedFields(t *testing.T) {
+	r := rebasegen(t, append([]string{"explain"}, scenario(t, "export-without-managedfields")...)...)
+	line := regexp.MustCompile(`(?m)^\S.*\(apps/v1, applied by ([^)]*)\)$`)
+	m := line.FindStringSubmatch(strings.ReplaceAll(r.stdout, "\n    ", " "))
+	want := "kapp, per its kapp.k14s.io labels and annotations; without managedFields: kubectl get --show-managed-fields says who set each field"
+	if m == nil || m[1] != want || strings.Contains(r.stdout, "no known applier") {
+		t.Errorf("stdout:\n%s\nwant the Deployment applied by %q, and no resource by no known applier", r.stdout, want)
+	}
+	r = rebasegen(t, append([]string{"explain"}, scenario(t, "hpa-replicas")...)...)
+	if !strings.Contains(r.stdout, "apps/Deployment hpa-replicas/web (apps/v1, applied by kapp)\n") {
+		t.Errorf("with managedFields:\n%s", r.stdout)
+	}
+}

@@ -277,6 +277,13 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, fmt.Errorf("%s: %w", desired.Source, declaredErr)
 	}
 	res.Applier = fc.appliers.main
+	if res.Applier == "" && !res.Live.ManagedFields {
+		_, original := live.GetAnnotations()[kappconv.Original]
+		labels := live.GetLabels()
+		_, app := labels[kappconv.AppLabel]
+		_, assoc := labels[kappconv.AssociationLabel]
+		res.KappMarked = original || app || assoc
+	}
 	fc.applier = fc.appliers.main // every explanation names the one applier
 	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
 	if err != nil {

@@ -110,9 +110,13 @@ func (f Finding) Covered() bool { return f.CoveredByKappDefault || f.CoveredByPa
 // Resource is the classification of one pair.
 type Resource struct {
 	pair.Pair
-	Applier  string // the manager recognised as applying the desired state, "" if none
-	Findings []Finding
-	Noise    map[string]int // differences that are not findings, by reason
+	Applier string // the manager recognised as applying the desired state, "" if none
+	// KappMarked: no applier is recognised because the live object has no managedFields, but it
+	// carries what kapp writes on deploy (kapp.k14s.io/original, kapp's app or association
+	// label): kapp applied it, and which fields it set is not known.
+	KappMarked bool
+	Findings   []Finding
+	Noise      map[string]int // differences that are not findings, by reason
 }
 
 // Report is the classification of all pairs.

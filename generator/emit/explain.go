@@ -133,7 +133,10 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 	b := &strings.Builder{}
 	for _, r := range rep.Resources {
 		applier := r.Applier
-		if applier == "" {
+		switch {
+		case applier == "" && r.KappMarked:
+			applier = "kapp, per its kapp.k14s.io labels and annotations; without managedFields: kubectl get --show-managed-fields says who set each field"
+		case applier == "":
 			applier = "no known applier"
 		}
 		// continued 4 columns in: from the margin, "kapp)" would read as a resource of its own
