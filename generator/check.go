@@ -175,12 +175,16 @@ func (a *Analysis) deployed(rules []load.Object, placement *synth.Placement) fun
 // pending creates located where they were made (At), after the warning that the server's minor
 // version has no defaults data, if it has none: a warning in every format, never failing the gate.
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
-	fs := verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g))
+	return located(verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g)), c.At)
+}
+
+// located is fs with drift, pending changes and pending creates located where they were made.
+func located(fs []verdict.Finding, at map[valuesource.Field]load.Source) []verdict.Finding {
 	for i, f := range fs {
 		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate && f.Kind != verdict.KindUnjudged {
 			continue
 		}
-		if src, ok := c.At[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {
+		if src, ok := at[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {
 			fs[i].File, fs[i].Line = src.File, src.Line
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
+	"github.com/rebasegen/rebasegen/generator/valuesource"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -26,6 +27,14 @@ type Generated struct {
 	kappConfig   ctlconf.Config             // the same Config typed, for the verdict stage's mutation check
 	Verification verdict.Verification
 	Unpaired     []verdict.Unpaired // desired objects with no live counterpart: not compared
+	// At: where the desired value of each changed field was written (Checked.At)
+	At map[valuesource.Field]load.Source
+}
+
+// Findings are the verification's findings (verdict.Verification.GenerateFindings), located
+// where they were made as check locates them (Checked.Findings).
+func (g *Generated) Findings(gate verdict.Gate) []verdict.Finding {
+	return located(g.Verification.GenerateFindings(gate, g.Set.VersionWarning), g.At)
 }
 
 // Generate classifies, synthesizes rules and verifies them with kapp's engine.
@@ -81,6 +90,9 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 		}
 	}
 	g.Verification, g.Unpaired = v, vd.Unpaired
+	if g.At, err = valuesource.Located(a.Inputs.Package, a.Inputs.Reader, a.Report, a.Set, vd); err != nil {
+		return nil, err
+	}
 	return &g, nil
 }
 

@@ -123,18 +123,18 @@ func generateCommand() *cli.Command {
 			case !v.OK():
 				return cli.Exit("verification failed: written because of --force", exitPending)
 			case pruned > 0:
-				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields the API server does not know and drops (listed above): fix them in the manifest", pruned), exitPending)
+				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %s for fields the API server does not know and drops (listed above): fix them in the manifest", words.Count(pruned, "resource")), exitPending)
 			case v.Count(classify.Unknown) > 0:
-				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %d resources for fields nothing explains (listed above): rule them with --include-unknown once you know why they differ", v.Count(classify.Unknown)), exitPending)
+				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %s for fields nothing explains (listed above): rule them with --include-unknown once you know why they differ", words.Count(v.Count(classify.Unknown), "resource")), exitPending)
 			case c.Bool("fail-on-drift") && v.Count(classify.Drift) > 0:
-				return cli.Exit(fmt.Sprintf("rules written; %d resources drifted from the desired state (--fail-on-drift)", v.Count(classify.Drift)), exitPending)
+				return cli.Exit(fmt.Sprintf("rules written; %s drifted from the desired state (--fail-on-drift)", words.Count(v.Count(classify.Drift), "resource")), exitPending)
 			}
 			if n := len(g.Verification.Adoption); n > 0 && c.Bool("fail-on-adoption") {
 				changes := make([]string, n)
 				for i, a := range g.Verification.Adoption {
 					changes[i] = a.Resource.String() + " " + a.Finding.Path.String() + " (" + a.Finding.Owner + ")"
 				}
-				return cli.Exit(fmt.Sprintf("%d one-time adoption changes (--fail-on-adoption): %s", n, escape.Text(strings.Join(changes, ", "))), exitPending)
+				return cli.Exit(fmt.Sprintf("%s (--fail-on-adoption): %s", words.Count(n, "one-time adoption change"), escape.Text(strings.Join(changes, ", "))), exitPending)
 			}
 			return nil
 		},
@@ -178,7 +178,7 @@ func writeGenerateReport(c *cli.Context, f format.Format, g *generator.Generated
 // exits 3, and its summary line.
 func generateReport(g *generator.Generated, gate verdict.Gate, summary string) verdict.Report {
 	v := g.Verification
-	return verdict.Report{Findings: v.GenerateFindings(gate, g.Set.VersionWarning), Summary: "generate: " + summary, Paired: v.Paired, Kept: v.Kept}
+	return verdict.Report{Findings: g.Findings(gate), Summary: "generate: " + summary, Paired: v.Paired, Kept: v.Kept}
 }
 
 func generateFormat(output, file string) (emit.Format, error) {
@@ -188,6 +188,8 @@ func generateFormat(output, file string) (emit.Format, error) {
 		return "", fmt.Errorf("--output-file %s: a format, not a file name: --output takes the format (%s); --output-file ./%s writes a file of that name", file, format.Words(format.Rules()), file)
 	case err != nil && (strings.ContainsAny(output, "./") || output == "-"):
 		return "", fmt.Errorf("%w (to write a file, use --output-file %s)", err, output)
+	case err != nil && slices.Contains(format.Report(), format.Format(output)):
+		return "", fmt.Errorf("%w: --output is the rules' format; generate's verdict in %s is --report %s", err, output, output)
 	}
 	return f, err
 }

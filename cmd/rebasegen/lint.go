@@ -9,6 +9,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
 
@@ -49,12 +50,16 @@ func lintCommand() *cli.Command {
 			if err := lint.Write(out, findings, f); err != nil {
 				return err
 			}
-			// the summary once: after the findings, or on stderr to keep stdout machine-readable
-			summary := out
-			if f != format.Text {
-				summary = c.App.ErrWriter
+			// the summary once: after the findings; in github, as a notice ending them, as check
+			// ends its annotations; in json on stderr, to keep stdout one document
+			switch f {
+			case format.Text:
+				fmt.Fprintln(out, lint.Summary(findings))
+			case format.GitHub:
+				fmt.Fprintln(out, "::notice::"+escape.GitHubData(lint.Summary(findings)))
+			default:
+				fmt.Fprintln(c.App.ErrWriter, lint.Summary(findings))
 			}
-			fmt.Fprintln(summary, lint.Summary(findings))
 			if errs, _ := lint.Count(findings); errs > 0 {
 				return cli.Exit("", exitLint)
 			}

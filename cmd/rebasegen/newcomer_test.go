@@ -233,3 +233,88 @@ func TestKappMarkedWithoutManagedFields(t *testing.T) {
 		t.Errorf("with managedFields:\n%s", r.stdout)
 	}
 }
+
+// TestWordingNewcomer5: the wording of newcomer5 F7, each through the CLI: a report format given
+// as generate's --output names --report; a switch given a value says what it takes; a kapp
+// Config given to the Argo CD target has no blank name and says which target takes it; a count
+// of one is singular; a document that is a list names kind: List; generate --report github
+// locates a pending change as check -o github does; lint -o github ends with a notice.
+func TestWordingNewcomer5(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	contains := func(what string, r result, stream, want string) {
+		t.Helper()
+		if !strings.Contains(stream, want) {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s\nwant %q", what, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	r := rebasegen(t, append([]string{"generate", "-o", "json"}, fix...)...)
+	contains("generate -o json", r, r.stderr, `--output: want config, ytt or secret, got "json": --output is the rules' format; generate's verdict in json is --report json`)
+
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: %s", r.stderr)
+	}
+	r = rebasegen(t, append([]string{"check", "--rules", rules, "--fail-on-drift=maybe"}, fix...)...)
+	contains("--fail-on-drift=maybe", r, r.stderr, `invalid value "maybe" for --fail-on-drift: a switch takes true or false (--fail-on-drift=true), or nothing (--fail-on-drift)`)
+
+	r = rebasegen(t, append([]string{"check", "--target", "argocd", "--rules", rules}, fix[:4]...)...)
+	contains("a kapp Config as Argo CD settings", r, r.stderr, ": Config is neither an Argo CD Application nor the argocd-cm ConfigMap: kapp's rules are for the kapp target (leave --target argocd out)")
+
+	// one drifted resource: the human-drift fixture's ConfigMap alone
+	drift := scenario(t, "human-drift")
+	desired, err := os.ReadFile(drift[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := strings.SplitN(string(desired), "\n---\n", 2)[0]
+	if !strings.Contains(cm, "kind: ConfigMap") {
+		t.Fatalf("the fixture's first document is no ConfigMap:\n%s", cm)
+	}
+	drift[1] = write("cm.yaml", cm+"\n")
+	r = rebasegen(t, append([]string{"generate", "--fail-on-drift", "--output-file", filepath.Join(dir, "drift.yml")}, drift...)...)
+	contains("one drifted resource", r, r.stderr, "rules written; 1 resource drifted from the desired state (--fail-on-drift)")
+
+	seq := write("seq.yaml", "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n")
+	r = rebasegen(t, "explain", "-d", seq, "-l", fix[3])
+	contains("a YAML sequence of objects", r, r.stderr, "document 1 (line 1): not a Kubernetes object: the document is a list (a YAML sequence or JSON array), not a mapping: put the objects under items of a kind: List")
+	if strings.Contains(r.stderr, "interface") {
+		t.Errorf("a Go type named: %s", r.stderr)
+	}
+
+	bumped := write("bumped.yaml", strings.Replace(readFile(t, fix[1]), "image: nginx:1.25", "image: nginx:1.26", 1))
+	args := []string{"-d", bumped, "-l", fix[3], "-n", fix[5]}
+	r = rebasegen(t, append([]string{"generate", "--report", "github", "--output-file", filepath.Join(dir, "bumped-rules.yml")}, args...)...)
+	contains("generate --report github", r, r.stdout, "::warning file="+bumped+",line=")
+	c := rebasegen(t, append([]string{"check", "-o", "github", "--rules", rules}, args...)...)
+	pending := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "pending change from Git") {
+				return l
+			}
+		}
+		return ""
+	}
+	if p := pending(r.stdout); p == "" || p != pending(c.stdout) {
+		t.Errorf("generate's pending annotation\n%s\ncheck's\n%s", p, pending(c.stdout))
+	}
+
+	r = rebasegen(t, "lint", "--rules", lintFixture("invalid-type"), "-o", "github")
+	contains("lint -o github", r, r.stdout, "\n::notice::1 error, 0 warnings\n")
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -40,8 +40,12 @@ var flagErrors = []struct {
 }{
 	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(m []string) string { return "unknown flag " + dashed(m[0]) }, true},
 	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(m []string) string { return dashed(m[0]) + " needs a value" }, false},
-	{regexp.MustCompile(`^invalid (?:boolean )?value ("(?s:.*)") for (?:flag )?-([^:]*): (?s:(.*))$`), func(m []string) string {
-		return fmt.Sprintf("invalid value %s for %s: %s", m[0], dashed(m[1]), m[2])
+	{regexp.MustCompile(`^invalid (boolean )?value ("(?s:.*)") for (?:flag )?-([^:]*): (?s:(.*))$`), func(m []string) string {
+		why := m[3]
+		if m[0] != "" { // strconv.ParseBool's "parse error" says nothing of what it takes
+			why = "a switch takes true or false (" + dashed(m[2]) + "=true), or nothing (" + dashed(m[2]) + ")"
+		}
+		return fmt.Sprintf("invalid value %s for %s: %s", m[1], dashed(m[2]), why)
 	}, false},
 	{regexp.MustCompile(`^bad flag syntax: (.*)$`), func(m []string) string { return "bad flag syntax: " + m[0] }, false},
 }

@@ -107,7 +107,12 @@ func Read(objs []load.Object, r *load.Reader) (Settings, error) {
 				}
 			}
 		default:
-			return Settings{}, fmt.Errorf("%s: %s %s is neither an Argo CD Application nor the argocd-cm ConfigMap", o.Source, o.GetKind(), o.GetName())
+			what := strings.TrimSpace(o.GetKind() + " " + o.GetName()) // a kapp Config has no name
+			hint := ""
+			if load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) {
+				hint = ": kapp's rules are for the kapp target (leave --target argocd out)"
+			}
+			return Settings{}, fmt.Errorf("%s: %s is neither an Argo CD Application nor the argocd-cm ConfigMap%s", o.Source, what, hint)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.Overrides)) {

@@ -18,6 +18,7 @@ import (
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Format is an output format of generate (format.Rules).
@@ -86,14 +87,15 @@ const comment = "#! "
 const shownResources = 5
 
 func resourceNames(ids []pair.Identity) string {
-	names := make([]string, min(len(ids), shownResources))
+	names := make([]string, words.Shown(len(ids), shownResources))
 	for i := range names {
 		names[i] = ids[i].String()
 	}
-	if len(ids) <= shownResources {
+	if len(ids) == len(names) {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names, ", "), len(ids)-shownResources)
+	// the rest named where the reader can find them: explain lists every resource's fields
+	return fmt.Sprintf("%s and %d more (rebasegen explain --group=false lists every resource)", strings.Join(names, ", "), len(ids)-len(names))
 }
 
 // classLabels names a rule's classes as reports write them, controller:<manager> for each

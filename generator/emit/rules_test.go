@@ -17,7 +17,8 @@ import (
 )
 
 // TestRuleCommentNamesFewResources (issue 11): a rule matching a fleet names the first resources
-// in its comment and counts the rest, instead of one line naming every resource.
+// in its comment and counts the rest, saying where every one is listed (newcomer5 F7: "and 7
+// more" named none of them), instead of one line naming every resource; one more is named.
 func TestRuleCommentNamesFewResources(t *testing.T) {
 	for _, n := range []int{1, 5, 6, 1000} {
 		var ids []pair.Identity
@@ -42,9 +43,9 @@ func TestRuleCommentNamesFewResources(t *testing.T) {
 		case 5:
 			want += ", apps/Deployment ns/web-0001, apps/Deployment ns/web-0002, apps/Deployment ns/web-0003, apps/Deployment ns/web-0004"
 		case 6:
-			want += ", apps/Deployment ns/web-0001, apps/Deployment ns/web-0002, apps/Deployment ns/web-0003, apps/Deployment ns/web-0004 and 1 more"
+			want += ", apps/Deployment ns/web-0001, apps/Deployment ns/web-0002, apps/Deployment ns/web-0003, apps/Deployment ns/web-0004, apps/Deployment ns/web-0005"
 		case 1000:
-			want += ", apps/Deployment ns/web-0001, apps/Deployment ns/web-0002, apps/Deployment ns/web-0003, apps/Deployment ns/web-0004 and 995 more"
+			want += ", apps/Deployment ns/web-0001, apps/Deployment ns/web-0002, apps/Deployment ns/web-0003, apps/Deployment ns/web-0004 and 995 more (rebasegen explain --group=false lists every resource)"
 		}
 		if line != want {
 			t.Errorf("%d resources: comment\n%s\nwant\n%s", n, line, want)

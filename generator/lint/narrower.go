@@ -70,7 +70,7 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 		total += len(paths)
 	}
 	if total == 0 {
-		return fmt.Sprintf("rebasegen generate finds no ghost diff there on the %d resources the rule matches: no rule needed", len(matched))
+		return fmt.Sprintf("rebasegen generate finds no ghost diff there on the %s the rule matches: no rule needed", words.Count(len(matched), "resource"))
 	}
 	var parts []string
 	left := words.Shown(total, maxPaths)

@@ -245,7 +245,7 @@ func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, 0, &Error{Source: src, Msg: fmt.Sprintf("not a Kubernetes object: the document is a %T, not a mapping", v)}
+		return nil, 0, &Error{Source: src, Msg: notAnObject(v)}
 	}
 	// kapp reads any document whose items is a list as the list of its items, whatever its kind,
 	// and not the document itself (resources.NewResourcesFromBytes: apimachinery's
@@ -261,6 +261,21 @@ func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 		return nil, 0, err
 	}
 	return []Doc{newDoc(js, m, hasManagedFields(m), src, dicts)}, int64(len(js)), nil
+}
+
+// notAnObject says why a document that is no mapping is refused, in YAML's words.
+func notAnObject(v any) string {
+	switch v.(type) {
+	case []any:
+		// a YAML sequence of objects or a JSON array: kapp refuses it too
+		return "not a Kubernetes object: the document is a list (a YAML sequence or JSON array), not a mapping: put the objects under items of a kind: List (apiVersion: v1, kind: List, items: [...]), or give each its own document, separated by ---"
+	case string:
+		return "not a Kubernetes object: the document is a string, not a mapping"
+	case bool:
+		return "not a Kubernetes object: the document is a boolean, not a mapping"
+	default: // numbers, as JSON decodes them
+		return "not a Kubernetes object: the document is a number, not a mapping"
+	}
 }
 
 // listItems expands a list whose JSON is js: each item's Doc keeps exactly its own bytes.

@@ -33,7 +33,7 @@ func TestBadInput(t *testing.T) {
 			// the document starts at the separator on line 5; the YAML error is on line 8 of the file
 			"in.yaml: document 2 (line 5): invalid YAML: yaml: line 8: did not find expected ',' or '}'"},
 		{"document is a list", obj("a") + "---\n- a\n- b\n",
-			"in.yaml: document 2 (line 5): not a Kubernetes object: the document is a []interface {}, not a mapping"},
+			"in.yaml: document 2 (line 5): not a Kubernetes object: the document is a list (a YAML sequence or JSON array), not a mapping: put the objects under items of a kind: List (apiVersion: v1, kind: List, items: [...]), or give each its own document, separated by ---"},
 		{"document is a scalar", "just a string\n",
 			"in.yaml: document 1 (line 1): not a Kubernetes object: the document is a string, not a mapping"},
 		{"missing apiVersion", obj("a") + "---\nkind: ConfigMap\nmetadata: {name: b}\n",
@@ -62,7 +62,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid JSON", "{\"apiVersion\": \"v1\",\n \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"a\"\n",
 			"in.yaml: document 1 (line 1): invalid YAML: yaml: line 3: did not find expected ',' or '}'"},
 		{"JSON array", `[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]`,
-			"in.yaml: document 1 (line 1): not a Kubernetes object: the document is a []interface {}, not a mapping"},
+			"in.yaml: document 1 (line 1): not a Kubernetes object: the document is a list (a YAML sequence or JSON array), not a mapping: put the objects under items of a kind: List (apiVersion: v1, kind: List, items: [...]), or give each its own document, separated by ---"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := Bytes("in.yaml", []byte(tc.data))
