@@ -318,3 +318,61 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestRegenerateLineFromAnotherDirectory: the paths a Regenerate line records are relative to
+// the directory generate ran in; check run from another one (a CI job at the repository's root)
+// compares them as files with its own, and names only the inputs that really differ (newcomer5
+// F10: every input was listed twice, "Regenerate line only" and "this check only").
+func TestRegenerateLineFromAnotherDirectory(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "deploy", "rules")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ from, to string }{{fix[1], "desired.yaml"}, {fix[3], "live.yaml"}, {fix[1], "other.yaml"}} {
+		data, err := os.ReadFile(f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, f.to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(sub)
+	if r := rebasegen(t, "generate", "-d", "../../desired.yaml", "-l", "../../live.yaml", "-n", "hpa-replicas", "--output-file", "rules.yml"); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	rules, err := os.ReadFile("rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a hand edit: the file is stale wherever check runs
+	edited := regexp.MustCompile(`(?m)^.*revisionHistoryLimit.*\n`).ReplaceAll(rules, nil)
+	if len(edited) == len(rules) {
+		t.Fatal("no revisionHistoryLimit rule to remove")
+	}
+	if err := os.WriteFile("rules.yml", edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{repo, sub, filepath.Join(repo, "deploy")} {
+		t.Chdir(dir)
+		rel := func(p string) string {
+			r, err := filepath.Rel(dir, filepath.Join(repo, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		r := rebasegen(t, "check", "-d", rel("desired.yaml"), "-l", rel("live.yaml"), "-n", "hpa-replicas", "--rules", rel("deploy/rules/rules.yml"))
+		if want := "stale: " + rel("deploy/rules/rules.yml") + " would change (line "; r.code != exitPending || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "the inputs differ") {
+			t.Errorf("from %s: exit %d, stdout:\n%s\nwant exit 3, %q and no differing inputs", dir, r.code, r.stdout, want)
+		}
+		// an input that really differs is still named, and only it
+		r = rebasegen(t, "check", "-d", rel("other.yaml"), "-l", rel("live.yaml"), "-n", "hpa-replicas", "--rules", rel("deploy/rules/rules.yml"))
+		want := "the inputs differ from its Regenerate line's: --desired ../../desired.yaml (Regenerate line only), --desired " + rel("other.yaml") + " (this check only):"
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("from %s, another --desired: stdout:\n%s\nwant %q", dir, r.stdout, want)
+		}
+	}
+}

@@ -121,7 +121,7 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 			}
 			switch {
 			case !depChanged:
-				changed, deferred = false, &Stale{File: file, Inputs: unlikeRecorded(opts, in.Given)}
+				changed, deferred = false, &Stale{File: file, Inputs: unlikeRecorded(opts, in.Given, file)}
 			case in.GitChanges:
 				// regenerating from the manifests takes their changes made in Git for the deployed
 				// state: the diff is against the rules for what is deployed
@@ -140,13 +140,13 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	// the diff is what regenerating writes, comments included, a Secret's values masked
 	committedShown, ok := secretShown(string(committed))
 	if !ok {
-		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil, nil
+		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
 	}
 	regeneratedShown, _ := secretShown(regenerated)
 	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given), InPlace: inPlace(file, opts)}}, nil, nil
+	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
 }
 
 // compare regenerates the file the options its header records make of rep, in the form committed
@@ -231,44 +231,121 @@ func undrifted(report *classify.Report, kept []Kept) *classify.Report {
 }
 
 // unlikeRecorded compares the inputs a Regenerate line records with this check's (given): each
-// flag and value only one of them has (paths cleaned; the namespace as used, inferred or given).
-func unlikeRecorded(recorded, given emit.Options) []string {
+// flag and value only one of them has (the namespace as used, inferred or given). The line
+// records paths as generate was given them, relative to the directory it ran in, which check
+// does not know: check may run elsewhere (a CI job at the repository's root, generate run in the
+// package's directory), and every path then differed. Recorded paths are resolved against each
+// directory generate may have run in (recordedBases) and compared as files with the paths check
+// was given; the directory leaving the fewest differences is taken.
+func unlikeRecorded(recorded, given emit.Options, file string) []string {
 	rec, giv := inputArgs(recorded), inputArgs(given)
+	var best []string
+	for i, base := range recordedBases(rec, giv, recorded.OutputFile, file) {
+		if out := unlikeFrom(rec, giv, base); i == 0 || len(out) < len(best) {
+			best = out
+		}
+	}
+	return best
+}
+
+// unlikeFrom is unlikeRecorded with the recorded paths relative to base ("": check's directory).
+func unlikeFrom(rec, giv []inputArg, base string) []string {
 	var out []string
+	left := slices.Clone(giv)
 	for _, x := range rec {
-		if i := slices.Index(giv, x); i >= 0 {
-			giv = slices.Delete(giv, i, i+1)
+		key := x.key(base)
+		if i := slices.IndexFunc(left, func(g inputArg) bool { return g.key("") == key }); i >= 0 {
+			left = slices.Delete(left, i, i+1)
 			continue
 		}
-		out = append(out, x+" (Regenerate line only)")
+		out = append(out, x.String()+" (Regenerate line only)")
 	}
-	for _, x := range giv {
-		out = append(out, x+" (this check only)")
+	for _, x := range left {
+		out = append(out, x.String()+" (this check only)")
 	}
 	return out
 }
 
-// inputArgs are the input flags of o as its Regenerate line writes them, "--flag value" each.
-func inputArgs(o emit.Options) []string {
-	in := emit.Options{Desired: o.Desired, Live: o.Live, CRDs: o.CRDs, Rulesets: o.Rulesets, Packages: o.Packages, Values: o.Values,
-		ValueArgs: o.ValueArgs, ValueYAMLArgs: o.ValueYAMLArgs, PackageCR: o.PackageCR, Namespace: o.Namespace, NoOperational: o.NoOperational}
-	for _, l := range []*[]string{&in.Desired, &in.Live, &in.CRDs, &in.Rulesets, &in.Packages, &in.Values} {
-		*l = slices.Clone(*l)
-		for i, p := range *l {
-			(*l)[i] = filepath.Clean(p)
+// recordedBases are the directories generate may have run in, check's own first: the one where
+// the recorded --output-file is file (the rules file check reads), and those where a recorded
+// relative path is a path check was given.
+func recordedBases(rec, giv []inputArg, outputFile, file string) []string {
+	bases := []string{""}
+	add := func(abs, rel string) {
+		rel = filepath.Clean(rel)
+		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return // nothing says which directory below the common one generate ran in
+		}
+		if base, ok := strings.CutSuffix(abs, string(filepath.Separator)+rel); ok && !slices.Contains(bases, base) {
+			bases = append(bases, base)
 		}
 	}
-	if in.PackageCR != "" {
-		in.PackageCR = filepath.Clean(in.PackageCR)
+	if outputFile != "" && outputFile != "-" {
+		if abs, err := filepath.Abs(file); err == nil {
+			add(abs, outputFile)
+		}
 	}
-	var out []string
+	for _, r := range rec {
+		for _, g := range giv {
+			if r.path && g.path && r.flag == g.flag {
+				add(g.resolved(""), r.value)
+			}
+		}
+	}
+	return bases
+}
+
+// inputArg is one input flag of a Regenerate line: "--flag value", or a flag alone.
+type inputArg struct {
+	flag, value string
+	path        bool // value is a path
+}
+
+func (a inputArg) String() string {
+	if a.value == "" {
+		return a.flag
+	}
+	return a.flag + " " + a.value
+}
+
+// key is what a compares as: its flag and resolved value.
+func (a inputArg) key(base string) string { return a.flag + " " + a.resolved(base) }
+
+// resolved is a's value, a path made absolute (a relative one against base, "": the working
+// directory); anything else as written.
+func (a inputArg) resolved(base string) string {
+	v := a.value
+	if !a.path || v == "-" || filepath.IsAbs(v) {
+		return v
+	}
+	if base != "" {
+		return filepath.Join(base, v)
+	}
+	if abs, err := filepath.Abs(v); err == nil {
+		return abs
+	}
+	return v
+}
+
+// pathFlags are the input flags whose values are paths.
+var pathFlags = map[string]bool{"--desired": true, "--live": true, "--crd": true, "--ruleset": true, "--package": true, "--values": true, "--package-cr": true}
+
+// inputArgs are the input flags of o as its Regenerate line writes them.
+func inputArgs(o emit.Options) []inputArg {
+	in := emit.Options{Desired: o.Desired, Live: o.Live, CRDs: o.CRDs, Rulesets: o.Rulesets, Packages: o.Packages, Values: o.Values,
+		ValueArgs: o.ValueArgs, ValueYAMLArgs: o.ValueYAMLArgs, PackageCR: o.PackageCR, Namespace: o.Namespace, NoOperational: o.NoOperational}
+	var out []inputArg
 	args := in.Args()
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--no-operational" {
-			out = append(out, args[i])
+			out = append(out, inputArg{flag: args[i]})
 			continue
 		}
-		out = append(out, args[i]+" "+args[i+1])
+		a := inputArg{flag: args[i], value: args[i+1], path: pathFlags[args[i]]}
+		if a.path {
+			a.value = filepath.Clean(a.value)
+		}
+		out = append(out, a)
 		i++
 	}
 	return out
