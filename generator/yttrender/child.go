@@ -63,27 +63,42 @@ type renderResult struct {
 
 // serveRender is the child: the render within budget bytes of memory more than it holds now.
 func serveRender(budget string) int {
-	n, err := strconv.ParseUint(budget, 10, 64)
-	if err == nil {
-		err = limitMemory(n)
-	}
-	out := os.NewFile(3, "result")
-	if err != nil || out == nil {
-		fmt.Fprintf(os.Stderr, "rebasegen render child: %v\n", err)
-		return 1
-	}
-	var req renderRequest
-	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
-		fmt.Fprintf(os.Stderr, "rebasegen render child: reading the request: %v\n", err)
-		return 1
-	}
-	var res renderResult
-	r, err := req.Package.render(req.Read, req.Inspect, req.Output)
+	return serveChild("render child", budget, func(in io.Reader, out io.Writer) error {
+		var req renderRequest
+		if err := json.NewDecoder(in).Decode(&req); err != nil {
+			return fmt.Errorf("reading the request: %w", err)
+		}
+		var res renderResult
+		r, err := req.Package.render(req.Read, req.Inspect, req.Output)
+		if err != nil {
+			res.Err = err.Error()
+		}
+		res.Name, res.Rendered, res.From = r.name, r.yaml, r.from
+		return json.NewEncoder(out).Encode(res)
+	})
+}
+
+// serveChild is a child's start and end: its memory limited to budget bytes more than it holds
+// now, serve reads the requests on standard input and writes the results to file descriptor 3,
+// the pipe its parent reads; an error is one line on standard error, which the parent quotes,
+// and exit status 1.
+func serveChild(who, budget string, serve func(in io.Reader, out io.Writer) error) int {
+	err := func() error {
+		n, err := strconv.ParseUint(budget, 10, 64)
+		if err != nil {
+			return err
+		}
+		if err := limitMemory(n); err != nil {
+			return err
+		}
+		out := os.NewFile(3, "result")
+		if out == nil {
+			return errors.New("no result pipe (file descriptor 3)")
+		}
+		return serve(os.Stdin, out)
+	}()
 	if err != nil {
-		res.Err = err.Error()
-	}
-	res.Name, res.Rendered, res.From = r.name, r.yaml, r.from
-	if err := json.NewEncoder(out).Encode(res); err != nil {
+		fmt.Fprintf(os.Stderr, "rebasegen %s: %v\n", who, err)
 		return 1
 	}
 	return 0

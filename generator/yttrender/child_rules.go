@@ -43,34 +43,26 @@ type ruleResult struct {
 // budget bytes of memory more than it holds now, each result written to file descriptor 3; it
 // ends when its parent closes its standard input.
 func serveRules(budget string) int {
-	n, err := strconv.ParseUint(budget, 10, 64)
-	if err == nil {
-		err = limitMemory(n)
-	}
-	out := os.NewFile(3, "result")
-	if err != nil || out == nil {
-		fmt.Fprintf(os.Stderr, "rebasegen ytt rule child: %v\n", err)
-		return 1
-	}
-	dec, enc := json.NewDecoder(os.Stdin), json.NewEncoder(out)
-	for {
-		var req ruleRequest
-		if err := dec.Decode(&req); err != nil {
-			if errors.Is(err, io.EOF) {
-				return 0
+	return serveChild("ytt rule child", budget, func(in io.Reader, out io.Writer) error {
+		dec, enc := json.NewDecoder(in), json.NewEncoder(out)
+		for {
+			var req ruleRequest
+			if err := dec.Decode(&req); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return fmt.Errorf("reading a request: %w", err)
 			}
-			fmt.Fprintf(os.Stderr, "rebasegen ytt rule child: reading a request: %v\n", err)
-			return 1
+			var res ruleResult
+			var evalErr error
+			if res.Output, evalErr = evalOverlay(req); evalErr != nil {
+				res.Err = evalErr.Error()
+			}
+			if err := enc.Encode(res); err != nil {
+				return err
+			}
 		}
-		var res ruleResult
-		var evalErr error
-		if res.Output, evalErr = evalOverlay(req); evalErr != nil {
-			res.Err = evalErr.Error()
-		}
-		if err := enc.Encode(res); err != nil {
-			return 1
-		}
-	}
+	})
 }
 
 // evalOverlay is kapp v0.66.0's yttresmod.OverlayContractV1Mod.evalYtt on the bytes it builds:
