@@ -29,7 +29,7 @@ import (
 // the classification found a manager other than the applier owning the field (class controller,
 // with its evidence). A rule that writes kapp.k14s.io/noop, kapp.k14s.io/exists or an update
 // strategy skip onto the object kapp applies hides every change of the resource
-// (appliesNothing): such a resource is hidden as a whole.
+// (verify.AppliesNothing): such a resource is hidden as a whole.
 //
 // Performance: kapp's rebase of a changed manifest (no diff) is the cheaper question, asked where
 // the answer is not known; kapp's diffs under both bases run for the values found rewritten. Where
@@ -43,6 +43,10 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		return nil
 	}
 	var all, probes []mutation // probes: per resource, the unchanged pair, then each value changed
+	var verified map[pair.Identity]verify.Result
+	if v.Results != nil {
+		verified = v.verified(in.Report)
+	}
 	seq := 0
 	for _, r := range in.Report.Resources {
 		desired, live, err := r.Objects()
@@ -51,7 +55,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		t := touched(in.Rules, desired.Unstructured)
 		single := !batchable(desired.Unstructured, live.Unstructured)
-		if t.annotate {
+		if t.annotate && !inertAnswered(verified[r.ID], single) {
 			probes = append(probes, mutation{r: r, single: single})
 		}
 		joint := mutation{r: r, single: single}
@@ -154,10 +158,6 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			all = append(all, m)
 		}
 	}
-	var verified map[pair.Identity]verify.Result
-	if v.Results != nil {
-		verified = v.verified(in.Report)
-	}
 	for _, m := range all {
 		if m.probed {
 			v.MutationsRun++
@@ -225,6 +225,23 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 	}
 	return nil
+}
+
+// inertAnswered: the verification (res) already found that the object kapp applies of the
+// unchanged pair, under both bases, holds no annotation that makes kapp apply nothing, with the
+// same configs and nothing but the pair entering kapp's answer (as runMutations reuses its
+// baselines): the unchanged pair's rebase, which asks only that, is not asked again. Where the
+// verification found one, the rebase is asked for the object, which names the rule.
+func inertAnswered(res verify.Result, single bool) bool {
+	if !res.Alone || single || res.Inert == nil {
+		return false
+	}
+	for _, b := range verify.Bases() {
+		if k, ok := res.Inert[b]; !ok || k != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // verified indexes kapp's results on the unmutated pairs, for the mutation check's baselines.

@@ -117,7 +117,7 @@ func revert(desired, live map[string]any, p fielddiff.Path) {
 // and updates the resource for the drift, and a rule keyed to the value Git now holds (take the
 // cluster's value when the manifest's is the new one) keeps the cluster's value all the same.
 // Where the object kapp applies carries an annotation that makes kapp apply nothing to it
-// (appliesNothing), every change is hidden, named by where the annotation comes from: the
+// (verify.AppliesNothing), every change is hidden, named by where the annotation comes from: the
 // manifest's document, or the rules that write it.
 func gitChangesRewritten(in Input) ([]Hidden, error) {
 	var inForce, builtin kappcover.Rebaser
@@ -157,7 +157,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		if err != nil {
 			return nil, err
 		}
-		if key := appliesNothing(rebased.Object); key != "" { // whatever the built-in rules do: kapp applies none of the changes
+		if key := verify.AppliesNothing(rebased.Object); key != "" { // whatever the built-in rules do: kapp applies none of the changes
 			h := Hidden{Resource: r.ID, How: inertHow(key)}
 			p := fielddiff.ByKey(rebased, fielddiff.FromFields([]string{"metadata", "annotations", key}))
 			if v, ok := p.Get(desired.Object); ok && (key != kappconv.UpdateStrategy || v == "skip") {
@@ -315,27 +315,8 @@ func lastApplied(r classify.Resource) *fielddiff.Lookup {
 	return fielddiff.NewLookup(m)
 }
 
-// appliesNothing returns the annotation of obj (the object kapp applies: the manifest with the
-// rules in force applied) that makes kapp apply nothing to it, "" when none does: kapp reports noop
-// for one annotated kapp.k14s.io/noop and keeps an existing one annotated kapp.k14s.io/exists
-// (diff/change.go op), and reports an update but applies nothing with the update strategy skip
-// (clusterapply/add_or_update_change.go UpdateSkipStrategy), whoever wrote the annotation there,
-// the manifest or a rule.
-func appliesNothing(obj map[string]any) string {
-	a, _, _ := unstructured.NestedMap(obj, "metadata", "annotations")
-	for _, k := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation} {
-		if _, ok := a[k]; ok {
-			return k
-		}
-	}
-	if a[kappconv.UpdateStrategy] == "skip" {
-		return kappconv.UpdateStrategy
-	}
-	return ""
-}
-
 // inertHow says what kapp does with a resource whose applied object carries the annotation key
-// (appliesNothing).
+// (verify.AppliesNothing).
 func inertHow(key string) string {
 	switch key {
 	case kappconv.NoopAnnotation:

@@ -57,7 +57,7 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 					}
 				}
 			case m.path == nil:
-				if k := appliesNothing(obj); k != "" && r.inert == "" {
+				if k := verify.AppliesNothing(obj); k != "" && r.inert == "" {
 					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
 				}
 			case m.removed:

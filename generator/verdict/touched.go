@@ -17,7 +17,7 @@ import (
 // act or not depending on more than the resource's identity, or is a ytt overlay, which may write
 // anything or keep each value), else each is a rule's for certain and kapp's engine judges it
 // directly; annotate: a rule may write an annotation that makes kapp apply nothing
-// (appliesNothing).
+// (verify.AppliesNothing).
 type touch struct {
 	paths           []fielddiff.Path
 	probe, annotate bool
@@ -110,7 +110,7 @@ func unique(ps []fielddiff.Path) []fielddiff.Path {
 }
 
 // writesInert reports whether a rebase rule's path can lead to an annotation that makes kapp
-// apply nothing (appliesNothing), or to a map holding it.
+// apply nothing (verify.AppliesNothing), or to a map holding it.
 func writesInert(kp ctlres.Path) bool {
 	for _, key := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation, kappconv.UpdateStrategyAnnotation} {
 		if len(resolved(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: ""}}}, kp)) > 0 {
@@ -122,7 +122,7 @@ func writesInert(kp ctlres.Path) bool {
 
 // labelsInert reports whether additionalLabels of these keys can make kapp apply nothing: kapp
 // writes them through every ownership label rule (resources/labeled_resources.go Prepare), into
-// metadata.annotations where one's path leads there (appliesNothing).
+// metadata.annotations where one's path leads there (verify.AppliesNothing).
 func labelsInert(keys map[string]bool) bool {
 	return keys[kappconv.NoopAnnotation] || keys[kappconv.ExistsAnnotation] || keys[kappconv.UpdateStrategyAnnotation]
 }

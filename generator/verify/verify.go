@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
@@ -59,6 +60,11 @@ type Result struct {
 	// Change fingerprints, per base, the resources kapp's change was made of: kapp's op and diff
 	// are functions of them alone (see Shown). Only Baselines sets it.
 	Change map[Base]Fingerprint
+	// Inert is, under each base, the annotation of the object kapp's change applies (the one
+	// Rebased gives) that makes kapp apply nothing to the resource (AppliesNothing), "" for none:
+	// what the mutation check asks of the unchanged pair, answered by the verification where it
+	// is the same question (Alone). Only Baselines sets it.
+	Inert map[Base]string
 	// Alone: kapp's verdict depended on this pair and the configs only. No other pair of the call
 	// entered it: no versioned pair of its app, no labelled config ConfigMap, and the app label
 	// is the live object's own. The same pair verified alone (or beside others) with the same
@@ -110,7 +116,8 @@ func Ops(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 
 // Baselines is VerifyCost for pairs that changed copies of them will be compared against (Shown):
 // each Result also holds the fingerprints of kapp's changes (Result.Change), which cost kapp's
-// diff a few percent.
+// diff a few percent, and the annotation of each change's object that makes kapp apply nothing
+// (Result.Inert).
 func Baselines(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func()) ([]Result, Cost, error) {
 	return verifyCost(n, pairAt, configs, progress, detail{text: true, fingerprints: true})
 }
@@ -212,4 +219,23 @@ func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Un
 		return nil
 	})
 	return err
+}
+
+// AppliesNothing returns the annotation of obj (the object kapp applies: the manifest with the
+// rules in force applied) that makes kapp apply nothing to it, "" when none does: kapp reports noop
+// for one annotated kapp.k14s.io/noop and keeps an existing one annotated kapp.k14s.io/exists
+// (diff/change.go op), and reports an update but applies nothing with the update strategy skip
+// (clusterapply/add_or_update_change.go UpdateSkipStrategy), whoever wrote the annotation there,
+// the manifest or a rule.
+func AppliesNothing(obj map[string]any) string {
+	a, _, _ := unstructured.NestedMap(obj, "metadata", "annotations")
+	for _, k := range []string{kappconv.NoopAnnotation, kappconv.ExistsAnnotation} {
+		if _, ok := a[k]; ok {
+			return k
+		}
+	}
+	if a[kappconv.UpdateStrategy] == "skip" {
+		return kappconv.UpdateStrategy
+	}
+	return ""
 }
