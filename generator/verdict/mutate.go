@@ -233,15 +233,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 // baselines): the unchanged pair's rebase, which asks only that, is not asked again. Where the
 // verification found one, the rebase is asked for the object, which names the rule.
 func inertAnswered(res verify.Result, single bool) bool {
-	if !res.Alone || single || res.Inert == nil {
-		return false
-	}
-	for _, b := range verify.Bases() {
-		if k, ok := res.Inert[b]; !ok || k != "" {
-			return false
-		}
-	}
-	return true
+	return res.Alone && !single && res.Change != nil && res.Inert == ""
 }
 
 // verified indexes kapp's results on the unmutated pairs, for the mutation check's baselines.

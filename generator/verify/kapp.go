@@ -43,7 +43,7 @@ func (in *inputs) newWorker() *worker {
 func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 	r := Result{Op: map[Base]Op{}, Diff: map[Base]string{}, Alone: in.alone(i)}
 	if d.fingerprints {
-		r.Change, r.Inert = map[Base]Fingerprint{}, map[Base]string{}
+		r.Change = map[Base]Fingerprint{}
 	}
 	rs, err := in.resources(i)
 	if err != nil {
@@ -64,8 +64,8 @@ func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 				if r.Change[base], err = fingerprint(ch); err != nil {
 					return err
 				}
-				if ch.NewResource() != nil {
-					r.Inert[base] = AppliesNothing(ch.NewResource().UnstructuredObject())
+				if ch.NewResource() != nil && r.Inert == "" {
+					r.Inert = AppliesNothing(ch.NewResource().UnstructuredObject())
 				}
 			}
 			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep && d.text {

@@ -60,11 +60,12 @@ type Result struct {
 	// Change fingerprints, per base, the resources kapp's change was made of: kapp's op and diff
 	// are functions of them alone (see Shown). Only Baselines sets it.
 	Change map[Base]Fingerprint
-	// Inert is, under each base, the annotation of the object kapp's change applies (the one
-	// Rebased gives) that makes kapp apply nothing to the resource (AppliesNothing), "" for none:
-	// what the mutation check asks of the unchanged pair, answered by the verification where it
-	// is the same question (Alone). Only Baselines sets it.
-	Inert map[Base]string
+	// Inert is the annotation that makes kapp apply nothing to the resource (AppliesNothing) in
+	// the object kapp's change applies (the one Rebased gives) under the first base where it has
+	// one, "" where it has none under either: what the mutation check asks of the unchanged pair,
+	// answered by the verification where it is the same question (Alone). Only Baselines sets it
+	// (and Change).
+	Inert string
 	// Alone: kapp's verdict depended on this pair and the configs only. No other pair of the call
 	// entered it: no versioned pair of its app, no labelled config ConfigMap, and the app label
 	// is the live object's own. The same pair verified alone (or beside others) with the same
