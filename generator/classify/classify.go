@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"unique"
 
@@ -232,6 +233,7 @@ type fieldContext struct {
 	// lookups into defaulted and sent (prepared's: prepared.lookup()), nil when those are: one
 	// lookup per delta into a long list would otherwise be quadratic (see fielddiff.Lookup)
 	defaultedAt, sentAt *fielddiff.Lookup
+	manifestAt          *fielddiff.Lookup // into desired, the manifest before kapp prepares it
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -258,6 +260,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, err
 	}
 	fc.desired, fc.live = desired.Unstructured, live.Unstructured
+	fc.manifestAt = fielddiff.NewLookup(desired.Object)
 	fc.sent = sentManifest(live)
 	if fc.sent != nil {
 		fc.sentAt = fielddiff.NewLookup(fc.sent)
@@ -334,7 +337,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
-	for _, f := range kappAnnotationsFromGit(fc) {
+	for _, f := range slices.Concat(kappAnnotationsFromGit(fc), kappLabelsFromGit(fc, prepared)) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}

@@ -281,9 +281,13 @@ func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
 		// a declared field the strategy clears (a field of a feature gate that is off by default, a
 		// secret reference's fields but its name)
 		return "removed on create by " + fc.strategy, true
-	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && fc.stored.lookup() != nil && !has(fc.stored.lookup(), d.Path):
+	case (d.Change == fielddiff.Removed || d.Change != fielddiff.Added && d.Live == nil && empty(d.Desired)) && (empty(d.Desired) || zeroValue(d.Desired)) &&
+		fromManifest(fc, d) && fc.stored.lookup() != nil && !has(fc.stored.lookup(), d.Path):
 		// a declared value the server does not store: an empty one (rules: [], annotations:
-		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false)
+		// {}) or a zero value its Go type omits (a CRD's preserveUnknownFields: false). What
+		// the server stores is of the manifest alone: a value kapp's Config put there (its
+		// additional labels, its ownership label rules') is kapp's to apply, not the server's
+		// to drop (outside probe 8, P8-1: a label added in Git was 'defaulted', and ruled away)
 		if !empty(d.Desired) {
 			return "a zero value the API server's Go type omits when it stores the object: " + fc.mechanism, true
 		}
@@ -345,6 +349,28 @@ func empty(v any) bool {
 		return t == ""
 	}
 	return v == nil
+}
+
+// zeroValue reports whether v is the zero value of a scalar type (false, 0), which a Go type's
+// omitempty leaves out when the server stores the object.
+func zeroValue(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return !t
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
+}
+
+// fromManifest reports whether the manifest itself holds the desired value at d's path, rather
+// than kapp's preparation of it (Config mods: additional labels, ownership and label scoping
+// rules), which the server's defaulting and storage of the manifest say nothing about.
+func fromManifest(fc fieldContext, d fielddiff.Delta) bool {
+	v, ok := fc.manifestAt.Get(d.Path)
+	return ok && fielddiff.Equal(v, d.Desired)
 }
 
 // storedAs reports whether the object holds v at p.

@@ -85,6 +85,14 @@ func (r Rebaser) Prepared(desired, live *unstructured.Unstructured) (*unstructur
 	return r.prep.Object(desired, kappprep.AppLabel(live))
 }
 
+// PreparingAs is r preparing desired objects as o does: kapp prepares every resource with all the
+// Configs it reads (their additional labels, ownership and label scoping rules) whichever rebase
+// rules are asked about.
+func (r Rebaser) PreparingAs(o Rebaser) Rebaser {
+	r.prep = o.prep
+	return r
+}
+
 // Covered reports for each path of ps whether kapp's rules already restore its live value; nil
 // when none does. desired is the object kapp prepared (Prepared). It is a classify.Covers.
 //

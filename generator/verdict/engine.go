@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -205,10 +206,57 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 			afterAdoption(live.Object, f) // as kapp's first deploy leaves the object
 			continue
 		}
+		if configWrote(r, desired.Object, f) {
+			// kapp puts it back into any manifest, so the cluster is made to hold it, as kapp's
+			// deploy leaves it
+			if err := appliedBefore(live.Unstructured, f.Path, f.Desired); err != nil {
+				return verify.Pair{}, fmt.Errorf("%s: %w", r.ID, err)
+			}
+			continue
+		}
 		neutralise(desired.Object, live.Object, f.Path)
 		dropStringData(desired.Object, f.Path)
 	}
 	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+}
+
+// configWrote reports whether f is a change made in Git that kapp's Config mods write (its
+// additionalLabels, its ownership label rules' labels): a pending map key the manifest itself
+// does not declare (classify compares the manifest as kapp prepares it), found by the manifest's
+// keys (a port added without its defaulted protocol is the manifest's). A Secret's data is
+// compared with its stringData folded in, and its values masked: never one.
+func configWrote(r classify.Resource, desired map[string]any, f classify.Finding) bool {
+	if f.Class != classify.Pending || f.Change == fielddiff.Added || r.ID.Group == "" && r.ID.Kind == "Secret" || f.Path[len(f.Path)-1].FieldName == nil {
+		return false
+	}
+	_, declared := fielddiff.NewLookup(desired).GetDeclared(f.Path)
+	return !declared
+}
+
+// appliedBefore sets v at p in the live object and in what kapp last applied (its
+// kapp.k14s.io/original), as if kapp had applied it: kapp diffs against either. Only map keys
+// are set (the labels kapp's Config mods write).
+func appliedBefore(live *unstructured.Unstructured, p fielddiff.Path, v any) error {
+	set := func(obj map[string]any) {
+		if m, ok := mapAt(obj, p[:len(p)-1]); ok && p[len(p)-1].FieldName != nil {
+			m[*p[len(p)-1].FieldName] = v
+		}
+	}
+	set(live.Object)
+	ann := live.GetAnnotations()
+	raw, ok := ann[kappconv.Original]
+	var orig map[string]any
+	if !ok || json.Unmarshal([]byte(raw), &orig) != nil || orig == nil {
+		return nil
+	}
+	set(orig)
+	bs, err := json.Marshal(orig)
+	if err != nil {
+		return err
+	}
+	ann[kappconv.Original] = string(bs)
+	live.SetAnnotations(ann)
+	return nil
 }
 
 // dropStringData removes from a Secret's manifest the stringData entry of a data key neutralise

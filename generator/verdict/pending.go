@@ -141,6 +141,9 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			if builtin, err = kappcover.New(nil, false); err != nil {
 				return nil, err
 			}
+			// the Configs in force prepare the manifest whichever rules apply: a label their
+			// additionalLabels add is applied by kapp's built-in rules alone (probe8 P8-1)
+			builtin = builtin.PreparingAs(inForce)
 		}
 		desired, live, err := r.Objects()
 		if err != nil {
@@ -184,7 +187,13 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				withRules, alone = fielddiff.NewLookup(obj), fielddiff.NewLookup(objAlone)
 			}
 		}
-		git := fielddiff.NewLookup(desired.Object)
+		// the manifest as kapp prepares it: a value the Configs' mods write (additionalLabels) is
+		// declared as much as the manifest's own
+		prepared, err := inForce.Prepared(desired.Unstructured, live.Unstructured)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.ID, err)
+		}
+		git := fielddiff.NewLookup(prepared.Object)
 		for _, f := range changes {
 			// by the manifest's keys (a port declared without protocol), and only what it
 			// declares: a rule filling in a field of the item the manifest leaves out (a node port
@@ -205,7 +214,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 						h.How = both
 					}
 				}
-				h.Rule, h.At = responsible(in.Rules, r, f.Path)
+				h.Rule, h.At = responsible(hiders(in.Rules, f.Path, want), r, f.Path, prepared.Object)
 				out = append(out, h)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // responsible names the rules in force that may hide the change at p (by key) on r: those
@@ -43,6 +44,20 @@ func responsible(rules []Rule, r classify.Resource, p fielddiff.Path, objs ...ma
 		}
 	}
 	return "the rules in force together (kapp's built-in rules alone apply the change)", RuleAt{}
+}
+
+// hiders are rules without those that write want at p's key: a Config's additional labels of
+// that value, an ownership or label scoping rule where p is kapp's own label. They make the change
+// kapp applies (a label added in Git through a Config), they do not hide it.
+func hiders(rules []Rule, p fielddiff.Path, want any) []Rule {
+	key := p[len(p)-1].FieldName
+	if key == nil {
+		return rules
+	}
+	return slices.DeleteFunc(slices.Clone(rules), func(rule Rule) bool {
+		v, ok := rule.wrote[*key]
+		return ok && fielddiff.Equal(v, want) || rule.kappLabels && strings.HasPrefix(*key, kappconv.Prefix)
+	})
 }
 
 // reaches reports whether the rule can act on the field at p (by key) of obj or live.

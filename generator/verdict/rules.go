@@ -67,6 +67,7 @@ type Rule struct {
 	what  string // the rule as its author wrote it
 	paths []ctlres.Path
 	keys  map[string]bool                  // additionalLabels: the declared map entries of these keys, wherever they stand
+	wrote map[string]string                // additionalLabels: the value written at each key
 	ytt   []ctlres.ResourceModWithMultiple // a ytt rebase rule's mods: it rewrites what they rewrite
 	// hint: the paths a generated ytt rule rewrites (synth's), the only declared values tried
 	hint  []fielddiff.Path
@@ -79,7 +80,9 @@ type Rule struct {
 	// lastAppliedCheck: a diffAgainstLastAppliedFieldExclusionRules rule, which only decides
 	// whether kapp diffs against its last-applied copy
 	lastAppliedCheck bool
-	matcher          kappmatch.Matcher
+	// kappLabels: an ownership or label scoping rule, which writes kapp's own labels
+	kappLabels bool
+	matcher    kappmatch.Matcher
 }
 
 // Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
@@ -163,10 +166,14 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		}
 	}
 	for i, r := range cfg.OwnershipLabelRules {
-		add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		if h := add("ownershipLabelRules", i, "kapp's labels written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path); h != nil {
+			h.kappLabels = true
+		}
 	}
 	for i, r := range cfg.LabelScopingRules {
-		add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		if h := add("labelScopingRules", i, "kapp's app label written into "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path); h != nil {
+			h.kappLabels = true
+		}
 	}
 	for i, r := range cfg.TemplateRules {
 		for j, ref := range r.AffectedResources.ObjectReferences {
@@ -182,7 +189,7 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 			noun = "labels "
 		}
 		if h := add("additionalLabels", -1, "kapp writes "+noun+strings.Join(keys, ", "), []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}); h != nil {
-			h.keys = map[string]bool{}
+			h.keys, h.wrote = map[string]bool{}, cfg.AdditionalLabels
 			for _, k := range keys {
 				h.keys[k] = true
 			}
