@@ -47,6 +47,8 @@ type Settings struct {
 	ignoresOf    []appRef
 	overridesAt  map[string]verdict.RuleAt
 	controlPlane string // the namespace of the argocd-cm read, "" when none was
+	// filter is argocd-cm's resource filter (resource.exclusions, inclusions, selectors)
+	filter resourceFilter
 	// gvks is the cluster's GVK parser Argo CD types objects with (schema.go): the built-in kinds'
 	// and the inputs' CRDs'; nil for the built-in kinds' only.
 	gvks *managedfields.GvkParser
@@ -209,6 +211,9 @@ func (s Settings) WithAnnotations(rep *classify.Report) (Settings, error) {
 	for _, r := range rep.Resources {
 		desired, _, err := r.Objects()
 		if err != nil {
+			return Settings{}, err
+		}
+		if err := s.filter.outside(desired); err != nil {
 			return Settings{}, err
 		}
 		for _, ig := range argodiff.ExtractIgnoreDifferencesFromAnnotations([]*unstructured.Unstructured{desired.Unstructured}) {

@@ -24,7 +24,7 @@ import (
 
 // Read reads the Argo CD diff settings among objs: Applications' spec.ignoreDifferences and
 // argocd-cm ConfigMaps' resource.customizations (the whole key and the per-kind keys, as Argo
-// CD's settings read them). Other objects are an error naming them, and so is a second argocd-cm:
+// CD's settings read them), resource.compareoptions and resource filter (readFilter). Other objects are an error naming them, and so is a second argocd-cm:
 // Argo CD reads the one in the namespace it runs in, so merging two would judge settings no Argo
 // CD has. r reads the files objs came from again for each entry's line, as the kapp target finds
 // its rules' (lint.Lines); nil for objects read from no file (each entry then at its document's
@@ -99,6 +99,9 @@ func Read(objs []load.Object, r *load.Reader) (Settings, error) {
 				s.CompareOptions = &opts
 			}
 			if err := s.splitKeys(o, data, lines); err != nil {
+				return Settings{}, err
+			}
+			if s.filter, err = readFilter(o, data, lines); err != nil {
 				return Settings{}, err
 			}
 			for _, k := range slices.Sorted(maps.Keys(data)) {
