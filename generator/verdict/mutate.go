@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -55,8 +56,12 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		t := touched(in.Rules, desired.Unstructured)
 		single := !batchable(desired.Unstructured, live.Unstructured)
-		if t.annotate && !inertAnswered(verified[r.ID], single) {
-			probes = append(probes, mutation{r: r, single: single})
+		var moved []change // probes see the live object one server write later
+		if t.moves {
+			moved = serverWritten(live.Object)
+		}
+		if t.annotate && (!inertAnswered(verified[r.ID], single) || moved != nil) {
+			probes = append(probes, mutation{r: r, single: single, live: moved})
 		}
 		joint := mutation{r: r, single: single}
 		for _, p := range t.paths {
@@ -79,6 +84,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				p.Set(desired.Object, mutated)
 				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
 				p.Set(desired.Object, val)
+				m.live = moved
 				probes = append(probes, m)
 			}
 		}
@@ -89,7 +95,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			}
 			val, _ := p.Get(desired.Object)
 			probes = append(probes, mutation{r: r, path: p, value: runtime.DeepCopyJSONValue(val), removed: true, what: key.String(), key: key,
-				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq})
+				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq, live: moved})
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
@@ -103,11 +109,11 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, joint)
 		}
 	}
-	if err := mutatedWithinBudget(in.Rules, probes); err != nil {
+	if err := mutatedWithinBudget(in.Rules, withCaptured(probes)); err != nil {
 		return err
 	}
-	v.MutationProbes = len(probes)
-	withRules, err := rebasedBy(probes, configs)
+	v.MutationProbes = len(withCaptured(probes))
+	withRules, err := rebasedBoth(probes, configs)
 	if err != nil {
 		return err
 	}
@@ -121,11 +127,11 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			suspects, at = append(suspects, m), append(at, i)
 		}
 	}
-	builtin, err := rebasedBy(suspects, nil)
+	builtin, err := rebasedBoth(suspects, nil)
 	if err != nil {
 		return err
 	}
-	v.MutationProbes += len(suspects)
+	v.MutationProbes += len(withCaptured(suspects))
 	var joints []mutation // per resource, the values its rules rewrite and kapp's alone do not, changed together
 	var kept []mutation   // removals the rules put back and kapp's alone do not
 	for j, m := range suspects {
@@ -155,6 +161,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		case m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
 			kept = append(kept, m)
 		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
+			m.live = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
 			all = append(all, m)
 		}
 	}
@@ -278,6 +285,39 @@ type mutation struct {
 	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them)
 	members []mutation
 	seq     int // the order the value was found in
+	// live: the values the server or a controller writes on the live object without the app
+	// (serverWritten), changed in it for a probe, so that a rule recognising the captured object
+	// (its resourceVersion, a status) does not keep the changed value only in the capture
+	live []change
+}
+
+// change is a value changed at a path (by index).
+type change struct {
+	path  fielddiff.Path
+	value any
+}
+
+// serverWritten changes, to values no rule can predict (mutate, drawn away from the captured
+// ones), what the live object holds that the API server or a controller rewrites between the
+// capture and the deploy: its resourceVersion, generation and managers' times, and its status.
+// kapp deploys against the object as it is then: a rule whose effect depends on the captured
+// values would pass the check and hide the change made in Git one write later.
+func serverWritten(live map[string]any) []change {
+	if live == nil {
+		return nil
+	}
+	ps := []fielddiff.Path{fielddiff.FromFields([]string{"metadata", "resourceVersion"}), fielddiff.FromFields([]string{"metadata", "generation"})}
+	ps = append(ps, declaredUnder(live, append(ctlres.NewPathFromStrings([]string{"metadata", "managedFields"}), ctlres.NewPathPartFromIndexAll(), ctlres.NewPathPartFromString("time")))...)
+	ps = append(ps, declaredUnder(live, ctlres.NewPathFromStrings([]string{"status"}))...)
+	var out []change
+	for _, p := range ps {
+		if val, ok := p.Get(live); ok {
+			if mutated, ok, _ := MutateAwayFrom(val, val, true); ok {
+				out = append(out, change{p, mutated})
+			}
+		}
+	}
+	return out
 }
 
 // pair is m's pair for kapp's engine, with its value, or its members' values, changed.
@@ -285,6 +325,11 @@ func (m mutation) pair() (verify.Pair, error) {
 	p, err := verifyPair(m.r.Pair, nil, nil)
 	if err != nil {
 		return p, err
+	}
+	if p.Live != nil {
+		for _, c := range m.live {
+			c.path.Set(p.Live.Object, c.value)
+		}
 	}
 	m.applyTo(p.Desired.Object)
 	for _, member := range m.members {

@@ -40,7 +40,7 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
 			m, r := probes[call[i]], &out[call[i]]
 			switch {
-			case err != nil && m.path == nil && m.members == nil:
+			case err != nil && m.path == nil && m.members == nil && m.live == nil:
 				mu.Lock()
 				failed = fmt.Errorf("%s: %w", m.r.ID, err)
 				mu.Unlock()
@@ -79,6 +79,55 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 		}
 	}
 	return out, nil
+}
+
+// rebasedBoth is rebasedBy of each probe both with the live object moved on (mutation.live) and
+// as captured: kapp deploys against the one or the other, as the server writes the object or not
+// before the deploy. The probe's value is rewritten where it is in either; kapp fails on it only
+// where it fails in both.
+func rebasedBoth(probes []mutation, configs []*unstructured.Unstructured) ([]rebased, error) {
+	all := withCaptured(probes)
+	res, err := rebasedBy(all, configs)
+	if err != nil {
+		return nil, err
+	}
+	out, twin := res[:len(probes)], len(probes)
+	for i, m := range probes {
+		if m.live == nil {
+			continue
+		}
+		a, b := out[i], res[twin]
+		twin++
+		switch {
+		case a.failed:
+			out[i] = b
+			continue
+		case b.failed:
+			continue
+		}
+		a.rewrites |= b.rewrites
+		for k := range a.members {
+			a.members[k] |= b.members[k]
+		}
+		if a.inert == "" {
+			a.inert, a.obj = b.inert, b.obj
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// withCaptured is probes, then each probe with a moved live object again with the live object as
+// captured.
+func withCaptured(probes []mutation) []mutation {
+	out := append([]mutation(nil), probes...)
+	for _, m := range probes {
+		if m.live != nil {
+			m.live = nil
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // runMutations asks kapp's engine, for each mutation, whether it shows the change under both

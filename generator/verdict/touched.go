@@ -21,6 +21,10 @@ import (
 type touch struct {
 	paths           []fielddiff.Path
 	probe, annotate bool
+	// moves: a rule may act depending on more of the live object than its paths (a hand-written
+	// ytt overlay, a matcher kapp decides on the rebased object), so the probes also see the
+	// live object moved on (serverWritten)
+	moves bool
 	// removals: the declared values a rule may put back once the manifest no longer declares
 	// them (a removal made in Git), by index
 	removals []fielddiff.Path
@@ -63,6 +67,7 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 			continue
 		}
 		t.probe = t.probe || !decided || rule.ytt != nil
+		t.moves = t.moves || !decided || rule.ytt != nil && !rule.At.Generated
 		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
 			labelsInert(rule.keys)
 		switch {
