@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -136,4 +137,51 @@ func writeJSON(t *testing.T, name string, obj map[string]any) string {
 		t.Fatal(err)
 	}
 	return writeFile(t, name, string(bs))
+}
+
+// TestCopyRuleCostLinearInValues (probe8 P8-4): check's work is linear in the values a copy
+// rule's path selects. The probe's rule, copying each env value from [existing, new] (the live
+// object has none: the manifest's values are kept), made each of kapp's rebases copy the whole
+// object once per value (kapp's copy rule reads each value from a fresh copy of its source), so
+// check took 25 s of CPU at 2,000 values and 60 s at 3,000. Counted in the bytes the check
+// allocates, which do not depend on the machine's load: four times the values may cost about
+// four times the bytes, not sixteen.
+func TestCopyRuleCostLinearInValues(t *testing.T) {
+	rule := writeFile(t, "env-rule.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- type: copy\n  sources: [existing, new]\n"+
+		"  paths:\n  - [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value]\n"+
+		"  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}\n")
+	manifest, err := os.ReadFile("../fixtures/hpa-replicas/desired.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocated := map[int]uint64{}
+	for _, n := range []int{200, 800} {
+		env := "        env:\n"
+		for i := range n {
+			env += fmt.Sprintf("        - name: E%d\n          value: v%d\n", i, i)
+		}
+		withEnv := strings.Replace(string(manifest), "        ports:\n", env+"        ports:\n", 1)
+		if withEnv == string(manifest) {
+			t.Fatal("the fixture's container declares no ports to put the env list before")
+		}
+		in := generator.Inputs{Desired: []string{writeFile(t, fmt.Sprintf("desired%d.yaml", n), withEnv)},
+			Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		c, err := generator.Check(in, []string{rule})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range c.Hidden {
+			if strings.Contains(h.String(), ".env") {
+				t.Fatalf("%d values: the live object has no env, kapp applies the manifest's, yet hidden: %s", n, h)
+			}
+		}
+		allocated[n] = after.TotalAlloc - before.TotalAlloc
+	}
+	t.Logf("bytes allocated by check (values: bytes): %v", allocated)
+	if allocated[800] > 6*allocated[200] {
+		t.Errorf("check allocated %d bytes for 200 values, %d for 800: its work grows faster than the values", allocated[200], allocated[800])
+	}
 }

@@ -65,7 +65,7 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	r = Rebaser{prep: kappprep.NewPreparer(prep), mods: mods, reach: make([]reach, len(mods)), configs: configs}
 	for i, m := range mods {
 		r.reach[i] = reachOf(m)
-		mods[i] = kappglobal.SerialYTT(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
+		mods[i] = kappglobal.RebaseMod(m) // Classify runs pairs in parallel; ytt must not (kapp's defaults include a ytt rule)
 	}
 	return r, nil
 }

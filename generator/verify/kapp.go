@@ -200,13 +200,13 @@ func copies(rs []ctlres.Resource) []ctlres.Resource {
 	return out
 }
 
-// rebaseMods are kapp's (its change factory's), with ytt rules serialised, the last timed rebase
+// rebaseMods are kapp's (its change factory's), as kappglobal.RebaseMod runs them, the last timed rebase
 // mods (the last config's rules) adding the time kapp spends in them to spent (nil: none timed),
 // and every application of a mod counted in applied.
 func rebaseMods(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) []ctlres.ResourceModWithMultiple {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		m = kappglobal.SerialYTT(m)
+		m = kappglobal.RebaseMod(m)
 		if spent != nil && i >= len(mods)-timed {
 			m = timedMod{m, spent}
 		}
