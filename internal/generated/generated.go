@@ -108,17 +108,27 @@ func ofText(data []byte) Status {
 
 // Compared are the lines of text a staleness check compares: all but the header's first line,
 // which names the version and the inputs, and its digest, checked apart (Of). The Regenerate line
-// is compared: a command changed by hand is stale. Line endings are read as "\n", as the digest
-// reads them: a checkout converting them (git's autocrlf) changes nothing kapp or ytt read.
+// is compared: a command changed by hand is stale. Lines are those a YAML parser reads (yamlLines).
 func Compared(text string) []string {
 	var out []string
-	for _, l := range strings.Split(text, "\n") {
+	for _, l := range yamlLines(text) {
 		if compared(l) {
-			out = append(out, strings.TrimSuffix(l, "\r"))
+			out = append(out, l)
 		}
 	}
 	return out
 }
+
+// yamlLines is text split into the lines a YAML parser reads (go-yaml, which kapp's and ytt's parsers
+// derive from): a line ends at "\r\n", "\n", and also at a lone "\r", NEL, LS or PS. Split at
+// "\n" alone, a rule written after a lone "\r" on a "#!" comment line would be read by kapp and
+// skipped with the comment by the comparison (probe8 P8-2). "\r\n" is one break: a checkout
+// converting line endings (git's autocrlf) changes nothing kapp or ytt read.
+func yamlLines(text string) []string {
+	return strings.Split(yamlBreaks.Replace(text), "\n")
+}
+
+var yamlBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
 
 // Changed reports whether regenerated differs from committed in what kapp and ytt read, and the
 // line of committed where it first does. Both are Compared without their "#!" comments other
@@ -144,12 +154,12 @@ func Changed(committed, regenerated string) (line int, changed bool) {
 
 // read is the lines of text Changed compares, each with its line number.
 func read(text string) (lines []string, at []int) {
-	for i, l := range strings.Split(text, "\n") {
+	for i, l := range yamlLines(text) {
 		t := strings.TrimLeft(l, " ")
 		if !compared(l) || strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, regenerate) {
 			continue
 		}
-		lines, at = append(lines, strings.TrimSuffix(l, "\r")), append(at, i+1)
+		lines, at = append(lines, l), append(at, i+1)
 	}
 	return lines, at
 }
@@ -161,9 +171,10 @@ func compared(l string) bool {
 
 // Command is the command the header's Regenerate line records; false when data has none.
 func Command(data string) (string, bool) {
-	for _, line := range strings.SplitN(data, "\n", headerSpan) {
+	lines := yamlLines(data)
+	for _, line := range lines[:min(len(lines), headerSpan)] {
 		if rest, ok := strings.CutPrefix(strings.TrimLeft(line, " "), regenerate); ok {
-			return strings.TrimRight(rest, "\r"), true
+			return rest, true
 		}
 	}
 	return "", false

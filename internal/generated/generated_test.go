@@ -1,8 +1,11 @@
 package generated
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // A sealed file is Intact, in any line endings; any change of its content or its header, the
@@ -60,6 +63,42 @@ func TestChanged(t *testing.T) {
 		line, changed := Changed(committed, tc.regenerated)
 		if changed != (tc.line != 0) || line != tc.line {
 			t.Errorf("%s: Changed = %d, %v; want line %d", tc.name, line, changed, tc.line)
+		}
+	}
+}
+
+// Regression (probe8 P8-2): a rule appended to a "#!" comment line after a lone CR (or NEL, LS,
+// PS), the digest resealed as anyone can, is a rule kapp reads, yet the comparison split lines at
+// "\n" alone and skipped it with the comment: the file was not stale. The oracle is the YAML
+// parser kapp uses: the tampered file holds one rule more.
+func TestChangedSeesTheLinesYAMLReads(t *testing.T) {
+	body := "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n" +
+		"#! controller: apps/Deployment shop/web\n" +
+		"- type: copy\n  sources: [new, existing]\n  paths:\n  - [spec, replicas]\n  resourceMatchers:\n  - allMatcher: {}\n"
+	committed := Seal(Header("dev", "live.yaml", "rebasegen generate -l live.yaml") + body)
+	rules := func(text string) []any {
+		t.Helper()
+		var c struct{ RebaseRules []any }
+		if err := yaml.Unmarshal([]byte(text), &c); err != nil {
+			t.Fatalf("%v:\n%q", err, text)
+		}
+		return c.RebaseRules
+	}
+	for _, br := range []string{"\r", "\u0085", "\u2028", "\u2029"} {
+		smuggled := strings.ReplaceAll("- type: copy\n  sources: [existing]\n  paths:\n  - [spec, template]\n  resourceMatchers:\n  - allMatcher: {}", "\n", br)
+		tampered := Seal(Header("dev", "live.yaml", "rebasegen generate -l live.yaml") +
+			strings.Replace(body, "shop/web\n", "shop/web"+br+smuggled+"\n", 1))
+		if got, want := len(rules(tampered)), len(rules(committed))+1; got != want {
+			t.Fatalf("%q: the YAML parser reads %d rules in the tampered file, want %d: the test's premise fails", br, got, want)
+		}
+		if Of([]byte(tampered)) != Intact {
+			t.Fatalf("%q: the resealed file is not Intact", br)
+		}
+		if line, changed := Changed(tampered, committed); !changed || line != 9 {
+			t.Errorf("%q: Changed = %d, %v; want line 9 (the smuggled rule's sources, the first line that differs, as YAML counts lines)", br, line, changed)
+		}
+		if reflect.DeepEqual(Compared(tampered), Compared(committed)) {
+			t.Errorf("%q: Compared is the same for the tampered file", br)
 		}
 	}
 }
