@@ -64,6 +64,10 @@ func generateArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	regenerate, err := argoArgs(c) // before any work: a value its line cannot record is refused
+	if err != nil {
+		return err
+	}
 	in := inputs(c)
 	if err := checkOutputFile(c.String("output-file"), in); err != nil {
 		return err
@@ -84,7 +88,7 @@ func generateArgoCD(c *cli.Context) error {
 	}
 	header := []string{
 		argoHeader + version + " (verified with Argo CD " + kappconv.ArgoCD + "'s diff).",
-		"Regenerate: rebasegen " + strings.Join(argoArgs(c), " "),
+		"Regenerate: rebasegen " + strings.Join(regenerate, " "),
 	}
 	g, err := argocd.Generate(a.Report, f, app, header, c.String("output-file"))
 	if err != nil {
@@ -133,20 +137,28 @@ func argoApp(c *cli.Context, tracked []string) (string, error) {
 }
 
 // argoArgs is the command that regenerates the file: generate with the flags given, in a fixed
-// order.
-func argoArgs(c *cli.Context) []string {
+// order; an error for a value the line cannot record (emit.Recordable).
+func argoArgs(c *cli.Context) ([]string, error) {
 	args := []string{"generate", "--target", "argocd"}
+	add := func(name, v string) error {
+		args = append(args, "--"+name, emit.ShellQuote(v))
+		return emit.Recordable(name, v)
+	}
 	for _, name := range []string{"desired", "live", "crd", "ruleset"} {
 		for _, v := range c.StringSlice(name) {
-			args = append(args, "--"+name, emit.ShellQuote(v))
+			if err := add(name, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, name := range []string{"namespace", "server-version", "output", "output-file", "app"} {
 		if c.IsSet(name) {
-			args = append(args, "--"+name, emit.ShellQuote(c.String(name)))
+			if err := add(name, c.String(name)); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return args
+	return args, nil
 }
 
 // checkArgoCD is check --target argocd: hand-written ignoreDifferences (Applications, argocd-cm)

@@ -62,6 +62,9 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			opts := generateOptions(c, format)
+			if err := opts.Recordable(); err != nil {
+				return err // the Regenerate line could not rerun the command
+			}
 			if err := emit.WriteRules(io.Discard, nil, emit.Header{Options: opts}); err != nil {
 				return err // a bad --output or --package-install, before the analysis
 			}

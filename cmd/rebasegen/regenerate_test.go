@@ -135,3 +135,23 @@ func TestCommandOfOlderHeaders(t *testing.T) {
 		t.Errorf("got %+v", o)
 	}
 }
+
+// Regression (probe8 P8-6): a value holding a line break was recorded with bash's $'...', which
+// sh (dash) misreads; generate now refuses it before any work, naming the flag, for both targets,
+// and writes no file.
+func TestGenerateRefusesAValueTheRegenerateLineCannotRecord(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rules.yml")
+	hpa := scenario(t, "hpa-replicas")
+	for _, args := range [][]string{
+		append([]string{"generate", "--value-yaml", "replicas=\n  1", "--output-file", out}, hpa...),
+		{"generate", "--target", "argocd", "--output-file", out, "-d", copyTo(t, hpa[1], t.TempDir(), "line\nbreak.yaml"), "-l", hpa[3]},
+	} {
+		r := rebasegen(t, args...)
+		if r.code != exitError || !strings.Contains(r.stderr, "cannot record for sh") {
+			t.Errorf("%q: exit %d, stderr %s; want exit 1 and the value refused", args, r.code, r.stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%q: %s written", args, out)
+		}
+	}
+}

@@ -185,39 +185,53 @@ func ParseCommand(cmd string) (Options, error) {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
-// shellQuote quotes s for a POSIX shell: single quotes, a single quote written '\”; where s
-// holds what escape.Text would rewrite in the header's comment (a control or format character,
-// invalid UTF-8, "::" or "##[", which a GitHub runner reads as a workflow command), ANSI-C
-// quotes ($'...', bash, zsh, ksh and POSIX.1-2024 sh), each such byte written \xHH: the comment
-// then holds exactly what a shell reads back as s.
+// shellQuote quotes s for a POSIX shell (sh is dash on Debian, Ubuntu and GitHub's runners,
+// which has no $'...'): single quotes, each single quote in s closing them, backslashed. Where the quoted word holds
+// "::" after a space or "##[", which a GitHub runner reads as a workflow command and the header's
+// escaping would rewrite, each ':' and '#' is written outside the quotes, backslashed: the
+// comment then holds exactly what sh reads back as s. A value holding a character the header's
+// comment cannot hold as it is (control, format, invalid UTF-8) has no such POSIX form on one
+// line: generate refuses it (Recordable).
 func shellQuote(s string) string {
-	switch {
-	case shellSafe.MatchString(s) && !strings.Contains(s, "::"):
+	if shellSafe.MatchString(s) && !strings.Contains(s, "::") {
 		return s
-	case escape.Text(" '"+s+"'") == " '"+s+"'":
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\\' || r == '\'':
-			b.WriteString(`\` + string(r))
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == ':' || r == '#' || r == utf8.RuneError && n == 1 || escape.Unsafe(r):
-			for _, c := range []byte(s[i : i+n]) {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			}
-		default:
-			b.WriteString(s[i : i+n])
+	q := "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if escape.Text(" "+q) == " "+q {
+		return q
+	}
+	return "'" + strings.NewReplacer("'", `'\''`, ":", `'\:'`, "#", `'\#'`).Replace(s) + "'"
+}
+
+// Recordable says, naming the flag, when a value the Regenerate line would record holds a
+// character no POSIX quoting writes on the line of a comment (a line break, a control or format
+// character, invalid UTF-8): the line would not rerun the command.
+func Recordable(flag, value string) error {
+	for i, r := range value {
+		if _, n := utf8.DecodeRuneInString(value[i:]); escape.Unsafe(r) || r == utf8.RuneError && n == 1 {
+			return fmt.Errorf("--%s %s: holds %s, which the Regenerate line of the header cannot record for sh (POSIX quoting has no escape on one line); rename the file, or write the value in a --values file",
+				flag, escape.Text(value), escape.Text(value[i:i+n]))
 		}
-		i += n
 	}
-	return b.String() + "'"
+	return nil
+}
+
+// Recordable is Recordable of every value o records, checked before generate does any work.
+func (o Options) Recordable() error {
+	for _, f := range optionFlags {
+		vals := []string{}
+		if f.list != nil {
+			vals = *f.list(&o)
+		} else {
+			vals = append(vals, *f.one(&o))
+		}
+		for _, v := range vals {
+			if err := Recordable(f.name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // shellSplit splits what shellQuote joined: words separated by spaces, single-quoted parts
