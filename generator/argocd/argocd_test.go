@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -608,5 +609,42 @@ func TestRemovalMadeInGitIsPending(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("left %+v, want the container's resources", res.Left)
+	}
+}
+
+// Regression (probe8 P8-8): a jq expression whose result depends on something other than the
+// object (the clock, the time zone, the environment) passed check on the day it ran: `if now <
+// T then empty else .spec... end` ignores nothing until T, then hides every image change made in
+// Git. Such an expression is refused, naming the file, the line and the builtin; keys and strings
+// of the same names are not calls.
+func TestJQReadingOutsideTheObjectIsRefused(t *testing.T) {
+	app := func(expr string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jqPathExpressions:\n    - " + strconv.Quote(expr) + "\n"
+	}
+	for expr, builtin := range map[string]string{
+		"if now < 1800000000 then empty else .spec.template.spec.containers[].image end": "now",
+		".spec.template.spec.containers[] | select(now > 0) | .image":                    "now",
+		"def f: now; if f > 0 then .spec.replicas else empty end":                        "now",
+		".spec.template.spec.containers[] | select(localtime[0] > 2026) | .image":        "localtime",
+		`.spec.template.spec.containers[] | select(0 | strflocaltime("%Y") == "2027")`:   "strflocaltime",
+		`if $ENV.STAGE == "prod" then .spec.replicas else empty end`:                     "$ENV",
+		`if env.STAGE == "prod" then .spec.replicas else empty end`:                      "env",
+		".spec.now":               "",
+		`.metadata.labels["now"]`: "",
+		`.spec.template.spec.containers[] | select(.name == "now") | .image`:                      "",
+		`.metadata.annotations | with_entries(select(.key | ltrimstr("x") | test("^now"))) | .[]`: "",
+		`.spec.template.spec.containers[] | select(0 | todate | startswith("1970")) | .image`:     "",
+	} {
+		objs, err := load.Bytes("app.yml", []byte(app(expr)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = argocd.Read(objs, nil)
+		switch {
+		case builtin == "" && err != nil:
+			t.Errorf("%s: %v, want it read", expr, err)
+		case builtin != "" && (err == nil || !strings.Contains(err.Error(), "app.yml: document 1 (line 1): spec.ignoreDifferences[0].jqPathExpressions[0]") || !strings.Contains(err.Error(), "calls "+builtin+",")):
+			t.Errorf("%s: %v, want an error naming app.yml, its line, the entry and %s", expr, err, builtin)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -128,4 +129,57 @@ func overrideGroupKind(key string) (group, kind string, ok bool) {
 		return parts[0], parts[1], true
 	}
 	return "", "", false
+}
+
+// jqOutside are the jq builtins whose result depends on something other than the object: an
+// expression calling one ignores, at each comparison Argo CD makes, what check cannot judge on
+// the day it runs (`if now < T then empty else .spec... end` passes check and hides every change
+// from T on). Those gojq cannot compile where Argo CD runs it (input, inputs) are refused as
+// not compiling; they are named here too, as are those of jq that gojq lacks.
+var jqOutside = map[string]string{
+	"now":            "the wall clock",
+	"localtime":      "the time zone of the process",
+	"strflocaltime":  "the time zone of the process",
+	"input":          "the next input",
+	"inputs":         "the next inputs",
+	"input_filename": "the input's file name",
+	"$__loc__":       "where the expression is written",
+	"env":            "the process's environment",
+	"$ENV":           "the process's environment",
+}
+
+// jqReadsOutside is the first builtin of jqOutside q calls, found by walking gojq's parsed
+// query: a string search would also find a key (.now) or a string literal ("now").
+func jqReadsOutside(q *gojq.Query) (name, what string) {
+	var walk func(v reflect.Value) bool
+	walk = func(v reflect.Value) bool {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return false
+			}
+			if f, ok := v.Interface().(*gojq.Func); ok {
+				if w, ok := jqOutside[f.Name]; ok {
+					name, what = f.Name, w
+					return true
+				}
+			}
+			return walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() && walk(v.Field(i)) {
+					return true
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				if walk(v.Index(i)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(reflect.ValueOf(q))
+	return name, what
 }

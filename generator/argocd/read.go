@@ -302,6 +302,9 @@ func compiles(exprs []string) error {
 		if err != nil {
 			return fmt.Errorf("jqPathExpressions[%d] %q: does not compile as jq: %w", i, e, err)
 		}
+		if name, what := jqReadsOutside(q); name != "" {
+			return fmt.Errorf("jqPathExpressions[%d] %q: calls %s, which reads %s, not the object: what it ignores then changes with each comparison Argo CD makes, and check judges only the one it runs", i, e, name, what)
+		}
 	}
 	return nil
 }
