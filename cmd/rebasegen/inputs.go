@@ -170,7 +170,7 @@ func checkPaths(c *cli.Context) error {
 				if errors.As(err, &pe) {
 					err = pe.Err
 				}
-				return fmt.Errorf("--%s %s: %w", name, v, err)
+				return fmt.Errorf("--%s %s: %w", name, escape.Text(v), err) // the name may hold a line break
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/generated"
 	"github.com/rebasegen/rebasegen/internal/parallel"
 )
@@ -85,7 +86,7 @@ func docs(paths []string, r *Reader, lim limits, flag string) ([]Doc, error) {
 			if !f.stdin {
 				if f.data, f.err = r.read(f.name, f.name == paths[f.path]); f.err != nil {
 					if flag != "" && f.name != paths[f.path] { // a directory's file: name the flag too
-						f.err = fmt.Errorf("%s %s: %w", flag, paths[f.path], f.err)
+						f.err = fmt.Errorf("%s %s: %w", flag, escape.Text(paths[f.path]), f.err)
 					}
 					return
 				}

@@ -127,10 +127,19 @@ func what(f Finding, still string) string {
 }
 
 // resource and path are a finding's resource and field as the text and github formats show them
-// (escape.Text: names come from the inputs); evidence keeps its lines (kapp's diff).
+// (escape.Text: names come from the inputs).
 func resource(f Finding) string { return escape.Text(f.Resource.String()) }
 func path(f Finding) string     { return escape.Text(f.Path) }
-func evidence(f Finding) string { return escape.Lines(f.Evidence) }
+
+// evidence is a finding's evidence on one line: it holds names from the inputs (managers, rule
+// paths), whose line breaks would forge lines of their own. Only kapp's diff, the evidence of a
+// resource its engine still updates as a whole, keeps its lines, each escaped.
+func evidence(f Finding) string {
+	if f.Kind == KindResidual && f.Path == "" {
+		return escape.Lines(f.Evidence)
+	}
+	return escape.Text(f.Evidence)
+}
 
 // subject is what a finding is about, after its kind's label, in the text and github formats.
 func subject(f Finding, still string) string {
@@ -355,7 +364,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 	var b strings.Builder
 	for _, u := range v.Updates {
 		for _, f := range u.Fields {
-			fmt.Fprintf(&b, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Lines(f.Evidence))
+			fmt.Fprintf(&b, "kapp still updates %s: %s %s: %s\n", escape.Text(u.Resource.String()), escape.Text(f.Label()), escape.Text(f.Path.String()), escape.Text(f.Evidence))
 		}
 	}
 	for _, u := range v.Unpaired {

@@ -64,8 +64,10 @@ func commandSafe(s string) string {
 	return b.String()
 }
 
-// Lines is Text for text of several lines (a diff, an error naming several inputs): each line
-// escaped, its line breaks kept.
+// Lines is Text for text of several lines rebasegen lays out itself (a diff, an error with a hint
+// on a line of its own): each line escaped, its line breaks kept. A string from the inputs is
+// never given whole, its line breaks would start lines of their own (a forged summary): it is
+// Text where it is written into the text.
 func Lines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
