@@ -132,7 +132,9 @@ func flagNames(flags []cli.Flag) []string {
 	return out
 }
 
-// otherCommands names the commands that have the flag c's command does not, or "".
+// otherCommands names the commands that have the flag c's command does not, or "". The flag is
+// named: after a suggestion, "(a flag of generate)" read as the suggested flag's, which c's
+// command may have too (explain --output-file: explain has --output).
 func otherCommands(c *cli.Context, name string) string {
 	var has []string
 	for _, cmd := range c.App.Commands {
@@ -143,7 +145,7 @@ func otherCommands(c *cli.Context, name string) string {
 	if len(has) == 0 {
 		return ""
 	}
-	return " (a flag of " + strings.Join(has, ", ") + ")"
+	return " (" + dashed(name) + " is a flag of " + strings.Join(has, ", ") + ")"
 }
 
 // didYouMean is ": did you mean X?" for the candidate closest to given, or "" when none is close.

@@ -18,7 +18,9 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"generate", "--desire", "d.yaml", "-l", "l.yaml"}, "rebasegen: generate: unknown flag --desire: did you mean --desired?"},
 		{[]string{"explain", "--des", "d.yaml"}, "rebasegen: explain: unknown flag --des: did you mean --desired?"},
-		{[]string{"explain", "--rules", "r.yml"}, "rebasegen: explain: unknown flag --rules: did you mean --ruleset? (a flag of check, lint)"},
+		{[]string{"explain", "--rules", "r.yml"}, "rebasegen: explain: unknown flag --rules: did you mean --ruleset? (--rules is a flag of check, lint)"},
+		// newcomer5 F7: "did you mean --output? (a flag of generate)" read as if explain had no --output
+		{[]string{"explain", "-l", "l.yaml", "--output-file", "x.txt"}, "rebasegen: explain: unknown flag --output-file: did you mean --output? (--output-file is a flag of generate)\n"},
 		{[]string{"explain", "-x"}, "rebasegen: explain: unknown flag -x\n"},
 		{[]string{"generate", "--package", "p", "--valuse", "v.yml", "-l", "l.yaml"}, "rebasegen: generate: unknown flag --valuse: did you mean --values?"},
 		{[]string{"generate", "-d", "d.yaml", "--live-file", "l.yaml"}, "rebasegen: generate: unknown flag --live-file: did you mean --live?"},
