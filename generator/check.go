@@ -55,6 +55,9 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
+	if files.NoRules != nil {
+		return nil, files.NoRules
+	}
 	return a.check(files, ruleFiles)
 }
 
@@ -71,6 +74,9 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	files, err := readRuleFiles(a.Inputs, ruleFiles)
 	if err != nil {
 		return nil, err
+	}
+	if files.NoRules != nil {
+		return nil, files.NoRules
 	}
 	return a.check(files, ruleFiles)
 }

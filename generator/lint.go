@@ -23,6 +23,9 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 			return nil, LintNotes{}, err
 		}
 		files, err := rulefiles.Read(in.Reader, rules, in.Package, func(string) bool { return false })
+		if err == nil {
+			err = files.NoRules
+		}
 		if err != nil {
 			return nil, LintNotes{}, err
 		}
@@ -34,6 +37,9 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	if err == nil {
+		err = files.NoRules
+	}
 	if err != nil {
 		return nil, LintNotes{}, err
 	}
@@ -53,6 +59,9 @@ type LintNotes struct {
 // change made in Git as check judges it (the verdict stage, with every rule in force) is an error.
 func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 	files, err := readRuleFiles(a.Inputs, rules)
+	if err == nil {
+		err = files.NoRules
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -25,6 +27,9 @@ type Files struct {
 	// package directory, a rules Secret's ytt rebase-rules.yml): lint checks those as rendered.
 	Plain    []string
 	Rendered []lint.Rendered
+	// NoRules: the first path holding objects but no rules (manifests given as --rules); the
+	// caller reports it after any error about its inputs, which may be the same mistake's cause
+	NoRules error
 	// secrets: each rules Secret written in a file whose files ytt rendered, by the name of the
 	// rendering
 	secrets map[string]secretAt
@@ -56,15 +61,18 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 		} else {
 			out.Plain = append(out.Plain, p)
 		}
+		rules := false
 		for _, o := range objs {
 			switch {
 			case load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || load.IsLabelledConfig(o):
+				rules = true
 				if force {
 					out.Configs = append(out.Configs, o)
 				}
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
 				fs, err := lint.SecretFiles(o)
 				templated := err == nil && len(fs) > 0 && !lint.PlainSecret(fs)
+				rules = rules || slices.ContainsFunc(fs, func(f lint.SecretFile) bool { return f.Key == lint.SecretKey })
 				if !force && !templated {
 					continue // lint reads a plain rebase-rules.yml alone itself, and reports a Secret it cannot decode
 				}
@@ -72,6 +80,7 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 				if err != nil {
 					return Files{}, err
 				}
+				rules = rules || len(embedded) > 0
 				_, rendered := yttrender.RenderedFrom(o.Source.File)
 				keys := map[string]int{} // their lines; unknown in ytt's output
 				if !rendered {
@@ -100,8 +109,31 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 				}
 			}
 		}
+		if !rules && len(objs) > 0 && !ytt && out.NoRules == nil {
+			// a package directory or ytt file renders the package's objects with its rules, if any
+			out.NoRules = noRules(p, objs)
+		}
 	}
 	return out, nil
+}
+
+// noRules is the error for a plain rules path holding objects but no rules: manifests given as
+// --rules would be judged as no rules at all, every ghost diff left, with nothing saying why.
+func noRules(p string, objs []load.Object) error {
+	what, first, fix := "objects kapp would deploy", objs[0], "manifests go to --desired, a package's templates to --package"
+	for _, o := range objs {
+		if strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/") && o.GetKind() == "Application" ||
+			o.GetAPIVersion() == "v1" && o.GetKind() == "ConfigMap" && o.GetName() == "argocd-cm" {
+			what, first, fix = "Argo CD's settings", o, "check --target argocd judges their ignoreDifferences"
+			break
+		}
+	}
+	name := first.GetName()
+	if ns := first.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return fmt.Errorf("--rules %s holds no kapp rules (a kapp Config, a ConfigMap labelled %s or a Secret holding %s), only %s, the first %s %s %s (%s): %s",
+		escape.Text(p), kappconv.ConfigLabel, lint.SecretKey, what, escape.Text(first.GetAPIVersion()), escape.Text(first.GetKind()), escape.Text(name), first.Source, fix)
 }
 
 // Rules reads the rules of configs (those in force: the package's own and f.Configs) that can

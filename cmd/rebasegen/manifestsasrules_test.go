@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestManifestsAsRules (newcomer5 F7): manifests given as --rules on the kapp target are one
+// input error naming the file and what it holds; check judged them as no rules at all (a note
+// that lint was skipped, every ghost diff residual, exit 3). A path holding rules among other
+// objects, a rules Secret, and an empty file are read as before.
+func TestManifestsAsRules(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	desired := fix[1]
+	for _, tc := range []struct {
+		name, rules string
+		want        []string
+	}{
+		{"manifests", desired, []string{"--rules " + desired + " holds no kapp rules", "only objects kapp would deploy, the first apps/v1 Deployment web (" + desired + ": document 1 (line 1))", "manifests go to --desired"}},
+		{"an Argo CD Application", filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml"), []string{"holds no kapp rules", "only Argo CD's settings, the first argoproj.io/v1alpha1 Application argocd/my-app", "check --target argocd"}},
+	} {
+		r := rebasegen(t, append([]string{"check", "--rules", tc.rules}, fix...)...)
+		if r.code != exitError || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%s as --rules: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1, one line on stderr", tc.name, r.code, r.stdout, r.stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%s as --rules: stderr %q, want %q", tc.name, r.stderr, w)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	secret := filepath.Join(dir, "secret.yml")
+	if r := rebasegen(t, append([]string{"generate", "-o", "secret", "--package-install", "shop", "--output-file", secret}, fix...)...); r.code != 0 {
+		t.Fatalf("generate -o secret: exit %d\n%s", r.code, r.stderr)
+	}
+	// the manifests and the rules in one file, given as both: the rules are in force from --desired
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte(readFile(t, desired)+"---\n"+readFile(t, rules)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.yml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"generated rules", append([]string{"--rules", rules}, fix...)},
+		{"a rules Secret", append([]string{"--rules", secret}, fix...)},
+		{"manifests and rules in one file", []string{"-d", both, "-l", fix[3], "-n", fix[5], "--rules", both}},
+		{"an empty file", append([]string{"--rules", empty}, fix...)},
+	} {
+		r := rebasegen(t, append([]string{"check"}, tc.args...)...)
+		if strings.Contains(r.stderr, "holds no kapp rules") || r.code == exitError {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant it read as rules", tc.name, r.code, r.stderr)
+		}
+	}
+}
