@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,72 @@ func TestAssociationLabelNamespaceRenamed(t *testing.T) {
 	r = rebasegen(t, append([]string{"check", "--rules", rules}, args...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "adoption (kapp changes it once, when it takes the object over): "+template) || !strings.Contains(r.stdout, "3 adoption changes; 0 residual ghost diffs") {
 		t.Errorf("check: want exit 0 with both labels as adoption changes, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Regression (issue 24): a live object whose kapp.k14s.io/identity annotation names the namespace
+// it was deployed into before a rename (a restore or copy into another namespace rewrites the
+// namespace, kapp's labels too here, but leaves the annotation as kapp wrote it). kapp v0.66.0
+// lists such an object as one it did not create, keeps the annotation and shows it removed, and
+// its update writes the annotation naming the resource (resources/identified_resources_list.go):
+// a change kapp makes once. generate refused ("verification failed") with the annotation's
+// removal as a residual ghost diff; it is an adoption change, in explain, generate and check.
+func TestIdentityAnnotationNamespaceRenamed(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	data, err := os.ReadFile(fix[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deployID = "kapp.k14s.io/identity: v1;hpa-replicas/apps/Deployment/web;apps/v1\n"
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, "kapp.k14s.io/identity: v1;") {
+			lines[i] = strings.ReplaceAll(l, "hpa-replicas", "renamed")
+		}
+	}
+	renamed := strings.Join(lines, "")
+	if !strings.Contains(renamed, deployID) || !strings.Contains(renamed, "namespace: renamed\n") {
+		t.Fatal("fixture changed: no identity annotation naming hpa-replicas on the Deployment")
+	}
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(live, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-d", fix[1], "-l", live, "-n", "renamed"}
+	const annotation = `metadata.annotations["kapp.k14s.io/identity"]`
+	r := rebasegen(t, append([]string{"explain", "--output", "json"}, args...)...)
+	var rep struct {
+		Resources []struct {
+			Kind, Namespace, Name string
+			Fields                []struct{ Path, Class, Desired, Live any }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil {
+		t.Fatalf("explain: exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	found := map[string]bool{}
+	for _, res := range rep.Resources {
+		for _, f := range res.Fields {
+			if f.Path == annotation {
+				found[res.Kind] = true
+				want := map[string]string{"Deployment": "v1;renamed/apps/Deployment/web;apps/v1", "HorizontalPodAutoscaler": "v1;renamed/autoscaling/HorizontalPodAutoscaler/web;autoscaling/v2"}[res.Kind]
+				if f.Class != "adoption" || f.Desired != want || !strings.HasPrefix(f.Live.(string), "v1;hpa-replicas/") {
+					t.Errorf("explain: %s %s: class %v, %v -> %v; want adoption, kapp's %s", res.Kind, annotation, f.Class, f.Live, f.Desired, want)
+				}
+			}
+		}
+	}
+	if !found["Deployment"] || !found["HorizontalPodAutoscaler"] {
+		t.Errorf("explain: %s judged on %v, want the Deployment and the HPA:\n%s", annotation, found, r.stdout)
+	}
+	rules := filepath.Join(dir, "rules.yml")
+	r = rebasegen(t, append([]string{"generate", "--output-file", rules}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "adoption "+annotation) || strings.Contains(r.stderr, "residual ghost diff") {
+		t.Fatalf("generate: want exit 0 naming the identity annotation as an adoption change, no residual ghost diff, got %d:\n%s", r.code, r.stderr)
+	}
+	r = rebasegen(t, append([]string{"check", "--rules", rules}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "adoption (kapp changes it once, when it takes the object over): apps/Deployment renamed/web "+annotation) || !strings.Contains(r.stdout, "; 0 residual ghost diffs") {
+		t.Errorf("check: want exit 0 with the annotation as an adoption change, got %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

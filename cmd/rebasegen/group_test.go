@@ -25,7 +25,9 @@ func fleet(t *testing.T, n int) []string {
 		}
 		var all []string
 		for j := range n {
-			all = append(all, strings.ReplaceAll(string(data), "\n  name: web\n", fmt.Sprintf("\n  name: web-%d\n", j)))
+			// the identity annotation kapp writes names the resource: web-N's, as kapp leaves it
+			renamed := strings.ReplaceAll(string(data), "/web;", fmt.Sprintf("/web-%d;", j))
+			all = append(all, strings.ReplaceAll(renamed, "\n  name: web\n", fmt.Sprintf("\n  name: web-%d\n", j)))
 		}
 		p := filepath.Join(dir, filepath.Base(fix[i]))
 		if err := os.WriteFile(p, []byte(strings.Join(all, "\n---\n")), 0o644); err != nil {

@@ -113,6 +113,36 @@ func association(desired, prepared, live *unstructured.Unstructured) []Finding {
 	return out
 }
 
+// identity finds a live kapp.k14s.io/identity annotation that names another resource than the
+// live object (a namespace renamed by a restore or a copy, the annotation left as kapp wrote it).
+// kapp strips a valid one from what it lists; it marks an object with another resource's as one
+// it did not create (transient, never deleted) and keeps the annotation, which its diff then shows
+// removed, and its update writes the annotation for the resource, once (kapp
+// resources/identified_resources_list.go, identity_annotation.go). The field diff hides kapp's
+// annotations, so this is added here; the finding's desired value is what kapp writes. A
+// versioned resource's name, and so its key, is kapp's to choose: not judged.
+func identity(desired, live *unstructured.Unstructured) (Finding, bool) {
+	got, ok := live.GetAnnotations()[kappconv.IdentityAnnotation]
+	if _, versioned := desired.GetAnnotations()[kappconv.Versioned]; !ok || versioned {
+		return Finding{}, false
+	}
+	liveKey := kappconv.ResourceKey(live.GetNamespace(), live.GroupVersionKind().Group, live.GetKind(), live.GetName())
+	if kappconv.CreatedByKapp(got, liveKey) {
+		return Finding{}, false
+	}
+	want := "v1;" + kappconv.ResourceKey(desired.GetNamespace(), desired.GroupVersionKind().Group, desired.GetKind(), desired.GetName()) + ";" + desired.GetAPIVersion()
+	return Finding{
+		Path:    fielddiff.FromFields([]string{"metadata", "annotations", kappconv.IdentityAnnotation}),
+		Change:  fielddiff.Modified,
+		Class:   Adoption,
+		Owner:   "kapp",
+		Desired: want,
+		Live:    got,
+		Evidence: "kapp annotates each resource it applies " + kappconv.IdentityAnnotation + ": v1;<namespace/group/kind/name>;<apiVersion> (" + want + " here) and strips it from what it lists (kapp v" + kappconv.Kapp +
+			" resources/identity_annotation.go); the live object's names another resource, so kapp lists the object as one it did not create, shows the annotation removed, and rewrites it once, on its next deploy",
+	}, true
+}
+
 // labelMaps calls found with the path of every "labels" map of obj holding kapp's association
 // label, through maps only (kapp's ownership label rules name map keys), in key order.
 func labelMaps(obj map[string]any, at []string, found func([]string)) {

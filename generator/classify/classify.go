@@ -327,7 +327,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 	}
 	res.Findings = make([]Finding, 0, len(findings)+3) // exactly: a fleet's findings are a large part of what a run keeps
-	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved} {
+	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved, identity} {
 		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			f.Path = c.paths.share(f.Path)
 			res.Findings = append(res.Findings, f)
