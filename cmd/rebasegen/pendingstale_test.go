@@ -138,3 +138,63 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// Regression (issue 24, F2's gap): a pull request removing fields the manifest declared with the
+// server's defaults (dnsPolicy: ClusterFirst, a port's protocol: TCP). kapp's last apply declared
+// them, so the committed rules, up to date with it, copy neither; after the deploy the server
+// defaults both again, and those rules leave two ghost diffs on every deploy. check reported them
+// as residual ghost diffs and at once called the rules "not stale: regenerate after the deploy".
+// The change holds after the deploy: the rules are stale, and the regeneration they show is what
+// the deployed objects need. The oracle for after the deploy is the fixture's own capture, taken
+// from a real API server with the manifest that declares neither.
+func TestDroppedDefaultsAreStale(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	desired, captured := readFile(t, fix[1]), readFile(t, fix[3])
+	const sentPort, sentContainers = `"ports":[{"containerPort":80}]`, `"spec":{"containers":`
+	if strings.Count(captured, sentPort) != 1 || strings.Count(captured, sentContainers) != 1 {
+		t.Fatal("fixture changed: kapp.k14s.io/original no longer holds the port and the containers as expected")
+	}
+	// kapp's last apply as it was when the manifest declared the defaults (the live object is the
+	// same: the server stored these values either way)
+	before := strings.NewReplacer(sentPort, `"ports":[{"containerPort":80,"protocol":"TCP"}]`, sentContainers, `"spec":{"dnsPolicy":"ClusterFirst","containers":`).Replace(captured)
+	declared := strings.NewReplacer("        - containerPort: 80\n", "        - containerPort: 80\n          protocol: TCP\n",
+		"      containers:\n", "      dnsPolicy: ClusterFirst\n      containers:\n").Replace(desired)
+	if declared == desired {
+		t.Fatal("fixture changed: no container port to declare the protocol of")
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	live, declaredFile, bumped := write("live.yaml", before), write("declared.yaml", declared), write("bumped.yaml", strings.Replace(desired, "nginx:1.25", "nginx:1.26", 1))
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, "generate", "-d", declaredFile, "-l", live, "-n", fix[5], "--output-file", rules); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	const (
+		dnsPolicy = `+  - [spec, template, spec, {regex: "^(dnsPolicy|`
+		protocol  = `+  - [spec, template, spec, containers, {allIndexes: true}, ports, {allIndexes: true}, protocol]`
+	)
+	// the pull request drops both; with an image bump besides, a change made in Git
+	for _, pr := range []string{fix[1], bumped} {
+		r := rebasegen(t, "check", "-d", pr, "-l", live, "-n", fix[5], "--rules", rules)
+		if r.code != exitPending || !strings.Contains(r.stdout, "stale: "+rules+" would change") || !strings.Contains(r.stdout, dnsPolicy) ||
+			!strings.Contains(r.stdout, protocol) || strings.Contains(r.stderr, "is not stale") {
+			t.Errorf("check -d %s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 3, the rules stale, their regeneration copying dnsPolicy and the ports' protocol", filepath.Base(pr), r.code, r.stdout, r.stderr)
+		}
+	}
+	// regenerated as the check says, the rules hold before the deploy and after it
+	regenerated := filepath.Join(dir, "regenerated.yml")
+	if r := rebasegen(t, "generate", "-d", fix[1], "-l", live, "-n", fix[5], "--output-file", regenerated); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, capture := range []string{live, fix[3]} {
+		if r := rebasegen(t, "check", "-d", fix[1], "-l", capture, "-n", fix[5], "--rules", regenerated); r.code != 0 || !strings.Contains(r.stdout, "0 residual ghost diffs, 0 unknown fields, 0 stale generated files") {
+			t.Errorf("check of the regenerated rules against %s: exit %d\n%s%s", capture, r.code, r.stdout, r.stderr)
+		}
+	}
+}

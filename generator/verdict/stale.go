@@ -126,7 +126,7 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 				// regenerating from the manifests takes their changes made in Git for the deployed
 				// state: the diff is against the rules for what is deployed
 				regenerated, at = depRegenerated, depAt
-				why = depWhy + "compared with the rules regenerated from what kapp last applied (kapp.k14s.io/original), this deploy's changes made in Git left out: regenerating from these manifests before the deploy could drop rules the deployed objects need; undo the edit, or regenerate after the deploy, from a new capture\n"
+				why = depWhy + "compared with the rules regenerated from what kapp last applied (kapp.k14s.io/original), this deploy's changes made in Git left out but for the fields the manifests no longer declare that the cluster sets again: regenerating from these manifests before the deploy could drop rules the deployed objects need; undo the edit, or regenerate after the deploy, from a new capture\n"
 			}
 		}
 	}
