@@ -27,6 +27,13 @@ func TestMutationCheckProbesPerResource(t *testing.T) {
 	}{
 		{"configmap data", bigConfigMap, "core/ConfigMap hpa-replicas/big data.k"},
 		{"env list", bigEnv, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
+		// each value removed (issue 23: a declared scalar at a copy's path), the server giving none
+		// back: removed together, as many rebases as the removals nest deep
+		{"env values removed", func(t *testing.T, n int) (generator.Inputs, string) {
+			in, _ := bigEnv(t, n)
+			return in, writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+
+				"- {path: [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value], type: copy, sources: [new, existing], resourceMatchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}]}\n")
+		}, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
 	} {
 		probes := map[int]int{}
 		for _, n := range []int{50, 200} {

@@ -19,7 +19,10 @@ import (
 // matching, so a rule "only where the manifest declares maxReplicas" (notMatcher of it) was never
 // mutated. No manager but the applier owns maxReplicas, so the change the rule hides is hidden:
 // the rule's sources do not make a field a controller's, the classification does (one definition
-// for generated and hand-written rules).
+// for generated and hand-written rules). Each rule copies from the live object, so the declared
+// maxReplicas is also removed (issue 23: a scalar at a copy's path): the rule acting only where
+// the field is empty puts the live value back once Git removes it, and no default of the server
+// gives it back (maxReplicas has none): hidden too.
 func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 	a, err := Analyze(Inputs{Desired: []string{"../fixtures/hpa-replicas/desired.yaml"}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"})
 	if err != nil {
@@ -34,8 +37,8 @@ func TestMutationCheckMatchesAsKappDoes(t *testing.T) {
 		hidden  string
 	}{
 		{"declared (not empty)", synth.Matcher{And: &synth.Matchers{Matchers: []synth.Matcher{hpa, {Not: &synth.Not{Matcher: empty}}}}},
-			1, "[autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas]"},
-		{"empty", synth.Matcher{And: &synth.Matchers{Matchers: []synth.Matcher{hpa, empty}}}, 0, "[]"},
+			2, "[autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas]"},
+		{"empty", synth.Matcher{And: &synth.Matchers{Matchers: []synth.Matcher{hpa, empty}}}, 1, "[autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas]"},
 	} {
 		rules := []synth.Rule{{Sources: synth.ControllerWins(), Paths: [][]string{{"spec", "maxReplicas"}}, Matchers: []synth.Matcher{tc.matcher}}}
 		v := mutationsUnder(t, a, rules)

@@ -1,6 +1,7 @@
 package fielddiff
 
 import (
+	"slices"
 	"strconv"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -166,6 +167,31 @@ func findValue(list any, v value.Value) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Remove deletes the value at p (by index) from obj: a map entry, or a list item.
+func (p Path) Remove(obj map[string]any) {
+	if len(p) == 0 {
+		return
+	}
+	parent, ok := any(obj), true
+	if len(p) > 1 {
+		parent, ok = p[:len(p)-1].Get(obj)
+	}
+	if !ok {
+		return
+	}
+	last := p[len(p)-1]
+	switch t := parent.(type) {
+	case map[string]any:
+		if last.FieldName != nil {
+			delete(t, *last.FieldName)
+		}
+	case []any:
+		if last.Index != nil && *last.Index < len(t) {
+			p[:len(p)-1].Set(obj, slices.Delete(slices.Clone(t), *last.Index, *last.Index+1))
+		}
+	}
 }
 
 // Set replaces the value at an existing path; it reports whether the path was found.

@@ -9,6 +9,8 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/parallel"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
@@ -42,7 +44,7 @@ type fitting struct {
 // on every core, once for all the sets (performance: decoded once per set, synth spent as much
 // on decoding as classification does); one that does not decode (a bug) is a misfit of every
 // set, so it keeps the ytt rule.
-func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool) []fitting {
+func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool, declares declares) []fitting {
 	out := make([]fitting, len(sets))
 	if !slices.ContainsFunc(sets, func(s []fielddiff.Path) bool { return len(s) > 0 }) {
 		return out
@@ -50,7 +52,7 @@ func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fiel
 	whys := make([][]string, len(rs))
 	decls := make([][][]string, len(rs))
 	parallel.Each(len(rs), func() func(int) {
-		return func(i int) { whys[i], decls[i] = fits(rs[i], sets, isEmpty, needs) }
+		return func(i int) { whys[i], decls[i] = fits(rs[i], sets, isEmpty, needs, declares) }
 	})
 	for i, w := range whys {
 		for j, why := range w {
@@ -74,7 +76,7 @@ func fitPlain(rs []classify.Resource, sets [][]fielddiff.Path, isEmpty func(fiel
 
 // fits returns, for each set of paths, why r cannot take a plain copy of them ("" if it can),
 // and the paths of the set (indexKey) at which r's manifest declares a map or list.
-func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool) ([]string, [][]string) {
+func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.Path) bool, needs func(pair.Identity, fielddiff.Path) bool, declares declares) ([]string, [][]string) {
 	whys := make([]string, len(sets))
 	decls := make([][]string, len(sets))
 	desired, live, err := r.Objects()
@@ -95,14 +97,14 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 			if whys[j] = lineUp(desired.Object, live.Object, p, 0, leaf); whys[j] != "" {
 				break
 			}
-			if annotations || !declaresAt(desired.Object, p) {
+			if annotations || !declares(desired.Unstructured, p) {
 				continue
 			}
 			if needs(r.ID, p) {
 				// the copy by index, which this resource needs at another item, would put the
 				// declared one back once Git removed it (the mutation check removes it): the
 				// ytt rule selects only the items that need it
-				whys[j] = fmt.Sprintf("the manifest declares %s in an item, which a copy by index from the live object would put back once Git removed it", indexKey(p)[1:])
+				whys[j] = fmt.Sprintf("the manifest declares %s in an item, which a copy by index from the live object would put back once Git removed it (the server's defaults would not)", indexKey(p)[1:])
 				break
 			}
 			decls[j] = append(decls[j], indexKey(p))
@@ -111,23 +113,39 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 	return whys, decls
 }
 
-// declaresAt reports whether v holds a map or list at p, in any list item the path goes
-// through.
-func declaresAt(v any, p fielddiff.Path) bool {
-	if len(p) == 0 {
-		switch v.(type) {
-		case map[string]any, []any:
-			return true
+// declares reports whether desired declares at p (in any list item the path goes through) a
+// value a copy from the live object would put back once Git removed it, where that removal is a
+// change: a map or list, or a scalar the server's defaults would not give back.
+type declares func(desired *unstructured.Unstructured, p fielddiff.Path) bool
+
+// declaresAt is the group's declares: the server's defaulting code (classify.Removals, the
+// classifier's) decides each declared scalar.
+func (g *group) declaresAt(desired *unstructured.Unstructured, p fielddiff.Path) bool {
+	var at func(v any, i int, concrete fielddiff.Path) bool
+	at = func(v any, i int, concrete fielddiff.Path) bool {
+		if i == len(p) {
+			switch v.(type) {
+			case map[string]any, []any:
+				return true
+			case nil:
+				return false
+			}
+			return !g.defaults.GivesBack(desired, concrete)
+		}
+		if pe := p[i]; pe.FieldName != nil {
+			m, _ := v.(map[string]any)
+			x, ok := m[*pe.FieldName]
+			return ok && at(x, i+1, append(concrete, pe))
+		}
+		l, _ := v.([]any)
+		for k := range l {
+			if at(l[k], i+1, append(slices.Clip(concrete), fieldpath.PathElement{Index: &k})) {
+				return true
+			}
 		}
 		return false
 	}
-	if pe := p[0]; pe.FieldName != nil {
-		m, _ := v.(map[string]any)
-		x, ok := m[*pe.FieldName]
-		return ok && declaresAt(x, p[1:])
-	}
-	l, _ := v.([]any)
-	return slices.ContainsFunc(l, func(item any) bool { return declaresAt(item, p[1:]) })
+	return at(desired.Object, 0, nil)
 }
 
 // lineUp walks path p (from element i) through the desired and live values d and l. At every

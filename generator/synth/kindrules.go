@@ -77,7 +77,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		}
 	}
 	needs := func(id pair.Identity, p fielddiff.Path) bool { return atIndex[indexKey(p)][id] }
-	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty, needs)
+	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty, needs, g.declaresAt)
 	for i, set := range [][]fielddiff.Path{maps, items} {
 		if len(set) == 0 {
 			continue

@@ -4,11 +4,11 @@ package synth
 // an object a second handler where Git switched to another one.
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -99,9 +99,10 @@ func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 		return nil
 	}
 	var out []Rule
+	declared := map[string]int{} // the resources named (their list) -> their rule in out
 	plain.Paths = slices.DeleteFunc(plain.Paths, func(p []string) bool {
 		builtin := builtinUnder(p, matched)
-		if !builtin && !declaredCollection(p, matched) {
+		if !builtin && !g.declaredBy(p, matched) {
 			return false
 		}
 		ids := map[pair.Identity]bool{}
@@ -111,13 +112,21 @@ func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 		if len(ids) == 0 {
 			return false
 		}
+		sorted := sortedIDs(ids)
+		if i, ok := declared[fmt.Sprint(sorted)]; ok && !builtin {
+			out[i].Paths = append(out[i].Paths, p) // one rule for the paths naming the same resources
+			return true
+		}
 		r := g.rule
 		r.Paths, r.Matchers = [][]string{p}, nil
-		for _, m := range names(sortedIDs(ids), g.kind) {
+		for _, m := range names(sorted, g.kind) {
 			if builtin {
 				m = and(m, Matcher{EmptyField: &EmptyField{Path: Keys(p...)}})
 			}
 			r.Matchers = append(r.Matchers, m)
+		}
+		if !builtin {
+			declared[fmt.Sprint(sorted)] = len(out)
 		}
 		out = append(out, r)
 		return true
@@ -202,17 +211,19 @@ func handlerGated(r Rule) []Rule {
 	return out
 }
 
-// declaredCollection reports whether one of matched declares a map or list at p: a kind-wide
-// copy of p from the live object would put the live one back once Git removed it (a Pod's
-// spec.resources.limits defaulted from its requests on one Pod, declared on another).
-func declaredCollection(p []string, matched []classify.Resource) bool {
+// declaredBy reports whether one of matched declares at p a map or list, or a scalar the
+// server's defaults would not give back once Git removed it (declaresAt): a kind-wide copy of p
+// from the live object would put the live one back (a Pod's spec.resources.limits defaulted
+// from its requests on one Pod, declared on another; a Deployment's revisionHistoryLimit
+// defaulted on one, declared 5 on another).
+func (g *group) declaredBy(p []string, matched []classify.Resource) bool {
+	fp := fielddiff.FromFields(p)
 	for _, res := range matched {
 		obj, err := res.Desired.Object()
 		if err != nil {
 			continue // classify decoded it: a bug; the rule stays whole, as gated leaves it
 		}
-		switch v, _, _ := unstructured.NestedFieldNoCopy(obj.Object, p...); v.(type) {
-		case map[string]any, []any:
+		if g.declaresAt(obj.Unstructured, fp) {
 			return true
 		}
 	}

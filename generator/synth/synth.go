@@ -43,6 +43,9 @@ type group struct {
 	// dropped: declared empty values the server drops, and the resources declaring each (Rule.Drop)
 	dropped   map[string]fielddiff.Path
 	droppedAt map[string]map[pair.Identity]bool
+	// defaults: what the server's defaulting gives back of a declared scalar Git removes
+	// (declaresAt)
+	defaults *classify.Removals
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
@@ -153,7 +156,11 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	for _, r := range rep.Resources {
 		byID[r.ID] = r
 	}
+	// a CRD that does not read was refused by classification: without it every declared scalar
+	// counts as one a copy from the live object would put back
+	defaults, _ := classify.NewRemovals(rep.CRDs)
 	for key, g := range byKind {
+		g.defaults = defaults
 		for _, r := range g.kindRules(ofKind[key]) {
 			res.Rules = append(res.Rules, ownedMaps(r, byID))
 		}

@@ -239,31 +239,6 @@ func removable(obj map[string]any, kp ctlres.Path, under bool) []fielddiff.Path 
 	return out
 }
 
-// removeAt deletes the value at p (by index) from obj: a map entry, or a list item.
-func removeAt(obj map[string]any, p fielddiff.Path) {
-	if len(p) == 0 {
-		return
-	}
-	parent, ok := any(obj), true
-	if len(p) > 1 {
-		parent, ok = p[:len(p)-1].Get(obj)
-	}
-	if !ok {
-		return
-	}
-	last := p[len(p)-1]
-	switch t := parent.(type) {
-	case map[string]any:
-		if last.FieldName != nil {
-			delete(t, *last.FieldName)
-		}
-	case []any:
-		if last.Index != nil && *last.Index < len(t) {
-			p[:len(p)-1].Set(obj, slices.Delete(slices.Clone(t), *last.Index, *last.Index+1))
-		}
-	}
-}
-
 // holdsSome reports whether kept, what the object kapp applies holds where the manifest no
 // longer declares removed, holds some of removed: one of its scalars at the same place with the
 // same value. An empty map (kapp's own empty annotations map) or the server's defaults that a

@@ -44,6 +44,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		return nil
 	}
 	var all, probes []mutation // probes: per resource, the unchanged pair, then each value changed
+	var removals []mutation    // the removals kapp's rebase judges, alone or together (members)
 	var verified map[pair.Identity]verify.Result
 	if v.Results != nil {
 		verified = v.verified(in.Report)
@@ -88,6 +89,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				probes = append(probes, m)
 			}
 		}
+		start := len(probes)
 		for _, p := range t.removals {
 			key := fielddiff.ByKey(desired.Unstructured, p)
 			if last := key[len(key)-1]; last.Index != nil {
@@ -99,6 +101,8 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
+		removals = append(removals, apart(probes[start:], t.apart)...)
+		probes = probes[:start]
 		if len(joint.members) > 0 {
 			for _, m := range joint.members {
 				m.path.Set(desired.Object, m.value)
@@ -133,7 +137,6 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	}
 	v.MutationProbes += len(withCaptured(suspects))
 	var joints []mutation // per resource, the values its rules rewrite and kapp's alone do not, changed together
-	var kept []mutation   // removals the rules put back and kapp's alone do not
 	for j, m := range suspects {
 		rules, alone := withRules[at[j]], builtin[j]
 		switch {
@@ -158,12 +161,14 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert)}
 			h.Rule, h.At = responsible(in.Rules, m.r, p, rules.obj)
 			v.Hidden = append(v.Hidden, h)
-		case m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
-			kept = append(kept, m)
 		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
 			m.live = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
 			all = append(all, m)
 		}
+	}
+	kept, err := v.removalsKept(in, removals, configs)
+	if err != nil {
+		return err
 	}
 	for _, m := range all {
 		if m.probed {
@@ -343,7 +348,7 @@ func (m mutation) applyTo(desired map[string]any) {
 	switch {
 	case m.path == nil:
 	case m.removed:
-		removeAt(desired, m.path)
+		m.path.Remove(desired)
 	default:
 		m.path.Set(desired, m.value)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -25,6 +24,10 @@ type rebased struct {
 	inert    string
 	obj      map[string]any
 	failed   bool
+	// kept: for a removal (each member's, of a joint probe of removals), what the object kapp
+	// applies holds where the manifest no longer declares it, under a base where it holds some
+	kept        any
+	membersKept []any
 }
 
 // rebasedBy asks kapp's change factory, with configs after its built-in rules, what it makes of
@@ -48,26 +51,23 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 				r.failed = true
 			case m.members != nil:
 				if r.members == nil {
-					r.members = make([]uint8, len(m.members))
+					r.members, r.membersKept = make([]uint8, len(m.members)), make([]any, len(m.members))
 				}
 				decoded := asDecoded(obj)
 				for k, member := range m.members {
-					if v, ok := member.key.GetDeclared(decoded); !ok || !fielddiff.Equal(v, member.value) {
+					if rewritten, kept := member.rewrittenIn(decoded); rewritten {
 						r.members[k] |= 1 << slices.Index(verify.Bases(), b)
+						r.membersKept[k] = kept
 					}
 				}
 			case m.path == nil:
 				if k := verify.AppliesNothing(obj); k != "" && r.inert == "" {
 					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
 				}
-			case m.removed:
-				if v, ok := m.key.GetDeclared(asDecoded(obj)); ok && holdsSome(v, m.value) {
-					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
-				}
 			default:
-				// by key: a rule may reorder a list (an injected sidecar first)
-				if v, ok := m.key.GetDeclared(asDecoded(obj)); !ok || !fielddiff.Equal(v, m.value) {
+				if rewritten, kept := m.rewrittenIn(asDecoded(obj)); rewritten {
 					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
+					r.kept = kept
 				}
 			}
 		})

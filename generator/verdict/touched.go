@@ -28,6 +28,11 @@ type touch struct {
 	// removals: the declared values a rule may put back once the manifest no longer declares
 	// them (a removal made in Git), by index
 	removals []fielddiff.Path
+	// apart: a rule that may put back a removal acts or not depending on more than the
+	// resource's identity, or is a hand-written ytt overlay: each removal is asked about alone
+	// (else each copy acts on its own path whatever the others hold, and they are removed
+	// together)
+	apart bool
 }
 
 // touched says what the rules may do to desired. A rule may act on a resource its matchers do not
@@ -40,13 +45,17 @@ type touch struct {
 // manifest dropped), or by identity alone, puts back what it copies once the manifest no longer declares it (removals:
 // the maps and lists declared at its paths; one under them removed leaves the manifest's value
 // there, or is put back with it), a hand-written ytt overlay anything (every map and list
-// declared; a generated one rewrites values, its hint, never puts back a map). A declared
-// scalar at a copy's path is not tried: a copy of the live value where the manifest leaves a
-// field to the server is what a rule for a defaulted field does, and the server would set that
-// value again. A copy matched by identity alone is tried the same way: a kind's copy of a map
-// from new first (a container's resources the server made on the resources that lack them)
-// puts back the live map where a resource's manifest drops it (issue 23), so synth names the
-// resources lacking such a map, or selects the items lacking it by key (ytt).
+// declared; a generated one rewrites values, its hint, never puts back a map). A copy matched
+// by identity alone is tried the same way: a kind's copy of a map from new first (a
+// container's resources the server made on the resources that lack them) puts back the live
+// map where a resource's manifest drops it (issue 23), so synth names the resources lacking
+// such a map, or selects the items lacking it by key (ytt). A copy's removals are also the
+// scalars declared at its paths and the maps declared above them (within the list item or
+// top-level field they are in): a copy of imagePullPolicy from the live object keeps
+// IfNotPresent where Git removed it and the server would default Always (an image :latest), and
+// a copy of resources.limits.cpu keeps the cpu of a resources map Git removed. Which of those
+// removals change nothing (the server's defaults give the value back) is decided once kapp
+// put one back (removalsKept).
 func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 	var t touch
 	all, allRemovals := false, false
@@ -61,7 +70,11 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 		case rule.restores:
 			for _, kp := range rule.paths {
 				t.removals = append(t.removals, removable(desired.Object, kp, false)...)
+				t.removals = append(t.removals, scalarsAndAbove(desired.Object, kp)...)
 			}
+		}
+		if rule.ytt != nil && !rule.At.Generated || rule.restores {
+			t.apart = t.apart || !decided || rule.ytt != nil
 		}
 		if rule.keepsDeclared {
 			continue
@@ -101,6 +114,30 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 	}
 	t.paths, t.removals = unique(t.paths), unique(t.removals)
 	return t
+}
+
+// scalarsAndAbove lists the scalars obj declares at kapp's path kp and the maps declared above
+// each value there, by index: within the list item holding it, or below its top-level field (a
+// Git change takes away a container's resources, not its spec.template).
+func scalarsAndAbove(obj map[string]any, kp ctlres.Path) []fielddiff.Path {
+	var out []fielddiff.Path
+	walkPath(obj, kp, nil, func(v any, at fielddiff.Path) {
+		if _, ok := mutate(v); ok && !slices.ContainsFunc(identity, func(q fielddiff.Path) bool { return q.HasPrefix(at) }) {
+			out = append(out, at)
+		}
+		lo := 2
+		for i, pe := range at {
+			if pe.FieldName == nil {
+				lo = i + 2
+			}
+		}
+		for k := len(at) - 1; k >= lo; k-- {
+			if !slices.ContainsFunc(identity, func(q fielddiff.Path) bool { return q.HasPrefix(at[:k]) }) {
+				out = append(out, slices.Clone(at[:k]))
+			}
+		}
+	})
+	return out
 }
 
 // unique is ps without repeats, in order.
