@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -111,5 +113,47 @@ rebaseRules:
 	}
 	if len(c.Hidden) != 0 || !c.OK() {
 		t.Errorf("unchanged manifest: hidden %+v residual %+v", c.Hidden, c.Residual)
+	}
+}
+
+// generate with that change made in Git among the manifests (probe7 D4's setup, the manifest
+// bumped to nginx:1.27): the image is a pending change from Git, which this deploy applies, not
+// a controller's field to hand back to kube-controller-manager. generate leaves it unruled and
+// succeeds (old code: the rule copying the controller's image, then its own check calling it
+// hidden, exit 3).
+func TestGenerateLeavesAGitChangeToAControllersFieldUnruled(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "fixtures", "hpa-replicas", "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := writeFile(t, "bumped.yaml", strings.Replace(string(base), "image: nginx:1.25\n", "image: nginx:1.27\n", 1))
+	g, err := generator.Generate(generator.Inputs{Desired: []string{bumped}, Live: []string{kcmOwnsImage(t)}, Namespace: "hpa-replicas"}, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const image = "spec.template.spec.containers[name=web].image"
+	if v := g.Verification; !v.OK() || len(v.Hidden) != 0 {
+		t.Errorf("verification: %s; hidden %+v residual %+v", v.Summary(), v.Hidden, v.Residual)
+	}
+	for _, rule := range g.Rules {
+		for _, r := range rule.Parts() {
+			for _, p := range append(append(append([]fielddiff.Path{}, r.Indexed...), r.Keyed...), r.Empty...) {
+				if strings.HasSuffix(p.String(), "].image") {
+					t.Errorf("a rule writes the image: %s", describeRule(r))
+				}
+			}
+			for _, p := range r.Paths {
+				if strings.Contains(fmt.Sprint(p), "image") {
+					t.Errorf("a rule writes the image: %s", describeRule(r))
+				}
+			}
+		}
+	}
+	pending := false
+	for _, p := range g.Verification.Pending {
+		pending = pending || p.Resource.Name == "web" && p.Finding.Path.String() == image
+	}
+	if !pending {
+		t.Errorf("the image is not reported as a pending change from Git: pending %+v", g.Verification.Pending)
 	}
 }

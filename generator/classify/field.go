@@ -85,6 +85,16 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 				controller = &o
 			}
 		}
+		if o := controller; o != nil && declared && changedSinceApplied(fc, d) {
+			// The owner's exemption holds for the value kapp applied, whatever the owner made
+			// of it since; a new value from Git is a change this deploy applies, never the
+			// controller's to keep (probe7 D4: a rule handing the field to it would hide the
+			// change). Not ruled.
+			f.Owner, f.Class = o.Manager, Pending
+			f.Evidence = fmt.Sprintf("a change made in Git: the manifest now declares another value than kapp's last apply (%s); %s owns the field (managedFields: %s), which exempts only the value kapp applied; this deploy applies the manifest's", kappconv.Original, o.Manager, o)
+			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
+			return f
+		}
 		if o := controller; o != nil {
 			f.Owner, f.Class = o.Manager, Controller
 			f.Evidence = "managedFields: " + o.String()
@@ -230,6 +240,19 @@ func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
 		return !ok || sv == nil
 	}
 	return ok && fielddiff.Equal(sv, d.Live)
+}
+
+// changedSinceApplied reports whether the manifest declares another value than kapp's last
+// apply (kapp.k14s.io/original) held there: Git changed it since. A field kapp's last apply did
+// not hold stays the controller's (a declared revision annotation: the warning says to drop it). kapp records the manifest before its rebase rules, so an
+// unchanged manifest never differs, whatever a rule copied from the live object.
+func changedSinceApplied(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
+		return false
+	}
+	want, declared := d.Path.GetDeclared(fc.desired.Object) // d.Desired is masked for a Secret
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
+	return declared && ok && !fielddiff.Equal(sv, want)
 }
 
 // newlyDeclared reports whether the manifest declares, with another value than the live one, a

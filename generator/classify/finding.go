@@ -57,7 +57,7 @@ type Finding struct {
 	Whole    fielddiff.Path
 	Change   fielddiff.Change
 	Class    Class
-	Owner    string // manager or controller, for Controller and Drift
+	Owner    string // manager or controller, for Controller and Drift; for Pending, the one that rewrote the value kapp applied
 	Desired  any    // masked for Secrets
 	Live     any    // masked for Secrets
 	Evidence string

@@ -33,6 +33,12 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	var all []mutation
 	for _, p := range v.Pending {
+		if p.Finding.Owner != "" {
+			// a controller rewrote what kapp applied: the live value is not kapp's to revert
+			// to; the value Git holds is judged with the others changed in Git
+			// (gitChangesRewritten), naming the owner
+			continue
+		}
 		r := byID[p.Resource.String()]
 		desired, live, err := r.Objects()
 		if err != nil {
@@ -205,7 +211,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			}
 			if same(alone) && !same(withRules) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true, Removed: !declared}
-				if f.Class == classify.Controller {
+				if f.Class == classify.Controller || f.Class == classify.Pending && f.Owner != "" { // a controller rewrote what kapp applied
 					h.Owner = cmp.Or(f.Owner, "another manager")
 				}
 				if !declared {

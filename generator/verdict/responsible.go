@@ -83,10 +83,12 @@ func (c Rule) reaches(p fielddiff.Path, objs ...map[string]any) bool {
 }
 
 // controlled reports whether classification found a manager other than the applier owning the
-// field at p (by index in obj), or a value holding it: a controller finding at it or above it.
+// field at p (by index in obj), or a value holding it: a controller finding at it or above it,
+// or a change made in Git to a value a controller rewrote (pending, its owner named), whose
+// value from Git the check of changes made in Git judges (gitChangesRewritten).
 func controlled(r classify.Resource, obj map[string]any, p fielddiff.Path) bool {
 	for _, f := range r.Findings {
-		if f.Class != classify.Controller {
+		if f.Class != classify.Controller && (f.Class != classify.Pending || f.Owner == "") {
 			continue
 		}
 		for _, q := range []fielddiff.Path{f.Path, f.Whole} {
