@@ -3,7 +3,6 @@ package argocd
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,64 +108,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
-		var recorded []fielddiff.Path
-		// record records the change at keyed the ignores hide; hides tells whether Argo CD
-		// hides it under some of the ignores (for the entry to blame).
-		record := func(keyed fielddiff.Path, hides func(sub Settings, strip bool) (bool, error)) error {
-			recorded = append(recorded, keyed)
-			problem := Problem{Resource: r.ID, Path: keyed.String()}
-			if f, ok := explaining(r, keyed); ok {
-				problem.Class = f.Label()
-			}
-			to := &v.Hidden
-			if verdict.Controlled(r, desired.Object, keyed) {
-				to = &v.Masked
-			}
-			if slices.ContainsFunc(*to, func(q Problem) bool { return q.Resource == problem.Resource && q.Path == problem.Path }) {
-				return nil
-			}
-			if to == &v.Hidden {
-				at, err := s.blame(hides)
-				if err != nil {
-					return err
-				}
-				problem.At = at
-			}
-			*to = append(*to, problem)
-			return nil
-		}
-		// hidesChange: under sub, Argo CD shows mut (a declared value changed in turn) as no
-		// change against live; strip: with the manifest's own ignore annotation out of force.
-		hidesChange := func(mut *unstructured.Unstructured) func(Settings, bool) (bool, error) {
-			return func(sub Settings, strip bool) (bool, error) {
-				d, m := desired.Unstructured, mut
-				if strip {
-					d, m = withoutAnnotatedIgnores(d), withoutAnnotatedIgnores(m)
-				}
-				base, err := Diff(d, live.Unstructured, sub)
-				if err != nil {
-					return false, err
-				}
-				shown, err := shows(m, live.Unstructured, sub, base)
-				return !shown, err
-			}
-		}
-		// hidesPath: under sub, Argo CD does not show the field at p (a difference the manifest
-		// holds).
-		hidesPath := func(p fielddiff.Path) func(Settings, bool) (bool, error) {
-			return func(sub Settings, strip bool) (bool, error) {
-				d := desired.Unstructured
-				if strip {
-					d = withoutAnnotatedIgnores(d)
-				}
-				res, err := Diff(d, live.Unstructured, sub)
-				if err != nil || !res.Modified {
-					return err == nil, err
-				}
-				paths, err := shownPaths(res)
-				return !slices.ContainsFunc(paths, func(q fielddiff.Path) bool { return q.String() == p.String() }), err
-			}
-		}
+		m := &mutation{r: r, desired: desired.Unstructured, live: live.Unstructured, s: s, resolved: resolved, plain: plain, v: &v}
 		// The change the manifest holds: a field Argo CD shows without the ignores and not under
 		// them, which no class explains as a ghost, is a difference a sync never applies (a value
 		// or a removal made in Git that an ignore singles out, which no drawn value may hit).
@@ -192,193 +134,16 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				if f, ok := explaining(r, p); ok && f.Class.Ghost() {
 					continue
 				}
-				if err := record(p, hidesPath(p)); err != nil {
+				if err := m.record(p, m.hidesPath(p)); err != nil {
 					return Verification{}, err
 				}
 			}
 		}
-		// Each declared value changed in turn, together where the changes cannot meet (batch.go).
-		single := func(p fielddiff.Path) error {
-			old, _ := p.Get(desired.Object)
-			drawn, hidden := false, (*unstructured.Unstructured)(nil)
-			// A draw Argo CD's own normalisation takes for the old value (a base64 string decoding
-			// to the same bytes) tests nothing: draw again, so that the verdict does not depend on
-			// the draw.
-			for range 8 {
-				value, ok := differentFrom(old, live.Object, fielddiff.ByKey(desired.Unstructured, p))
-				mut := desired.DeepCopy()
-				if !ok || !p.Set(mut.Object, value) {
-					break
-				}
-				drawn = true
-				shown, err := shows(mut, live.Unstructured, s, resolved)
-				if err != nil {
-					return err
-				}
-				if shown {
-					break
-				}
-				seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain)
-				if err != nil {
-					return err
-				}
-				if seen {
-					hidden = mut
-					break
-				}
-			}
-			if drawn {
-				v.Mutation++
-			}
-			if hidden != nil {
-				return record(fielddiff.ByKey(desired.Unstructured, p), hidesChange(hidden))
-			}
-			return nil
+		if err := m.values(); err != nil {
+			return Verification{}, err
 		}
-		batchable := s.batchable(desired.Unstructured)
-		values := scalars(desired.Object, nil)
-		batches := map[int][]change{}
-		var alone []int // by index in values
-		held, taken := fielddiff.NewLookup(desired.DeepCopy().Object), map[string]bool{}
-		for i, p := range values {
-			keyed := fielddiff.ByKey(desired.Unstructured, p)
-			b := batchOf(keyed)
-			if !batchable || b < 0 {
-				alone = append(alone, i)
-				continue
-			}
-			old, _ := p.Get(desired.Object)
-			value, ok := differentFrom(old, live.Object, keyed)
-			if !ok {
-				continue // no value to draw: none is drawn alone either
-			}
-			if b > 0 {
-				if value, ok = identityDraw(desired.Unstructured, held, live.Object, p, keyed, taken); !ok {
-					alone = append(alone, i)
-					continue
-				}
-			}
-			batches[b] = append(batches[b], change{at: p, value: value, i: i})
-		}
-		hiddenAt := map[int]change{} // the changes a batch says are hidden
-		for _, b := range slices.Sorted(maps.Keys(batches)) {
-			changes := batches[b]
-			// read each change where it lands: a changed key names its item anew
-			mut := desired.DeepCopy()
-			setAll(mut, changes)
-			for k := range changes {
-				changes[k].read = fielddiff.ByKey(mut, changes[k].at)
-			}
-			verdicts, err := batchJudge(desired.Unstructured, live.Unstructured, s, resolved, plain, changes, setAll)
-			if err != nil {
-				return Verification{}, err
-			}
-			for k, j := range verdicts {
-				switch j {
-				case judgedAlone:
-					alone = append(alone, changes[k].i)
-				case judgedHidden:
-					v.Mutation++
-					hiddenAt[changes[k].i] = changes[k]
-				default:
-					v.Mutation++
-				}
-			}
-		}
-		// in the order of the values, as when each was changed alone
-		order := append(slices.Collect(maps.Keys(hiddenAt)), alone...)
-		slices.Sort(order)
-		for _, i := range order {
-			c, ok := hiddenAt[i]
-			if !ok {
-				if err := single(values[i]); err != nil {
-					return Verification{}, err
-				}
-				continue
-			}
-			mut := desired.DeepCopy()
-			c.at.Set(mut.Object, c.value)
-			if err := record(fielddiff.ByKey(desired.Unstructured, c.at), hidesChange(mut)); err != nil {
-				return Verification{}, err
-			}
-		}
-		// A map, list or value removed from the manifest in turn: Argo CD shows a removal (from
-		// the last applied configuration) unless an ignore hides it. One finding for a field and
-		// what it holds: a removal is judged after those of its parents (a depth at a time), and
-		// the findings are recorded in the order of the paths.
-		paths := declared(desired.Object, nil)
-		keyedOf := make([]fielddiff.Path, len(paths))
-		byDepth := map[int][]int{}
-		for i, p := range paths {
-			keyedOf[i] = fielddiff.ByKey(desired.Unstructured, p)
-			byDepth[len(p)] = append(byDepth[len(p)], i)
-		}
-		ignored, managers := s.ignoredPaths(desired.Unstructured)
-		nearIgnore := func(keyed fielddiff.Path) bool {
-			return managers || slices.ContainsFunc(ignored, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) })
-		}
-		var removed []int // the removals found hidden
-		covered := func(keyed fielddiff.Path) bool {
-			near := func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) }
-			return slices.ContainsFunc(recorded, near) || slices.ContainsFunc(removed, func(i int) bool { return near(keyedOf[i]) })
-		}
-		for _, depth := range slices.Sorted(maps.Keys(byDepth)) {
-			batches := map[int][]change{}
-			var alone []int
-			for _, i := range byDepth[depth] {
-				keyed := keyedOf[i]
-				if covered(keyed) || keyRemoval(keyed) {
-					continue
-				}
-				b := batchOf(keyed)
-				if last := keyed[len(keyed)-1]; !batchable || b < 0 || last.Index != nil || nearIgnore(keyed) {
-					alone = append(alone, i) // an item of a list without keys: the next item takes its index
-					continue
-				}
-				batches[b] = append(batches[b], change{at: paths[i], read: keyed, removal: true, i: i})
-			}
-			found := len(removed)
-			for _, b := range slices.Sorted(maps.Keys(batches)) {
-				changes := batches[b]
-				verdicts, err := batchJudge(desired.Unstructured, live.Unstructured, s, resolved, plain, changes, removeAll)
-				if err != nil {
-					return Verification{}, err
-				}
-				for k, j := range verdicts {
-					switch j {
-					case judgedAlone:
-						alone = append(alone, changes[k].i)
-					case judgedHidden:
-						removed = append(removed, changes[k].i)
-					}
-				}
-			}
-			slices.Sort(alone)
-			for _, i := range alone {
-				if slices.Contains(removed[found:], i) || covered(keyedOf[i]) {
-					continue
-				}
-				mut := desired.DeepCopy()
-				if !remove(mut.Object, paths[i]) {
-					continue
-				}
-				// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
-				// shows, not a change it hides.
-				if shown, err := shows(mut, live.Unstructured, s, resolved); err != nil || shown {
-					continue
-				}
-				if seen, err := shows(withoutAnnotatedIgnores(mut), live.Unstructured, s.Plain(), plain); err == nil && seen {
-					removed = append(removed, i)
-				}
-			}
-		}
-		slices.Sort(removed)
-		for _, i := range removed {
-			mut := desired.DeepCopy()
-			remove(mut.Object, paths[i])
-			if err := record(keyedOf[i], hidesChange(mut)); err != nil {
-				return Verification{}, err
-			}
+		if err := m.removals(); err != nil {
+			return Verification{}, err
 		}
 	}
 	return v, nil
