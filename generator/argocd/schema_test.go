@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/internal/crddoc"
 )
 
 // hiddenPaths are the paths of v's hidden findings.
@@ -50,35 +51,19 @@ func TestManagedFieldsManagersHideKeyedChange(t *testing.T) {
 func TestManagedFieldsManagersCustomResource(t *testing.T) {
 	dir := t.TempDir()
 	crd := filepath.Join(dir, "crd.yaml")
-	if err := os.WriteFile(crd, []byte(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              parts:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    image: {type: string}
-`), 0o600); err != nil {
+	if err := os.WriteFile(crd, []byte(crddoc.Namespaced("example.com", "Widget", `type: object
+properties:
+  parts:
+    type: array
+    x-kubernetes-list-type: map
+    x-kubernetes-list-map-keys: [name]
+    items:
+      type: object
+      required: [name]
+      properties:
+        name: {type: string}
+        image: {type: string}
+`)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	object := func(image, meta string) string {
