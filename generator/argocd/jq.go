@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -109,13 +110,27 @@ func (s Settings) jqBounded(objs ...*unstructured.Unstructured) error {
 			if err != nil {
 				continue
 			}
-			if _, past := jqSteps(code, u.Object, maxJQSteps); past {
+			if _, past := jqSteps(code, jqInput(u.Object), maxJQSteps); past {
 				return fmt.Errorf("jq expression %q runs past rebasegen's bound of %d steps on %s %s (with a declared value changed in turn, or as written): Argo CD skips an expression past its %s deadline, so whether it applies there depends on its controller's load: not judged",
 					e, maxJQSteps, u.GetKind(), u.GetName(), time.Duration(normalizers.DefaultJQExecutionTimeout))
 			}
 		}
 	}
 	return nil
+}
+
+// jqInput is obj as Argo CD's normalizer gives it to jq, decoded from its JSON: gojq takes no
+// int64, the type of an integer in an object read from YAML, and panics on it (type, tojson...).
+func jqInput(obj map[string]any) any {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return obj
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return obj
+	}
+	return out
 }
 
 // overrideGroupKind is an argocd-cm override key's group and kind (normalizers

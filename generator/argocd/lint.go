@@ -128,7 +128,8 @@ func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
 		for i, o := range []map[string]any{desired.UnstructuredContent(), live.UnstructuredContent()} {
 			obj := redacted(o)
 			ctx := newStepContext(slowJQSteps)
-			iter := code.RunWithContext(ctx, obj)
+			in := jqInput(obj)
+			iter := code.RunWithContext(ctx, in)
 			for {
 				v, ok := iter.Next()
 				if !ok {

@@ -318,3 +318,20 @@ func TestArgoCDVerdictsProbe7Minor(t *testing.T) {
 		t.Errorf("findings on the image: %v, want one: hidden", kinds)
 	}
 }
+
+// A jq expression reading a number's type or value runs on the objects as Argo CD gives them to
+// jq, decoded from JSON: an object read from YAML holds int64 integers, on which gojq panics
+// (type, comparisons), so check and lint ended in a panic on any fixture with a number.
+func TestJQExpressionsReadNumbers(t *testing.T) {
+	a := analyzeFiles(t, readFixture(t, "argo-hpa", "desired.yaml"), readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+		"  - {group: apps, kind: Deployment, jqPathExpressions: ['.spec.replicas | select(type == \"number\")', '.spec.template.spec.containers[] | select(.ports[0].containerPort == 80) | .image']}\n")
+	_, v := synthesizeAndVerify(t, a, s)
+	// the image, selected by its port's number; the replicas, by the type number (hidden where the
+	// HPA did not own them)
+	if hidden := hiddenPaths(v); !slices.Contains(hidden, "spec.template.spec.containers[name=web].image") ||
+		!slices.Contains(hidden, "spec.replicas") && !slices.ContainsFunc(v.Masked, func(p argocd.Problem) bool { return p.Path == "spec.replicas" }) {
+		t.Errorf("hidden %v, masked %v: want the image and the replicas", hidden, v.Masked)
+	}
+	argocd.LintSettings(a.Report, s)
+}
