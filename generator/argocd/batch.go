@@ -9,11 +9,11 @@ package argocd
 // verdict is the one the changes made alone give.
 //
 // The changes meet where an ignore selects by value (a jq expression may read any field: a value
-// changed beside another may change what it selects), where a change moves an item or another
-// change (a merge key, a set's value: a value of the item changed beside its key would belong to
-// another item), and in metadata (annotations Argo CD reads: the ignore annotation, compare
-// options, tracking). Those are made alone, or in batches of their own: the identity changes of
-// one depth together, each in an item of its own.
+// changed beside another may change what it selects; a batch is then not settled, taken.go),
+// where a change moves an item or another change (a merge key, a set's value: a value of the item
+// changed beside its key would belong to another item), and in metadata (annotations Argo CD
+// reads: the ignore annotation, compare options, tracking). Those are made alone, or in batches
+// of their own: the identity changes of one depth together, each in an item of its own.
 
 import (
 	"encoding/json"
@@ -31,24 +31,6 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
-
-// batchable reports whether no jq expression of s applies to u: the ignores left (JSON pointers,
-// managedFieldsManagers) each remove a field whatever the other fields hold.
-func (s Settings) batchable(u *unstructured.Unstructured) bool {
-	gvk := u.GroupVersionKind()
-	if ok, ig := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, u.GetName(), u.GetNamespace()); ok && len(ig.JQPathExpressions) > 0 {
-		return false
-	}
-	for key, o := range s.Overrides {
-		if len(o.IgnoreDifferences.JQPathExpressions) == 0 {
-			continue
-		}
-		if group, kind, ok := overrideGroupKind(key); !ok || glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
-			return false
-		}
-	}
-	return true
-}
 
 // batchOf is the batch a change at keyed (the path by key, before the change) goes in: -1 for
 // none (made alone), 0 for the changes of values, 1+depth for the changes of an item's identity
@@ -96,6 +78,11 @@ func batchShows(desired, live *unstructured.Unstructured, s Settings, base *gdif
 	mut := desired.DeepCopy()
 	if !apply(mut, changes) {
 		return nil, false, nil
+	}
+	if n, err := s.ignorer(); err != nil || n != nil {
+		if alike, err := takesAlike(n, desired, mut, changes); err != nil || !alike {
+			return nil, false, nil //nolint:nilerr // judged alone, where the error is the change's
+		}
 	}
 	res, err := Diff(mut, live, s)
 	if err != nil || !res.Modified && base.Modified {
@@ -197,6 +184,9 @@ func removeAll(u *unstructured.Unstructured, changes []change) bool {
 // diffs counts Diff's comparisons, for the tests of the mutation check's cost.
 var diffs atomic.Int64
 
+// aloneBelow is the size of an unsettled batch whose changes are made alone rather than halved.
+const aloneBelow = 4
+
 // judged is the mutation check's verdict on a change made in a batch.
 type judged int
 
@@ -229,8 +219,9 @@ func batchJudge(desired, live *unstructured.Unstructured, s Settings, resolved, 
 		return nil, err
 	}
 	if !ok {
-		// not settled: each half judged apart, down to the changes alone
-		if len(changes) == 1 {
+		// not settled: each half judged apart, down to a few changes, judged alone (halves of
+		// those cost more comparisons than the changes made alone)
+		if len(changes) <= aloneBelow {
 			return alone(all), nil
 		}
 		half := len(changes) / 2
@@ -312,20 +303,19 @@ func identityDraw(desired *unstructured.Unstructured, held *fielddiff.Lookup, li
 	return nil, false
 }
 
-// ignoredPaths are the paths (by key, in desired) of the JSON pointers of s that apply to desired,
-// and whether a managedFieldsManagers entry applies: a removal there is predicted as a removal
-// shown (the ignore takes the field from the prediction as the removal does), so it is made alone.
-func (s Settings) ignoredPaths(desired *unstructured.Unstructured) (paths []fielddiff.Path, managers bool) {
+// pointed are the paths (by key, in desired) of the JSON pointers of s that apply to desired: a
+// removal there is predicted as a removal shown (the ignore takes the field from the prediction
+// as the removal does), so it is made alone.
+func (s Settings) pointed(desired *unstructured.Unstructured) (paths []fielddiff.Path) {
 	gvk := desired.GroupVersionKind()
 	ok, ig := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, desired.GetName(), desired.GetNamespace())
 	var ptrs []string
 	if ok {
-		ptrs, managers = ig.JSONPointers, len(ig.ManagedFieldsManagers) > 0
+		ptrs = ig.JSONPointers
 	}
 	for key, o := range s.Overrides {
 		if group, kind, ok := overrideGroupKind(key); !ok || glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
 			ptrs = append(ptrs, o.IgnoreDifferences.JSONPointers...)
-			managers = managers || len(o.IgnoreDifferences.ManagedFieldsManagers) > 0
 		}
 	}
 	for _, ptr := range ptrs {
@@ -349,5 +339,5 @@ func (s Settings) ignoredPaths(desired *unstructured.Unstructured) (paths []fiel
 		}
 		paths = append(paths, fielddiff.ByKey(desired, p))
 	}
-	return paths, managers
+	return paths
 }

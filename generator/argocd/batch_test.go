@@ -105,3 +105,38 @@ func TestMutationCheckBatches(t *testing.T) {
 		}
 	}
 }
+
+// The changes are made together under every kind of ignore (issue 28): the values under a jq
+// expression, which may select by any value, and the removals under a managedFieldsManagers entry
+// were each made alone, one comparison of the whole object per declared value. A batch
+// is settled where the ignores take from it what they take from the manifest; the comparisons
+// must not grow with the values, and the verdict is the one the values changed alone give: the
+// env values the jq expression selects by name, hidden; none under the managers, which own none.
+func TestMutationCheckBatchesEveryIgnore(t *testing.T) {
+	for name, entry := range map[string]string{
+		"jq":       `jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "web") | .env[] | select(.name | startswith("E")) | .value']`,
+		"managers": "managedFieldsManagers: [kube-controller-manager]",
+		"pointer":  "jsonPointers: [/spec/template/spec/containers/0/resources]",
+	} {
+		t.Run(name, func(t *testing.T) {
+			rules := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n" +
+				"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n  - group: apps\n    kind: Deployment\n    " + entry + "\n"
+			small, vs := verifyCalls(t, 10, rules)
+			large, vl := verifyCalls(t, 80, rules)
+			t.Logf("comparisons: %d for 10 env entries, %d for 80; hidden %d and %d", small, large, len(vs.Hidden), len(vl.Hidden))
+			if large > small+small/2 {
+				t.Errorf("comparisons: %d for 10 env entries, %d for 80: grows with the values", small, large)
+			}
+			hidden := map[string]bool{}
+			for _, h := range vl.Hidden {
+				hidden[h.Path] = true
+			}
+			for i := range 80 {
+				p := fmt.Sprintf("spec.template.spec.containers[name=web].env[name=E%d].value", i)
+				if hidden[p] != (name == "jq") {
+					t.Errorf("%s hidden %v, want %v", p, hidden[p], name == "jq")
+				}
+			}
+		})
+	}
+}

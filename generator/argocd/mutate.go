@@ -10,114 +10,11 @@ import (
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
-
-// differentFrom is a mutation of v (verdict.MutateAwayFrom) that is not the live object's value
-// at p (by key): a change to the live value is no change Argo CD could show. False when there is
-// none (a bool whose other value is live's).
-func differentFrom(v any, live map[string]any, p fielddiff.Path) (any, bool) {
-	have, inLive := p.Get(live)
-	m, _, away := verdict.MutateAwayFrom(v, have, inLive)
-	return m, away
-}
-
-// scalars are the paths (by index) of the scalar values obj declares, but for the object's
-// identity (apiVersion, kind, metadata.name and metadata.namespace) and status.
-func scalars(v any, at fielddiff.Path) []fielddiff.Path {
-	var out []fielddiff.Path
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := with(at, fieldpath.PathElement{FieldName: &k})
-			if identity(p) {
-				continue
-			}
-			out = append(out, scalars(t[k], p)...)
-		}
-	case []any:
-		for i := range t {
-			out = append(out, scalars(t[i], with(at, fieldpath.PathElement{Index: &i}))...)
-		}
-	case nil:
-	default:
-		out = append(out, at)
-	}
-	return out
-}
-
-// declared are the paths (by index) of every map entry and list item obj declares below its top
-// level, but for the object's identity and status, parents before their children.
-func declared(v any, at fielddiff.Path) []fielddiff.Path {
-	var out []fielddiff.Path
-	switch t := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			p := with(at, fieldpath.PathElement{FieldName: &k})
-			if identity(p) || p.String() == "metadata" {
-				continue
-			}
-			out = append(out, p)
-			out = append(out, declared(t[k], p)...)
-		}
-	case []any:
-		for i := range t {
-			p := with(at, fieldpath.PathElement{Index: &i})
-			out = append(out, p)
-			out = append(out, declared(t[i], p)...)
-		}
-	}
-	return out
-}
-
-// remove deletes the value at p (by index) from obj, reporting whether there was one.
-func remove(obj map[string]any, p fielddiff.Path) bool {
-	if len(p) == 0 {
-		return false
-	}
-	var parent any = obj
-	if len(p) > 1 {
-		var ok bool
-		if parent, ok = p[:len(p)-1].Get(obj); !ok {
-			return false
-		}
-	}
-	last := p[len(p)-1]
-	switch t := parent.(type) {
-	case map[string]any:
-		if last.FieldName == nil {
-			return false
-		}
-		if _, ok := t[*last.FieldName]; !ok {
-			return false
-		}
-		delete(t, *last.FieldName)
-		return true
-	case []any:
-		if last.Index == nil || *last.Index >= len(t) || len(p) < 2 {
-			return false
-		}
-		return p[:len(p)-1].Set(obj, slices.Delete(slices.Clone(t), *last.Index, *last.Index+1))
-	}
-	return false
-}
-
-func identity(p fielddiff.Path) bool {
-	switch s := p.String(); s {
-	case "apiVersion", "kind", "metadata.name", "metadata.namespace", "status":
-		return true
-	}
-	return false
-}
 
 // mutation is the mutation check of one resource under s, its findings recorded in v.
 type mutation struct {
@@ -133,6 +30,11 @@ type mutation struct {
 // record records the change at keyed the ignores hide; hides tells whether Argo CD hides it under
 // some of the ignores (for the entry to blame).
 func (m *mutation) record(keyed fielddiff.Path, hides func(sub Settings, strip bool) (bool, error)) error {
+	return m.recordAt(keyed, func() (verdict.RuleAt, error) { return m.s.blame(hides) })
+}
+
+// recordAt records the change at keyed the ignores hide, at the entry to blame (Problem.At).
+func (m *mutation) recordAt(keyed fielddiff.Path, blame func() (verdict.RuleAt, error)) error {
 	m.recorded = append(m.recorded, keyed)
 	problem := Problem{Resource: m.r.ID, Path: keyed.String()}
 	if f, ok := explaining(m.r, keyed); ok {
@@ -146,7 +48,7 @@ func (m *mutation) record(keyed fielddiff.Path, hides func(sub Settings, strip b
 		return nil
 	}
 	if to == &m.v.Hidden {
-		at, err := m.s.blame(hides)
+		at, err := blame()
 		if err != nil {
 			return err
 		}
@@ -193,14 +95,13 @@ func (m *mutation) hidesPath(p fielddiff.Path) func(Settings, bool) (bool, error
 func (m *mutation) values() error {
 	desired := m.desired
 	values := scalars(desired.Object, nil)
-	batchable := m.s.batchable(desired)
 	batches := map[int][]change{}
 	var alone []int // by index in values
 	held, taken := fielddiff.NewLookup(desired.DeepCopy().Object), map[string]bool{}
 	for i, p := range values {
 		keyed := fielddiff.ByKey(desired, p)
 		b := batchOf(keyed)
-		if !batchable || b < 0 {
+		if b < 0 {
 			alone = append(alone, i)
 			continue
 		}
@@ -230,6 +131,10 @@ func (m *mutation) values() error {
 		return err
 	}
 	m.v.Mutation += settled
+	blamed, err := m.blameAll(hidden)
+	if err != nil {
+		return err
+	}
 	hiddenAt := map[int]change{}
 	for _, c := range hidden {
 		hiddenAt[c.i] = c
@@ -245,13 +150,74 @@ func (m *mutation) values() error {
 			}
 			continue
 		}
+		keyed := fielddiff.ByKey(desired, c.at)
+		if at, ok := blamed[i]; ok {
+			if err := m.recordAt(keyed, func() (verdict.RuleAt, error) { return at, nil }); err != nil {
+				return err
+			}
+			continue
+		}
 		mut := desired.DeepCopy()
 		c.at.Set(mut.Object, c.value)
-		if err := m.record(fielddiff.ByKey(desired, c.at), m.hidesChange(mut)); err != nil {
+		if err := m.record(keyed, m.hidesChange(mut)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// blameAll is blame for the values changed together that a batch found hidden: entry by entry,
+// the changes not yet blamed are made together under the entry alone, and those Argo CD hides
+// there are blamed on it. By change.i; a change a batch does not settle is left out (blamed
+// alone), and so are those left at a managedFieldsManagers entry, which blame judges by the
+// whole predicted object: the fields it takes from both sides are not where a batch reads.
+func (m *mutation) blameAll(hidden []change) (map[int]verdict.RuleAt, error) {
+	out := map[int]verdict.RuleAt{}
+	if len(hidden) == 0 {
+		return out, nil
+	}
+	rest := hidden
+	for _, e := range m.s.entries() {
+		if e.at == (verdict.RuleAt{}) || len(rest) == 0 {
+			continue
+		}
+		if len(e.ManagedFieldsManagers) > 0 || e.override != "" && len(m.s.Overrides[e.override].IgnoreDifferences.ManagedFieldsManagers) > 0 {
+			return out, nil
+		}
+		sub, strip := m.s.alone(e)
+		d, apply := m.desired, setAll
+		if strip {
+			d = withoutAnnotatedIgnores(d)
+			apply = func(u *unstructured.Unstructured, cs []change) bool {
+				if !setAll(u, cs) {
+					return false
+				}
+				*u = *withoutAnnotatedIgnores(u)
+				return true
+			}
+		}
+		base, err := Diff(d, m.live, sub)
+		if err != nil {
+			return nil, err
+		}
+		shown, ok, err := batchShows(d, m.live, sub, base, rest, apply)
+		if err != nil || !ok {
+			return out, err // the rest blamed alone
+		}
+		var next []change
+		for k, c := range rest {
+			if shown[k] {
+				next = append(next, c)
+			} else {
+				out[c.i] = e.at
+			}
+		}
+		rest = next
+	}
+	for _, c := range rest {
+		out[c.i] = verdict.RuleAt{} // hidden under no entry alone
+	}
+	return out, nil
 }
 
 // single changes the value at p alone.
@@ -306,10 +272,9 @@ func (m *mutation) removals() error {
 		keyedOf[i] = fielddiff.ByKey(desired, p)
 		byDepth[len(p)] = append(byDepth[len(p)], i)
 	}
-	batchable := s.batchable(desired)
-	ignored, managers := s.ignoredPaths(desired)
-	nearIgnore := func(keyed fielddiff.Path) bool {
-		return managers || slices.ContainsFunc(ignored, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) })
+	ignored := s.pointed(desired)
+	nearPointer := func(keyed fielddiff.Path) bool {
+		return slices.ContainsFunc(ignored, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) })
 	}
 	var removed []int // the removals found hidden
 	covered := func(keyed fielddiff.Path) bool {
@@ -325,7 +290,7 @@ func (m *mutation) removals() error {
 				continue
 			}
 			b := batchOf(keyed)
-			if last := keyed[len(keyed)-1]; !batchable || b < 0 || last.Index != nil || nearIgnore(keyed) {
+			if last := keyed[len(keyed)-1]; b < 0 || last.Index != nil || nearPointer(keyed) {
 				alone = append(alone, i) // an item of a list without keys: the next item takes its index
 				continue
 			}

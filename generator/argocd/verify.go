@@ -157,16 +157,7 @@ func (s Settings) blame(hides func(sub Settings, strip bool) (bool, error)) (ver
 		if e.at == (verdict.RuleAt{}) {
 			continue // nowhere to point at
 		}
-		sub, strip := s.Plain(), true
-		switch {
-		case e.at.Key == annotatedKey:
-			strip = false
-		case e.override != "":
-			sub.Overrides = map[string]v1alpha1.ResourceOverride{e.override: s.Overrides[e.override]}
-		default:
-			sub.Ignores, sub.ignoresAt, sub.ignoresOf = []Ignore{e.Ignore}, []verdict.RuleAt{e.at}, []appRef{e.of}
-		}
-		sub.controlPlane = s.controlPlane
+		sub, strip := s.alone(e)
 		hidden, err := hides(sub, strip)
 		if err != nil {
 			return verdict.RuleAt{}, err
@@ -176,6 +167,22 @@ func (s Settings) blame(hides func(sub Settings, strip bool) (bool, error)) (ver
 		}
 	}
 	return verdict.RuleAt{}, nil
+}
+
+// alone is s with e the only entry in force, and whether the manifest's ignore annotation is
+// then out of force (strip): it is for every entry but the annotation's own.
+func (s Settings) alone(e entry) (sub Settings, strip bool) {
+	sub, strip = s.Plain(), true
+	switch {
+	case e.at.Key == annotatedKey:
+		strip = false
+	case e.override != "":
+		sub.Overrides = map[string]v1alpha1.ResourceOverride{e.override: s.Overrides[e.override]}
+	default:
+		sub.Ignores, sub.ignoresAt, sub.ignoresOf = []Ignore{e.Ignore}, []verdict.RuleAt{e.at}, []appRef{e.of}
+	}
+	sub.controlPlane = s.controlPlane
+	return sub, strip
 }
 
 // shows reports whether Argo CD shows desired, a changed manifest, otherwise than base, its
