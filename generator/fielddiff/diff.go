@@ -83,7 +83,7 @@ func compareObjects(desired, live *unstructured.Unstructured, whole bool) (*Comp
 	// template's other labels (a Job's job-name) are then findings key by key, not a template
 	// metadata the manifest lacks.
 	l, stripped := stripKapp(live, nil)
-	d, _ := stripKapp(foldStringData(desired), l.Object)
+	d, _ := stripKapp(FoldStringData(desired), l.Object)
 	lc, mf := l, Path(nil)
 	if !whole {
 		lc, mf = withoutManagedFields(d, l)

@@ -48,7 +48,7 @@ func toTyped(d, l *unstructured.Unstructured) (td, tl *typed.TypedValue, dDeclar
 // quantities become canonical ("0.5" -> "500m"), numbers int64, IntOrString typed. Objects of
 // kinds without a Go type are returned as they are.
 func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
-	u = foldStringData(u)
+	u = FoldStringData(u)
 	obj, err := scheme.Scheme.New(u.GroupVersionKind())
 	if err != nil {
 		return u
@@ -63,9 +63,9 @@ func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
-// foldStringData moves a Secret's stringData into data, base64-encoded, as the API server does,
+// FoldStringData moves a Secret's stringData into data, base64-encoded, as the API server does,
 // so a desired stringData pairs with the live data.
-func foldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
+func FoldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
 	sd, ok := u.Object["stringData"].(map[string]any)
 	if !ok || u.GetKind() != "Secret" || u.GetAPIVersion() != "v1" {
 		return u
