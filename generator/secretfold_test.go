@@ -79,3 +79,29 @@ func TestSecretStringDataKeyBesideAFoldedOne(t *testing.T) {
 		})
 	}
 }
+
+// A stringData key removed in Git: kapp.k14s.io/original holds it as stringData, which the API
+// server stored in data, so kapp's next update drops data.blank: a pending removal from Git. It
+// was a residual ghost diff of class admission ("kapp did not send it"), check exited 3
+// (newcomer walkthrough 6, N6-10).
+func TestSecretStringDataKeyRemovedInGitIsPending(t *testing.T) {
+	pr, live, rules := secretPR(t, "")
+	raw, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"stringData":{"blank":""}`) {
+		t.Fatal("the live Secret's kapp.k14s.io/original no longer holds stringData.blank")
+	}
+	c, err := generator.Check(generator.Inputs{Desired: []string{pr}, Live: []string{live}, Namespace: "secret-empty-values"}, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending []string
+	for _, p := range c.Pending {
+		pending = append(pending, p.Finding.Path.String())
+	}
+	if !c.OK() || len(c.Hidden) != 0 || fmt.Sprint(pending) != "[data.blank]" {
+		t.Errorf("check: residual %+v, hidden %v, pending %v, want only data.blank pending", c.Residual, hiddenPaths(c), pending)
+	}
+}

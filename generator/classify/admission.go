@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -20,17 +22,19 @@ type compiledPlugin struct {
 }
 
 // sentManifest is what the applier sent: kapp's copy of the manifest it applied, else nil (the
-// desired manifest stands for it).
+// desired manifest stands for it). A Secret's stringData is folded into data, as the API server
+// stores it and the field diff compares it: a stringData key removed in Git is a data key kapp
+// sent (newcomer walkthrough 6, N6-10: it was admission's, "kapp did not send it").
 func sentManifest(live load.Object) map[string]any {
 	raw, ok := live.GetAnnotations()[kappconv.Original]
 	if !ok {
 		return nil
 	}
 	var m map[string]any
-	if json.Unmarshal([]byte(raw), &m) != nil {
+	if json.Unmarshal([]byte(raw), &m) != nil || m == nil {
 		return nil
 	}
-	return m
+	return fielddiff.FoldStringData(&unstructured.Unstructured{Object: m}).Object
 }
 
 // admission recognises a field added during admission of the applier's own write: a mutating
