@@ -16,6 +16,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -129,6 +130,7 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	res := rep.Resources[0]
+	res.Findings = append(slices.Clip(res.Findings), kappKeys(res, du, lu)...)
 	var j judgement
 	switch c.cfg.mode {
 	case Apply:

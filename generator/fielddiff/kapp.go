@@ -143,3 +143,11 @@ func container(v any) bool {
 	}
 	return false
 }
+
+// KappKeys are the paths of kapp's own map keys in u (its labels and annotations, wherever kapp
+// writes them), which Diff leaves out, sorted.
+func KappKeys(u *unstructured.Unstructured) []Path {
+	_, paths := stripKapp(u, nil)
+	slices.SortFunc(paths, func(a, b Path) int { return strings.Compare(a.String(), b.String()) })
+	return paths
+}
