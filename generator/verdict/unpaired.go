@@ -61,6 +61,17 @@ func NothingPaired(set *pair.Set, u []Unpaired) error {
 			nss = append(nss, x.LiveIn[0])
 		}
 	}
+	if len(set.Pairs) == 0 && len(set.Created) == 0 && len(set.InForce()) > 0 {
+		// the rules given as the manifests: generate wrote an empty Config and exited 0
+		// (newcomer walkthrough 6, N6-12)
+		var files []string
+		for _, c := range set.InForce() {
+			if !slices.Contains(files, c.Source.File) {
+				files = append(files, c.Source.File)
+			}
+		}
+		return fmt.Errorf("%s: only kapp rules (kapp Config documents), no objects, so nothing was compared: give the manifests with -d (--desired), and rule files to check with --rules", strings.Join(files, ", "))
+	}
 	var b strings.Builder
 	switch {
 	case len(set.Created) == 0 || namespaced || len(set.Pairs) > 0 && len(nss) == 0:

@@ -1,0 +1,25 @@
+package generator_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/synth"
+)
+
+// generate given its own rules as the manifests pairs nothing: it refuses, naming the file and
+// what it holds, as it refuses any input where no desired object pairs. It wrote an empty Config
+// and exited 0 with "0 rules; kapp keeps 0/0 paired resources" (newcomer walkthrough 6, N6-12).
+func TestGenerateRefusesRulesGivenAsTheManifests(t *testing.T) {
+	in := fixture("services")
+	rules, g := generatedRules(t, in)
+	if len(g.Rules) == 0 {
+		t.Fatal("no rules generated for fixtures/services")
+	}
+	in.Desired = []string{rules}
+	_, err := generator.Generate(in, synth.Options{})
+	if err == nil || !strings.Contains(err.Error(), rules+": only kapp rules (kapp Config documents), no objects") || !strings.Contains(err.Error(), "-d (--desired)") {
+		t.Fatalf("generate -d %s: %v, want a refusal naming the file and that it holds only rules", rules, err)
+	}
+}
