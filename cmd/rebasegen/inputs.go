@@ -36,7 +36,7 @@ func serverVersionFlag() cli.Flag {
 	return &cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z (default: the server-version.json rebasegen capture writes beside live.yaml)"}
 }
 
-const namespaceUsage = "namespace of namespaced desired objects without one (default: where their live counterparts are, if all in one namespace, else default)"
+const namespaceUsage = "namespace of namespaced desired objects without one (not given: where their live counterparts are; an error naming the namespaces when they are in several; default when none is live)"
 
 // noteNamespace says which namespace was inferred for the desired objects without one.
 func noteNamespace(c *cli.Context, inferred string) {
