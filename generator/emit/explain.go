@@ -28,6 +28,16 @@ const (
 	liveOnlyText = "live only, not kapp's to delete (a controller's: no " + kappconv.IdentityAnnotation + " naming it; or not labelled with the app's " + kappconv.AppLabel + ")"
 )
 
+// liveOnlyOf is what explain says of rep's live-only objects. With nothing paired the app's
+// kapp.k14s.io/app is unknown, so kapp's own objects are live only too: saying why a controller's
+// would be is wrong (newcomer walkthrough 6, N6-4: a wrong -n).
+func liveOnlyOf(rep *classify.Report) string {
+	if len(rep.Resources) == 0 {
+		return "live only, not compared: no desired object pairs, so the app's " + kappconv.AppLabel + " is not known, nor whether kapp deletes it on deploy"
+	}
+	return liveOnlyText
+}
+
 // ExplainSchemaVersion is the version of the JSON explain schema; it changes only with an
 // incompatible change of the fields below.
 const ExplainSchemaVersion = 1
@@ -171,7 +181,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+deletedText, width, 4))
 	}
 	for _, o := range ids(rep.LiveOnly) {
-		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+liveOnlyText, width, 4))
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+liveOnlyOf(rep), width, 4))
 	}
 	writeSummary(b, rep, width)
 	_, err := io.WriteString(w, b.String())
