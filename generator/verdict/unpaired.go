@@ -13,8 +13,10 @@ import (
 // compared for it, so no verdict is given on it.
 type Unpaired struct {
 	Resource pair.Identity
-	Hint     string   // "did you mean -n NS?" when a live object of the same group, kind and name is elsewhere
-	LiveIn   []string // the namespaces the live objects hold it in, when the hint is given
+	// Hint: where a live object of the same group, kind and name is: "did you mean -n NS?", or
+	// that the manifest moves it when it declares its namespace
+	Hint   string
+	LiveIn []string // the namespaces the live objects hold it in, when the hint names -n
 }
 
 func (u Unpaired) String() string {
@@ -38,7 +40,14 @@ func UnpairedOf(set *pair.Set) []Unpaired {
 	var out []Unpaired
 	for _, d := range set.Created {
 		u := Unpaired{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
-		if nss := elsewhere[key(d)]; len(nss) > 0 {
+		nss := elsewhere[key(d)]
+		switch ns, _, _ := d.Field("metadata", "namespace"); {
+		case len(nss) == 0:
+		case ns != nil && ns != "":
+			// -n fills in only a namespace the manifest leaves out: it cannot pair this one
+			// (newcomer walkthrough 6, N6-5: it was suggested, even when given)
+			u.Hint = fmt.Sprintf("the manifest moves it to namespace %s from %s, where the live objects hold it", d.Namespace, strings.Join(nss, ", "))
+		default:
 			u.Hint = fmt.Sprintf("the live objects hold it in namespace %s: did you mean -n %s?", strings.Join(nss, ", "), nss[0])
 			u.LiveIn = nss
 		}
