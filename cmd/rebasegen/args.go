@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // maxArgs are the positional arguments a command takes; every other command takes none.
@@ -30,6 +32,11 @@ func strayArgument(c *cli.Context, args []string) error {
 		flag, value := args[i-2], args[i-1]
 		if name, v, ok := strings.Cut(value, "="); ok && strings.HasPrefix(name, "-") {
 			flag, value = name, v
+		}
+		if (flag == "-d" || flag == "--desired" || flag == "-desired") && !c.IsSet("live") && readFromServer(stray) {
+			// -l forgotten before the live file: a second -d fails on the missing --live
+			// (newcomer walkthrough 6, N6-9)
+			return fmt.Errorf("%s\nhint: did you mean -l %s? It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields), and --live (-l) is missing", msg, stray)
 		}
 		if repeatable(c.Command, flag) {
 			return fmt.Errorf("%s\nhint: %s takes one value: repeat it for each (%s %s %s %s), as for the files of a shell glob", msg, flag, flag, value, flag, stray)
@@ -56,3 +63,13 @@ func repeatable(cmd *cli.Command, arg string) bool {
 const completionEnv = "REBASEGEN_COMPLETION"
 
 func completionRequested() bool { return os.Getenv(completionEnv) == "1" }
+
+// readFromServer says whether path is a file holding an object read from the cluster (what only
+// the API server writes), as the swapped -d/-l check tells them apart.
+func readFromServer(path string) bool {
+	if load.TotalSize(path) != nil {
+		return false
+	}
+	docs, err := load.Docs([]string{path}, load.NewReader(nil))
+	return err == nil && slices.ContainsFunc(docs, func(d load.Doc) bool { return d.ManagedFields || d.FromServer })
+}

@@ -58,3 +58,19 @@ func TestWordingNewcomer6(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayLiveFileAfterDesired: a live file after -d with -l forgotten is named as the live
+// objects it holds; the glob hint (a second -d) failed on the missing --live (newcomer walkthrough
+// 6, N6-9). A stray file of manifests keeps the glob hint.
+func TestStrayLiveFileAfterDesired(t *testing.T) {
+	fix := scenario(t, "services")
+	desired, live := fix[1], fix[3]
+	r := rebasegen(t, "explain", "-d", desired, live)
+	want := "rebasegen: explain: unexpected argument \"" + live + "\": it takes no arguments, only flags\nhint: did you mean -l " + live + "? It holds objects read from the cluster"
+	if r.code != exitError || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+	if r := rebasegen(t, "explain", "-d", desired, desired); r.code != exitError || !strings.Contains(r.stderr, "hint: -d takes one value: repeat it for each") {
+		t.Errorf("a stray manifest: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
