@@ -24,8 +24,11 @@ race: ## the unit and golden tests under the race detector (several minutes on 2
 tools: ## kapp, ytt, kube-apiserver, kube-controller-manager, etcd, kapp-controller, vendir, built once into .cache/bin
 	bash hack/tools.sh
 
+# Only the packages whose tests start a real cluster (those importing internal/testcluster): every
+# other test runs the same with or without REBASEGEN_E2E, and make test has run it already.
 e2e: tools ## tests against a real kube-apiserver + controller-manager, kapp-controller and the real kapp binary; then the controller scene (hack/comparebench, a module of its own)
-	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 60m ./...
+	pkgs=$$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/\/internal\/testcluster/ {print $$1}') && test -n "$$pkgs" && \
+	REBASEGEN_E2E=1 $(GO) test -count=1 -p 1 -timeout 60m $$pkgs
 	cd hack/comparebench && REBASEGEN_E2E=1 $(GO) test -count=1 -timeout 30m ./...
 
 fixtures: tools ## re-capture every scenario under fixtures/ from a fresh real cluster
