@@ -154,7 +154,7 @@ func (a *Analysis) deployed(rules []load.Object, placement *synth.Placement) fun
 			if err != nil || len(set.Pairs) == 0 {
 				return // no live object records what kapp applied: there is no deployed state to compare with
 			}
-			if set.Pairs, err = afterDeploy(set.Pairs, a.Report); err != nil {
+			if set.Pairs, err = verdict.AfterDeploy(set.Pairs, a.Report); err != nil {
 				return
 			}
 			// the rules are the pull request's, as the package deploys them; CRDs include --crd's

@@ -1,4 +1,4 @@
-package generator
+package verdict
 
 import (
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -7,7 +7,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
-// afterDeploy makes the deployed state's pairs (each live object with what kapp last applied as
+// AfterDeploy makes the deployed state's pairs (each live object with what kapp last applied as
 // its desired side) hold what this deploy leaves of the fields the manifests stopped declaring
 // that the cluster sets again: each ghost diff of rep (this check's classification: only the live
 // object holds the field, the server, an admission step or a controller set it) whose path kapp's
@@ -16,7 +16,7 @@ import (
 // defaulted again), so the rules regenerated after the deploy copy it: rules up to date with what
 // kapp last applied, which did not need to, are stale (newcomer5 F2's principle: stale when the
 // change holds after the deploy).
-func afterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
+func AfterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
 	dropped := map[pair.Identity][]fielddiff.Path{}
 	for _, r := range rep.Resources {
 		for _, f := range r.Findings {
