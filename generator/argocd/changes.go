@@ -5,8 +5,11 @@ package argocd
 
 import (
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -18,8 +21,67 @@ import (
 // none (a bool whose other value is live's).
 func differentFrom(v any, live map[string]any, p fielddiff.Path) (any, bool) {
 	have, inLive := p.Get(live)
+	if q, ok := quantityDraw(v, have); ok {
+		return q, true
+	}
 	m, _, away := verdict.MutateAwayFrom(v, have, inLive)
 	return m, away
+}
+
+// quantityDraw is v, a string that reads as a resource quantity, with its last run of digits
+// drawn anew: the same unit and form, another amount than v's and live's. verdict's draw (the
+// last run of letters and digits anew: 1000m -> 4821q) mostly makes no quantity, which the API
+// server refuses: no change made in Git holds one. Argo CD's normalisation cannot decode such an
+// object into its type (gitops-engine diff.remarshal) and compares it as written, every other
+// quantity in its written form: it then shows a change at another path whatever the ignores hide
+// at this one, and the verdict would depend on the draw. False when v is no such string.
+func quantityDraw(v, live any) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	old, err := resource.ParseQuantity(s)
+	if err != nil {
+		return "", false
+	}
+	digit := func(b byte) bool { return b >= '0' && b <= '9' }
+	end := len(s)
+	for end > 0 && !digit(s[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && digit(s[start-1]) {
+		start--
+	}
+	have, inLive := quantityOf(live)
+	for range 64 {
+		b := []byte(s)
+		for i := start; i < end; i++ {
+			b[i] = '0' + byte(rand.IntN(10))
+		}
+		q, err := resource.ParseQuantity(string(b))
+		if err == nil && q.Cmp(old) != 0 && !(inLive && q.Cmp(have) == 0) {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+// quantityOf reads v, a value decoded from YAML or JSON, as a resource quantity.
+func quantityOf(v any) (resource.Quantity, bool) {
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case int64:
+		s = strconv.FormatInt(t, 10)
+	case float64:
+		s = strconv.FormatFloat(t, 'f', -1, 64)
+	default:
+		return resource.Quantity{}, false
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
 }
 
 // scalars are the paths (by index) of the scalar values obj declares, but for the object's
