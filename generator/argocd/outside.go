@@ -104,10 +104,9 @@ func (f resourceFilter) leavesOut(obj *unstructured.Unstructured) (key, how stri
 }
 
 // outside is an error naming the manifest desired and what takes it out of Argo CD's comparison
-// or sync: argocd-cm's resource filter (f), or a hook annotation (gitops-engine's hook and ignore
-// packages, as Argo CD's reconciliation splits hooks from the resources it compares, and its sync
-// skips a resource whose only hook type is Skip); nil when nothing does. Such a resource is not
-// judged: Argo CD never applies a change made in Git to it as a sync of the others would.
+// or sync: argocd-cm's resource filter (f), or a hook annotation (hookOf); nil when nothing does.
+// Such a resource is not judged: Argo CD never applies a change made in Git to it as a sync of the
+// others would.
 func (f resourceFilter) outside(desired load.Object) error {
 	u := desired.Unstructured
 	what := fmt.Sprintf("%s: %s %s", desired.Source, u.GetKind(), u.GetName())
@@ -115,19 +114,30 @@ func (f resourceFilter) outside(desired load.Object) error {
 	if key, how := f.leavesOut(u); key != "" {
 		return fmt.Errorf("%s: %s %s: %s, or take it out of the key", escape.Text(what), key, escape.Text(how), leave)
 	}
+	if how := hookOf(u); how != "" {
+		return fmt.Errorf("%s: %s: %s", escape.Text(what), how, leave)
+	}
+	return nil
+}
+
+// hookOf names u's hook annotation and what Argo CD does with a manifest carrying it, as
+// gitops-engine's hook and ignore packages judge it: Argo CD's reconciliation splits hooks (and
+// annotations naming no hook type it knows) from the resources it compares, and its sync skips a
+// resource whose only hook type is Skip; none of them has a sync status. "" for none.
+func hookOf(u *unstructured.Unstructured) string {
 	a := u.GetAnnotations()
 	name := common.AnnotationKeyHook // Argo CD reads Helm's hook annotation only without its own
 	if _, argo := a[name]; !argo {
 		name = "helm.sh/hook"
 	}
-	where := fmt.Sprintf("%s: annotation %s: %q", what, name, a[name])
+	where := escape.Text(fmt.Sprintf("annotation %s: %q", name, a[name]))
 	switch {
 	case hook.Skip(u):
-		return fmt.Errorf("%s: Argo CD's sync skips it, so a change made in Git to it is never applied: %s", escape.Text(where), leave)
+		return where + ": Argo CD's sync skips it, so a change made in Git to it is never applied"
 	case ignore.Ignore(u):
-		return fmt.Errorf("%s: Argo CD ignores it (a hook annotation naming no hook type it knows): %s", escape.Text(where), leave)
+		return where + ": Argo CD ignores it (a hook annotation naming no hook type it knows)"
 	case hook.IsHook(u):
-		return fmt.Errorf("%s: Argo CD runs it as a hook, outside its comparison (it creates the object in the hook's phase): %s", escape.Text(where), leave)
+		return where + ": Argo CD runs it as a hook, outside its comparison (it creates the object in the hook's phase)"
 	}
-	return nil
+	return ""
 }

@@ -2,6 +2,7 @@ package argocd_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,46 @@ func TestArgoCDHookAnnotationRefused(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "desired.yaml: document 1 (line 1): Deployment web")):
 			t.Errorf("%s: %s: error %v, want one naming the document and holding %q", c.key, c.value, err, c.want)
 		}
+	}
+}
+
+// A resource's sync options (Prune=false, Replace=true, ServerSideApply=true, Validate=false)
+// change how Argo CD syncs it, not what it shows: Argo CD v3.6.1 diffs server-side only when the
+// Application asks for it (controller/state.go shouldUseServerSideDiff; gitops-engine's Diff
+// falls back to its client-side diff for a resource's ServerSideApply=true without the dry-run
+// applier the controller creates only then), and reads the compare options ServerSideDiff and
+// IncludeMutationWebhook on the Application alone. A manifest carrying them is judged as one
+// without: the image its index pointer ignores is hidden either way, the HPA's replicas masked.
+func TestResourceSyncAndCompareOptionsLeaveTheComparison(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const options = "    argocd.argoproj.io/sync-options: Prune=false,Replace=true,ServerSideApply=true,Validate=false\n" +
+		"    argocd.argoproj.io/compare-options: ServerSideDiff=true,IncludeMutationWebhook=true\n"
+	annotated := strings.Replace(string(base), "metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n"+options, 1)
+	// as Argo CD applied them: the live object holds them too
+	annotatedLive := strings.Replace(string(live), "kind: Deployment\nmetadata:\n  annotations:\n", "kind: Deployment\nmetadata:\n  annotations:\n"+options, 1)
+	if annotated == string(base) || annotatedLive == string(live) {
+		t.Fatal("the fixture's Deployment changed: no place for the annotations")
+	}
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
+		"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]}\n")
+	verdicts := map[string]string{}
+	for name, in := range map[string][2]string{"plain": {string(base), string(live)}, "annotated": {annotated, annotatedLive}} {
+		a := analyzeFiles(t, in[0], in[1], "argo-hpa")
+		_, v := synthesizeAndVerify(t, a, s)
+		verdicts[name] = fmt.Sprintf("in sync %d/%d, residual %v, hidden %v, masked %v", v.InSync, v.Ghost, v.OutSync, v.Hidden, v.Masked)
+		if !strings.Contains(verdicts[name], "containers[name=web].image") || !strings.Contains(verdicts[name], "spec.replicas") {
+			t.Errorf("%s: %s: want the image hidden and the replicas masked", name, verdicts[name])
+		}
+	}
+	// where the ignore is written is the same file; only the Deployment's annotations differ
+	if verdicts["plain"] != verdicts["annotated"] {
+		t.Errorf("annotated: %s\nplain: %s", verdicts["annotated"], verdicts["plain"])
 	}
 }

@@ -3,7 +3,11 @@ package argocd
 import (
 	"slices"
 
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/hook"
+	resourceutil "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/resource"
+	"github.com/argoproj/argo-cd/v3/common"
 	"github.com/argoproj/argo-cd/v3/util/argo"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -16,6 +20,12 @@ import (
 // tracking a paired object or one s holds. A live object is the Application's when its tracking id names it and the object
 // itself (controller/state.go isSelfReferencedObj: a tracking id a controller copied onto its
 // own object names the original).
+//
+// Those that leave the Application Synced are warnings, as Argo CD's controller sets the
+// Application's sync status (controller/state.go CompareAppState): a manifest carrying a hook
+// annotation (hookOf: a hook, a Skip, an unknown hook type have no sync status); a live object
+// requiring pruning whose compare options hold IgnoreExtraneous (the resource shows OutOfSync,
+// the Application does not). A live hook has no sync status either: it is not named.
 func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Finding, error) {
 	apps := TrackedApps(rep)
 	holds := func(tracked string) bool {
@@ -24,12 +34,20 @@ func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Findin
 		})
 	}
 	var out []verdict.Finding
-	for _, u := range verdict.UnpairedOf(set) {
-		evidence := "no live counterpart: Argo CD shows it Missing (OutOfSync) and a sync creates it; nothing was compared"
-		if u.Hint != "" {
-			evidence += " (" + u.Hint + ")"
+	for i, u := range verdict.UnpairedOf(set) {
+		f := verdict.Finding{Kind: verdict.KindPendingCreate, Resource: u.Resource, Fails: true,
+			Evidence: "no live counterpart: Argo CD shows it Missing (OutOfSync) and a sync creates it; nothing was compared"}
+		o, err := set.Created[i].Object() // UnpairedOf lists set.Created, in order
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, verdict.Finding{Kind: verdict.KindPendingCreate, Resource: u.Resource, Fails: true, Evidence: evidence})
+		if how := hookOf(o.Unstructured); how != "" {
+			f.Fails, f.Evidence = false, "no live counterpart, a hook: "+how+"; it has no sync status, so the Application is not OutOfSync for it"
+		}
+		if u.Hint != "" {
+			f.Evidence += " (" + u.Hint + ")"
+		}
+		out = append(out, f)
 	}
 	for _, d := range slices.Concat(set.Deleted, set.LiveOnly) {
 		o, err := d.Object()
@@ -37,15 +55,20 @@ func Unpaired(set *pair.Set, rep *classify.Report, s Settings) ([]verdict.Findin
 			return nil, err
 		}
 		inst := argo.NewResourceTracking().GetAppInstance(o.Unstructured, trackingMethod, "")
-		if inst == nil || !holds(inst.ApplicationName) {
+		if inst == nil || !holds(inst.ApplicationName) || hook.IsHook(o.Unstructured) {
 			continue
 		}
 		gvk := o.GroupVersionKind()
 		if inst.Group != gvk.Group || inst.Kind != gvk.Kind || inst.Name != o.GetName() || o.GetNamespace() != "" && inst.Namespace != o.GetNamespace() {
 			continue
 		}
-		out = append(out, verdict.Finding{Kind: verdict.KindPendingDelete, Resource: pair.Identity{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}, Fails: true,
-			Evidence: "a live object Application " + inst.ApplicationName + " tracks (its argocd.argoproj.io/tracking-id names it) with no desired counterpart: Argo CD shows it OutOfSync, requiring pruning"})
+		f := verdict.Finding{Kind: verdict.KindPendingDelete, Resource: pair.Identity{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}, Fails: true,
+			Evidence: "a live object Application " + inst.ApplicationName + " tracks (its argocd.argoproj.io/tracking-id names it) with no desired counterpart: Argo CD shows it OutOfSync, requiring pruning"}
+		if resourceutil.HasAnnotationOption(o.Unstructured, common.AnnotationCompareOptions, "IgnoreExtraneous") {
+			f.Fails = false
+			f.Evidence += "; its annotation " + common.AnnotationCompareOptions + " holds IgnoreExtraneous, so the Application is not OutOfSync for it (a sync with pruning still deletes it)"
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -1,0 +1,118 @@
+package argocd_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/hook"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/generator/load"
+)
+
+// A manifest carrying a hook annotation with no live object was a failing pending create, though
+// Argo CD gives it no sync status: its reconciliation puts hooks (and hook types it does not know)
+// apart from what it compares, and a Skip one has no status either. It is now a warning; Helm's
+// crd-install (no hook for Argo CD) and an object without an annotation still fail. Oracle:
+// gitops-engine's sync.Reconcile, which keeps among the targets what Argo CD compares, and
+// hook.Skip, which the controller leaves without status.
+func TestUnpairedHookIsNoPendingCreate(t *testing.T) {
+	desired := readFixture(t, "argo-hpa", "desired.yaml")
+	live := readFixture(t, "argo-hpa", "live.yaml")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences: []\n")
+	cases := []struct{ name, annotations string }{
+		{"presync", "{argocd.argoproj.io/hook: PreSync}"},
+		{"skip", "{argocd.argoproj.io/hook: Skip}"},
+		{"later", "{argocd.argoproj.io/hook: Later}"},
+		{"helm", "{helm.sh/hook: pre-install}"},
+		{"crd", "{helm.sh/hook: crd-install}"},
+		{"plain", "{}"},
+	}
+	for _, c := range cases {
+		desired += fmt.Sprintf("\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, annotations: %s}\ndata: {a: b}\n", c.name, c.annotations)
+	}
+	a := analyzeFiles(t, desired, live, "argo-hpa")
+	fs, err := argocd.Unpaired(a.Set, a.Report, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		objs, err := load.Bytes("cm.yaml", fmt.Appendf(nil, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: argo-hpa, annotations: %s}\n", c.name, c.annotations))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := objs[0].Unstructured
+		compared := len(sync.Reconcile([]*unstructured.Unstructured{u}, map[kube.ResourceKey]*unstructured.Unstructured{}, "argo-hpa", nsInfo{}).Target) == 1
+		outOfSync := compared && !hook.Skip(u)
+		found := false
+		for _, f := range fs {
+			if f.Resource.Name != c.name {
+				continue
+			}
+			found = true
+			if f.Kind != "pending-create" || f.Fails != outOfSync {
+				t.Errorf("%s %s: %s, fails %v; Argo CD shows it OutOfSync: %v (%s)", c.name, c.annotations, f.Kind, f.Fails, outOfSync, f.Evidence)
+			}
+			if !outOfSync && !strings.Contains(f.Evidence, "annotation ") {
+				t.Errorf("%s: evidence %q does not name the annotation", c.name, f.Evidence)
+			}
+		}
+		if !found {
+			t.Errorf("%s: not named", c.name)
+		}
+	}
+}
+
+// A live object the Application tracks and Git no longer holds requires pruning: Argo CD shows
+// the Application OutOfSync (a failing pending delete), but not when the object's
+// argocd.argoproj.io/compare-options hold IgnoreExtraneous (controller/state.go: an extraneous
+// resource with it does not count toward the Application's sync status; the option is matched
+// whole in the comma-separated list). It was a failing pending delete; it is now a warning. The
+// sync option Prune=false leaves the Application OutOfSync (Argo CD reads it for the sync alone),
+// and a live hook has no sync status: not named.
+func TestUnpairedIgnoreExtraneous(t *testing.T) {
+	desired := readFixture(t, "argo-hpa", "desired.yaml")
+	live := readFixture(t, "argo-hpa", "live.yaml")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences: []\n")
+	cases := []struct {
+		name, annotations string
+		named, fails      bool
+	}{
+		{"extraneous", "argocd.argoproj.io/compare-options: IgnoreExtraneous", true, false},
+		{"among", "argocd.argoproj.io/compare-options: 'ServerSideDiff=true, IgnoreExtraneous'", true, false},
+		{"falsely", "argocd.argoproj.io/compare-options: IgnoreExtraneous=false", true, true},
+		{"sync", "argocd.argoproj.io/sync-options: IgnoreExtraneous", true, true},
+		{"noprune", "argocd.argoproj.io/sync-options: Prune=false", true, true},
+		{"hook", "argocd.argoproj.io/hook: PostSync", false, false},
+	}
+	for _, c := range cases {
+		live += fmt.Sprintf("\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: argo-hpa\n  uid: u-%s\n  annotations:\n    argocd.argoproj.io/tracking-id: 'argo-hpa:/ConfigMap:argo-hpa/%s'\n    %s\ndata: {a: b}\n", c.name, c.name, c.name, c.annotations)
+	}
+	a := analyzeFiles(t, desired, live, "argo-hpa")
+	fs, err := argocd.Unpaired(a.Set, a.Report, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		named := false
+		for _, f := range fs {
+			if f.Resource.Name != c.name {
+				continue
+			}
+			named = true
+			if f.Kind != "pending-delete" || f.Fails != c.fails {
+				t.Errorf("%s (%s): %s, fails %v, want fails %v (%s)", c.name, c.annotations, f.Kind, f.Fails, c.fails, f.Evidence)
+			}
+			if !c.fails && !strings.Contains(f.Evidence, "IgnoreExtraneous") {
+				t.Errorf("%s: evidence %q does not name IgnoreExtraneous", c.name, f.Evidence)
+			}
+		}
+		if named != c.named {
+			t.Errorf("%s (%s): named %v, want %v", c.name, c.annotations, named, c.named)
+		}
+	}
+}
