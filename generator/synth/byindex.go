@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -97,7 +98,7 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 			if whys[j] = lineUp(desired.Object, live.Object, p, 0, leaf); whys[j] != "" {
 				break
 			}
-			if annotations || !declares(desired.Unstructured, p) {
+			if annotations || !declares(r, desired.Unstructured, p) {
 				continue
 			}
 			if needs(r.ID, p) {
@@ -115,12 +116,16 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 
 // declares reports whether desired declares at p (in any list item the path goes through) a
 // value a copy from the live object would put back once Git removed it, where that removal is a
-// change: a map or list, or a scalar the server's defaults would not give back.
-type declares func(desired *unstructured.Unstructured, p fielddiff.Path) bool
+// change: a map or list, or a scalar the server's defaults would not give back; or whether Git
+// has removed one there already (r's pending removal).
+type declares func(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.Path) bool
 
 // declaresAt is the group's declares: the server's defaulting code (classify.Removals, the
 // classifier's) decides each declared scalar.
-func (g *group) declaresAt(desired *unstructured.Unstructured, p fielddiff.Path) bool {
+func (g *group) declaresAt(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.Path) bool {
+	if removedInGit(r, p) {
+		return true
+	}
 	var at func(v any, i int, concrete fielddiff.Path) bool
 	at = func(v any, i int, concrete fielddiff.Path) bool {
 		if i == len(p) {
@@ -146,6 +151,25 @@ func (g *group) declaresAt(desired *unstructured.Unstructured, p fielddiff.Path)
 		return false
 	}
 	return at(desired.Object, 0, nil)
+}
+
+// removedInGit reports whether r's manifest no longer declares, at p or around it, a value kapp
+// last applied (a pending removal): a copy of p from the live object would put that value back,
+// so the removal this deploy makes would never be applied. generate, given a pull request's
+// manifests dropping a Service's type: NodePort, made the kind's copy of spec.type and then
+// refused its own rules as hiding the removal (newcomer6 N6-2).
+func removedInGit(r classify.Resource, p fielddiff.Path) bool {
+	at := indexKey(p)
+	for _, f := range r.Findings {
+		if f.Class != classify.Pending || f.Change != fielddiff.Added {
+			continue
+		}
+		k := indexKey(f.Path)
+		if k == at || strings.HasPrefix(k, at+".") || strings.HasPrefix(k, at+"[") || strings.HasPrefix(at, k+".") || strings.HasPrefix(at, k+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // lineUp walks path p (from element i) through the desired and live values d and l. At every

@@ -223,7 +223,7 @@ func (g *group) declaredBy(p []string, matched []classify.Resource) bool {
 		if err != nil {
 			continue // classify decoded it: a bug; the rule stays whole, as gated leaves it
 		}
-		if g.declaresAt(obj.Unstructured, fp) {
+		if g.declaresAt(res, obj.Unstructured, fp) {
 			return true
 		}
 	}

@@ -1,0 +1,37 @@
+package generator_test
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// generate given a pull request's manifests that drop a value kapp last applied (web-nodeport's
+// type: NodePort, web-lb's externalTrafficPolicy: Local, both in kapp.k14s.io/original) writes
+// rules that let the removals through: kapp's own rebase with them applies neither value, and its
+// verification passes (newcomer6 N6-2). Old code: the kind's copy of spec.type and
+// spec.externalTrafficPolicy from [new, existing] (the other Services need them) put both back,
+// and generate refused its own rules as hiding the removals, telling the user to regenerate.
+func TestGenerateLetsARemovalMadeInGitThrough(t *testing.T) {
+	in := fixture("services")
+	removed := map[string]string{"web-nodeport": "type", "web-lb": "externalTrafficPolicy"}
+	in.Desired = []string{editedFixture(t, in.Desired[0], func(u *unstructured.Unstructured) bool {
+		if f, ok := removed[u.GetName()]; ok {
+			unstructured.RemoveNestedField(u.Object, "spec", f)
+		}
+		return true
+	})}
+	rules, g := generatedRules(t, in)
+	if v := g.Verification; !v.OK() {
+		t.Fatalf("verification failed: %s; hidden %v", v.Summary(), v.Hidden)
+	}
+	desired, live := objectsOf(t, in.Desired[0]), objectsOf(t, in.Live[0])
+	for name, f := range removed {
+		d := namedObject(t, desired, name)
+		d.SetNamespace(in.Namespace)
+		got := rebasedWith(t, rules, d, namedObject(t, live, name))
+		if v, ok, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", f); ok {
+			t.Errorf("kapp applies %s spec.%s: %v, which Git removed", name, f, v)
+		}
+	}
+}
