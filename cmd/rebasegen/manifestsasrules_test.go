@@ -65,3 +65,33 @@ func TestManifestsAsRules(t *testing.T) {
 		}
 	}
 }
+
+// An ordinary Secret among manifests given as --rules (newcomer6 N6-3): its data.unset: null,
+// which the API server accepts and stores as "", is no rules Secret's mistake (it holds no
+// rebase-rules.yml): the manifests are named as such, with where they go, and lint of a file
+// holding rules beside them finds nothing wrong with the Secret. Old code: check stopped on
+// "Secret data.unset is not a string", lint called it an error.
+func TestOrdinarySecretAmongManifestsAsRules(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	const secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-credentials\ntype: Opaque\ndata:\n  unset: null\n"
+	manifests := filepath.Join(dir, "manifests.yaml")
+	if err := os.WriteFile(manifests, []byte(readFile(t, fix[1])+"---\n"+secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, append([]string{"check", "--rules", manifests}, fix...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "--rules "+manifests+" holds no kapp rules") || !strings.Contains(r.stderr, "manifests go to --desired") {
+		t.Errorf("check --rules manifests with a Secret: exit %d, stderr:\n%s\nwant exit 1, the manifests named as such", r.code, r.stderr)
+	}
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte(readFile(t, rules)+"---\n"+secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := rebasegen(t, "lint", "--rules", both); r.code != 0 || strings.Contains(r.stdout+r.stderr, "Secret") {
+		t.Errorf("lint of rules beside an ordinary Secret: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0, nothing about the Secret", r.code, r.stdout, r.stderr)
+	}
+}

@@ -115,6 +115,9 @@ func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
 // kapp-controller's ytt step renders its files and passes in Options.Rendered.
 func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
 	fs, err := SecretFiles(o)
+	if err != nil && !HoldsRulesKey(o) {
+		return nil, "" // not a rules Secret: an ordinary one among manifests, which are not lint's
+	}
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -126,6 +129,21 @@ func fromSecret(o load.Object, n *yaml.Node) ([]*doc, string) {
 		value = at{n: n}.field("stringData").field(SecretKey).n
 	}
 	return embedded(o, fs[0].Text, value), ""
+}
+
+// HoldsRulesKey says a Secret holds SecretKey in data or stringData, whatever its values: a
+// rules Secret, whose keys that do not decode are its author's mistake. A Secret without it whose
+// values do not decode is an ordinary one (a manifest's data.unset: null, which the API server
+// stores as ""), not a rules Secret to call wrong (newcomer6 N6-3).
+func HoldsRulesKey(o load.Object) bool {
+	for _, field := range []string{"data", "stringData"} {
+		if m, _, _ := unstructured.NestedMap(o.Object, field); m != nil {
+			if _, ok := m[SecretKey]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SecretFile is a key of a rules Secret and its value: a file kapp-controller writes into the

@@ -71,6 +71,9 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 				}
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
 				fs, err := lint.SecretFiles(o)
+				if err != nil && !lint.HoldsRulesKey(o) {
+					continue // an ordinary Secret among manifests: no rules source
+				}
 				templated := err == nil && len(fs) > 0 && !lint.PlainSecret(fs)
 				rules = rules || slices.ContainsFunc(fs, func(f lint.SecretFile) bool { return f.Key == lint.SecretKey })
 				if !force && !templated {
