@@ -53,7 +53,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	}
 	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
 	if err != nil {
-		return nil, err
+		return nil, refusedRulesError(err, in, files)
 	}
 	if files.NoRules != nil {
 		return nil, files.NoRules

@@ -1,13 +1,19 @@
 package generator
 
 import (
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Lint lints the kapp Configs under rules against the inputs when any are given: desired
@@ -37,6 +43,9 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	if f := refusedRules(err, in, files); f != nil {
+		return f, LintNotes{}, nil
+	}
 	if err == nil {
 		err = files.NoRules
 	}
@@ -45,6 +54,47 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 	}
 	findings, err := a.lintFiles(files)
 	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, VersionWarning: a.Set.VersionWarning}, err
+}
+
+// refusedRules are lint's findings on the rule files alone where kapp refuses one of their
+// Configs (err, analysing the inputs with them): kapp's error names only the document, lint each
+// rule it cannot read and its line, and every other rule's findings (newcomer6 N6-7). nil when
+// err is no such refusal, or lint finds no error to show for it.
+func refusedRules(err error, in Inputs, files rulefiles.Files) []lint.Finding {
+	var refused *kappcover.Refused
+	if !errors.As(err, &refused) {
+		return nil
+	}
+	findings, lerr := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
+	if lerr != nil || !slices.ContainsFunc(findings, func(f lint.Finding) bool { return f.Severity == lint.Error }) {
+		return nil
+	}
+	return findings
+}
+
+// refusedRulesError is refusedRules for check, whose input error names each rule lint cannot
+// accept with its line.
+func refusedRulesError(err error, in Inputs, files rulefiles.Files) error {
+	findings := refusedRules(err, in, files)
+	if findings == nil {
+		return err
+	}
+	var msgs []string
+	for _, f := range findings {
+		if f.Severity != lint.Error {
+			continue
+		}
+		m := fmt.Sprintf("%s:%d: ", f.File, f.Line)
+		if f.Rule >= 0 {
+			m += fmt.Sprintf("rebaseRules[%d]: ", f.Rule)
+		}
+		m += f.Message
+		if f.Suggestion != "" {
+			m += " (suggestion: " + f.Suggestion + ")"
+		}
+		msgs = append(msgs, escape.Text(m))
+	}
+	return fmt.Errorf("%w; lint finds %s: %s", err, words.Count(len(msgs), "error"), strings.Join(msgs, "; "))
 }
 
 // LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for

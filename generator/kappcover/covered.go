@@ -56,7 +56,7 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	if err != nil {
 		for _, c := range configs { // name the one kapp refuses
 			if _, _, one := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); one != nil {
-				return Rebaser{}, fmt.Errorf("%s: kapp refuses the Config: %w", c.Source, kappconv.Readable(one))
+				return Rebaser{}, &Refused{Source: c.Source, Err: kappconv.Readable(one)}
 			}
 		}
 		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", kappconv.Readable(err))
@@ -69,6 +69,18 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 	}
 	return r, nil
 }
+
+// Refused is kapp refusing one Config: its document and kapp's reason, which names no rule
+// (lint, reading each rule alone, does).
+type Refused struct {
+	Source load.Source
+	Err    error
+}
+
+func (e *Refused) Error() string {
+	return fmt.Sprintf("%s: kapp refuses the Config: %v", e.Source, e.Err)
+}
+func (e *Refused) Unwrap() error { return e.Err }
 
 func sources(objs []load.Object) string {
 	var out []string

@@ -36,8 +36,13 @@ func (c *checker) hidden(a at, key, prefix string, suggestion func() string) {
 	if len(fields) == 0 {
 		return
 	}
+	list := words.List(fields, maxHidden)
+	if words.Shown(len(fields), maxHidden) < len(fields) {
+		// the rest are no less hidden (newcomer6 N6-7)
+		list += ": rebasegen check with these inputs lists every one"
+	}
 	c.add(Error, a, fmt.Sprintf("%sthe rule hides a change made in Git to %s only the manifest's applier owns (kapp reports no update when they change): %s",
-		prefix, words.Count(len(fields), "declared field"), words.List(fields, maxHidden)),
+		prefix, words.Count(len(fields), "declared field"), list),
 		suggestion())
 }
 

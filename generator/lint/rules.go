@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -89,7 +92,11 @@ func (c *checker) checkRule(a at, unit []at) {
 	c.unknownKeys(a, reflect.TypeOf(ctlconf.RebaseRule{}), "rebase rule")
 	var r ctlconf.RebaseRule
 	if err := decode(a.v, &r); err != nil {
-		c.add(Error, a, "kapp cannot read the rule: "+err.Error(), "")
+		msg, fix := unreadablePart(a.v)
+		if msg == "" {
+			msg = err.Error()
+		}
+		c.add(Error, a, "kapp cannot read the rule: "+msg, fix)
 		return
 	}
 	valid := c.matchers(a, r)
@@ -107,6 +114,48 @@ func (c *checker) checkRule(a at, unit []at) {
 	if c.desired {
 		c.unmatched(a, r, valid)
 	}
+}
+
+// unreadablePart names the first part of a rule's path or paths kapp cannot read, kapp's own
+// error ("Unknown path part") naming none, and the part to write for a bare list index; "" when
+// every part reads.
+func unreadablePart(rule any) (msg, fix string) {
+	m, _ := rule.(map[string]any)
+	paths, _ := m["paths"].([]any)
+	if p, ok := m["path"]; ok {
+		paths = append([]any{p}, paths...)
+	}
+	for _, p := range paths {
+		parts, _ := p.([]any)
+		for i, part := range parts {
+			var pp ctlres.PathPart
+			if decode(part, &pp) == nil {
+				continue
+			}
+			msg = fmt.Sprintf("part %d (%v) of path %s is none kapp knows: a map key (a string), {index: N}, {allIndexes: true} or {regex: ...}", i, part, flowPath(parts))
+			switch part.(type) {
+			case float64, int64, int:
+				fixed := slices.Clone(parts)
+				fixed[i] = fmt.Sprintf("{index: %v}", part)
+				fix = flowPath(fixed)
+			}
+			return msg, fix
+		}
+	}
+	return "", ""
+}
+
+// flowPath writes a path as a rule's YAML flow list does.
+func flowPath(parts []any) string {
+	var out []string
+	for _, part := range parts {
+		js, err := json.Marshal(part)
+		if err != nil {
+			js = []byte(fmt.Sprint(part))
+		}
+		out = append(out, strings.ReplaceAll(string(js), `"`, ""))
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // decode reads v into kapp's struct the way kapp does: sigs.k8s.io/yaml, lenient.

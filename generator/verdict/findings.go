@@ -142,7 +142,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		case h.Rewritten:
 			how = "kapp updates the resource with the rules' value there, not the manifest's"
 		}
-		if h.Removed {
+		switch {
+		case h.Removed && h.Hypothetical:
+			evidence += "; to let such a removal through, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them)"
+		case h.Removed:
 			// what the author changes to have kapp remove it (newcomer walkthrough 4, item 1)
 			evidence += "; to apply the removal, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and kapp removes it on deploy"
 		}

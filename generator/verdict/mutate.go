@@ -158,7 +158,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				return err
 			}
 			p := fielddiff.ByKey(desired.Unstructured, fielddiff.FromFields([]string{"metadata", "annotations", rules.inert}))
-			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert)}
+			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert), Hypothetical: true}
 			h.Rule, h.At = responsible(in.Rules, m.r, p, rules.obj)
 			v.Hidden = append(v.Hidden, h)
 		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
@@ -225,9 +225,9 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		if shownOf[i] && !m.probed { // kapp applies the changed value: the rules leave it alone
 			continue
 		}
-		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shownOf[i]}
+		h := Hidden{Resource: m.r.ID, Path: m.what, Rewritten: shownOf[i], Hypothetical: true}
 		if m.removed {
-			h.How, h.Removed = removedHow, true
+			h.How, h.Removed = wouldRemoveHow, true
 		}
 		h.Rule, h.At = responsible(in.Rules, m.r, m.path)
 		if m.controller {

@@ -102,6 +102,11 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 // removedHow is what kapp does with a removal made in Git that the rules put back.
 const removedHow = "the object kapp applies still holds the field once the manifest no longer declares it (a removal made in Git): kapp never removes it"
 
+// wouldRemoveHow is removedHow for the mutation check's removal, which no manifest made
+// (newcomer6 N6-7: the finding stated a removal made in Git where the manifest still declared
+// the field).
+const wouldRemoveHow = "if Git removed the field from the manifest, the object kapp applies would still hold it: kapp would never remove it"
+
 // revert sets the field at p (by index) in desired back to what kapp last applied, which a
 // pending change's live object still holds: its value added where the manifest dropped the
 // field, else as neutralise sets it.

@@ -129,6 +129,9 @@ type Hidden struct {
 	// Removed: the change is a removal made in Git (the manifest no longer declares the field),
 	// which the rules put back: the finding says how to apply it.
 	Removed bool
+	// Hypothetical: the mutation check's, a change Git could make that these manifests do not
+	// (the finding says what would happen), not one this deploy applies.
+	Hypothetical bool
 	// Owner: the manager other than the applier that owns the field, where Git changed a value
 	// such a manager owns (the exemption holds only for the value kapp last applied); "" when no
 	// such manager owns it.
