@@ -57,12 +57,9 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		t := touched(in.Rules, desired.Unstructured)
 		single := !batchable(desired.Unstructured, live.Unstructured)
-		var moved []change // probes see the live object one server write later
-		if t.moves {
-			moved = serverWritten(live.Object)
-		}
-		if t.annotate && (!inertAnswered(verified[r.ID], single) || moved != nil) {
-			probes = append(probes, mutation{r: r, single: single, live: moved})
+		lives := liveVariants(t, desired.Object, live.Object)
+		if t.annotate && (!inertAnswered(verified[r.ID], single) || lives != nil) {
+			probes = append(probes, mutation{r: r, single: single, lives: lives})
 		}
 		joint := mutation{r: r, single: single}
 		for _, p := range t.paths {
@@ -85,7 +82,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				p.Set(desired.Object, mutated)
 				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
 				p.Set(desired.Object, val)
-				m.live = moved
+				m.lives = lives
 				probes = append(probes, m)
 			}
 		}
@@ -97,7 +94,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			}
 			val, _ := p.Get(desired.Object)
 			probes = append(probes, mutation{r: r, path: p, value: runtime.DeepCopyJSONValue(val), removed: true, what: key.String(), key: key,
-				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq, live: moved})
+				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq, lives: lives})
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
@@ -113,11 +110,11 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, joint)
 		}
 	}
-	if err := mutatedWithinBudget(in.Rules, withCaptured(probes)); err != nil {
+	if err := mutatedWithinBudget(in.Rules, withLives(probes)); err != nil {
 		return err
 	}
-	v.MutationProbes = len(withCaptured(probes))
-	withRules, err := rebasedBoth(probes, configs)
+	v.MutationProbes = len(withLives(probes))
+	withRules, err := rebasedAll(probes, configs)
 	if err != nil {
 		return err
 	}
@@ -131,11 +128,11 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			suspects, at = append(suspects, m), append(at, i)
 		}
 	}
-	builtin, err := rebasedBoth(suspects, nil)
+	builtin, err := rebasedAll(suspects, nil)
 	if err != nil {
 		return err
 	}
-	v.MutationProbes += len(withCaptured(suspects))
+	v.MutationProbes += len(withLives(suspects))
 	var joints []mutation // per resource, the values its rules rewrite and kapp's alone do not, changed together
 	for j, m := range suspects {
 		rules, alone := withRules[at[j]], builtin[j]
@@ -162,7 +159,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			h.Rule, h.At = responsible(in.Rules, m.r, p, rules.obj)
 			v.Hidden = append(v.Hidden, h)
 		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
-			m.live = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
+			m.lives = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
 			all = append(all, m)
 		}
 	}
@@ -290,16 +287,41 @@ type mutation struct {
 	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them)
 	members []mutation
 	seq     int // the order the value was found in
-	// live: the values the server or a controller writes on the live object without the app
-	// (serverWritten), changed in it for a probe, so that a rule recognising the captured object
-	// (its resourceVersion, a status) does not keep the changed value only in the capture
-	live []change
+	// lives: the live object as it may be when kapp deploys (liveVariants), each a probe of its
+	// own beside the capture's (withLives), so that a rule recognising the captured object does
+	// not keep the changed value only in the capture; live: the one this probe sees (nil: the
+	// capture)
+	lives [][]change
+	live  []change
 }
 
-// change is a value changed at a path (by index).
+// change is a value changed at a path (by index), made with the maps and items on the way, or
+// removed.
 type change struct {
-	path  fielddiff.Path
-	value any
+	path   fielddiff.Path
+	value  any
+	remove bool
+}
+
+// liveVariants is the live object as it may be when kapp deploys, where a rule may act on
+// more of it than its paths (touch.moves): one server write later (serverWritten), and where a
+// rule's matcher reads what an earlier rule copies from it (touch.gates), holding a value at
+// each gate and holding none (gatedLives).
+func liveVariants(t touch, desired, live map[string]any) [][]change {
+	if !t.moves || live == nil {
+		return nil
+	}
+	var out [][]change
+	if moved := serverWritten(live); moved != nil {
+		out = append(out, moved)
+	}
+	gained, lacked := gatedLives(t.gates, desired, live)
+	for _, v := range [][]change{gained, lacked} {
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // serverWritten changes, to values no rule can predict (mutate, drawn away from the captured
@@ -318,7 +340,7 @@ func serverWritten(live map[string]any) []change {
 	for _, p := range ps {
 		if val, ok := p.Get(live); ok {
 			if mutated, ok, _ := MutateAwayFrom(val, val, true); ok {
-				out = append(out, change{p, mutated})
+				out = append(out, change{path: p, value: mutated})
 			}
 		}
 	}
@@ -333,7 +355,11 @@ func (m mutation) pair() (verify.Pair, error) {
 	}
 	if p.Live != nil {
 		for _, c := range m.live {
-			c.path.Set(p.Live.Object, c.value)
+			if c.remove {
+				c.path.Remove(p.Live.Object)
+			} else {
+				setAt(p.Live.Object, c.path, c.value)
+			}
 		}
 	}
 	m.applyTo(p.Desired.Object)

@@ -81,49 +81,57 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 	return out, nil
 }
 
-// rebasedBoth is rebasedBy of each probe both with the live object moved on (mutation.live) and
-// as captured: kapp deploys against the one or the other, as the server writes the object or not
-// before the deploy. The probe's value is rewritten where it is in either; kapp fails on it only
-// where it fails in both.
-func rebasedBoth(probes []mutation, configs []*unstructured.Unstructured) ([]rebased, error) {
-	all := withCaptured(probes)
-	res, err := rebasedBy(all, configs)
+// rebasedAll is rebasedBy of each probe with the live object as captured and as it may be when
+// kapp deploys (mutation.lives): kapp deploys against the one or the other. The probe's value
+// is rewritten where it is in any (what a removal keeps, where first found); kapp fails on it
+// only where it fails in all.
+func rebasedAll(probes []mutation, configs []*unstructured.Unstructured) ([]rebased, error) {
+	res, err := rebasedBy(withLives(probes), configs)
 	if err != nil {
 		return nil, err
 	}
 	out, twin := res[:len(probes)], len(probes)
 	for i, m := range probes {
-		if m.live == nil {
-			continue
+		for range m.lives {
+			a, b := out[i], res[twin]
+			twin++
+			switch {
+			case a.failed:
+				out[i] = b
+				continue
+			case b.failed:
+				continue
+			}
+			if a.rewrites == 0 {
+				a.kept = b.kept
+			}
+			a.rewrites |= b.rewrites
+			for k := range a.members {
+				if a.members[k] == 0 {
+					a.membersKept[k] = b.membersKept[k]
+				}
+				a.members[k] |= b.members[k]
+			}
+			if a.inert == "" {
+				a.inert, a.obj = b.inert, b.obj
+			}
+			out[i] = a
 		}
-		a, b := out[i], res[twin]
-		twin++
-		switch {
-		case a.failed:
-			out[i] = b
-			continue
-		case b.failed:
-			continue
-		}
-		a.rewrites |= b.rewrites
-		for k := range a.members {
-			a.members[k] |= b.members[k]
-		}
-		if a.inert == "" {
-			a.inert, a.obj = b.inert, b.obj
-		}
-		out[i] = a
 	}
 	return out, nil
 }
 
-// withCaptured is probes, then each probe with a moved live object again with the live object as
-// captured.
-func withCaptured(probes []mutation) []mutation {
-	out := append([]mutation(nil), probes...)
+// withLives is probes as captured (live nil), then each probe again with each of its lives, in
+// order.
+func withLives(probes []mutation) []mutation {
+	out := make([]mutation, 0, len(probes))
 	for _, m := range probes {
-		if m.live != nil {
-			m.live = nil
+		m.live = nil
+		out = append(out, m)
+	}
+	for _, m := range probes {
+		for _, l := range m.lives {
+			m.live = l
 			out = append(out, m)
 		}
 	}

@@ -46,7 +46,7 @@ func layered(ms []mutation) []mutation {
 			}
 		}
 		for len(out) <= depth {
-			out = append(out, mutation{r: m.r, single: m.single, members: []mutation{}})
+			out = append(out, mutation{r: m.r, single: m.single, members: []mutation{}, lives: m.lives})
 		}
 		out[depth].members = append(out[depth].members, m)
 	}
@@ -63,10 +63,10 @@ func (v *Verdict) removalsKept(in Input, ms []mutation, configs []*unstructured.
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	if err := mutatedWithinBudget(in.Rules, ms); err != nil {
+	if err := mutatedWithinBudget(in.Rules, withLives(ms)); err != nil {
 		return nil, err
 	}
-	withRules, err := rebasedBy(ms, configs)
+	withRules, err := rebasedAll(ms, configs)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,11 @@ func (v *Verdict) removalsKept(in Input, ms []mutation, configs []*unstructured.
 			suspects, at = append(suspects, m), append(at, i)
 		}
 	}
-	builtin, err := rebasedBy(suspects, nil)
+	builtin, err := rebasedAll(suspects, nil)
 	if err != nil {
 		return nil, err
 	}
-	v.MutationProbes += len(ms) + len(suspects)
+	v.MutationProbes += len(withLives(ms)) + len(withLives(suspects))
 	var candidates []mutation
 	var keptAt []any // what kapp applies where each candidate was removed
 	for j, m := range suspects {

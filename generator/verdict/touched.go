@@ -25,6 +25,9 @@ type touch struct {
 	// ytt overlay, a matcher kapp decides on the rebased object), so the probes also see the
 	// live object moved on (serverWritten)
 	moves bool
+	// gates: where the live object decides whether a rule matches (gates): the probes also see
+	// the live object holding a value there and holding none
+	gates []ctlres.Path
 	// removals: the declared values a rule may put back once the manifest no longer declares
 	// them (a removal made in Git), by index
 	removals []fielddiff.Path
@@ -105,6 +108,9 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 				t.paths = append(t.paths, declaredUnder(desired.Object, kp)...)
 			}
 		}
+	}
+	if t.gates = gates(rules, desired); len(t.gates) > 0 {
+		t.probe, t.moves = true, true
 	}
 	if all {
 		t.paths = declaredUnder(desired.Object, nil)

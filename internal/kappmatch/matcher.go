@@ -216,3 +216,33 @@ func BuiltinRebaseRules() ([]ctlconf.RebaseRule, error) {
 	cfg, err := ctlconf.NewConfigFromResource(res)
 	return cfg.RebaseRules, err
 }
+
+// Reads lists, as kapp paths, what the matcher reads of the object beyond its identity: each
+// emptyFieldMatcher's path and, for each key of a hasAnnotationMatcher, that annotation. kapp
+// reads them on the resource as the earlier rules rebased it (diff/rebased_resource.go).
+func (m Matcher) Reads() []ctlres.Path {
+	return reads(m.m)
+}
+
+func reads(m ctlres.ResourceMatcher) []ctlres.Path {
+	var out []ctlres.Path
+	switch m := m.(type) {
+	case ctlres.AnyMatcher:
+		for _, sub := range m.Matchers {
+			out = append(out, reads(sub)...)
+		}
+	case ctlres.AndMatcher:
+		for _, sub := range m.Matchers {
+			out = append(out, reads(sub)...)
+		}
+	case ctlres.NotMatcher:
+		out = reads(m.Matcher)
+	case ctlres.EmptyFieldMatcher:
+		out = []ctlres.Path{m.Path}
+	case ctlres.HasAnnotationMatcher:
+		for _, k := range m.Keys {
+			out = append(out, ctlres.NewPathFromStrings([]string{"metadata", "annotations", k}))
+		}
+	}
+	return out
+}
