@@ -94,7 +94,7 @@ func Classify(set *pair.Set, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Created: set.Created, Deleted: set.Deleted, LiveOnly: set.LiveOnly, CRDs: set.CRDs}
+	rep := &Report{Created: set.Created, Deleted: set.Deleted, LiveOnly: set.LiveOnly, CRDs: set.CRDs, Version: opts.Version}
 	// Pairs are independent: classify them on every core (performance at fleet scale), each
 	// result in its pair's slot so the report's order does not depend on scheduling, and the
 	// error returned is the first pair's in input order, as when classifying one by one. Each

@@ -7,6 +7,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // Class is why a field differs.
@@ -126,6 +127,8 @@ type Report struct {
 	Deleted   []load.Doc // live only: kapp deletes them (pair.Set.Deleted)
 	LiveOnly  []load.Doc // live only, not kapp's to delete (pair.Set.LiveOnly)
 	CRDs      []load.Doc // the CustomResourceDefinitions among the inputs (pair.Set.CRDs)
+	// Version: how the API server's minor version defaults otherwise (Options.Version)
+	Version *rulesets.VersionDefaults
 }
 
 // Counts tallies findings by class.

@@ -4,7 +4,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
-	"github.com/rebasegen/rebasegen/generator/load"
 )
 
 // Removals answers, with the API server's own defaulting code (the classifier's), what the server
@@ -14,15 +13,19 @@ import (
 // copying the live value would hide. It is safe for use from several goroutines.
 type Removals struct {
 	d defaulter
+	// version: how the server's minor version defaults otherwise (Report.Version), as the
+	// classifier judges defaults with it
+	version []versionDefault
 }
 
-// NewRemovals reads the CRDs' schemas among the inputs, which default custom resources.
-func NewRemovals(crds []load.Doc) (*Removals, error) {
-	s, err := newCRDSchemas(crds)
+// NewRemovals reads the CRDs' schemas among rep's inputs, which default custom resources, and
+// the server's minor version's defaults.
+func NewRemovals(rep *Report) (*Removals, error) {
+	s, err := newCRDSchemas(rep.CRDs)
 	if err != nil {
 		return nil, err
 	}
-	return &Removals{d: defaulter{crds: s}}, nil
+	return &Removals{d: defaulter{crds: s}, version: compileVersion(rep.Version)}, nil
 }
 
 // without returns what the server's defaulting makes at key (by key) of desired once the value
@@ -49,6 +52,25 @@ func (r *Removals) GivesBack(desired *unstructured.Unstructured, p fielddiff.Pat
 	if !ok {
 		return false
 	}
-	given, ok := r.without(desired, p, fielddiff.ByKey(desired, p))
+	key := fielddiff.ByKey(desired, p)
+	given, ok := r.without(desired, p, key)
+	given, ok = r.versionDefault(desired, key, given, ok)
 	return ok && fielddiff.Equal(given, declared)
+}
+
+// versionDefault is what the server's minor version's defaulting sets at key, where its data
+// (rulesets/defaults) holds a difference there that applies, as versionDifference judges it:
+// the linked version sets the field as it did where the difference was seen (any value where
+// the version sets none); else the linked version's (given, set). A difference only a create
+// strategy makes is no default of an update, nor one the version moved there from it.
+func (r *Removals) versionDefault(desired *unstructured.Unstructured, key fielddiff.Path, given any, set bool) (any, bool) {
+	path := key.String()
+	for _, v := range r.version {
+		if v.Strategy || v.moved || v.APIVersion != desired.GetAPIVersion() || v.Kind != desired.GetKind() || !v.re.MatchString(path) ||
+			v.ReferenceNotDefaulted == set || set && !v.NotDefaulted && !fielddiff.Equal(given, v.ReferenceValue) {
+			continue
+		}
+		return v.Value, !v.NotDefaulted
+	}
+	return given, set
 }

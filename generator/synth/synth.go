@@ -158,7 +158,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 	}
 	// a CRD that does not read was refused by classification: without it every declared scalar
 	// counts as one a copy from the live object would put back
-	defaults, _ := classify.NewRemovals(rep.CRDs)
+	defaults, _ := classify.NewRemovals(rep)
 	for key, g := range byKind {
 		g.defaults = defaults
 		for _, r := range g.kindRules(ofKind[key]) {

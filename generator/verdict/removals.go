@@ -107,7 +107,7 @@ func (v *Verdict) removalsKept(in Input, ms []mutation, configs []*unstructured.
 	}
 	var out []mutation
 	if len(candidates) > 0 {
-		defaults, err := classify.NewRemovals(in.Report.CRDs)
+		defaults, err := classify.NewRemovals(in.Report)
 		if err != nil {
 			return nil, err
 		}
