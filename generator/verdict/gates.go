@@ -48,22 +48,31 @@ func gates(rules []Rule, desired *unstructured.Unstructured) []ctlres.Path {
 		if decided && !matches {
 			continue
 		}
-		if !decided {
-			for _, q := range rule.matcher.Reads() {
-				out = append(out, gated(q, writes, anyWrite)...)
+		read := func() {
+			if !decided {
+				for _, q := range rule.matcher.Reads() {
+					out = append(out, gated(q, writes, anyWrite)...)
+				}
 			}
 		}
 		switch {
 		case rule.ytt != nil && rule.hint != nil: // a generated ytt rule copies its hint's values
+			read()
 			for _, p := range rule.hint {
 				writes = append(writes, liveWrite{path: kappPath(p)})
 			}
 		case rule.ytt != nil:
+			read()
 			anyWrite = true
 		case rule.restores:
+			// kapp makes a mod of each path, matched in turn after the previous one copied
+			// (config.go AsMods)
 			for _, p := range rule.paths {
+				read()
 				writes = append(writes, liveWrite{path: p})
 			}
+		default:
+			read()
 		}
 	}
 	return out
