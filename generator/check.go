@@ -55,6 +55,9 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, refusedRulesError(err, in, files)
 	}
+	if err := verdict.RulesOnly(a.Set); err != nil {
+		return nil, err
+	}
 	if files.NoRules != nil {
 		return nil, files.NoRules
 	}

@@ -23,3 +23,15 @@ func TestGenerateRefusesRulesGivenAsTheManifests(t *testing.T) {
 		t.Fatalf("generate -d %s: %v, want a refusal naming the file and that it holds only rules", rules, err)
 	}
 }
+
+// check given the rules as the manifests refuses them as generate does; it passed, exit 0, with
+// nothing compared (newcomer walkthrough 6, N6-12's check).
+func TestCheckRefusesRulesGivenAsTheManifests(t *testing.T) {
+	in := fixture("services")
+	rules, _ := generatedRules(t, in)
+	in.Desired = []string{rules}
+	ch, err := generator.Check(in, []string{rules})
+	if err == nil || !strings.Contains(err.Error(), rules+": only kapp rules (kapp Config documents), no objects") {
+		t.Fatalf("check -d %s --rules %[1]s: %v (result %+v), want a refusal naming the file and that it holds only rules", rules, err, ch)
+	}
+}

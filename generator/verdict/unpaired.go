@@ -70,16 +70,8 @@ func NothingPaired(set *pair.Set, u []Unpaired) error {
 			nss = append(nss, x.LiveIn[0])
 		}
 	}
-	if len(set.Pairs) == 0 && len(set.Created) == 0 && len(set.InForce()) > 0 {
-		// the rules given as the manifests: generate wrote an empty Config and exited 0
-		// (newcomer walkthrough 6, N6-12)
-		var files []string
-		for _, c := range set.InForce() {
-			if !slices.Contains(files, c.Source.File) {
-				files = append(files, c.Source.File)
-			}
-		}
-		return fmt.Errorf("%s: only kapp rules (kapp Config documents), no objects, so nothing was compared: give the manifests with -d (--desired), and rule files to check with --rules", strings.Join(files, ", "))
+	if err := RulesOnly(set); err != nil {
+		return err
 	}
 	var b strings.Builder
 	switch {
@@ -104,6 +96,22 @@ func NothingPaired(set *pair.Set, u []Unpaired) error {
 		b.WriteString("\n  " + x.String())
 	}
 	return fmt.Errorf("%s", b.String())
+}
+
+// RulesOnly is the error for desired inputs holding kapp Config documents and no object: the
+// rules given as the manifests, which generate wrote as an empty Config and check passed, exit 0
+// (newcomer walkthrough 6, N6-12 and its check).
+func RulesOnly(set *pair.Set) error {
+	if len(set.Pairs) > 0 || len(set.Created) > 0 || len(set.InForce()) == 0 {
+		return nil
+	}
+	var files []string
+	for _, c := range set.InForce() {
+		if !slices.Contains(files, c.Source.File) {
+			files = append(files, c.Source.File)
+		}
+	}
+	return fmt.Errorf("%s: only kapp rules (kapp Config documents), no objects, so nothing was compared: give the manifests with -d (--desired), and rule files to check with --rules", strings.Join(files, ", "))
 }
 
 // PendingDeletes lists the live objects kapp would delete on deploy (pair.Set.Deleted).
