@@ -120,3 +120,82 @@ func indexPath(u *unstructured.Unstructured, keyed fielddiff.Path) (fielddiff.Pa
 	}
 	return out, true
 }
+
+// lastAppliedOf is the configuration Argo CD's last client-side sync applied
+// (kubectl.kubernetes.io/last-applied-configuration); false when the live object has none that
+// reads (a server-side sync records none).
+func lastAppliedOf(live *unstructured.Unstructured) (map[string]any, bool) {
+	raw := live.GetAnnotations()[lastApplied]
+	if raw == "" {
+		return nil, false
+	}
+	var applied map[string]any
+	if json.Unmarshal([]byte(raw), &applied) != nil || applied == nil {
+		return nil, false
+	}
+	return applied, true
+}
+
+// newlyDeclared says why a value the manifest declares at p (by key) and the live object holds
+// otherwise was declared in Git since Argo CD's last sync, as kapp.k14s.io/original tells it on
+// the kapp target: that sync's configuration (client-side) does not declare the field, and no
+// manager but the applier owns it (owner, the finding's, is none), so the live value is what the
+// API server made of the sync (its default), not a change on the cluster. "" when it cannot be
+// told.
+func newlyDeclared(desired, live *unstructured.Unstructured, p fielddiff.Path, owner string) string {
+	if owner != "" && owner != argoManager {
+		return ""
+	}
+	if _, declared := p.GetDeclared(desired.Object); !declared {
+		return ""
+	}
+	applied, ok := lastAppliedOf(live)
+	if !ok {
+		return ""
+	}
+	if _, was := p.GetDeclared(applied); was {
+		return ""
+	}
+	return "Argo CD's last sync (" + lastApplied + ") did not declare the field, so the live value is what the API server made of it"
+}
+
+// addedItem says why a difference at p (by key), at a list or through a list item the live
+// object does not hold, is an item added in Git (a pending change, as the kapp target reports
+// it): the manifest declares an item (by its merge key) that neither the live object nor Argo
+// CD's last sync (client-side) holds, so no one removed it from the cluster. "" when it is not,
+// or cannot be told.
+func addedItem(desired, live *unstructured.Unstructured, p fielddiff.Path) string {
+	applied, ok := lastAppliedOf(live)
+	if !ok {
+		return ""
+	}
+	var items []fielddiff.Path
+	if v, ok := p.Get(desired.Object); ok {
+		if l, isList := v.([]any); isList {
+			at, ok := indexPath(desired, p)
+			for i := range l {
+				if ok {
+					items = append(items, fielddiff.ByKey(desired, with(at, fieldpath.PathElement{Index: &i})))
+				}
+			}
+		}
+	}
+	for i := range p {
+		if p[i].Key != nil {
+			items = append(items, p[:i+1])
+		}
+	}
+	for _, item := range items {
+		if last := item[len(item)-1]; last.Key == nil {
+			continue // not a list with merge keys
+		}
+		if _, held := item.Get(live.Object); held {
+			continue
+		}
+		if _, was := item.GetDeclared(applied); was {
+			continue // Argo CD applied it: removed on the cluster since
+		}
+		return "the manifest's item " + item.String() + " is in neither the live object nor Argo CD's last sync (" + lastApplied + ")"
+	}
+	return ""
+}

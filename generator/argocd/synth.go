@@ -98,6 +98,14 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 		var pointers, jq []string
 		ghost := true
 		for _, p := range shown {
+			if added := addedItem(desired.Unstructured, live.Unstructured, p); added != "" && lastSynced(live.Unstructured, p) == "" {
+				// whatever finding lies nearest (a default in another item), an item added in
+				// Git is no ghost: a sync applies it (newcomer6 N6-8)
+				ghost = false
+				out.Left = append(out.Left, Left{Resource: r.ID, Path: p.String(), Class: string(classify.Pending), Kind: verdict.KindPending,
+					Reason: added + ": an item added in Git, which a sync applies", Hidden: !under[p.String()]})
+				continue
+			}
 			reason, ptr, expr := rule(r, desired.Unstructured, p)
 			switch {
 			case reason != "":
@@ -108,13 +116,19 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				}
 				_, declared := p.GetDeclared(desired.Object)
 				why := lastSynced(live.Unstructured, p)
-				moved := ""
+				moved, declaredSince := "", ""
 				if why == "" && (l.Kind == verdict.KindDrift || l.Kind == verdict.KindUnknown) {
 					moved = movedItem(desired.Unstructured, live.Unstructured, p) // newcomer5 F3
+				}
+				if f, ok := explaining(r, p); ok && why == "" && l.Kind == verdict.KindDrift && f.Path.String() == p.String() {
+					// a value declared in Git since the last sync (newcomer6 N6-8)
+					declaredSince = newlyDeclared(desired.Unstructured, live.Unstructured, p, f.Owner)
 				}
 				switch {
 				case moved != "":
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, moved+": a merge key changed in Git, which a sync applies"
+				case declaredSince != "":
+					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, declaredSince+": a value declared in Git since, which a sync applies"
 				case why == "":
 				case l.Kind == verdict.KindDrift:
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
