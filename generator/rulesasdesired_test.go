@@ -1,8 +1,11 @@
 package generator_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -33,5 +36,30 @@ func TestCheckRefusesRulesGivenAsTheManifests(t *testing.T) {
 	ch, err := generator.Check(in, []string{rules})
 	if err == nil || !strings.Contains(err.Error(), rules+": only kapp rules (kapp Config documents), no objects") {
 		t.Fatalf("check -d %s --rules %[1]s: %v (result %+v), want a refusal naming the file and that it holds only rules", rules, err, ch)
+	}
+}
+
+// When every object's manifest moves it to another namespace nothing pairs, and kapp's deploy
+// still deletes the live objects in the old one: they are pending deletes, named with the
+// creates (newcomer walkthrough 6, N6-5). Old code: the app's kapp.k14s.io/app came from the
+// paired live objects alone, none, so only the creates were reported.
+func TestEveryObjectMovedIsDeletedFromTheOldNamespace(t *testing.T) {
+	in := fixture("services")
+	in.Desired = []string{editedFixture(t, in.Desired[0], func(u *unstructured.Unstructured) bool {
+		u.SetNamespace("web")
+		return true
+	})}
+	in.Namespace = ""
+	ch, err := generator.Check(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for _, id := range ch.PendingDeletes {
+		deleted = append(deleted, id.Namespace+"/"+id.Name)
+	}
+	slices.Sort(deleted)
+	if want := []string{"services/web", "services/web-lb", "services/web-nodeport"}; !slices.Equal(deleted, want) {
+		t.Errorf("pending deletes %v, want %v (the three live Services, kapp's, in namespace services)", deleted, want)
 	}
 }

@@ -25,6 +25,26 @@ func (s *Set) addUnpaired(live []load.Doc) error {
 			apps[v] = true
 		}
 	}
+	// a live object whose manifest now declares another namespace is the app's too: when every
+	// object moves, nothing pairs, and kapp still deletes the old ones (newcomer6 N6-5)
+	moved := map[string]bool{}
+	for _, c := range s.Created {
+		if ns, _, _ := c.Field("metadata", "namespace"); ns != nil && ns != "" {
+			moved[c.GroupKind().String()+"/"+c.Name] = true
+		}
+	}
+	for _, d := range live {
+		if d.Namespace == "" || !moved[d.GroupKind().String()+"/"+d.Name] {
+			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		if v := o.GetLabels()[kappconv.AppLabel]; v != "" {
+			apps[v] = true
+		}
+	}
 	for _, d := range live {
 		o, err := d.Object()
 		if err != nil {

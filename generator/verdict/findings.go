@@ -122,7 +122,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	}
 	for _, id := range c.PendingDeletes {
 		out = append(out, Finding{Kind: KindPendingDelete, Resource: id, Fails: true,
-			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects are, created by kapp) with no desired counterpart: kapp deletes it on deploy"})
+			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects, or those the manifests move to another namespace, are; created by kapp) with no desired counterpart: kapp deletes it on deploy"})
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, h := range c.Hidden {
