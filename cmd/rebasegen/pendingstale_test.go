@@ -198,3 +198,47 @@ func TestDroppedDefaultsAreStale(t *testing.T) {
 		}
 	}
 }
+
+// Regression (issue 24, newcomer7 N7-10): a pull request declaring part of a map the server
+// defaults (a Deployment's strategy: {rollingUpdate: {maxSurge: 1}}). The committed rules copy the
+// whole strategy from [new, existing], which now takes the manifest's part: the defaulted type and
+// maxUnavailable are ghost diffs this deploy and every later one leaves. check failed the gate on
+// them and at once called the rules "not stale: regenerate after the deploy", which the red gate
+// blocks. Regenerating now is the path to green: the rules are stale, the regeneration they show
+// copies the two fields, and kapp's engine keeps the Deployment under the regenerated rules.
+func TestPartlyDeclaredDefaultedMapIsStale(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	rules, regenerated := filepath.Join(dir, "rules.yml"), filepath.Join(dir, "regenerated.yml")
+	if r := rebasegen(t, append([]string{"generate"}, append(fix, "--output-file", rules)...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	desired := readFile(t, fix[1])
+	partly := strings.Replace(desired, "            memory: 64Mi\n", "            memory: 64Mi\n  strategy:\n    rollingUpdate:\n      maxSurge: 1\n", 1)
+	if partly == desired || !strings.Contains(readFile(t, rules), "strategy)$\"}]") {
+		t.Fatal("fixture changed: no Deployment to declare maxSurge on, or no whole-strategy copy in its rules")
+	}
+	pr := filepath.Join(dir, "pr.yaml")
+	if err := os.WriteFile(pr, []byte(partly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(rules string) []string {
+		return []string{"check", "-d", pr, "-l", fix[3], "-n", fix[5], "--rules", rules}
+	}
+	r := rebasegen(t, args(rules)...)
+	for _, want := range []string{"residual ghost diff: apps/Deployment hpa-replicas/web spec.strategy.type (defaulted)", "stale: " + rules + " would change",
+		"regenerate it now", "+  - [spec, strategy, type]", "+  - [spec, strategy, rollingUpdate, maxUnavailable]"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("check: missing %q: exit %d, stdout:\n%s\nstderr:\n%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r.code != exitPending || strings.Contains(r.stderr, "is not stale") {
+		t.Errorf("check: exit %d, want 3 and no \"not stale\" note:\n%s", r.code, r.stderr)
+	}
+	if r := rebasegen(t, "generate", "-d", pr, "-l", fix[3], "-n", fix[5], "--output-file", regenerated); r.code != 0 {
+		t.Fatalf("generate from the pull request: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := rebasegen(t, args(regenerated)...); r.code != 0 || !strings.Contains(r.stdout, "0 residual ghost diffs, 0 unknown fields, 0 stale generated files") {
+		t.Errorf("check of the regenerated rules: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

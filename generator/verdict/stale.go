@@ -31,6 +31,8 @@ type Regeneration struct {
 	// GitChanges: the manifests hold changes made in Git that kapp applies on deploy (pending
 	// changes, creates or deletes).
 	GitChanges bool
+	// Residual: the ghost diffs the rules in force leave on these manifests (Verdict.Residual).
+	Residual []Residual
 }
 
 // Deployed is the classification of the live objects against what kapp last applied to each
@@ -119,7 +121,15 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 			if err != nil {
 				return nil, nil, err
 			}
+			ghosts := in.regenerable()
 			switch {
+			case !depChanged && len(ghosts) > 0:
+				// the rules in force fail these manifests with ghost diffs the deploy does not
+				// end (the manifest declares part of a map the server defaults the rest of, and
+				// a copy of the whole map takes the manifest's part): waiting for the deploy is
+				// no path to green, regenerating from these manifests is
+				why = "up to date with what kapp last applied, but these manifests leave ghost diffs under it that the deploy does not end (" +
+					strings.Join(ghosts, ", ") + "): regenerate it now, from these manifests\n"
 			case !depChanged:
 				changed, deferred = false, &Stale{File: file, Inputs: unlikeRecorded(opts, in.Given, file)}
 			case in.GitChanges:
@@ -147,6 +157,19 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
 	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
+}
+
+// regenerable names the residual ghost diffs rules regenerated from the manifests may remove:
+// those classified on a field; not kapp's bare word that it still updates a resource, which a
+// rule in force (a hand-written one) may cause.
+func (in Regeneration) regenerable() []string {
+	var out []string
+	for _, r := range in.Residual {
+		if r.Finding.Class.Ghost() && len(r.Finding.Path) > 0 {
+			out = append(out, r.Resource.String()+" "+r.Finding.Path.String())
+		}
+	}
+	return out
 }
 
 // compare regenerates the file the options its header records make of rep, in the form committed
