@@ -32,6 +32,9 @@ type Checked struct {
 	LintSkipped error
 
 	VersionWarning string // pair.Set's
+	// StaleUnjudged: the -n the namespaced desired objects pair with, when another was given
+	// (wrongNamespace): the rule files are not judged stale.
+	StaleUnjudged string
 	// Deferred are the generated files that regenerating from these manifests would change, up
 	// to date with what kapp last applied (verdict.StaleFiles): not stale.
 	Deferred []verdict.Stale
@@ -120,8 +123,10 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	regen.Deployed = a.deployed(files.Configs, regen.Placement)
 	regen.GitChanges = len(vd.Pending) > 0 || len(vd.Unpaired) > 0 || len(vd.PendingDeletes) > 0
 	regen.Residual = vd.Residual
-	if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
-		return nil, err
+	if c.StaleUnjudged = wrongNamespace(vd.Unpaired); c.StaleUnjudged == "" {
+		if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
+			return nil, err
+		}
 	}
 	c.VersionWarning = a.Set.VersionWarning
 	if len(ruleFiles) > 0 {
@@ -202,6 +207,20 @@ func located(fs []verdict.Finding, at map[valuesource.Field]load.Source) []verdi
 		}
 	}
 	return fs
+}
+
+// wrongNamespace is the namespace the live objects hold the unpaired desired objects in when -n
+// (given or inferred) left them unpaired: "" when none is. The rules regenerated from such a check
+// lack the rules of every object it did not pair, and a package's kind-wide rule comes back pinned
+// to the one resource the deployed state pairs (newcomer7 N7-6: "stale ... undo the edit" for rules
+// nobody edited): -n is what to fix, not the rules.
+func wrongNamespace(unpaired []verdict.Unpaired) string {
+	for _, u := range unpaired {
+		if len(u.LiveIn) > 0 {
+			return u.LiveIn[0]
+		}
+	}
+	return ""
 }
 
 // inForce reports whether the rules of the --rules path p are in force from there: not when every

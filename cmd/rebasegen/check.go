@@ -60,6 +60,9 @@ func checkCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.ErrWriter, "note: %s is not stale: it is up to date with what kapp last applied (kapp.k14s.io/original); only this deploy's changes made in Git would change it%s, and regenerating it from these manifests against live objects captured before the deploy could drop rules the deployed objects need: regenerate it after the deploy, from a new capture\n", escape.Text(d.File), escape.Text(inputs))
 			}
+			if res.StaleUnjudged != "" {
+				fmt.Fprintf(c.App.ErrWriter, "note: generated rule files not judged stale: the namespaced desired objects do not pair with the live objects, which hold them in namespace %s (did you mean -n %s?)\n", escape.Text(res.StaleUnjudged), escape.Text(res.StaleUnjudged))
+			}
 			if res.LintSkipped != nil {
 				fmt.Fprintf(c.App.ErrWriter, "note: lint skipped: %s\n", escape.Lines(res.LintSkipped.Error()))
 			}
