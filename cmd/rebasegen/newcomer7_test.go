@@ -40,3 +40,40 @@ func TestWrongNamespaceLeavesStaleUnjudged(t *testing.T) {
 		t.Errorf("check -n hpa-replicas: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Regression (issue 24, newcomer7 N7-11): a hand-written remove rule "silencing the finalizer
+// diff" of a PersistentVolumeClaim. kapp's built-in rules copy the finalizers the
+// StorageObjectInUseProtection admission plugin added from the live object; the remove rule takes
+// them out again, so every deploy's update drops kubernetes.io/pvc-protection (kapp's engine is
+// the oracle: it updates both claims). The gate failed with kapp's raw diff, no field, no class
+// and no rule named, which read as a call for more rules. It names the field, its class and the
+// rule to remove, where the rule is written.
+func TestRemoveRuleUndoingKappsCopyIsNamed(t *testing.T) {
+	fix := scenario(t, "pv-binder")
+	dir := t.TempDir()
+	rules, hand := filepath.Join(dir, "rules.yml"), filepath.Join(dir, "hand.yml")
+	if r := rebasegen(t, append([]string{"generate"}, append(fix, "--output-file", rules)...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(hand, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: remove
+  paths:
+  - [metadata, finalizers]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: v1, kind: PersistentVolumeClaim}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, append(append([]string{"check"}, fix...), "--rules", hand, "--rules", rules)...)
+	for _, claim := range []string{"static", "dynamic"} {
+		want := "residual ghost diff: core/PersistentVolumeClaim pv-binder/" + claim + " metadata.finalizers (admission): " + hand + ":4, document 1, rebaseRules[0] (remove [metadata, finalizers]) removes it from what kapp applies"
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	if r.code != exitPending || strings.Contains(r.stdout, "kapp still reports update") || !strings.Contains(r.stdout, "2 residual ghost diffs") {
+		t.Errorf("exit %d, want 3, two named residual ghost diffs:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -82,7 +83,10 @@ type Rule struct {
 	lastAppliedCheck bool
 	// kappLabels: an ownership or label scoping rule, which writes kapp's own labels
 	kappLabels bool
-	matcher    kappmatch.Matcher
+	// removes: a remove rule, which takes from what kapp applies a value kapp's built-in rules
+	// would copy from the live object
+	removes bool
+	matcher kappmatch.Matcher
 }
 
 // Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
@@ -154,7 +158,9 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 				h.keepsDeclared = true
 			}
 		case r.Type == "remove":
-			add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...)
+			if h := add("rebaseRules", i, "remove "+pathsText(rulePathsOf(r)), r.ResourceMatchers, rulePathsOf(r)...); h != nil {
+				h.removes = true
+			}
 		}
 	}
 	for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
@@ -259,4 +265,37 @@ func Generated(cfg ctlconf.Config, hints [][]fielddiff.Path) []Rule {
 		}
 	}
 	return rules
+}
+
+// removedCovered names the ghost diffs of resource id that kapp's built-in rules (or the
+// package's) remove and a remove rule in force brings back: kapp copies such a field from the live
+// object (a PVC's protection finalizer), a remove rule after it takes the field out of what kapp
+// applies again, and kapp's update drops it from the live object. kapp's bare diff named no field
+// and no rule, and a hand rule "silencing the finalizer diff" read as a call for more rules
+// (newcomer7 N7-11).
+func removedCovered(in Input, id pair.Identity) []Residual {
+	var out []Residual
+	for _, r := range in.Report.Resources {
+		if r.ID != id {
+			continue
+		}
+		desired, live, err := r.Objects()
+		if err != nil {
+			return nil
+		}
+		for _, f := range r.Findings {
+			if !f.Class.Ghost() || !f.Covered() {
+				continue
+			}
+			for _, rule := range in.Rules {
+				if rule.removes && rule.Matches(desired.Unstructured) && rule.reaches(f.Path, desired.Object, live.Object) {
+					f.Evidence = fmt.Sprintf("%s (%s) removes it from what kapp applies, after kapp's built-in rules copied it from the live object: kapp's update drops it from the live object, on every deploy; remove the rule (%s)",
+						rule.At, rule.what, f.Evidence)
+					out = append(out, Residual{id, f})
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -161,11 +161,13 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 
 // regenerable names the residual ghost diffs rules regenerated from the manifests may remove:
 // those classified on a field; not kapp's bare word that it still updates a resource, which a
-// rule in force (a hand-written one) may cause.
+// rule in force (a hand-written one) may cause, nor a covered field such a rule brings back.
 func (in Regeneration) regenerable() []string {
 	var out []string
 	for _, r := range in.Residual {
-		if r.Finding.Class.Ghost() && len(r.Finding.Path) > 0 {
+		// kapp's built-in rules cover a field a remove rule in force brings back: no regeneration
+		// ends that ghost diff, removing the rule does
+		if r.Finding.Class.Ghost() && len(r.Finding.Path) > 0 && !r.Finding.Covered() {
 			out = append(out, r.Resource.String()+" "+r.Finding.Path.String())
 		}
 	}

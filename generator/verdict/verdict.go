@@ -182,7 +182,11 @@ func Judge(in Input) (*Verdict, error) {
 	// nothing explains is named with them.
 	for _, u := range v.Updates {
 		if u.Ghost && !slices.ContainsFunc(v.Residual, func(r Residual) bool { return r.Resource == u.Resource }) {
-			v.Residual = append(v.Residual, Residual{u.Resource, classify.Finding{Evidence: "kapp still " + strings.TrimPrefix(u.Diff, "kapp ")}})
+			if removed := removedCovered(in, u.Resource); len(removed) > 0 {
+				v.Residual = append(v.Residual, removed...)
+			} else {
+				v.Residual = append(v.Residual, Residual{u.Resource, classify.Finding{Evidence: "kapp still " + strings.TrimPrefix(u.Diff, "kapp ")}})
+			}
 		}
 		for _, f := range u.Fields {
 			if f.Class == classify.Unknown {
