@@ -23,8 +23,10 @@ type actionYAML struct {
 	Runs struct {
 		Using string `json:"using"`
 		Steps []struct {
-			Run string            `json:"run"`
-			Env map[string]string `json:"env"`
+			Uses string            `json:"uses"`
+			With map[string]any    `json:"with"`
+			Run  string            `json:"run"`
+			Env  map[string]string `json:"env"`
 		} `json:"steps"`
 	} `json:"runs"`
 }
@@ -219,5 +221,40 @@ func TestActionYAMLQuotesAndCaches(t *testing.T) {
 	}
 	if !setupGo {
 		t.Error("no setup-go step")
+	}
+}
+
+// The Action builds rebasegen with the Go its go.mod requires (newcomer7 N7-14): it asked
+// setup-go for a version written in action.yml, older than go.mod's, and built without
+// GOTOOLCHAIN=auto, so a job environment saying GOTOOLCHAIN=local refused the build.
+func TestActionBuildsWithTheGoOfGoMod(t *testing.T) {
+	data, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionYAML
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	if _, err := os.Stat("../go.mod"); err != nil {
+		t.Fatal(err)
+	}
+	var setup, build bool
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") {
+			setup = true
+			if s.With["go-version-file"] != "${{ github.action_path }}/go.mod" || s.With["go-version"] != nil {
+				t.Errorf("setup-go step: with %v, want go-version-file: ${{ github.action_path }}/go.mod and no go-version", s.With)
+			}
+		}
+		if strings.Contains(s.Run, "go build") {
+			build = true
+			if s.Env["GOTOOLCHAIN"] != "auto" {
+				t.Errorf("build step: GOTOOLCHAIN %q, want auto", s.Env["GOTOOLCHAIN"])
+			}
+		}
+	}
+	if !setup || !build {
+		t.Errorf("action.yml: setup-go step %v, go build step %v", setup, build)
 	}
 }
