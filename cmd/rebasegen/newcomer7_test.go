@@ -77,3 +77,13 @@ rebaseRules:
 		t.Errorf("exit %d, want 3, two named residual ghost diffs:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// check's help and README's exit table said 3 is "as kapp --diff-exit-status: 3 = pending
+// changes", beside check's own "pending change from Git", which exits 0 (newcomer7 N7-9 d).
+func TestCheckExitThreeIsNotPendingChanges(t *testing.T) {
+	r := rebasegen(t, "check", "--help")
+	help := strings.Join(strings.Fields(r.stdout), " ")
+	if strings.Contains(help, "3 = pending changes") || !strings.Contains(help, "a pending change from Git alone exits 0") {
+		t.Errorf("check --help:\n%s", r.stdout)
+	}
+}
