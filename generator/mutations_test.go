@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -101,7 +102,8 @@ func configOf(t *testing.T, rules []synth.Rule) load.Object {
 // whatever parts it holds: a rule holding only a rewrite (a quantity the server stores
 // canonicalised) had every value the Deployment declares changed, each rebased with kapp and
 // rendered within the ytt budget; a keyed rule holding a rewrite beside (Also) never had the
-// rewrite's value changed. Each value is one changed manifest kapp rebases; the unchanged one,
+// rewrite's value changed. The values are changed together, in one manifest kapp rebases (the
+// program reads each at its own path: TestMutationCheckBatchesGeneratedYTTValues); the unchanged one,
 // for the annotations a ytt rule may write, is not rebased again: the verification's diff of the
 // same pair with the same rules already found none in the object kapp applies. The rewrite acts
 // only while the object holds its From, so the changed value stays in the object kapp applies:
@@ -137,11 +139,69 @@ func TestMutationCheckOfARewriteRule(t *testing.T) {
 		probes int
 	}{
 		{"rewrite alone", []synth.Rule{rewrite}, 1},
-		{"keyed with a rewrite", []synth.Rule{{Sources: synth.UserWins(), Keyed: []fielddiff.Path{label}, Matchers: worker, Also: []synth.Rule{rewrite}}}, 2},
+		{"keyed with a rewrite", []synth.Rule{{Sources: synth.UserWins(), Keyed: []fielddiff.Path{label}, Matchers: worker, Also: []synth.Rule{rewrite}}}, 1},
 	} {
 		v := mutationsUnder(t, a, tc.rules)
 		if v.MutationProbes != tc.probes || v.MutationsRun != 0 || len(v.Hidden) != 0 || len(v.Masked) != 0 {
 			t.Errorf("%s: %d changed manifests, %d judged by kapp's engine, hidden %v, masked %v; want %d, 0, none hidden", tc.name, v.MutationProbes, v.MutationsRun, v.Hidden, v.Masked, tc.probes)
 		}
 	}
+}
+
+// TestMutationCheckBatchesGeneratedYTTValues (issue 28): the values a generated ytt rule rewrites
+// are changed together, one manifest kapp rebases for all of a resource's values (the rule's
+// program reads each value at its own path), not one each: the changed manifests kapp is asked
+// about do not grow with the values. Each value is still judged for itself: the rule's copies of
+// the live value (the cluster winning) hide the changes at their paths, each reported, and its
+// rewrites of a canonical quantity, acting only where exactly the manifest's old value stands,
+// hide none. A merge key's change moves its item, so the copy at a volume's name is changed in a
+// manifest of its own.
+func TestMutationCheckBatchesGeneratedYTTValues(t *testing.T) {
+	a, err := Analyze(Inputs{Desired: []string{"../fixtures/quantities/desired.yaml"}, Live: []string{"../fixtures/quantities/live.yaml"}, Namespace: "quantities"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	container := func(fields ...string) fielddiff.Path {
+		return append(append(fielddiff.FromFields([]string{"spec", "template", "spec", "containers"}), keyed("name", "worker")), fielddiff.FromFields(fields)...)
+	}
+	volume := func(name string, fields ...string) fielddiff.Path {
+		return append(append(fielddiff.FromFields([]string{"spec", "template", "spec", "volumes"}), keyed("name", name)), fielddiff.FromFields(fields)...)
+	}
+	rewrites := []synth.Rewrite{ // the manifest's values, as the live object holds them
+		{Path: container("resources", "limits", "cpu"), From: "1000m", To: "1"},
+		{Path: container("resources", "limits", "memory"), From: "2048Mi", To: "2Gi"},
+		{Path: container("resources", "requests", "cpu"), From: "0.5", To: "500m"},
+		{Path: container("resources", "requests", "ephemeral-storage"), From: "1000M", To: "1G"},
+		{Path: container("resources", "requests", "memory"), From: "1024Mi", To: "1Gi"},
+		{Path: volume("scratch", "emptyDir", "sizeLimit"), From: "0.5Gi", To: "512Mi"},
+	}
+	copied := []fielddiff.Path{fielddiff.FromFields([]string{"spec", "replicas"}), container("image"), volume("cache", "emptyDir", "sizeLimit")}
+	worker := []synth.Matcher{{KindNamespaceName: &synth.KindNamespaceName{Kind: "Deployment", Namespace: "quantities", Name: "worker"}}}
+	var want []string
+	for _, p := range copied {
+		want = append(want, "apps/Deployment quantities/worker "+p.String())
+	}
+	probes := map[int]int{}
+	for _, n := range []int{1, len(rewrites)} {
+		rules := []synth.Rule{{Sources: synth.ControllerWins(), Keyed: copied, Rewrites: rewrites[:n], Matchers: worker}}
+		v := mutationsUnder(t, a, rules)
+		if got := fmt.Sprint(v.Hidden); got != fmt.Sprint(want) || len(v.Masked) != 0 || v.MutationsRun != len(copied) {
+			t.Fatalf("%d rewrites: hidden %s, masked %v, %d judged by kapp's engine; want hidden %v, each judged", n, got, v.Masked, v.MutationsRun, want)
+		}
+		probes[n] = v.MutationProbes
+	}
+	t.Logf("changed manifests asked about (rewrites: manifests): %v", probes)
+	if probes[len(rewrites)] != probes[1] {
+		t.Errorf("changed manifests asked about (rewrites: manifests): %v; want as many for %d rewrites as for 1", probes, len(rewrites))
+	}
+	rules := []synth.Rule{{Sources: synth.ControllerWins(), Keyed: append(copied, volume("cache", "name")), Rewrites: rewrites, Matchers: worker}}
+	v := mutationsUnder(t, a, rules)
+	if got := v.MutationProbes; got != probes[1]+1 {
+		t.Errorf("with a copy at a merge key: %d changed manifests asked about, want %d: the key changed in a manifest of its own", got, probes[1]+1)
+	}
+}
+
+// keyed is a list item's path element by its merge key field.
+func keyed(field, key string) fieldpath.PathElement {
+	return fieldpath.PathElement{Key: &value.FieldList{{Name: field, Value: value.NewValueInterface(key)}}}
 }

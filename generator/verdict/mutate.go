@@ -38,7 +38,9 @@ import (
 // path whatever the other values hold: the resource's values outside metadata (kapp's built-in
 // rules match on annotations, and its deploy reads them) are changed together, in one rebase and
 // one diff per base (members), each asked about alone only where kapp shows an update; one at a
-// time, a resource of N values cost N rebases and diffs of the whole object.
+// time, a resource of N values cost N rebases and diffs of the whole object. Where kapp's rebase
+// must say which values the rules rewrite, they are rebased together as far as no value's change
+// can change what a rule does with another (probed).
 func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) error {
 	if len(in.Rules) == 0 {
 		return nil
@@ -62,6 +64,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, mutation{r: r, single: single, lives: lives})
 		}
 		joint := mutation{r: r, single: single}
+		batch := mutation{r: r, single: single, probed: true}
 		for _, p := range t.paths {
 			val, _ := p.Get(desired.Object)
 			// a value still drawn equal to the live one is asked about alone
@@ -83,7 +86,11 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
 				p.Set(desired.Object, val)
 				m.lives = lives
-				probes = append(probes, m)
+				if t.together && lives == nil && !apartInBatch(desired.Unstructured, p) {
+					batch.members = append(batch.members, m)
+				} else {
+					probes = append(probes, m)
+				}
 			}
 		}
 		start := len(probes)
@@ -109,60 +116,19 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			}
 			probes = append(probes, joint)
 		}
+		switch len(batch.members) {
+		case 0:
+		case 1:
+			probes = append(probes, batch.members[0])
+		default:
+			probes = append(probes, batch)
+		}
 	}
-	if err := mutatedWithinBudget(in.Rules, withLives(probes)); err != nil {
-		return err
-	}
-	v.MutationProbes = len(withLives(probes))
-	withRules, err := rebasedAll(probes, configs)
+	rewritten, joints, err := v.probed(in, probes, configs)
 	if err != nil {
 		return err
 	}
-	var suspects []mutation // what the rules in force rewrite, to be told from kapp's own rules
-	var at []int
-	for i, m := range probes {
-		switch {
-		case m.members != nil && withRules[i].failed:
-			all = append(all, m.members...) // kapp fails on some value: each is asked about alone
-		case !withRules[i].failed && (withRules[i].rewrites != 0 || withRules[i].inert != "" || slices.ContainsFunc(withRules[i].members, func(b uint8) bool { return b != 0 })):
-			suspects, at = append(suspects, m), append(at, i)
-		}
-	}
-	builtin, err := rebasedAll(suspects, nil)
-	if err != nil {
-		return err
-	}
-	v.MutationProbes += len(withLives(suspects))
-	var joints []mutation // per resource, the values its rules rewrite and kapp's alone do not, changed together
-	for j, m := range suspects {
-		rules, alone := withRules[at[j]], builtin[j]
-		switch {
-		case m.members != nil && alone.failed:
-			all = append(all, m.members...)
-		case m.members != nil:
-			joint := mutation{r: m.r, single: m.single, members: []mutation{}}
-			for k, member := range m.members {
-				if rules.members[k]&^alone.members[k] != 0 {
-					joint.members = append(joint.members, member)
-				}
-			}
-			if len(joint.members) > 0 {
-				joints = append(joints, joint)
-			}
-		case m.path == nil && rules.inert != "" && alone.inert == "":
-			desired, _, err := m.r.Objects()
-			if err != nil {
-				return err
-			}
-			p := fielddiff.ByKey(desired.Unstructured, fielddiff.FromFields([]string{"metadata", "annotations", rules.inert}))
-			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert), Hypothetical: true}
-			h.Rule, h.At = responsible(in.Rules, m.r, p, rules.obj)
-			v.Hidden = append(v.Hidden, h)
-		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
-			m.lives = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
-			all = append(all, m)
-		}
-	}
+	all = append(all, rewritten...)
 	kept, err := v.removalsKept(in, removals, configs)
 	if err != nil {
 		return err
@@ -284,7 +250,9 @@ type mutation struct {
 	probed bool
 	// members: a resource's values changed together (path nil), where its rules act on each
 	// whatever the others are: rules matched by the resource's identity alone, no ytt rule, and no
-	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them)
+	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them);
+	// probed, a batch of the values kapp's rebase is asked about (touch.together, apartInBatch),
+	// each judged alone once rewritten
 	members []mutation
 	seq     int // the order the value was found in
 	// lives: the live object as it may be when kapp deploys (liveVariants), each a probe of its

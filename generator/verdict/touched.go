@@ -36,6 +36,12 @@ type touch struct {
 	// (else each copy acts on its own path whatever the others hold, and they are removed
 	// together)
 	apart bool
+	// together: where kapp's rebase must say which values the rules rewrite (probe), the values
+	// may be changed together, one rebase answering for each (probes): every rule that may rewrite
+	// one is matched by the resource's identity alone, and a ytt rule among them is one generate
+	// writes, whose program reads each value it rewrites at its own path only (through the merge
+	// keys of the items on the way; a Secret's stringData key with the data key of its name)
+	together bool
 }
 
 // touched says what the rules may do to desired. A rule may act on a resource its matchers do not
@@ -60,7 +66,7 @@ type touch struct {
 // removals change nothing (the server's defaults give the value back) is decided once kapp
 // put one back (removalsKept).
 func touched(rules []Rule, desired *unstructured.Unstructured) touch {
-	var t touch
+	t := touch{together: true}
 	all, allRemovals := false, false
 	for _, rule := range rules {
 		matches, decided := rule.matcher.ByIdentity(desired)
@@ -83,6 +89,7 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 			continue
 		}
 		t.probe = t.probe || !decided || rule.ytt != nil
+		t.together = t.together && decided && (rule.ytt == nil || rule.At.Generated)
 		t.moves = t.moves || !decided || rule.ytt != nil && !rule.At.Generated
 		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
 			labelsInert(rule.keys)

@@ -142,8 +142,8 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 				return nil, err
 			}
 			v := g.Verification
-			m.Note = fmt.Sprintf("%d rules (%d ytt), kept %d/%d ghost pairs, %d mutations, %.0f%% of kapp's verify time in the rules", len(g.Rules), ytt(g.Rules),
-				v.KeptPairs, v.GhostPairs, v.MutationsRun, 100*v.Cost.Rules.Seconds()/max(v.Cost.Diff.Seconds(), 1e-9))
+			m.Note = fmt.Sprintf("%d rules (%d ytt), kept %d/%d ghost pairs, %d mutations (%d changed manifests asked about), %.0f%% of kapp's verify time in the rules", len(g.Rules), ytt(g.Rules),
+				v.KeptPairs, v.GhostPairs, v.MutationsRun, v.MutationProbes, 100*v.Cost.Rules.Seconds()/max(v.Cost.Diff.Seconds(), 1e-9))
 			if !v.OK() {
 				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Ghosts(), v.Hidden))
 			}
