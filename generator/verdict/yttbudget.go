@@ -52,7 +52,7 @@ func YTTWithinBudget(rules []Rule, pairs []pair.Pair) error {
 // pairs never show.
 func mutatedWithinBudget(rules []Rule, probes []mutation) error {
 	for _, r := range rules {
-		if r.hint != nil { // generate's own rule, written in this run: its overlay is synth's
+		if r.At.Generated { // generate's own rule, written in this run: its overlay is synth's
 			continue
 		}
 		for _, m := range r.ytt {
