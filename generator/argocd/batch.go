@@ -18,15 +18,10 @@ package argocd
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
-	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
-	"github.com/argoproj/argo-cd/v3/util/glob"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -301,43 +296,4 @@ func identityDraw(desired *unstructured.Unstructured, held *fielddiff.Lookup, li
 		}
 	}
 	return nil, false
-}
-
-// pointed are the paths (by key, in desired) of the JSON pointers of s that apply to desired: a
-// removal there is predicted as a removal shown (the ignore takes the field from the prediction
-// as the removal does), so it is made alone.
-func (s Settings) pointed(desired *unstructured.Unstructured) (paths []fielddiff.Path) {
-	gvk := desired.GroupVersionKind()
-	ok, ig := argodiff.NewIgnoreDiffConfig(s.Ignores, s.Overrides).HasIgnoreDifference(gvk.Group, gvk.Kind, desired.GetName(), desired.GetNamespace())
-	var ptrs []string
-	if ok {
-		ptrs = ig.JSONPointers
-	}
-	for key, o := range s.Overrides {
-		if group, kind, ok := overrideGroupKind(key); !ok || glob.Match(group, gvk.Group) && glob.Match(kind, gvk.Kind) {
-			ptrs = append(ptrs, o.IgnoreDifferences.JSONPointers...)
-		}
-	}
-	for _, ptr := range ptrs {
-		if !strings.HasPrefix(ptr, "/") {
-			continue
-		}
-		var p fielddiff.Path
-		var cur any = desired.Object
-		for _, tok := range strings.Split(ptr[1:], "/") {
-			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-			if l, isList := cur.([]any); isList {
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(l) {
-					break
-				}
-				p, cur = with(p, fieldpath.PathElement{Index: &i}), l[i]
-				continue
-			}
-			m, _ := cur.(map[string]any)
-			p, cur = with(p, fieldpath.PathElement{FieldName: &tok}), m[tok]
-		}
-		paths = append(paths, fielddiff.ByKey(desired, p))
-	}
-	return paths
 }

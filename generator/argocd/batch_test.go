@@ -140,3 +140,23 @@ func TestMutationCheckBatchesEveryIgnore(t *testing.T) {
 		})
 	}
 }
+
+// Removals at or around a field a JSON pointer ignores are made together with the other removals
+// of their depth, as removals under jq and managedFieldsManagers entries are (issue 28): each was
+// made alone, one comparison of the whole object. A pointer at a field the manifest leaves to the
+// server (terminationMessagePath) leaves the removals of its parents unjudged by the values', so
+// each cost one comparison more than the same rules without it; made together they cost none, and
+// no removal is hidden either way (a removal of a parent shows in Argo CD's diff).
+func TestRemovalsAroundAPointerBatch(t *testing.T) {
+	app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n" +
+		"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas%s]}\n"
+	without, vw := verifyCalls(t, 10, fmt.Sprintf(app, ""))
+	with, v := verifyCalls(t, 10, fmt.Sprintf(app, ", /spec/template/spec/containers/0/terminationMessagePath"))
+	t.Logf("comparisons: %d without the pointer, %d with it", without, with)
+	if with > without+1 {
+		t.Errorf("comparisons: %d without the pointer at terminationMessagePath, %d with it: its parents' removals made alone", without, with)
+	}
+	if len(v.Hidden) != len(vw.Hidden) || len(v.Hidden) != 0 {
+		t.Errorf("hidden %v with the pointer, %v without: want none", v.Hidden, vw.Hidden)
+	}
+}

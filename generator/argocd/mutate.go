@@ -272,10 +272,6 @@ func (m *mutation) removals() error {
 		keyedOf[i] = fielddiff.ByKey(desired, p)
 		byDepth[len(p)] = append(byDepth[len(p)], i)
 	}
-	ignored := s.pointed(desired)
-	nearPointer := func(keyed fielddiff.Path) bool {
-		return slices.ContainsFunc(ignored, func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) })
-	}
 	var removed []int // the removals found hidden
 	covered := func(keyed fielddiff.Path) bool {
 		near := func(q fielddiff.Path) bool { return q.HasPrefix(keyed) || keyed.HasPrefix(q) }
@@ -290,7 +286,7 @@ func (m *mutation) removals() error {
 				continue
 			}
 			b := batchOf(keyed)
-			if last := keyed[len(keyed)-1]; b < 0 || last.Index != nil || nearPointer(keyed) {
+			if last := keyed[len(keyed)-1]; b < 0 || last.Index != nil {
 				alone = append(alone, i) // an item of a list without keys: the next item takes its index
 				continue
 			}
