@@ -82,6 +82,14 @@ rebaseRules:
             #@yaml/text-templated-strings
             a(@= base64.decode(data.values.existing.data.token) @): "x"
 `),
+		// the rebased object no longer says Secret: withholding is decided by the manifest and
+		// the live object, not by what the rules made of it (probe9 P9-2)
+		"apiversion.yml": rule(`        #@overlay/match by=overlay.all
+        ---
+        apiVersion: #@ "k" + base64.decode(data.values.existing.data.token)
+        #@overlay/match missing_ok=True
+        zzz: #@ "k" + base64.decode(data.values.existing.data.token)
+`),
 	}
 	for name, text := range exfil {
 		hostile := write(name, text)

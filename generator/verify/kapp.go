@@ -331,7 +331,7 @@ func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
 	s := func() string {
 		maskMu.Lock()
 		defer maskMu.Unlock() // also on a kapp panic, or every other worker would hang
-		if isSecret(ch.NewOrExistingResource()) {
+		if pairIsSecret(ch) {
 			if shown, shownErr = secretShownLines(ch, rules); shownErr != nil {
 				return ""
 			}
@@ -363,6 +363,14 @@ func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
 // isSecret reports whether res is a core Secret, whose data kapp's default diffMaskRules mask.
 func isSecret(res ctlres.Resource) bool {
 	return res != nil && res.APIVersion() == "v1" && res.Kind() == "Secret"
+}
+
+// pairIsSecret reports whether the change is a Secret's by what the rules cannot rewrite: the
+// manifest kapp applies and the live object as read. The rebased object is the rules' output: a
+// rule setting its apiVersion or kind made it no Secret, and every line the rule wrote was shown
+// (probe9 P9-2).
+func pairIsSecret(ch ctldiff.Change) bool {
+	return isSecret(ch.AppliedResource()) || isSecret(ch.ClusterOriginalResource())
 }
 
 // secretShownLines are the lines of a Secret's diff that may be shown: those of the manifest kapp
