@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -15,13 +17,25 @@ import (
 // object keeps it (a dnsPolicy: ClusterFirst or a port's protocol: TCP removed from the manifest is
 // defaulted again), so the rules regenerated after the deploy copy it: rules up to date with what
 // kapp last applied, which did not need to, are stale (newcomer5 F2's principle: stale when the
-// change holds after the deploy).
+// change holds after the deploy). Likewise a value the manifests declare that the server drops
+// (a kubectl --dry-run creationTimestamp: null, only the manifest holds it) is what kapp's next
+// last apply holds: it is set in it, and the rules regenerated after the deploy remove it.
 func AfterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
 	dropped := map[pair.Identity][]fielddiff.Path{}
+	kept := map[pair.Identity][]declared{} // the values only the manifest holds
 	for _, r := range rep.Resources {
 		for _, f := range r.Findings {
-			if f.Class.Ghost() && f.Change == fielddiff.Added {
+			switch {
+			case f.Class.Ghost() && f.Change == fielddiff.Added:
 				dropped[r.ID] = append(dropped[r.ID], f.Path)
+			case f.Class.Ghost() && f.Change == fielddiff.Removed:
+				desired, _, err := r.Objects()
+				if err != nil {
+					return nil, err
+				}
+				if v, ok := f.Path.GetDeclared(desired.Object); ok {
+					kept[r.ID] = append(kept[r.ID], declared{f.Path, v})
+				}
 			}
 		}
 	}
@@ -29,7 +43,7 @@ func AfterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
 	for i, p := range pairs {
 		out[i] = p
 		paths := dropped[p.ID]
-		if len(paths) == 0 {
+		if len(paths) == 0 && len(kept[p.ID]) == 0 {
 			continue
 		}
 		applied, err := p.Desired.Object()
@@ -39,6 +53,9 @@ func AfterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
 		changed := false
 		for _, path := range paths {
 			changed = drop(applied.Object, path) || changed
+		}
+		for _, d := range kept[p.ID] {
+			changed = put(applied.Object, d.path, d.value) || changed
 		}
 		if !changed {
 			continue
@@ -69,5 +86,30 @@ func drop(obj map[string]any, path fielddiff.Path) bool {
 		return false
 	}
 	delete(m, name)
+	return true
+}
+
+// declared is a value the manifest declares at path.
+type declared struct {
+	path  fielddiff.Path
+	value any
+}
+
+// put sets the map field at path in obj to v where obj holds the map and not the field (a list
+// item's key fields matched as a manifest declares them); false otherwise.
+func put(obj map[string]any, path fielddiff.Path, v any) bool {
+	if len(path) == 0 || path[len(path)-1].FieldName == nil {
+		return false
+	}
+	parent, ok := path[:len(path)-1].GetDeclared(obj)
+	m, isMap := parent.(map[string]any)
+	if !ok || !isMap {
+		return false
+	}
+	name := *path[len(path)-1].FieldName
+	if _, ok := m[name]; ok {
+		return false
+	}
+	m[name] = runtime.DeepCopyJSONValue(v)
 	return true
 }

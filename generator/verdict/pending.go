@@ -314,7 +314,9 @@ func changedInGit(r classify.Resource) []classify.Finding {
 				git = fielddiff.NewLookup(desired.Object) // f.Desired is masked for a Secret
 			}
 			want, declared := git.GetDeclared(f.Path)
-			if v, ok := sent.GetDeclared(f.Path); declared && (!ok || !fielddiff.Equal(v, want)) {
+			// a declared null where kapp's last apply held none is no change: the API server
+			// stores null as absent (kubectl's --dry-run output declares creationTimestamp: null)
+			if v, ok := sent.GetDeclared(f.Path); declared && (ok && !fielddiff.Equal(v, want) || !ok && want != nil) {
 				out = append(out, f)
 			}
 		}
