@@ -163,8 +163,15 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 			return nil, fmt.Errorf("%s: duplicate desired resource %s (also at %s)", d.Source, id, prev.Source)
 		}
 		seen[id] = d
-		if scope.namespaced(id.Group, id.Kind) && d.Namespace == "" {
+		switch {
+		case scope.namespaced(id.Group, id.Kind) && d.Namespace == "":
 			d.Namespace = id.Namespace
+		case !scope.namespaced(id.Group, id.Kind) && d.Namespace != "":
+			// kapp deploys it without the namespace (app/preparation.go RemoveNamespace): a Helm
+			// template stamping the release's namespace on every object is no error to it
+			if d, err = withoutNamespace(d); err != nil {
+				return nil, err
+			}
 		}
 		if d.APIVersion == "v1" && d.Kind == "ConfigMap" { // decoded in its namespace, as kapp reads it
 			// (only its labels first: a ConfigMap without the label is no Config)
@@ -317,4 +324,18 @@ func (s *Set) SecretValues() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// withoutNamespace is d, a cluster-scoped object, without its metadata.namespace.
+func withoutNamespace(d load.Doc) (load.Doc, error) {
+	o, err := d.Object()
+	if err != nil {
+		return load.Doc{}, err
+	}
+	o.SetNamespace("")
+	nd, err := load.NewDoc(o)
+	if err != nil {
+		return load.Doc{}, err
+	}
+	return nd, nil
 }
