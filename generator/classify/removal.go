@@ -2,6 +2,7 @@ package classify
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
@@ -73,4 +74,24 @@ func (r *Removals) versionDefault(desired *unstructured.Unstructured, key fieldd
 		return v.Value, !v.NotDefaulted
 	}
 	return given, set
+}
+
+// defaultedForSent reports whether the server's defaulting of what kapp last applied (fc.sent)
+// produces the live value of d, a field only the live object holds, where its defaulting of the
+// manifest produces nothing there: the value follows from a field the manifest now declares
+// otherwise.
+func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sent == nil || fc.defaulted == nil {
+		return false
+	}
+	if _, ok := fc.defaultedAt.Get(d.Path); ok {
+		return false
+	}
+	sent := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.sent)}
+	res, known, err := c.defaults.defaulted(sent)
+	if err != nil || !known || res.out == nil {
+		return false
+	}
+	v, ok := d.Path.GetDeclared(res.out.Object)
+	return ok && fielddiff.Equal(v, d.Live)
 }
