@@ -200,6 +200,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	if declared && newlyDeclared(fc, d) {
 		f.Class = Pending
 		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, so the live value is what the API server made of that apply (no manager but the applier owns it); the manifest now declares another, which this deploy applies"
+		// the server refuses a change of an immutable field whatever kapp's last apply held
+		// (newcomer7 N7-3: a StorageClass's defaulted reclaimPolicy declared otherwise)
+		if why, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = true, f.Evidence+why
+		}
 		return f
 	}
 	if declared {
