@@ -79,9 +79,21 @@ func (r *Removals) versionDefault(desired *unstructured.Unstructured, key fieldd
 // defaultedForSent reports whether the server's defaulting of what kapp last applied (fc.sent)
 // produces the live value of d, a field only the live object holds, where its defaulting of the
 // manifest produces nothing there: the value follows from a field the manifest now declares
-// otherwise.
+// otherwise: a map holding it that kapp's last apply left to the server's default and the
+// manifest now declares (a strategy's type: Recreate beside the defaulted rollingUpdate). A field
+// whose map both declare stays as judged elsewhere (a Service's externalTrafficPolicy once Git
+// removes type: NodePort: a removal made in Git, whose outcome Removals judges).
 func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 	if fc.sent == nil || fc.defaulted == nil {
+		return false
+	}
+	newMap := false
+	for k := len(d.Path) - 1; k >= 2 && !newMap; k-- {
+		_, inManifest := d.Path[:k].GetDeclared(fc.desired.Object)
+		_, inSent := fc.sentAt.GetDeclared(d.Path[:k])
+		newMap = inManifest && !inSent
+	}
+	if !newMap {
 		return false
 	}
 	if _, ok := fc.defaultedAt.Get(d.Path); ok {
