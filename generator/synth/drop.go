@@ -5,9 +5,9 @@ package synth
 
 import "github.com/rebasegen/rebasegen/generator/fielddiff"
 
-// isEmptyValue reports whether v is empty to kapp's emptyFieldMatcher: null, [] or {}
+// IsEmptyValue reports whether v is empty to kapp's emptyFieldMatcher: null, [] or {}
 // (resources/matcher_empty_field.go), never a scalar.
-func isEmptyValue(v any) bool {
+func IsEmptyValue(v any) bool {
 	switch t := v.(type) {
 	case nil:
 		return true

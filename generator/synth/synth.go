@@ -95,7 +95,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}
 				g.rewritten[r.ID] = true
 				continue
-			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && isEmptyValue(f.Desired) && removable(f.Path):
+			case f.Change == fielddiff.Removed && f.Class == classify.Defaulted && IsEmptyValue(f.Desired) && removable(f.Path):
 				// a declared empty value the server drops, the live object lacking the field: a
 				// remove rule while the declared value is empty (Rule.Drop), no ytt
 				g.dropped[f.Path.String()] = f.Path

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
@@ -208,11 +209,11 @@ func gatedLives(gs []ctlres.Path, desired, live map[string]any) (gained, lacked 
 			} else {
 				seen[k] = true
 			}
-			if v, ok := p.Get(live); ok && !emptyValue(v) {
+			if v, ok := p.Get(live); ok && !synth.IsEmptyValue(v) {
 				continue
 			}
 			v, ok := p.Get(desired)
-			if !ok || emptyValue(v) {
+			if !ok || synth.IsEmptyValue(v) {
 				v = "rebasegen-gained"
 			}
 			gained = append(gained, change{path: p, value: v})
@@ -280,19 +281,6 @@ func instances(kp ctlres.Path, desired, live any) []fielddiff.Path {
 	}
 	walk(desired, live, kp, nil)
 	return out
-}
-
-// emptyValue is kapp's emptyFieldMatcher's empty: null, an empty list or map.
-func emptyValue(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case []any:
-		return len(t) == 0
-	case map[string]any:
-		return len(t) == 0
-	}
-	return false
 }
 
 // setAt sets v at p (by index) in node, making the maps and list items on the way; it returns
