@@ -192,3 +192,39 @@ func TestCopyRuleCostLinearInValues(t *testing.T) {
 		t.Errorf("check allocated %d bytes for 200 values, %d for 800: its work grows faster than the values", allocated[200], allocated[800])
 	}
 }
+
+// TestHiddenValuesCostLinear (review item): naming the rules that hide each hidden value is
+// linear in the values. Each answer decoded the resource's objects and resolved every rule's
+// paths in them again, so check of a rule removing N declared env values (each hidden) did N
+// times the resource's work per value. Counted in the bytes the check allocates, which do not
+// depend on the machine's load: four times the values may cost four times the bytes, not
+// sixteen; every value is still named with the rule.
+func TestHiddenValuesCostLinear(t *testing.T) {
+	rule := writeFile(t, "remove.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+
+		"- {path: [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value], type: remove, resourceMatchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}]}\n")
+	allocated := map[int]uint64{}
+	for _, n := range []int{150, 600} {
+		in, _ := bigEnv(t, n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		c, err := generator.Check(in, []string{rule})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := 0
+		for _, h := range c.Hidden {
+			if strings.Contains(h.Path, ".env[name=V") && h.At.File == rule && h.At.Key == "rebaseRules[0]" && strings.Contains(h.Rule, "remove") {
+				named++
+			}
+		}
+		if named != n || len(c.Hidden) != n {
+			t.Fatalf("%d values: %d of %d hidden env values named with %s rebaseRules[0], want each: %v", n, named, len(c.Hidden), rule, c.Hidden[:min(3, len(c.Hidden))])
+		}
+		allocated[n] = after.TotalAlloc - before.TotalAlloc
+	}
+	t.Logf("bytes allocated by check (values: bytes): %v", allocated)
+	if allocated[600] > 4*allocated[150] {
+		t.Errorf("check allocated %d bytes for 150 hidden values, %d for 600: its work grows faster than the values", allocated[150], allocated[600])
+	}
+}

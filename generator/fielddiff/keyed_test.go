@@ -163,3 +163,42 @@ func TestLookupFindsWhatPathGetFinds(t *testing.T) {
 		t.Errorf("port 81.0 without protocol: %v %v, want 3 (the oracle must find it too)", v, ok)
 	}
 }
+
+// TestLookupByIndex: ByIndex names the item Path.Get finds by its index, in a list Lookup
+// indexes and in one it scans; a list item not found leaves the path as it is, and a field
+// missing on the way keeps what follows it.
+func TestLookupByIndex(t *testing.T) {
+	field := func(s string) fieldpath.PathElement { return fieldpath.PathElement{FieldName: &s} }
+	name := func(s string) fieldpath.PathElement {
+		fl := value.FieldList{{Name: "name", Value: value.NewValueInterface(s)}}
+		return fieldpath.PathElement{Key: &fl}
+	}
+	index := func(i int) fieldpath.PathElement { return fieldpath.PathElement{Index: &i} }
+	for _, n := range []int{3, 3 * scannedList} {
+		var env []any
+		for i := range n {
+			env = append(env, map[string]any{"name": fmt.Sprint("E", i), "value": fmt.Sprint("v", i)})
+		}
+		env = append(env, map[string]any{"name": "E1", "value": "duplicate"}) // the first wins, as Get finds it
+		obj := map[string]any{"containers": []any{map[string]any{"name": "web", "env": env}}}
+		x := NewLookup(obj)
+		for _, tc := range []struct {
+			p, want Path
+		}{
+			{Path{field("containers"), name("web"), field("env"), name("E1"), field("value")}, Path{field("containers"), index(0), field("env"), index(1), field("value")}},
+			{Path{field("containers"), name("web"), field("env"), name(fmt.Sprint("E", n-1))}, Path{field("containers"), index(0), field("env"), index(n - 1)}},
+			{Path{field("containers"), name("web"), field("env"), name("absent"), field("value")}, Path{field("containers"), name("web"), field("env"), name("absent"), field("value")}},
+			{Path{field("containers"), name("web"), field("args"), name("E1")}, Path{field("containers"), index(0), field("args"), name("E1")}},
+		} {
+			got := x.ByIndex(tc.p)
+			if got.String() != tc.want.String() {
+				t.Errorf("%d items: ByIndex(%s) = %s, want %s", n, tc.p, got, tc.want)
+			}
+			if want, ok := tc.p.Get(obj); ok {
+				if v, _ := got.Get(obj); !reflect.DeepEqual(v, want) {
+					t.Errorf("%d items: %s holds %v, %s %v", n, got, v, tc.p, want)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
@@ -45,21 +46,57 @@ func (x *Lookup) GetDeclared(p Path) (any, bool) {
 func (x *Lookup) get(p Path, lenient bool) (any, bool) {
 	var cur any = x.obj
 	for _, pe := range p {
-		l, isList := cur.([]any)
-		if !isList || pe.Key == nil && pe.Value == nil || len(l) <= scannedList || pe.Key != nil && len(*pe.Key) > maxIndexedKey {
-			var ok bool
-			if cur, ok = step(cur, pe, lenient); !ok {
-				return nil, false
-			}
-			continue
-		}
-		item, ok := x.find(l, pe.Key, pe.Value, lenient)
-		if !ok {
+		var ok bool
+		if cur, _, ok = x.step(cur, pe, lenient); !ok {
 			return nil, false
 		}
-		cur = item
 	}
 	return cur, true
+}
+
+// ByIndex is p with each list item it selects by key or value named by its index, as Get finds
+// it (the paths kapp's rules resolve to address items so). A list item Get does not find leaves
+// p as it is; past a field missing in the object, the elements are kept as they are.
+func (x *Lookup) ByIndex(p Path) Path {
+	out := make(Path, 0, len(p))
+	var cur any = x.obj
+	for _, pe := range p {
+		next, i, ok := x.step(cur, pe, false)
+		if _, isList := cur.([]any); isList && pe.Index == nil {
+			if !ok {
+				return p
+			}
+			pe = fieldpath.PathElement{Index: &i}
+		}
+		out = append(out, pe)
+		cur = next
+	}
+	return out
+}
+
+// step is the package's step, through the index for a long list: i is the index of the list
+// item pe selects by key or value, -1 for any other step.
+func (x *Lookup) step(cur any, pe fieldpath.PathElement, lenient bool) (v any, i int, ok bool) {
+	l, isList := cur.([]any)
+	if !isList || pe.Key == nil && pe.Value == nil {
+		v, ok = step(cur, pe, lenient)
+		return v, -1, ok
+	}
+	if len(l) <= scannedList || pe.Key != nil && len(*pe.Key) > maxIndexedKey {
+		i = -1
+		for j := range l {
+			if _, found := step(l[j:j+1], pe, lenient); found {
+				i = j
+				break
+			}
+		}
+	} else {
+		i = x.find(l, pe.Key, pe.Value, lenient)
+	}
+	if i < 0 {
+		return nil, -1, false
+	}
+	return l[i], i, true
 }
 
 // scannedList bounds the lists looked up by scanning them, as Path.Get does, rather than through
@@ -71,9 +108,10 @@ const scannedList = 8
 // keys, which no built-in kind has, are scanned.
 const maxIndexedKey = 6
 
-// find returns the first item of l matching key (or, for a set, equal to v), as findByKey and
-// findValue do: candidates come from the index and are confirmed by those functions.
-func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient bool) (any, bool) {
+// find returns the index of the first item of l matching key (or, for a set, equal to v), as
+// findByKey and findValue find it, -1 for none: candidates come from the index and are
+// confirmed by those functions.
+func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient bool) int {
 	id := listID{first: &l[0], n: len(l), names: "="}
 	if key != nil {
 		id.names = keyNames(*key)
@@ -89,10 +127,10 @@ func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient boo
 	if key == nil {
 		for _, i := range idx[bucket([]value.Value{*v}, 1)] {
 			if _, ok := findValue(l[i:i+1], *v); ok {
-				return l[i], true
+				return i
 			}
 		}
-		return nil, false
+		return -1
 	}
 	vals := make([]value.Value, len(*key))
 	for i, f := range *key {
@@ -114,10 +152,7 @@ func (x *Lookup) find(l []any, key *value.FieldList, v *value.Value, lenient boo
 			}
 		}
 	}
-	if best < 0 {
-		return nil, false
-	}
-	return l[best], true
+	return best
 }
 
 // indexList buckets l's items by the key fields they hold and those fields' values (a set's

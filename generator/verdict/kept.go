@@ -35,6 +35,7 @@ func (v *Verdict) keptDrift(in Input, configs []*unstructured.Unstructured) erro
 		asked[round[id]] = append(asked[round[id]], i)
 		round[id]++
 	}
+	blame := newBlame(in.Rules)
 	for _, ask := range asked {
 		res, err := verify.VerifyEach(len(ask), func(i int) (verify.Pair, error) {
 			d := v.Drift[ask[i]]
@@ -53,26 +54,13 @@ func (v *Verdict) keptDrift(in Input, configs []*unstructured.Unstructured) erro
 			}
 			d := v.Drift[ask[i]]
 			r := byID[d.Resource.String()]
-			k := Kept{Hidden: Hidden{Resource: d.Resource, Path: d.Finding.Path.String()}, Copied: copied(in.Rules, r, d.Finding.Path)}
-			k.Rule, k.At = responsible(in.Rules, r, d.Finding.Path)
+			blamed := blame.resource(r)
+			k := Kept{Hidden: Hidden{Resource: d.Resource, Path: d.Finding.Path.String()}, Copied: blamed.copied(d.Finding.Path)}
+			k.Rule, k.At = blamed.responsible(d.Finding.Path, nil)
 			v.DriftKept = append(v.DriftKept, k)
 		}
 	}
 	return nil
-}
-
-// copied reports whether a copy rule matching r has a path reaching p.
-func copied(rules []Rule, r classify.Resource, p fielddiff.Path) bool {
-	desired, live, err := r.Objects()
-	if err != nil {
-		return false
-	}
-	for _, rule := range rules {
-		if rule.ytt == nil && rule.keys == nil && rule.index >= 0 && rule.Matches(desired.Unstructured) && rule.reaches(p, desired.Object, live.Object) {
-			return true
-		}
-	}
-	return false
 }
 
 // keptAdoption asks kapp's engine what its deploy applies to each resource with adoption changes:
@@ -132,6 +120,7 @@ func (v *Verdict) keptAdoption(in Input, configs []*unstructured.Unstructured) e
 		return err
 	}
 	var once []Residual
+	blame := newBlame(in.Rules)
 	for _, a := range v.Adoption {
 		i := slices.Index(ids, a.Resource.String())
 		if !held[i][a.Finding.Path.String()] {
@@ -143,8 +132,9 @@ func (v *Verdict) keptAdoption(in Input, configs []*unstructured.Unstructured) e
 		tool, _, _ := strings.Cut(f.Evidence, "; kapp resets")
 		f.Evidence = tool + "; the resource kapp's deploy applies with the rules in force holds it: kapp keeps it, not removes it once"
 		v.Drift = append(v.Drift, Residual{a.Resource, f})
-		k := Kept{Hidden: Hidden{Resource: a.Resource, Path: f.Path.String()}, Copied: copied(in.Rules, r, f.Path)}
-		k.Rule, k.At = responsible(in.Rules, r, f.Path)
+		blamed := blame.resource(r)
+		k := Kept{Hidden: Hidden{Resource: a.Resource, Path: f.Path.String()}, Copied: blamed.copied(f.Path)}
+		k.Rule, k.At = blamed.responsible(f.Path, nil)
 		v.DriftKept = append(v.DriftKept, k)
 	}
 	v.Adoption = once

@@ -183,6 +183,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return judged[a].seq - judged[b].seq })
+	blame := newBlame(in.Rules)
 	for _, i := range order {
 		m := judged[i]
 		if shownOf[i] && !m.probed { // kapp applies the changed value: the rules leave it alone
@@ -192,7 +193,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		if m.removed {
 			h.How, h.Removed = wouldRemoveHow, true
 		}
-		h.Rule, h.At = responsible(in.Rules, m.r, m.path)
+		h.Rule, h.At = blame.responsible(m.r, m.path)
 		if m.controller {
 			v.Masked = append(v.Masked, h)
 		} else {

@@ -86,13 +86,14 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		return nil, err
 	}
 	var out []Hidden
+	blame := newBlame(in.Rules)
 	for i, m := range all {
 		if builtin[i] && !inForce[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
 			if m.removed {
 				h.How, h.Removed = removedHow, true
 			}
-			h.Rule, h.At = responsible(in.Rules, m.r, m.path)
+			h.Rule, h.At = blame.responsible(m.r, m.path)
 			out = append(out, h)
 		}
 	}
@@ -134,6 +135,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 	var inForce, builtin kappcover.Rebaser
 	ready := false
 	var out []Hidden
+	blame := newBlame(in.Rules)
 	templated, templatedAlone, err := appliedWithTemplates(in)
 	if err != nil {
 		return nil, err
@@ -178,7 +180,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				src := r.Desired.Source
 				h.Rule, h.At = fmt.Sprintf("the annotation %s the manifest declares (%s)", p, src), RuleAt{File: src.File, Doc: src.Doc, Line: src.Line}
 			} else {
-				h.Rule, h.At = responsible(in.Rules, r, p, rebased.Object)
+				h.Rule, h.At = blame.responsible(r, p, rebased.Object)
 				h.Rule = "the annotation " + p.String() + " written onto the object kapp applies by " + h.Rule
 			}
 			for _, f := range changes {
@@ -207,6 +209,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		// walkthrough 6, N6-1: a new key beside it was a change hidden by the fold)
 		withRules, alone := fielddiff.NewLookup(fielddiff.FoldStringData(rebased).Object), fielddiff.NewLookup(fielddiff.FoldStringData(rebasedAlone).Object)
 		git := fielddiff.NewLookup(fielddiff.FoldStringData(prepared).Object)
+		blamed := blame.resource(r, prepared.Object)
 		for _, f := range changes {
 			// by the manifest's keys (a port declared without protocol), and only what it
 			// declares: a rule filling in a field of the item the manifest leaves out (a node port
@@ -227,7 +230,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 						h.How = both
 					}
 				}
-				h.Rule, h.At = responsible(hiders(in.Rules, f.Path, want), r, f.Path, prepared.Object)
+				h.Rule, h.At = blamed.responsible(f.Path, hiders(f.Path, want))
 				out = append(out, h)
 			}
 		}

@@ -3,35 +3,93 @@ package verdict
 // The rules a hidden change is blamed on, and the owners that mask it.
 
 import (
-	"slices"
+	"strconv"
 	"strings"
 
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
-// responsible names the rules in force that may hide the change at p (by key) on r: those
-// matching r whose paths reach p or lie under it, in the desired or the live object (or in objs:
-// the object kapp applies); additional labels of p's key; ytt rules matching r (an overlay can
-// write anything). kapp matches a rule on the resource as the earlier rules rebased it, which the
-// manifest need not show: when no rule matching the manifest reaches p, those reaching it whatever
-// their matchers are named. A diffAgainstLastAppliedFieldExclusionRules rule changes nothing kapp
-// applies (it decides whether kapp diffs against its last-applied copy) and is never named. It returns their description and where the first is written; zero
-// when none does (kapp's rules together).
-func responsible(rules []Rule, r classify.Resource, p fielddiff.Path, objs ...map[string]any) (string, RuleAt) {
-	desired, live, err := r.Objects()
-	if err != nil {
+// blame names the rules responsible for a check's hidden changes, indexing once per resource
+// what each answer reads: the resource's objects decoded, the rules matching it, where each
+// rule's paths resolve in each object.
+//
+// Performance: asked afresh for each change, the answer decoded the resource's objects and
+// walked each rule's paths through them again, every list item an allIndexes part selects: a
+// check hiding N values of a resource did N times the resource's work.
+type blame struct {
+	rules []Rule
+	of    map[string]*blamed // by resource, for the answers about its desired and live objects
+}
+
+func newBlame(rules []Rule) *blame { return &blame{rules: rules, of: map[string]*blamed{}} }
+
+// resource is what the answers about r read; with objs (the object kapp applies), indexed for
+// them alone, for the caller to keep while it asks about r.
+func (b *blame) resource(r classify.Resource, objs ...map[string]any) *blamed {
+	id := r.ID.String()
+	if x, ok := b.of[id]; ok && len(objs) == 0 {
+		return x
+	}
+	x := &blamed{rules: b.rules}
+	if desired, live, err := r.Objects(); err == nil {
+		x.desired = desired.Unstructured
+		x.objs = append([]map[string]any{desired.Object, live.Object}, objs...)
+		for _, obj := range x.objs {
+			x.lookups = append(x.lookups, fielddiff.NewLookup(obj))
+		}
+		x.reach = make([][]reach, len(b.rules))
+	}
+	if len(objs) == 0 {
+		b.of[id] = x
+	}
+	return x
+}
+
+// responsible is blame's answer for one change (blamed.responsible).
+func (b *blame) responsible(r classify.Resource, p fielddiff.Path, objs ...map[string]any) (string, RuleAt) {
+	return b.resource(r, objs...).responsible(p, nil)
+}
+
+// blamed is a resource indexed for blame: its objects (desired, live, then the callers': none
+// may change while it is asked about), and, per rule, whether it matches the resource and where
+// its paths resolve in each object, made when first asked. desired is nil when the objects do
+// not decode.
+type blamed struct {
+	rules   []Rule
+	desired *unstructured.Unstructured
+	objs    []map[string]any
+	lookups []*fielddiff.Lookup // per object: list items found by key through an index
+	matches []int8              // per rule: 0 not asked yet, 1 matches, -1 does not
+	reach   [][]reach
+}
+
+// reach is where a rule's paths resolve in one object, by key (pathKey): each path, and each
+// path above one of them.
+type reach struct{ at, above map[string]bool }
+
+// responsible names the rules in force that may hide the change at p (by key): those matching
+// the resource whose paths reach p or lie under it, in the desired or the live object (or in
+// the objects the resource was indexed with: the object kapp applies); additional labels of p's
+// key; ytt rules matching it (an overlay can write anything). kapp matches a rule on the
+// resource as the earlier rules rebased it, which the manifest need not show: when no rule
+// matching the manifest reaches p, those reaching it whatever their matchers are named. A
+// diffAgainstLastAppliedFieldExclusionRules rule changes nothing kapp applies (it decides
+// whether kapp diffs against its last-applied copy) and is never named, nor those skip names
+// (hiders). It returns their description and where the first is written; zero when the objects
+// do not decode, and when none does (kapp's rules together).
+func (x *blamed) responsible(p fielddiff.Path, skip func(Rule) bool) (string, RuleAt) {
+	if x.desired == nil {
 		return "", RuleAt{}
 	}
-	objs = append([]map[string]any{desired.Object, live.Object}, objs...)
 	var names []string
 	var at RuleAt
 	for _, matched := range []bool{true, false} {
-		for _, rule := range rules {
-			if matched && !rule.Matches(desired.Unstructured) || rule.lastAppliedCheck || !rule.reaches(p, objs...) {
+		for i, rule := range x.rules {
+			if matched && !x.matched(i) || rule.lastAppliedCheck || skip != nil && skip(rule) || !x.reaches(i, p) {
 				continue
 			}
 			if len(names) == 0 {
@@ -46,40 +104,104 @@ func responsible(rules []Rule, r classify.Resource, p fielddiff.Path, objs ...ma
 	return "the rules in force together (kapp's built-in rules alone apply the change)", RuleAt{}
 }
 
-// hiders are rules without those that write want at p's key: a Config's additional labels of
-// that value, an ownership or label scoping rule where p is kapp's own label. They make the change
-// kapp applies (a label added in Git through a Config), they do not hide it.
-func hiders(rules []Rule, p fielddiff.Path, want any) []Rule {
+// hiders leaves out (skip) the rules that write want at p's key: a Config's additional labels
+// of that value, an ownership or label scoping rule where p is kapp's own label. They make the
+// change kapp applies (a label added in Git through a Config), they do not hide it.
+func hiders(p fielddiff.Path, want any) (skip func(Rule) bool) {
 	key := p[len(p)-1].FieldName
 	if key == nil {
-		return rules
+		return nil
 	}
-	return slices.DeleteFunc(slices.Clone(rules), func(rule Rule) bool {
+	return func(rule Rule) bool {
 		v, ok := rule.wrote[*key]
 		return ok && fielddiff.Equal(v, want) || rule.kappLabels && strings.HasPrefix(*key, kappconv.Prefix)
-	})
+	}
 }
 
-// reaches reports whether the rule can act on the field at p (by key) of obj or live.
-func (c Rule) reaches(p fielddiff.Path, objs ...map[string]any) bool {
-	if c.ytt != nil {
+// copied reports whether a copy rule matching the resource has a path reaching p in its desired
+// or live object.
+func (x *blamed) copied(p fielddiff.Path) bool {
+	if x.desired == nil {
+		return false
+	}
+	for i, rule := range x.rules {
+		if rule.ytt == nil && rule.keys == nil && rule.index >= 0 && x.matched(i) && x.reachesIn(i, p, x.objs[:2]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *blamed) matched(i int) bool {
+	if x.matches == nil {
+		x.matches = make([]int8, len(x.rules))
+	}
+	if x.matches[i] == 0 {
+		x.matches[i] = -1
+		if x.rules[i].Matches(x.desired) {
+			x.matches[i] = 1
+		}
+	}
+	return x.matches[i] > 0
+}
+
+// reaches reports whether rule i can act on the field at p (by key) of one of the objects.
+func (x *blamed) reaches(i int, p fielddiff.Path) bool { return x.reachesIn(i, p, x.objs) }
+
+func (x *blamed) reachesIn(i int, p fielddiff.Path, objs []map[string]any) bool {
+	rule := x.rules[i]
+	if rule.ytt != nil {
 		return true
 	}
-	if c.keys != nil {
+	if rule.keys != nil {
 		last := p[len(p)-1]
-		return last.FieldName != nil && c.keys[*last.FieldName]
+		return last.FieldName != nil && rule.keys[*last.FieldName]
 	}
-	for _, obj := range objs {
-		at := byIndex(obj, p)
-		for _, kp := range c.paths {
-			for _, q := range resolved(obj, kp) {
-				if at.HasPrefix(q) || q.HasPrefix(at) {
-					return true
+	if x.reach[i] == nil {
+		x.reach[i] = make([]reach, len(x.objs))
+	}
+	for j, obj := range objs {
+		in := &x.reach[i][j]
+		if in.at == nil {
+			in.at, in.above = map[string]bool{}, map[string]bool{}
+			for _, kp := range rule.paths {
+				for _, q := range resolved(obj, kp) {
+					in.at[pathKey(q)] = true
+					for n := range len(q) + 1 {
+						in.above[pathKey(q[:n])] = true
+					}
 				}
+			}
+		}
+		// p (by index) lies under a resolved path, or above one
+		at := x.lookups[j].ByIndex(p)
+		if in.above[pathKey(at)] {
+			return true
+		}
+		for n := range len(at) + 1 {
+			if in.at[pathKey(at[:n])] {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// pathKey is p as a map key: its elements equal where the paths' are (fielddiff.Path.HasPrefix
+// compares them), whatever a field name holds.
+func pathKey(p fielddiff.Path) string {
+	var b strings.Builder
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			b.WriteString("f" + strconv.Quote(*pe.FieldName))
+		case pe.Index != nil:
+			b.WriteString("i" + strconv.Itoa(*pe.Index))
+		default: // a list item by key or value, found in no object: never one of a rule's resolved paths
+			b.WriteString("k" + strconv.Quote(pe.String()))
+		}
+	}
+	return b.String()
 }
 
 // controlled reports whether classification found a manager other than the applier owning the
@@ -103,27 +225,7 @@ func controlled(r classify.Resource, obj map[string]any, p fielddiff.Path) bool 
 // byIndex rewrites list items selected by key or value into their index in obj, as kapp's paths
 // and declaredUnder address them.
 func byIndex(obj map[string]any, p fielddiff.Path) fielddiff.Path {
-	x := "x"
-	step := func(cur any, pe fieldpath.PathElement) (any, bool) { // Get from any value, not only a map
-		return fielddiff.Path{{FieldName: &x}, pe}.Get(map[string]any{x: cur})
-	}
-	out := make(fielddiff.Path, 0, len(p))
-	var cur any = obj
-	for _, pe := range p {
-		if l, ok := cur.([]any); ok && pe.Index == nil {
-			i := slices.IndexFunc(l, func(item any) bool {
-				_, found := step([]any{item}, pe)
-				return found
-			})
-			if i < 0 {
-				return p // not in the desired object: nothing declared there
-			}
-			pe = fieldpath.PathElement{Index: &i}
-		}
-		out = append(out, pe)
-		cur, _ = step(cur, pe)
-	}
-	return out
+	return fielddiff.NewLookup(obj).ByIndex(p)
 }
 
 // Controlled reports whether r's classification found a manager other than the applier owning

@@ -279,16 +279,16 @@ func removedCovered(in Input, id pair.Identity) []Residual {
 		if r.ID != id {
 			continue
 		}
-		desired, live, err := r.Objects()
-		if err != nil {
+		blamed := newBlame(in.Rules).resource(r)
+		if blamed.desired == nil {
 			return nil
 		}
 		for _, f := range r.Findings {
 			if !f.Class.Ghost() || !f.Covered() {
 				continue
 			}
-			for _, rule := range in.Rules {
-				if rule.removes && rule.Matches(desired.Unstructured) && rule.reaches(f.Path, desired.Object, live.Object) {
+			for i, rule := range in.Rules {
+				if rule.removes && blamed.matched(i) && blamed.reachesIn(i, f.Path, blamed.objs[:2]) {
 					f.Evidence = fmt.Sprintf("%s (%s) removes it from what kapp applies, after kapp's built-in rules copied it from the live object: kapp's update drops it from the live object, on every deploy; remove the rule (%s)",
 						rule.At, rule.what, f.Evidence)
 					out = append(out, Residual{id, f})
