@@ -34,7 +34,7 @@ func appFlag() cli.Flag {
 func argoTarget(c *cli.Context) (bool, error) {
 	t := c.String("target")
 	if !slices.Contains(targets, t) {
-		return false, fmt.Errorf("--target %s: not a target (%s)", t, strings.Join(targets, ", "))
+		return false, fmt.Errorf("--target %s: not a target (%s)", escape.Text(t), strings.Join(targets, ", "))
 	}
 	if t != "argocd" {
 		return false, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // maxArgs are the positional arguments a command takes; every other command takes none.
@@ -36,9 +37,10 @@ func strayArgument(c *cli.Context, args []string) error {
 		if (flag == "-d" || flag == "--desired" || flag == "-desired") && !c.IsSet("live") && readFromServer(stray) {
 			// -l forgotten before the live file: a second -d fails on the missing --live
 			// (newcomer walkthrough 6, N6-9)
-			return fmt.Errorf("%s\nhint: did you mean -l %s? It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields), and --live (-l) is missing", msg, stray)
+			return fmt.Errorf("%s\nhint: did you mean -l %s? It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields), and --live (-l) is missing", msg, escape.Text(stray))
 		}
 		if repeatable(c.Command, flag) {
+			flag, value, stray := escape.Text(flag), escape.Text(value), escape.Text(stray)
 			return fmt.Errorf("%s\nhint: %s takes one value: repeat it for each (%s %s %s %s), as for the files of a shell glob", msg, flag, flag, value, flag, stray)
 		}
 	}

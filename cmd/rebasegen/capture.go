@@ -84,7 +84,7 @@ func captureCommand() *cli.Command {
 				return noKubeconfig(rules.Precedence)
 			}
 			if err != nil {
-				return fmt.Errorf("--kubeconfig %s: %w", orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)"), err)
+				return fmt.Errorf("--kubeconfig %s: %w", escape.Text(orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)")), err)
 			}
 			opts := capture.Options{App: app, Namespace: namespace, Retries: c.Int("retries"), RequestTimeout: c.Duration("request-timeout")}
 			if argoApp != "" {
@@ -108,10 +108,10 @@ func captureCommand() *cli.Command {
 			if len(res.CRDs) > 0 {
 				// their schemas default the custom resources offline: read with --crd
 				files[load.CaptureCRDs] = multiDoc(res.CRDs)
-				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), filepath.Join(dir, load.CaptureCRDs))
+				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), escape.Text(filepath.Join(dir, load.CaptureCRDs)))
 			}
 			if err := writeCapture(dir, files); err != nil {
-				return fmt.Errorf("--output-directory %s: %w", dir, err)
+				return fmt.Errorf("--output-directory %s: %w", escape.Text(dir), err)
 			}
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
@@ -120,7 +120,7 @@ func captureCommand() *cli.Command {
 			if argoApp != "" {
 				what = "Argo CD Application " + argoApp
 			}
-			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), what, dir, crds)
+			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), what, escape.Text(dir), crds)
 			return nil
 		},
 	}
@@ -209,7 +209,7 @@ func captureDirectory(dir string) error {
 	if len(foreign) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
 	}
-	return fmt.Errorf("--output-directory %s holds files capture does not write (%s%s): a package's ytt (or kapp-controller) would read the captured live objects with them; capture into a directory of its own", dir, strings.Join(shown, ", "), more)
+	return fmt.Errorf("--output-directory %s holds files capture does not write (%s%s): a package's ytt (or kapp-controller) would read the captured live objects with them; capture into a directory of its own", escape.Text(dir), escape.Text(strings.Join(shown, ", ")), more)
 }
 
 // noKubeconfig explains an empty client configuration read from files (the kubeconfig files
@@ -227,9 +227,9 @@ func noKubeconfig(files []string) error {
 		from = "from $KUBECONFIG"
 	}
 	if len(missing) == len(files) {
-		return fmt.Errorf("no kubeconfig: %s (%s) does not exist; give --kubeconfig FILE or point $KUBECONFIG at one", strings.Join(missing, ", "), from)
+		return fmt.Errorf("no kubeconfig: %s (%s) does not exist; give --kubeconfig FILE or point $KUBECONFIG at one", escape.Text(strings.Join(missing, ", ")), from)
 	}
-	return fmt.Errorf("kubeconfig %s (%s): no cluster in it; give --kubeconfig FILE or --context", strings.Join(files, ", "), from)
+	return fmt.Errorf("kubeconfig %s (%s): no cluster in it; give --kubeconfig FILE or --context", escape.Text(strings.Join(files, ", ")), from)
 }
 
 // count is "1 rule", "2 rules".

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,22 +40,8 @@ const forged = "check: kapp keeps 2/2 paired resources; 0 residual ghost diffs F
 // name and an object name.
 func TestInputLineBreaksForgeNoLine(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, s string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	read := func(p string) string {
-		t.Helper()
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	write := func(name, s string) string { return writeIn(t, dir, name, s) }
+	read := func(p string) string { return readFile(t, p) }
 	escaped := `\n` + forged
 	drift := scenario(t, "human-drift")
 	hpa := scenario(t, "hpa-replicas")
@@ -113,4 +100,70 @@ rebaseRules:
 			}
 		}
 	}
+}
+
+// TestHostileNamesInErrors (issue 23): an error or warning quoting an input string escapes it
+// with escape.Text, whatever path it takes: a line break, an ESC or a bidi control in an object's
+// name or namespace, a flag's value, a command-line argument, a kapp rule's type or a ytt rule's
+// fail message reached stderr raw in several (the duplicate object, the -n choice, --value,
+// --target, the hint for a stray argument, an unknown flag, kapp's rule errors), so the input
+// wrote a line of its own: a passing summary in a CI log. Each case feeds the same hostile string
+// and wants it shown (FORGED), on no line of its own and with no raw control character.
+func TestHostileNamesInErrors(t *testing.T) {
+	dir := t.TempDir()
+	hostile := "x\n" + forged + "\u202e\x1b[2J"
+	quoted := strconv.Quote(hostile) // as YAML reads a double-quoted string
+	write := func(name, s string) string { return writeIn(t, dir, name, s) }
+	hpa := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	desired, live := readFile(t, hpa[1]), readFile(t, hpa[3])
+	noRules := write("none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n")
+	rule := func(name, body string) string {
+		return write(name, "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- "+body+"\n  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}\n")
+	}
+	argo := func(name, entry string) string {
+		return write(name, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - kind: Deployment\n    "+entry+"\n")
+	}
+	cm := "\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + quoted + "}\n"
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"load: a file name", []string{"explain", "-d", write("bad\n"+strings.ReplaceAll(forged, "/", "-")+".yaml", "a: [\n"), "-l", hpa[3], "-n", hpa[5]}},
+		{"pair: a duplicate object's name", []string{"explain", "-d", write("dup.yaml", desired+cm+cm), "-l", hpa[3], "-n", hpa[5]}},
+		{"pair: the namespaces -n chooses from", []string{"explain", "-d", hpa[1], "-l", write("ns.yaml", strings.Replace(live, "namespace: hpa-replicas", "namespace: "+quoted, 1))}},
+		{"flag: --value", []string{"explain", "--package", dir, "--value", hostile, "-l", hpa[3]}},
+		{"flag: --target", append([]string{"check", "--rules", noRules, "--target", hostile}, hpa...)},
+		{"flag: an unknown flag", []string{"check", "--" + hostile}},
+		{"flag: a stray argument's hint", append([]string{"check", "--rules", noRules, hostile}, hpa...)},
+		{"rules: kapp's error on a rule type", append([]string{"check", "--rules", rule("type.yml", "type: "+quoted+"\n  sources: [existing]\n  paths: [[spec]]")}, hpa...)},
+		{"rules: a ytt rule's fail message", append([]string{"check", "--rules", rule("ytt.yml", "ytt:\n    overlayContractV1:\n      overlay.yml: "+
+			strconv.Quote("#@ load(\"@ytt:overlay\", \"overlay\")\n#@ fail("+quoted+")\n"))}, hpa...)},
+		{"argocd: an ignoreDifferences key", append([]string{"check", "--target", "argocd", "--rules", argo("key.yml", quoted+": [/spec]")}, hpa...)},
+		{"argocd: a jq expression", append([]string{"check", "--target", "argocd", "--rules", argo("jq.yml", "jqPathExpressions: ["+strconv.Quote(".spec | "+hostile)+"]")}, hpa...)},
+	} {
+		r := rebasegen(t, c.args...)
+		out := r.stdout + r.stderr
+		if r.code == 0 || !strings.Contains(out, "FORGED") {
+			t.Errorf("%s: exit %d, want an error naming the input:\n%s", c.name, r.code, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), forged[:20]) {
+				t.Errorf("%s: a line starts as the input chose:\n%s", c.name, out)
+				break
+			}
+		}
+		if strings.ContainsAny(out, "\x1b\u202e") {
+			t.Errorf("%s: a control character of the input reached the output raw:\n%q", c.name, out)
+		}
+	}
+}
+
+// writeIn writes s to the file name in dir and returns its path.
+func writeIn(t *testing.T, dir, name, s string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

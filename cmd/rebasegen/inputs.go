@@ -92,7 +92,7 @@ func noteElsewhere(c *cli.Context, unpaired []verdict.Unpaired) {
 		} else if n > 1 {
 			it = "them"
 		}
-		fmt.Fprintf(c.App.ErrWriter, "note: %s: not on the cluster, but the live objects hold %s in namespace %s: did you mean -n %s?\n", what, it, ns, ns)
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: not on the cluster, but the live objects hold %s in namespace %s: did you mean -n %s?\n", escape.Text(what), it, escape.Text(ns), escape.Text(ns))
 	}
 }
 
@@ -137,7 +137,7 @@ func checkValues(c *cli.Context) error {
 	}
 	for _, v := range c.StringSlice("value") {
 		if k, _, ok := strings.Cut(v, "="); !ok || strings.TrimSuffix(k, "+") == "" {
-			return fmt.Errorf("--value %s: want KEY=VALUE (a data value, as ytt -v takes it)", v)
+			return fmt.Errorf("--value %s: want KEY=VALUE (a data value, as ytt -v takes it)", escape.Text(v))
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // Usage errors are one or two lines on stderr: what is wrong, with the closest flag or command
@@ -15,20 +17,19 @@ import (
 
 // usageError is every command's OnUsageError (a flag urfave/cli could not parse).
 func usageError(c *cli.Context, err error, _ bool) error {
-	msg := err.Error()
 	flags := c.Command.Flags
 	for _, f := range flagErrors {
-		m := f.re.FindStringSubmatch(msg)
+		m := f.re.FindStringSubmatch(err.Error())
 		if m == nil {
 			continue
 		}
-		msg = f.format(m[1:])
+		msg := f.format(m[1:])
 		if f.unknown {
 			msg += didYouMean(flagNames(flags), dashed(m[1])) + otherCommands(c, m[1])
 		}
-		break
+		return usageExit(c, msg)
 	}
-	return usageExit(c, msg)
+	return usageExit(c, escape.Text(err.Error())) // it may quote the command line
 }
 
 // flagErrors are the errors of Go's flag package (which urfave/cli parses with), their flag
@@ -38,8 +39,8 @@ var flagErrors = []struct {
 	format  func(m []string) string
 	unknown bool
 }{
-	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(m []string) string { return "unknown flag " + dashed(m[0]) }, true},
-	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(m []string) string { return dashed(m[0]) + " needs a value" }, false},
+	{regexp.MustCompile(`^flag provided but not defined: -((?s).*)$`), func(m []string) string { return "unknown flag " + dashed(m[0]) }, true},
+	{regexp.MustCompile(`^flag needs an argument: -((?s).*)$`), func(m []string) string { return dashed(m[0]) + " needs a value" }, false},
 	{regexp.MustCompile(`^invalid (boolean )?value ("(?s:.*)") for (?:flag )?-([^:]*): (?s:(.*))$`), func(m []string) string {
 		why := m[3]
 		if m[0] != "" { // strconv.ParseBool's "parse error" says nothing of what it takes
@@ -47,15 +48,16 @@ var flagErrors = []struct {
 		}
 		return fmt.Sprintf("invalid value %s for %s: %s", m[1], dashed(m[2]), why)
 	}, false},
-	{regexp.MustCompile(`^bad flag syntax: (.*)$`), func(m []string) string { return "bad flag syntax: " + m[0] }, false},
+	{regexp.MustCompile(`^bad flag syntax: ((?s).*)$`), func(m []string) string { return "bad flag syntax: " + escape.Text(m[0]) }, false},
 }
 
-// dashed is a flag's name as given on the command line: -n, --namespace.
+// dashed is a flag's name as given on the command line: -n, --namespace (escaped: an unknown
+// flag's name is the command line's).
 func dashed(name string) string {
 	if len(name) == 1 {
-		return "-" + name
+		return "-" + escape.Text(name)
 	}
-	return "--" + name
+	return "--" + escape.Text(name)
 }
 
 // usageExit is msg as a usage error (exit status 1) of c's command, with where its help is.

@@ -38,7 +38,7 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		// kapp accepts a Config with an unknown rule type or an empty matcher and panics when it
 		// builds the rules (RebaseMods)
 		if p := recover(); p != nil {
-			err = fmt.Errorf("kapp Config in %s: %v", sources(configs), p)
+			err = fmt.Errorf("kapp Config in %s: %w", sources(configs), kappconv.Readable(fmt.Errorf("%v", p)))
 		}
 	}()
 	kappglobal.Prepare()
@@ -136,9 +136,9 @@ func (r Rebaser) Covered(desired, live *unstructured.Unstructured, ps []fielddif
 		rebased, err := r.rebase(newRes, existing)
 		if err != nil {
 			if at := r.failing(desired, live); at != "" {
-				return nil, fmt.Errorf("%s: %w", at, err)
+				return nil, fmt.Errorf("%s: %w", at, kappconv.Readable(err))
 			}
-			return nil, err
+			return nil, kappconv.Readable(err)
 		}
 		rl = fielddiff.NewLookup(rebased.Object)
 	}
@@ -195,7 +195,7 @@ func only(u *unstructured.Unstructured, fields map[string]bool) *unstructured.Un
 func (r Rebaser) rebase(desired, live *unstructured.Unstructured) (res *unstructured.Unstructured, err error) {
 	defer func() {
 		if p := recover(); p != nil { // kapp panics on some invalid rules
-			err = fmt.Errorf("kapp rebase rules failed: %v", p)
+			err = fmt.Errorf("kapp rebase rules failed: %w", kappconv.Readable(fmt.Errorf("%v", p)))
 		}
 	}()
 	// Not copied: kapp rebases a copy of the new resource and never modifies its sources (its
@@ -285,7 +285,7 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, kappconv.Readable(err)
 		}
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -127,7 +128,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		base, ver := baseName(id.Name)
 		if ver < 0 {
 			if prev, dup := plain[id]; dup {
-				return nil, fmt.Errorf("%s: duplicate live resource %s (also at %s)", l.Source, id, prev.Source)
+				return nil, fmt.Errorf("%s: duplicate live resource %s (also at %s)", l.Source, escape.Text(id.String()), prev.Source)
 			}
 			plain[id] = l
 			continue
@@ -160,7 +161,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
 		if prev, dup := seen[id]; dup {
-			return nil, fmt.Errorf("%s: duplicate desired resource %s (also at %s)", d.Source, id, prev.Source)
+			return nil, fmt.Errorf("%s: duplicate desired resource %s (also at %s)", d.Source, escape.Text(id.String()), prev.Source)
 		}
 		seen[id] = d
 		switch {
@@ -263,7 +264,7 @@ func inferNamespace(desired []load.Doc, live map[Identity]load.Doc, s Scope) (st
 	var where []string
 	for _, ns := range nss {
 		sort.Strings(found[ns])
-		where = append(where, fmt.Sprintf("%s (%s)", ns, strings.Join(found[ns], ", ")))
+		where = append(where, fmt.Sprintf("%s (%s)", escape.Text(ns), escape.Text(strings.Join(found[ns], ", "))))
 	}
 	return "", fmt.Errorf("no -n given, and the live counterparts of the desired objects without a namespace are in %d namespaces: %s; choose one with -n", len(nss), strings.Join(where, "; "))
 }

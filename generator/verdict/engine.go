@@ -13,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -210,7 +211,7 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 			// kapp puts it back into any manifest, so the cluster is made to hold it, as kapp's
 			// deploy leaves it
 			if err := appliedBefore(live.Unstructured, f.Path, f.Desired); err != nil {
-				return verify.Pair{}, fmt.Errorf("%s: %w", r.ID, err)
+				return verify.Pair{}, fmt.Errorf("%s: %w", escape.Text(r.ID.String()), err)
 			}
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -165,7 +166,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		applied := func(rb kappcover.Rebaser) (*unstructured.Unstructured, error) {
 			rebased, err := rb.Rebased(desired.Unstructured, live.Unstructured)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.ID, err)
+				return nil, fmt.Errorf("%s: %w", escape.Text(r.ID.String()), err)
 			}
 			return rebased, nil
 		}
@@ -202,7 +203,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 		// declared as much as the manifest's own
 		prepared, err := inForce.Prepared(desired.Unstructured, live.Unstructured)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.ID, err)
+			return nil, fmt.Errorf("%s: %w", escape.Text(r.ID.String()), err)
 		}
 		// compared as the API server stores them: a Secret's stringData key the rules fold into
 		// data, where the live data holds the same value, stores the same Secret (newcomer

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -45,7 +46,7 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 			switch {
 			case err != nil && m.path == nil && m.members == nil && m.live == nil:
 				mu.Lock()
-				failed = fmt.Errorf("%s: %w", m.r.ID, err)
+				failed = fmt.Errorf("%s: %w", escape.Text(m.r.ID.String()), err)
 				mu.Unlock()
 			case err != nil:
 				r.failed = true

@@ -11,6 +11,7 @@ import (
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
@@ -54,7 +55,7 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 		}
 		in.desc[i] = describe(p.Desired)
 		if err := catch(func() error { return in.addPair(i, p) }); err != nil {
-			errs = append(errs, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], err))
+			errs = append(errs, fmt.Errorf("pair %d (%s): %w", i, escape.Text(in.desc[i]), err))
 		}
 	}
 	if err := joinErrors(errs); err != nil {

@@ -168,7 +168,8 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 			if p, err := pairAt(i); err == nil {
 				e = withoutSecretValues(e, p)
 			}
-			failed = append(failed, fmt.Errorf("pair %d (%s): %w", i, in.desc[i], e))
+			// escaped once the Secret values are taken out: the names and kapp's text are the inputs'
+			failed = append(failed, kappconv.Readable(fmt.Errorf("pair %d (%s): %w", i, in.desc[i], e)))
 		}
 	}
 	return in, joinErrors(failed)
@@ -213,7 +214,7 @@ func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Un
 				if p, perr := in.pairAt(i); perr == nil {
 					err = withoutSecretValues(err, p)
 				}
-				err = fmt.Errorf("%s base: %w", b, err)
+				err = fmt.Errorf("%s base: %w", b, kappconv.Readable(err))
 			}
 			each(i, b, obj, err)
 		}

@@ -1,17 +1,26 @@
 package kappconv
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rebasegen/rebasegen/internal/escape"
+)
 
 // extraArgs is what Go's fmt writes for arguments its format has no verb for.
 const extraArgs = "%!(EXTRA "
 
-// Readable is err with the arguments kapp passes to a format without a verb for them written as
-// "(value, ...)" rather than Go's "%!(EXTRA string=value)": kapp's config/conf.go passes a
-// resource's description to fmt.Errorf with a message that has no verb ("Expected kapp config to
-// be within v1/ConfigMap but apiVersion or kind do not match"), and the error reached rebasegen's
-// output as it was (probe7). err itself stays in the chain (errors.Is, errors.As).
+// Readable is err as rebasegen writes kapp's errors: the arguments kapp passes to a format
+// without a verb for them written as "(value, ...)" rather than Go's "%!(EXTRA string=value)"
+// (kapp's config/conf.go passes a resource's description to fmt.Errorf with a message that has
+// no verb, and the error reached rebasegen's output as it was: probe7), and its text escaped on
+// one line (escape.Text): kapp's errors quote the inputs, a rule's type, a ytt overlay's fail
+// message, whose line break would start a line of rebasegen's output as the input chose. err
+// itself stays in the chain (errors.Is, errors.As).
 func Readable(err error) error {
-	if err == nil || !strings.Contains(err.Error(), extraArgs) {
+	if err == nil {
+		return nil
+	}
+	if s := err.Error(); !strings.Contains(s, extraArgs) && escape.Text(s) == s {
 		return err
 	}
 	return readable{err}
@@ -19,7 +28,7 @@ func Readable(err error) error {
 
 type readable struct{ error }
 
-func (r readable) Error() string { return withoutExtra(r.error.Error()) }
+func (r readable) Error() string { return escape.Text(withoutExtra(r.error.Error())) }
 func (r readable) Unwrap() error { return r.error }
 
 // withoutExtra rewrites each "%!(EXTRA type=value, type=value)" of s as " (value, value)", its
