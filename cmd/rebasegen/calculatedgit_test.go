@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,20 +21,8 @@ func TestGitChangeToACalculatedFieldIsPending(t *testing.T) {
 	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
 		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
 	}
-	read := func(path string) string {
-		bs, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(bs)
-	}
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	read := func(path string) string { return readFile(t, path) }
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	desired := write("desired.yaml", strings.Replace(read(fix[1]), "  name: web\nspec:\n", "  name: web\nspec:\n  clusterIP: 10.0.0.99\n", 1))
 	live := read(fix[3])
 	const sentWithout = `"namespace":"services"},"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}]`

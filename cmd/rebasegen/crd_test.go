@@ -30,13 +30,7 @@ func TestCRDFromLiveOrFlag(t *testing.T) {
 		}
 		return crd, rest
 	}
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	_, desiredCR := split("desired.yaml")
 	liveCRD, liveCR := split("live.yaml")
 	d, l, crd := write("desired.yaml", desiredCR), write("live.yaml", liveCR), write("crds.yaml", liveCRD)
@@ -87,13 +81,7 @@ properties:
           x-kubernetes-preserve-unknown-fields: true
           default: `+"{"+strings.ReplaceAll(strings.TrimSuffix(def.String(), "\n"), "\n", ", ")+"}\n")
 	cr := "apiVersion: example.com/v1\nkind: Bomb\nmetadata: {name: b, namespace: ns}\nspec:\n  items:\n" + items.String()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	c, d, l := write("crd.yaml", crd), write("desired.yaml", cr), write("live.yaml", cr)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -242,13 +242,7 @@ func TestKappMarkedWithoutManagedFields(t *testing.T) {
 func TestWordingNewcomer5(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	contains := func(what string, r result, stream, want string) {
 		t.Helper()
 		if !strings.Contains(stream, want) {

@@ -46,26 +46,19 @@ func TestCheckPendingChangesAreNotStale(t *testing.T) {
 			t.Fatalf("the generated rules lack %s:\n%s", want, committed)
 		}
 	}
-	write := func(name, text string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	// handEdited drops the ports' copy; resealed does too, with a digest matching: rules generated
 	// when the deployed objects had no such ghost diff
 	handEdited := write("edited.yml", strings.Replace(string(committed), "  "+ports+"\n", "", 1))
 	digest := regexp.MustCompile(`(?m)^#! Digest: sha256:[0-9a-f]+$`)
 	resealed := write("resealed.yml", generated.Seal(digest.ReplaceAllString(strings.Replace(string(committed), "  "+ports+"\n", "", 1), "#! Digest: sha256:"+strings.Repeat("0", 64))))
-	if generated.Of([]byte(mustRead(t, resealed))) != generated.Intact {
+	if generated.Of([]byte(readFile(t, resealed))) != generated.Intact {
 		t.Fatal("the resealed rules are not intact")
 	}
 
 	edit := func(fixture, name string, edit func(string) string) string {
 		t.Helper()
-		m := mustRead(t, filepath.Join("..", "..", "fixtures", fixture, "desired.yaml"))
+		m := readFile(t, filepath.Join("..", "..", "fixtures", fixture, "desired.yaml"))
 		changed := edit(m)
 		if changed == m {
 			t.Fatalf("%s: the edit changes nothing", name)
@@ -130,15 +123,6 @@ func TestCheckPendingChangesAreNotStale(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // Regression (issue 24, F2's gap): a pull request removing fields the manifest declared with the
 // server's defaults (dnsPolicy: ClusterFirst, a port's protocol: TCP). kapp's last apply declared
 // them, so the committed rules, up to date with it, copy neither; after the deploy the server
@@ -163,13 +147,7 @@ func TestDroppedDefaultsAreStale(t *testing.T) {
 		t.Fatal("fixture changed: no container port to declare the protocol of")
 	}
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	live, declaredFile, bumped := write("live.yaml", before), write("declared.yaml", declared), write("bumped.yaml", strings.Replace(desired, "nginx:1.25", "nginx:1.26", 1))
 	rules := filepath.Join(dir, "rules.yml")
 	if r := rebasegen(t, "generate", "-d", declaredFile, "-l", live, "-n", fix[5], "--output-file", rules); r.code != 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/base64"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,19 +16,9 @@ func TestCheckSecretDiffShowsNoValueARuleWrote(t *testing.T) {
 	const secret = "T0kenLiveXYZ"
 	encoded := base64.StdEncoding.EncodeToString([]byte(secret))
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	read := func(name string) string {
-		bs, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "secret-empty-values", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(bs)
+		return readFile(t, filepath.Join("..", "..", "fixtures", "secret-empty-values", name))
 	}
 	// the manifest declares the live value, so kapp keeps the Secret with generated rules
 	desired := write("desired.yaml", strings.Replace(read("desired.yaml"), "\ndata:\n", "\ndata:\n  token: "+encoded+"\n", 1))

@@ -23,7 +23,7 @@ func TestStaleSecretInEveryForm(t *testing.T) {
 	if r := rebasegen(t, append([]string{"generate"}, append(in, "--output", "secret", "--package-install", "hpa-replicas/web", "--output-file", file)...)...); r.code != 0 {
 		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
 	}
-	written := mustRead(t, file)
+	written := readFile(t, file)
 	const key = "  rebase-rules.yml: |\n"
 	at := strings.Index(written, key)
 	if at < 0 || !strings.HasPrefix(written, "#! Rebase rules for the PackageInstall") {

@@ -30,13 +30,7 @@ func TestStringDataDriftIsDriftAndTheFormIsRuled(t *testing.T) {
 		t.Fatalf("package-app's %s holds no Secret", file)
 		return ""
 	}
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	desired := write("desired.yaml", secretDoc("desired.yaml"))
 	live := secretDoc("live.yaml")
 	const (

@@ -51,19 +51,7 @@ func TestManagedFieldsManagersHideKeyedChange(t *testing.T) {
 func TestManagedFieldsManagersCustomResource(t *testing.T) {
 	dir := t.TempDir()
 	crd := filepath.Join(dir, "crd.yaml")
-	if err := os.WriteFile(crd, []byte(crddoc.Namespaced("example.com", "Widget", `type: object
-properties:
-  parts:
-    type: array
-    x-kubernetes-list-type: map
-    x-kubernetes-list-map-keys: [name]
-    items:
-      type: object
-      required: [name]
-      properties:
-        name: {type: string}
-        image: {type: string}
-`)), 0o600); err != nil {
+	if err := os.WriteFile(crd, []byte(crddoc.Namespaced("example.com", "Widget", "type: object\nproperties:\n  parts: "+crddoc.KeyedByName("image: {type: string}")+"\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	object := func(image, meta string) string {

@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"encoding/base64"
 	"slices"
 	"strings"
 
@@ -54,8 +53,7 @@ func stringDataMoved(desired, live *unstructured.Unstructured) (Finding, bool) {
 	data, _ := live.Object["data"].(map[string]any)
 	moved := false
 	for k, v := range sd {
-		s, _ := v.(string)
-		moved = moved || data[k] == base64.StdEncoding.EncodeToString([]byte(s))
+		moved = moved || data[k] == fielddiff.Stored(v)
 	}
 	if !moved {
 		return Finding{}, false // every value changed: the field diff reports each

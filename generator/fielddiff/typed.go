@@ -63,6 +63,12 @@ func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
+// Stored is a Secret's stringData value as the API server stores it in data: base64-encoded.
+func Stored(v any) string {
+	s, _ := v.(string)
+	return base64.StdEncoding.EncodeToString([]byte(s))
+}
+
 // FoldStringData moves a Secret's stringData into data, base64-encoded, as the API server does,
 // so a desired stringData pairs with the live data.
 func FoldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
@@ -76,8 +82,7 @@ func FoldStringData(u *unstructured.Unstructured) *unstructured.Unstructured {
 		data = map[string]any{}
 	}
 	for k, v := range sd {
-		s, _ := v.(string)
-		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		data[k] = Stored(v)
 	}
 	u.Object["data"] = data
 	delete(u.Object, "stringData")

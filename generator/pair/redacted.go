@@ -1,10 +1,10 @@
 package pair
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"sort"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -41,7 +41,7 @@ func unredact(p *Pair) ([]string, error) {
 	sd, _ := desired.Object["stringData"].(map[string]any)
 	for _, k := range keys {
 		if s, ok := sd[k].(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+			data[k] = fielddiff.Stored(s)
 		} else if v, ok := dd[k]; ok {
 			data[k] = v
 		}

@@ -206,17 +206,7 @@ var CRDDoc = crddoc.Namespaced("compare.example.com", "Widget", `type: object
 properties:
   size: {type: integer, default: 1}
   mode: {type: string, default: fast}
-  items:
-    type: array
-    x-kubernetes-list-type: map
-    x-kubernetes-list-map-keys: [name]
-    items:
-      type: object
-      required: [name]
-      properties:
-        name: {type: string}
-        weight: {type: integer, default: 10}
-`)
+  items: `+crddoc.KeyedByName("weight: {type: integer, default: 10}")+"\n")
 
 // Cases is the corpus, in a stable order.
 func Cases() []Case {

@@ -32,6 +32,13 @@ spec:
 %s`, plural, group, group, kind, plural, singular, kind, indent(spec, "            "))
 }
 
+// KeyedByName is the schema of a list of objects keyed by name (x-kubernetes-list-type: map), a
+// YAML flow mapping: each item has a required string name and the properties props (a flow
+// mapping's entries, "image: {type: string}").
+func KeyedByName(props string) string {
+	return "{type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name], items: {type: object, required: [name], properties: {name: {type: string}, " + props + "}}}"
+}
+
 func indent(s, prefix string) string {
 	lines := strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {

@@ -23,3 +23,17 @@ func TestNamespaced(t *testing.T) {
 		t.Errorf("spec schema %+v", spec)
 	}
 }
+
+func TestKeyedByName(t *testing.T) {
+	doc := Namespaced("example.com", "Thing", "type: object\nproperties:\n  parts: "+KeyedByName("image: {type: string}")+"\n")
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict([]byte(doc), &crd); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	parts := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["parts"]
+	item := parts.Items.Schema
+	if parts.Type != "array" || parts.XListType == nil || *parts.XListType != "map" || len(parts.XListMapKeys) != 1 || parts.XListMapKeys[0] != "name" ||
+		item.Type != "object" || len(item.Required) != 1 || item.Required[0] != "name" || item.Properties["name"].Type != "string" || item.Properties["image"].Type != "string" {
+		t.Errorf("parts schema %+v, items %+v", parts, item)
+	}
+}
