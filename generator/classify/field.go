@@ -5,10 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
-	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -238,61 +235,6 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	return f
 }
 
-// changedInGit reports whether a declared field differs from the live object only because the
-// manifest changed since kapp's last apply: kapp.k14s.io/original (what kapp last applied) holds
-// the live value there, or lacks the field as the live object does. A field the manifest no longer
-// declares is not counted: kapp's rebase rules copy live values into what it applies, so the
-// original holding the live value there says nothing about Git. Nor is apiVersion: the server
-// returns the object in the version it serves, whatever version the manifest names.
-func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
-	if fc.sentAt == nil || d.Change == fielddiff.Added || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
-		return false
-	}
-	sv, ok := fc.sentAt.GetDeclared(d.Path)
-	if d.Change == fielddiff.Removed {
-		return !ok || sv == nil
-	}
-	return ok && fielddiff.Equal(sv, d.Live)
-}
-
-// changedSinceApplied reports whether the manifest declares another value than kapp's last
-// apply (kapp.k14s.io/original) held there: Git changed it since. A field kapp's last apply did
-// not hold stays the controller's (a declared revision annotation: the warning says to drop it). kapp records the manifest before its rebase rules, so an
-// unchanged manifest never differs, whatever a rule copied from the live object.
-func changedSinceApplied(fc fieldContext, d fielddiff.Delta) bool {
-	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
-		return false
-	}
-	want, declared := d.Path.GetDeclared(fc.desired.Object) // d.Desired is masked for a Secret
-	sv, ok := fc.sentAt.GetDeclared(d.Path)
-	return declared && ok && !fielddiff.Equal(sv, want)
-}
-
-// newlyDeclared reports whether the manifest declares, with another value than the live one, a
-// field kapp's last apply (kapp.k14s.io/original) did not hold. Asked only once nothing else
-// explains the live value (a person's tool, a controller, defaulting of the manifest): kapp
-// writes with Update, which credits it with every field the server filled in, so the live value
-// is the server's answer to a manifest that left the field out, and the manifest changed since.
-func newlyDeclared(fc fieldContext, d fielddiff.Delta) bool {
-	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
-		return false
-	}
-	_, ok := fc.sentAt.GetDeclared(d.Path)
-	return !ok
-}
-
-// removedInGit reports whether a field the manifest does not declare was in what kapp last
-// applied (kapp.k14s.io/original). Asked only once nothing else explains the live value: a rebase
-// rule copying a defaulted, calculated or controller's value from the live object puts it into
-// kapp's last apply too, which says nothing about Git there.
-func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
-	if fc.sentAt == nil || d.Change != fielddiff.Added {
-		return false
-	}
-	sv, ok := fc.sentAt.GetDeclared(d.Path)
-	return ok && sv != nil
-}
-
 // defaultEvidence says whether the API server's defaulting of the desired object explains the
 // live value, and how.
 func defaultEvidence(fc fieldContext, d fielddiff.Delta) (string, bool) {
@@ -419,50 +361,6 @@ func storedAs(u *fielddiff.Lookup, p fielddiff.Path, v any) bool {
 func has(u *fielddiff.Lookup, p fielddiff.Path) bool {
 	v, ok := u.Get(p)
 	return ok && v != nil
-}
-
-// autoscaled reports whether an autoscaler among the inputs (desired, live or deleted: ScaleTarget)
-// targets the resource: only then is a scale-subresource owner of its fields a controller's.
-func (c *classifier) autoscaled(id pair.Identity) bool {
-	_, ok := c.hpaTargets[id]
-	return ok
-}
-
-// autoscaledReplicas makes f, spec.replicas of id, the autoscaler hpa's (hpaTargets).
-func autoscaledReplicas(f *Finding, id pair.Identity, hpa string, declared bool) {
-	f.Class, f.Owner = Controller, "horizontal-pod-autoscaler"
-	f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, id.Kind)
-	if declared {
-		f.Warning = "the manifest declares spec.replicas but the HorizontalPodAutoscaler rewrites it: remove it from the manifest"
-	}
-}
-
-// replicasAsDeclared is the finding for spec.replicas of a resource an autoscaler among the
-// inputs targets (hpaTargets) when the live value is the manifest's: a capture taken after a
-// deploy reset it and before the autoscaler scaled it again. The autoscaler writes it all the
-// same, so the rule copying it from the live object is still needed, and a change made in Git
-// there is the autoscaler's to undo, not hidden by that rule. The objects agree: kapp's engine
-// alone says whether kapp updates it (KappView).
-func (c *classifier) replicasAsDeclared(fc fieldContext, deltas []fielddiff.Delta) (Finding, bool) {
-	hpa, ok := c.hpaTargets[fc.id]
-	if !ok {
-		return Finding{}, false
-	}
-	p := fielddiff.FromFields([]string{"spec", "replicas"})
-	for _, d := range deltas {
-		if d.Path.String() == p.String() {
-			return Finding{}, false // they differ: the field's classification says why
-		}
-	}
-	want, declared, _ := unstructured.NestedFieldNoCopy(fc.desired.Object, "spec", "replicas")
-	got, stored, _ := unstructured.NestedFieldNoCopy(fc.live.Object, "spec", "replicas")
-	if !declared || !stored {
-		return Finding{}, false
-	}
-	f := Finding{Path: p, Change: fielddiff.Same, Desired: want, Live: got, KappView: true}
-	autoscaledReplicas(&f, fc.id, hpa, true)
-	f.Evidence += "; the live value is the manifest's right now (a deploy reset it, the autoscaler has not scaled it since)"
-	return f, true
 }
 
 // emptyValue reports whether a declared value is the empty one of its kind ("", 0, null), which

@@ -1,9 +1,12 @@
 package classify
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
@@ -71,4 +74,48 @@ func hpaTargets(set *pair.Set) (map[pair.Identity]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// autoscaled reports whether an autoscaler among the inputs (desired, live or deleted: ScaleTarget)
+// targets the resource: only then is a scale-subresource owner of its fields a controller's.
+func (c *classifier) autoscaled(id pair.Identity) bool {
+	_, ok := c.hpaTargets[id]
+	return ok
+}
+
+// autoscaledReplicas makes f, spec.replicas of id, the autoscaler hpa's (hpaTargets).
+func autoscaledReplicas(f *Finding, id pair.Identity, hpa string, declared bool) {
+	f.Class, f.Owner = Controller, "horizontal-pod-autoscaler"
+	f.Evidence = fmt.Sprintf("HorizontalPodAutoscaler %s targets this %s and sets spec.replicas", hpa, id.Kind)
+	if declared {
+		f.Warning = "the manifest declares spec.replicas but the HorizontalPodAutoscaler rewrites it: remove it from the manifest"
+	}
+}
+
+// replicasAsDeclared is the finding for spec.replicas of a resource an autoscaler among the
+// inputs targets (hpaTargets) when the live value is the manifest's: a capture taken after a
+// deploy reset it and before the autoscaler scaled it again. The autoscaler writes it all the
+// same, so the rule copying it from the live object is still needed, and a change made in Git
+// there is the autoscaler's to undo, not hidden by that rule. The objects agree: kapp's engine
+// alone says whether kapp updates it (KappView).
+func (c *classifier) replicasAsDeclared(fc fieldContext, deltas []fielddiff.Delta) (Finding, bool) {
+	hpa, ok := c.hpaTargets[fc.id]
+	if !ok {
+		return Finding{}, false
+	}
+	p := fielddiff.FromFields([]string{"spec", "replicas"})
+	for _, d := range deltas {
+		if d.Path.String() == p.String() {
+			return Finding{}, false // they differ: the field's classification says why
+		}
+	}
+	want, declared, _ := unstructured.NestedFieldNoCopy(fc.desired.Object, "spec", "replicas")
+	got, stored, _ := unstructured.NestedFieldNoCopy(fc.live.Object, "spec", "replicas")
+	if !declared || !stored {
+		return Finding{}, false
+	}
+	f := Finding{Path: p, Change: fielddiff.Same, Desired: want, Live: got, KappView: true}
+	autoscaledReplicas(&f, fc.id, hpa, true)
+	f.Evidence += "; the live value is the manifest's right now (a deploy reset it, the autoscaler has not scaled it since)"
+	return f, true
 }

@@ -1,0 +1,60 @@
+package classify
+
+// Whether Git changed a differing field since kapp's last apply (kapp.k14s.io/original).
+
+import "github.com/rebasegen/rebasegen/generator/fielddiff"
+
+// changedInGit reports whether a declared field differs from the live object only because the
+// manifest changed since kapp's last apply: kapp.k14s.io/original (what kapp last applied) holds
+// the live value there, or lacks the field as the live object does. A field the manifest no longer
+// declares is not counted: kapp's rebase rules copy live values into what it applies, so the
+// original holding the live value there says nothing about Git. Nor is apiVersion: the server
+// returns the object in the version it serves, whatever version the manifest names.
+func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change == fielddiff.Added || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
+		return false
+	}
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
+	if d.Change == fielddiff.Removed {
+		return !ok || sv == nil
+	}
+	return ok && fielddiff.Equal(sv, d.Live)
+}
+
+// changedSinceApplied reports whether the manifest declares another value than kapp's last
+// apply (kapp.k14s.io/original) held there: Git changed it since. A field kapp's last apply did
+// not hold stays the controller's (a declared revision annotation: the warning says to drop it). kapp records the manifest before its rebase rules, so an
+// unchanged manifest never differs, whatever a rule copied from the live object.
+func changedSinceApplied(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
+		return false
+	}
+	want, declared := d.Path.GetDeclared(fc.desired.Object) // d.Desired is masked for a Secret
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
+	return declared && ok && !fielddiff.Equal(sv, want)
+}
+
+// newlyDeclared reports whether the manifest declares, with another value than the live one, a
+// field kapp's last apply (kapp.k14s.io/original) did not hold. Asked only once nothing else
+// explains the live value (a person's tool, a controller, defaulting of the manifest): kapp
+// writes with Update, which credits it with every field the server filled in, so the live value
+// is the server's answer to a manifest that left the field out, and the manifest changed since.
+func newlyDeclared(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Modified || d.Path.String() == "apiVersion" {
+		return false
+	}
+	_, ok := fc.sentAt.GetDeclared(d.Path)
+	return !ok
+}
+
+// removedInGit reports whether a field the manifest does not declare was in what kapp last
+// applied (kapp.k14s.io/original). Asked only once nothing else explains the live value: a rebase
+// rule copying a defaulted, calculated or controller's value from the live object puts it into
+// kapp's last apply too, which says nothing about Git there.
+func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
+	if fc.sentAt == nil || d.Change != fielddiff.Added {
+		return false
+	}
+	sv, ok := fc.sentAt.GetDeclared(d.Path)
+	return ok && sv != nil
+}
