@@ -5,12 +5,18 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 )
 
-// isSecretData: a Secret's data or stringData value, masked in every output.
+// isSecretData: a value of a Secret, masked in every output: everything at its top level but the
+// fields that carry no value (a field the API server does not know, such as a misspelt stringData,
+// holds the values the manifest meant to give).
 func isSecretData(id pair.Identity, p fielddiff.Path) bool {
 	if id.Group != "" || id.Kind != "Secret" || len(p) == 0 || p[0].FieldName == nil {
 		return false
 	}
-	return *p[0].FieldName == "data" || *p[0].FieldName == "stringData"
+	switch *p[0].FieldName {
+	case "apiVersion", "kind", "metadata", "type", "immutable":
+		return false
+	}
+	return true
 }
 
 // isLastApplied: kubectl's copy of the applied manifest, a Secret's values included; never shown.
