@@ -39,6 +39,18 @@ func TestCheckRefusesRulesGivenAsTheManifests(t *testing.T) {
 	}
 }
 
+// explain given the rules as the manifests refuses them as check and generate do: it printed every
+// live object as "live only" and a summary of 0 resources, exit 0 (newcomer walkthrough 8, N8-7).
+func TestExplainRefusesRulesGivenAsTheManifests(t *testing.T) {
+	in := fixture("services")
+	rules, _ := generatedRules(t, in)
+	in.Desired = []string{rules}
+	rep, _, err := generator.Explain(in)
+	if err == nil || !strings.Contains(err.Error(), rules+": only kapp rules (kapp Config documents), no objects") {
+		t.Fatalf("explain -d %s: %v (report %+v), want a refusal naming the file and that it holds only rules", rules, err, rep)
+	}
+}
+
 // When every object's manifest moves it to another namespace nothing pairs, and kapp's deploy
 // still deletes the live objects in the old one: they are pending deletes, named with the
 // creates (newcomer walkthrough 6, N6-5). Old code: the app's kapp.k14s.io/app came from the
