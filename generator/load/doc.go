@@ -34,8 +34,11 @@ type Doc struct {
 	// not: metadata.managedFields (kubectl get leaves them out without --show-managed-fields),
 	// and metadata.uid or resourceVersion (FromServer).
 	ManagedFields, FromServer bool
-	json                      []byte   // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
-	dict                      *s2.Dict // what json was compressed against; nil: none
+	// ConfigLabelled: metadata.labels holds kapp.k14s.io/config, so kapp reads the object as a
+	// Config too (IsLabelledConfig).
+	ConfigLabelled bool
+	json           []byte   // s2-compressed, exactly the JSON parsed: decoding it again gives the same values
+	dict           *s2.Dict // what json was compressed against; nil: none
 }
 
 // newDoc holds js, the JSON of m; managed says whether m's metadata.managedFields has entries
@@ -45,6 +48,8 @@ func newDoc(js []byte, m map[string]any, managed bool, src Source, dicts *dictio
 	d := Doc{Source: src, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		d.ManagedFields, d.FromServer = managed, meta["uid"] != nil || meta["resourceVersion"] != nil
+		labels, _ := meta["labels"].(map[string]any)
+		_, d.ConfigLabelled = labels[kappconv.ConfigLabel]
 	}
 	d.json, d.dict = dicts.compress(d.APIVersion+" "+d.Kind, js)
 	return d

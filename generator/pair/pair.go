@@ -174,22 +174,17 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 				return nil, err
 			}
 		}
-		if d.APIVersion == "v1" && d.Kind == "ConfigMap" { // decoded in its namespace, as kapp reads it
-			// (only its labels first: a ConfigMap without the label is no Config)
-			labels, _, err := d.Field("metadata", "labels")
+		switch {
+		case !d.ConfigLabelled:
+		case d.APIVersion != "v1" || d.Kind != "ConfigMap":
+			// kapp fails the whole deploy (config/conf.go newConfigFromConfigMapRes)
+			return nil, &load.Error{Source: d.Source, Field: "metadata.labels." + kappconv.ConfigLabel, Msg: fmt.Sprintf("kapp reads only a v1 ConfigMap labelled so as a Config, and refuses the deploy for %s %s (Expected kapp config to be within v1/ConfigMap)", escape.Text(d.APIVersion), escape.Text(d.Kind))}
+		default: // decoded in its namespace, as kapp reads it
+			o, err := d.Object()
 			if err != nil {
 				return nil, err
 			}
-			m, _ := labels.(map[string]any)
-			if _, maybe := m[kappconv.ConfigLabel]; maybe {
-				o, err := d.Object()
-				if err != nil {
-					return nil, err
-				}
-				if load.IsLabelledConfig(o) {
-					set.addConfig(o)
-				}
-			}
+			set.addConfig(o)
 		}
 		l, ok := liveByID[id]
 		if !ok {
