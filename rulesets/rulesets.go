@@ -80,6 +80,9 @@ type Filled struct {
 type When struct {
 	DesiredField string   `json:"desiredField,omitempty"` // a top-level field of the desired object
 	Annotations  []string `json:"annotations,omitempty"`  // any of these on the desired or live object
+	// NoManagedFields: the live object has none. For a controller that writes with Update on
+	// every server that records managedFields, so that they credit it wherever it wrote the field.
+	NoManagedFields bool `json:"noManagedFields,omitempty"`
 }
 
 // Adopted is another tool's bookkeeping that kapp drops once when it takes an object over.

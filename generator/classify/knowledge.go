@@ -102,6 +102,9 @@ func (c *classifier) filledIn(fc fieldContext, d fielddiff.Delta, f *Finding) bo
 
 // whenHolds checks a filled entry's evidence on the objects and names it.
 func whenHolds(fc fieldContext, w rulesets.When) (string, bool) {
+	if w.NoManagedFields && len(fc.owners) > 0 {
+		return "", false
+	}
 	if w.DesiredField != "" {
 		if _, ok := fc.desired.Object[w.DesiredField]; !ok {
 			return "", false
