@@ -1,16 +1,12 @@
 package generator_test
 
 import (
-	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/emit"
-	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
 // The captured ClusterRoles of fixtures/aggregated-clusterrole, their manifests carrying a
@@ -20,27 +16,14 @@ import (
 // (newcomer7 N7-12: both stopped on 'pair 0 ... is not the same resource (kapp keys ...)').
 func TestClusterScopedManifestWithNamespaceIsJudgedAsKappDeploysIt(t *testing.T) {
 	in := fixture("aggregated-clusterrole")
-	written := func(in generator.Inputs) (string, *generator.Generated) {
-		g, err := generator.Generate(in, synth.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := emit.WriteRules(&b, g.Rules, emit.Header{Version: "test", Options: emit.Options{Desired: in.Desired, Live: in.Live, Namespace: in.Namespace}}); err != nil {
-			t.Fatal(err)
-		}
-		return b.String(), g
-	}
-	want, plain := written(in)
-	stamped := in
-	stamped.Desired = []string{editedFixture(t, filepath.Join("..", "fixtures", "aggregated-clusterrole", "desired.yaml"), func(u *unstructured.Unstructured) bool {
+	want, plain := generatedText(t, in, given(in))
+	stamped := fixtureEdited(t, "aggregated-clusterrole", "", func(u *unstructured.Unstructured) {
 		if u.GetKind() != "ClusterRole" {
 			t.Fatalf("fixture holds a %s: the test needs only cluster-scoped objects", u.GetKind())
 		}
 		u.SetNamespace("release")
-		return true
-	})}
-	got, g := written(stamped)
+	})
+	got, g := generatedText(t, stamped, given(stamped))
 	body := func(rules string) string { // without the header naming the inputs
 		_, rest, _ := strings.Cut(rules, "\napiVersion:")
 		return rest

@@ -1,16 +1,12 @@
 package generator_test
 
 import (
-	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/emit"
-	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
 // A pull request whose manifest now carries what `kubectl create --dry-run=client -o yaml` writes
@@ -22,29 +18,16 @@ import (
 // (holding the null) needs after the deploy.
 func TestDryRunNullCreationTimestampIsNoChangeMadeInGit(t *testing.T) {
 	in := fixture("daemonset")
-	written := func(in generator.Inputs) (string, *generator.Generated) {
-		g, err := generator.Generate(in, synth.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := emit.WriteRules(&b, g.Rules, emit.Header{Version: "test", Options: emit.Options{Desired: in.Desired, Live: in.Live, Namespace: in.Namespace}}); err != nil {
-			t.Fatal(err)
-		}
-		return b.String(), g
-	}
-	rules, _ := written(in)
+	rules, _ := generatedText(t, in, given(in))
 	before := writeFile(t, "rules.yml", rules)
 
-	dry := in
-	dry.Desired = []string{editedFixture(t, filepath.Join("..", "fixtures", "daemonset", "desired.yaml"), func(u *unstructured.Unstructured) bool {
+	dry := fixtureEdited(t, "daemonset", "", func(u *unstructured.Unstructured) {
 		u.Object["metadata"].(map[string]any)["creationTimestamp"] = nil
 		if err := unstructured.SetNestedField(u.Object, nil, "spec", "template", "metadata", "creationTimestamp"); err != nil {
 			t.Fatal(err)
 		}
-		return true
-	})}
-	dryRules, gd := written(dry)
+	})
+	dryRules, gd := generatedText(t, dry, given(dry))
 	if len(gd.Verification.Hidden) != 0 {
 		t.Errorf("want no change made in Git hidden, got %v", gd.Verification.Hidden)
 	}

@@ -1,7 +1,6 @@
 package generator_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,18 +25,14 @@ func TestNewlyDeclaredImmutableFieldFailsTheGate(t *testing.T) {
 		{"hpa-statefulset", "StatefulSet", []string{"spec", "podManagementPolicy"}, "Parallel"},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
-			in := fixture(c.fixture)
-			in.Desired = []string{editedFixture(t, filepath.Join("..", "fixtures", c.fixture, "desired.yaml"), func(u *unstructured.Unstructured) bool {
-				if u.GetKind() == c.kind {
-					if _, declared, _ := unstructured.NestedFieldNoCopy(u.Object, c.path...); declared {
-						t.Fatalf("the fixture's manifest declares %s: the test needs it defaulted", strings.Join(c.path, "."))
-					}
-					if err := unstructured.SetNestedField(u.Object, c.value, c.path...); err != nil {
-						t.Fatal(err)
-					}
+			in := fixtureEdited(t, c.fixture, c.kind, func(u *unstructured.Unstructured) {
+				if _, declared, _ := unstructured.NestedFieldNoCopy(u.Object, c.path...); declared {
+					t.Fatalf("the fixture's manifest declares %s: the test needs it defaulted", strings.Join(c.path, "."))
 				}
-				return true
-			})}
+				if err := unstructured.SetNestedField(u.Object, c.value, c.path...); err != nil {
+					t.Fatal(err)
+				}
+			})
 			ch, err := generator.Check(in, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package generator_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -40,15 +39,7 @@ func TestMatcherFedByTheLiveObjectIsJudgedBothWays(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := fixture(c.scenario)
 			generated, _ := generatedRules(t, in)
-			manifest, err := os.ReadFile(in.Desired[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			bumped := strings.Replace(string(manifest), "nginx:1.25", "nginx:1.27", 1)
-			if bumped == string(manifest) {
-				t.Fatal("the fixture's image is not nginx:1.25")
-			}
-			in.Desired = []string{writeFile(t, "bumped.yaml", bumped)}
+			in = imageBumped(t, in)
 			rules := `apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
 rebaseRules:

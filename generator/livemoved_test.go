@@ -1,7 +1,6 @@
 package generator_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -15,45 +14,19 @@ import (
 // hidden (it said pending, exit 0, with the capture as it is). kapp deploys against the object
 // as captured, or moved on: a rule hiding the change in either hides it.
 func TestRuleRecognisingTheCaptureIsHidden(t *testing.T) {
-	manifest, err := os.ReadFile("../fixtures/hpa-replicas/desired.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bumped := strings.Replace(string(manifest), "nginx:1.25", "nginx:1.27", 1)
-	if bumped == string(manifest) {
-		t.Fatal("the fixture's image is not nginx:1.25")
-	}
-	in := generator.Inputs{Desired: []string{writeFile(t, "bumped.yaml", bumped)}, Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
+	in := imageBumped(t, fixture("hpa-replicas"))
 	for name, captured := range map[string]string{ // the captured live object's values (fixtures/hpa-replicas/live.yaml)
 		"resourceVersion": `ex["metadata"]["resourceVersion"] == "1052"`,
 		"generation":      `ex["metadata"]["generation"] == 3`,
 		// and one keeping it only once the object moved on hides it while nothing writes it
 		"as captured": `ex["metadata"]["resourceVersion"] != "1052"`,
 	} {
-		rule := writeFile(t, "rule.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:data", "data")
-        #@ load("@ytt:json", "json")
-        #@ load("@ytt:overlay", "overlay")
-        #@ def keep(left, right):
-        #@   obj = json.decode(json.encode(left))
-        #@   ex = data.values.existing
-        #@   if ex == None or `+captured+`:
-        #@     return obj
-        #@   end
-        #@   obj["spec"]["template"]["spec"]["containers"][0]["image"] = ex["spec"]["template"]["spec"]["containers"][0]["image"]
-        #@   return obj
-        #@ end
-        #@overlay/match by=overlay.all
-        #@overlay/replace via=keep
-        ---
-  resourceMatchers:
-  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
-`)
+		rule := writeFile(t, "rule.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+webYTT(`
+if ex == None or `+captured+`:
+  return obj
+end
+obj["spec"]["template"]["spec"]["containers"][0]["image"] = ex["spec"]["template"]["spec"]["containers"][0]["image"]
+`))
 		c, err := generator.Check(in, []string{rule})
 		if err != nil {
 			t.Fatal(err)

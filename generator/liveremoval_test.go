@@ -20,39 +20,21 @@ import (
 // (after this deploy); joint removals were asked only against the capture.
 func TestRemovalJudgedAgainstEveryLive(t *testing.T) {
 	const resources = "spec.template.spec.containers[name=web].resources"
-	withoutResources := editedFixture(t, "../fixtures/hpa-replicas/live.yaml", func(u *unstructured.Unstructured) bool {
-		if u.GetKind() == "Deployment" {
-			containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
-			delete(containers[0].(map[string]any), "resources")
-			if err := unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"); err != nil {
-				t.Fatal(err)
-			}
+	withoutResources := editedKind(t, "../fixtures/hpa-replicas/live.yaml", "Deployment", func(u *unstructured.Unstructured) {
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		delete(containers[0].(map[string]any), "resources")
+		if err := unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+			t.Fatal(err)
 		}
-		return true
 	})
 	for _, c := range []struct {
 		name, live, rules string
 	}{
-		{"alone, as captured", "../fixtures/hpa-replicas/live.yaml", `- ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:data", "data")
-        #@ load("@ytt:json", "json")
-        #@ load("@ytt:overlay", "overlay")
-        #@ def keep(left, right):
-        #@   obj = json.decode(json.encode(left))
-        #@   ex = data.values.existing
-        #@   if ex != None and ex["metadata"]["resourceVersion"] == "1052":
-        #@     obj["spec"]["template"]["spec"]["containers"][0]["resources"] = ex["spec"]["template"]["spec"]["containers"][0]["resources"]
-        #@   end
-        #@   return obj
-        #@ end
-        #@overlay/match by=overlay.all
-        #@overlay/replace via=keep
-        ---
-  resourceMatchers:
-  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
-`},
+		{"alone, as captured", "../fixtures/hpa-replicas/live.yaml", webYTT(`
+if ex != None and ex["metadata"]["resourceVersion"] == "1052":
+  obj["spec"]["template"]["spec"]["containers"][0]["resources"] = ex["spec"]["template"]["spec"]["containers"][0]["resources"]
+end
+`)},
 		{"together, once the live object holds them", withoutResources, `- type: copy
   sources: [existing]
   paths:
@@ -77,12 +59,7 @@ func TestRemovalJudgedAgainstEveryLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var removed []string
-			for _, h := range ch.Hidden {
-				if h.Removed {
-					removed = append(removed, h.Resource.Name+" "+h.Path)
-				}
-			}
+			removed := removalsHidden(ch)
 			if !strings.Contains(strings.Join(removed, "\n"), "web "+resources) {
 				t.Errorf("removals hidden %q: want web %s", removed, resources)
 			}

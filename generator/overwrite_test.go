@@ -1,7 +1,6 @@
 package generator_test
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
-	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/load"
-	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -73,20 +70,6 @@ func rebasedWith(t *testing.T, rules string, desired, live *unstructured.Unstruc
 		t.Fatal(err)
 	}
 	return out
-}
-
-// generatedRules generates rules for in and writes them to a file.
-func generatedRules(t *testing.T, in generator.Inputs) (string, *generator.Generated) {
-	t.Helper()
-	g, err := generator.Generate(in, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := emit.WriteRules(&b, g.Rules, emit.Header{Version: "test", Options: emit.Options{Namespace: in.Namespace}}); err != nil {
-		t.Fatal(err)
-	}
-	return writeFile(t, "rules.yml", b.String()), g
 }
 
 // A CRD whose manifest leaves out spec.conversion gets {strategy: None} from the server, and

@@ -46,23 +46,13 @@ rebaseRules:
 `)
 			in := fixture(c.scenario)
 			if c.declare != nil {
-				in.Desired = []string{editedFixture(t, in.Desired[0], func(u *unstructured.Unstructured) bool {
-					if u.GetKind() == "Deployment" {
-						c.declare(u)
-					}
-					return true
-				})}
+				in = fixtureEdited(t, c.scenario, "Deployment", c.declare)
 			}
 			ch, err := generator.Check(in, []string{rules})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, h := range ch.Hidden {
-				if h.Removed {
-					got = append(got, h.Resource.Name+" "+h.Path)
-				}
-			}
+			got := removalsHidden(ch)
 			switch {
 			case c.want == "" && len(got) > 0:
 				t.Errorf("a removal the server's defaults give back is reported hidden: %v", got)

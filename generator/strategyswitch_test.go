@@ -2,7 +2,6 @@ package generator_test
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,18 +31,14 @@ func TestUpdateStrategySwitchedInGitRemovesRollingUpdate(t *testing.T) {
 		{"hpa-statefulset", "StatefulSet", "updateStrategy", "OnDelete"},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
-			in := fixture(c.fixture)
-			in.Desired = []string{editedFixture(t, filepath.Join("..", "fixtures", c.fixture, "desired.yaml"), func(u *unstructured.Unstructured) bool {
-				if u.GetKind() == c.kind {
-					if _, declared, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", c.field); declared {
-						t.Fatalf("the fixture's manifest declares spec.%s: the test needs it defaulted", c.field)
-					}
-					if err := unstructured.SetNestedField(u.Object, map[string]any{"type": c.typ}, "spec", c.field); err != nil {
-						t.Fatal(err)
-					}
+			in := fixtureEdited(t, c.fixture, c.kind, func(u *unstructured.Unstructured) {
+				if _, declared, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", c.field); declared {
+					t.Fatalf("the fixture's manifest declares spec.%s: the test needs it defaulted", c.field)
 				}
-				return true
-			})}
+				if err := unstructured.SetNestedField(u.Object, map[string]any{"type": c.typ}, "spec", c.field); err != nil {
+					t.Fatal(err)
+				}
+			})
 			g, err := generator.Generate(in, synth.Options{})
 			if err != nil {
 				t.Fatal(err)

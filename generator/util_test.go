@@ -1,15 +1,19 @@
 package generator_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
@@ -56,6 +60,42 @@ func editedFixture(t *testing.T, file string, edit func(*unstructured.Unstructur
 	return writeFile(t, filepath.Base(file), string(out))
 }
 
+// imageBumped is in with its manifest's image nginx:1.25 changed to nginx:1.27 in Git.
+func imageBumped(t *testing.T, in generator.Inputs) generator.Inputs {
+	t.Helper()
+	manifest, err := os.ReadFile(in.Desired[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(manifest), "nginx:1.25", "nginx:1.27", 1)
+	if bumped == string(manifest) {
+		t.Fatal("the fixture's image is not nginx:1.25")
+	}
+	in.Desired = []string{writeFile(t, "bumped.yaml", bumped)}
+	return in
+}
+
+// editedKind is a fixture file with its objects of kind (every object where kind is "") changed
+// by edit, in a file of the same name in a temporary directory.
+func editedKind(t *testing.T, file, kind string, edit func(*unstructured.Unstructured)) string {
+	t.Helper()
+	return editedFixture(t, file, func(u *unstructured.Unstructured) bool {
+		if kind == "" || u.GetKind() == kind {
+			edit(u)
+		}
+		return true
+	})
+}
+
+// fixtureEdited is fixture(name), its manifest's objects of kind (every object where kind is "")
+// changed by edit: a pull request against the captured live objects.
+func fixtureEdited(t *testing.T, name, kind string, edit func(*unstructured.Unstructured)) generator.Inputs {
+	t.Helper()
+	in := fixture(name)
+	in.Desired = []string{editedKind(t, in.Desired[0], kind, edit)}
+	return in
+}
+
 // fixtureObject is the object named name of a fixture file, changed by edit, alone in a file.
 func fixtureObject(t *testing.T, file, name string, edit func(map[string]any)) string {
 	t.Helper()
@@ -82,4 +122,69 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// generatedText is the rules generate writes for in, its header recording the options given.
+func generatedText(t *testing.T, in generator.Inputs, recorded emit.Options) (string, *generator.Generated) {
+	t.Helper()
+	g, err := generator.Generate(in, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := emit.WriteRules(&b, g.Rules, emit.Header{Version: "test", Options: recorded}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), g
+}
+
+// given is what generate records of in's inputs when given them as flags.
+func given(in generator.Inputs) emit.Options {
+	return emit.Options{Desired: in.Desired, Live: in.Live, Namespace: in.Namespace}
+}
+
+// generatedRules generates rules for in and writes them to a file.
+func generatedRules(t *testing.T, in generator.Inputs) (string, *generator.Generated) {
+	t.Helper()
+	text, g := generatedText(t, in, emit.Options{Namespace: in.Namespace})
+	return writeFile(t, "rules.yml", text), g
+}
+
+// removalsHidden are the removals made in Git c reports hidden, each as "name path".
+func removalsHidden(c *generator.Checked) []string {
+	var out []string
+	for _, h := range c.Hidden {
+		if h.Removed {
+			out = append(out, h.Resource.Name+" "+h.Path)
+		}
+	}
+	return out
+}
+
+// webYTT is a rebaseRules entry: a ytt rule on fixtures/hpa-replicas' Deployment web, matched by
+// its identity, replacing the object kapp applies with keep's. keep runs body (Starlark lines,
+// unindented) with obj, a copy of the manifest's object, and ex, the live one (None before the
+// first deploy), and returns obj.
+func webYTT(body string) string {
+	var lines strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
+		lines.WriteString("        #@   " + l + "\n")
+	}
+	return `- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:json", "json")
+        #@ load("@ytt:overlay", "overlay")
+        #@ def keep(left, right):
+        #@   obj = json.decode(json.encode(left))
+        #@   ex = data.values.existing
+` + lines.String() + `        #@   return obj
+        #@ end
+        #@overlay/match by=overlay.all
+        #@overlay/replace via=keep
+        ---
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
+`
 }

@@ -18,13 +18,10 @@ import (
 // the linked version's defaults whatever the server, and v1.36 passed.
 func TestRemovalJudgedWithTheServerVersionsDefaults(t *testing.T) {
 	const field = "spec.updateStrategy.rollingUpdate.maxUnavailable"
-	desired := editedFixture(t, "../fixtures/hpa-statefulset/desired.yaml", func(u *unstructured.Unstructured) bool {
-		if u.GetKind() == "StatefulSet" {
-			if err := unstructured.SetNestedField(u.Object, int64(1), strings.Split(field, ".")...); err != nil {
-				t.Fatal(err)
-			}
+	declared := fixtureEdited(t, "hpa-statefulset", "StatefulSet", func(u *unstructured.Unstructured) {
+		if err := unstructured.SetNestedField(u.Object, int64(1), strings.Split(field, ".")...); err != nil {
+			t.Fatal(err)
 		}
-		return true
 	})
 	rules := writeFile(t, "rules.yml", `apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
@@ -40,18 +37,13 @@ rebaseRules:
 		version string
 		hidden  bool
 	}{{"", false}, {"v1.36.0", true}} {
-		in := fixture("hpa-statefulset")
-		in.Desired, in.ServerVersion = []string{desired}, c.version
+		in := declared
+		in.ServerVersion = c.version
 		ch, err := generator.Check(in, []string{rules})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var removed []string
-		for _, h := range ch.Hidden {
-			if h.Removed {
-				removed = append(removed, h.Path)
-			}
-		}
+		removed := removalsHidden(ch)
 		if got := strings.Contains(strings.Join(removed, "\n"), field); got != c.hidden {
 			t.Errorf("server version %q: removals hidden %q, want %s hidden: %v", c.version, removed, field, c.hidden)
 		}
