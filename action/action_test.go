@@ -31,8 +31,9 @@ type actionYAML struct {
 	} `json:"runs"`
 }
 
-// Every input of action.yml reaches check.sh as INPUT_<NAME>, and the script reads each one.
-func TestActionInputsReachTheScript(t *testing.T) {
+// readAction is the Action's action.yml.
+func readAction(t *testing.T) actionYAML {
+	t.Helper()
 	data, err := os.ReadFile("../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,12 @@ func TestActionInputsReachTheScript(t *testing.T) {
 	if err := yaml.Unmarshal(data, &a); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
+	return a
+}
+
+// Every input of action.yml reaches check.sh as INPUT_<NAME>, and the script reads each one.
+func TestActionInputsReachTheScript(t *testing.T) {
+	a := readAction(t)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using %q, want composite", a.Runs.Using)
 	}
@@ -187,23 +194,7 @@ func TestScriptEscapesInputs(t *testing.T) {
 // caches the module and build caches keyed by go.sum (else every run compiles Kubernetes, kapp
 // and ytt from scratch).
 func TestActionYAMLQuotesAndCaches(t *testing.T) {
-	data, err := os.ReadFile("../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Runs struct {
-			Steps []struct {
-				Uses string            `json:"uses"`
-				Run  string            `json:"run"`
-				With map[string]any    `json:"with"`
-				Env  map[string]string `json:"env"`
-			} `json:"steps"`
-		} `json:"runs"`
-	}
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatal(err)
-	}
+	a := readAction(t)
 	setupGo := false
 	for _, s := range a.Runs.Steps {
 		if strings.Contains(s.Run, "${{") {
@@ -228,14 +219,7 @@ func TestActionYAMLQuotesAndCaches(t *testing.T) {
 // setup-go for a version written in action.yml, older than go.mod's, and built without
 // GOTOOLCHAIN=auto, so a job environment saying GOTOOLCHAIN=local refused the build.
 func TestActionBuildsWithTheGoOfGoMod(t *testing.T) {
-	data, err := os.ReadFile("../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a actionYAML
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatalf("action.yml: %v", err)
-	}
+	a := readAction(t)
 	if _, err := os.Stat("../go.mod"); err != nil {
 		t.Fatal(err)
 	}

@@ -93,14 +93,7 @@ func (nsInfo) IsNamespaced(schema.GroupKind) (bool, error) { return true, nil }
 // is never synced: check reported a change to it 'Argo CD syncs it', exit 0 (probe8 P8-5). They are
 // refused, naming the document and the annotation.
 func TestArgoCDHookAnnotationRefused(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "desired.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "live.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, live := readFixture(t, "argo-hpa", "desired.yaml"), readFixture(t, "argo-hpa", "live.yaml")
 	s, err := argocd.Read(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +106,8 @@ func TestArgoCDHookAnnotationRefused(t *testing.T) {
 		{"helm.sh/hook", "pre-install", `annotation helm.sh/hook: "pre-install": Argo CD runs it as a hook`},
 		{"helm.sh/hook", "crd-install", ""}, // Helm's mark of a CRD, no hook for Argo CD
 	} {
-		desired := strings.Replace(string(base), "metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n    "+c.key+": "+c.value+"\n", 1)
-		a := analyzeFiles(t, desired, string(live), "argo-hpa")
+		desired := strings.Replace(base, "metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n    "+c.key+": "+c.value+"\n", 1)
+		a := analyzeFiles(t, desired, live, "argo-hpa")
 		var dep *unstructured.Unstructured
 		for _, r := range a.Report.Resources {
 			if r.ID.Kind == "Deployment" {
@@ -148,26 +141,19 @@ func TestArgoCDHookAnnotationRefused(t *testing.T) {
 // IncludeMutationWebhook on the Application alone. A manifest carrying them is judged as one
 // without: the image its index pointer ignores is hidden either way, the HPA's replicas masked.
 func TestResourceSyncAndCompareOptionsLeaveTheComparison(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "desired.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa", "live.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, live := readFixture(t, "argo-hpa", "desired.yaml"), readFixture(t, "argo-hpa", "live.yaml")
 	const options = "    argocd.argoproj.io/sync-options: Prune=false,Replace=true,ServerSideApply=true,Validate=false\n" +
 		"    argocd.argoproj.io/compare-options: ServerSideDiff=true,IncludeMutationWebhook=true\n"
-	annotated := strings.Replace(string(base), "metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n"+options, 1)
+	annotated := strings.Replace(base, "metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n"+options, 1)
 	// as Argo CD applied them: the live object holds them too
-	annotatedLive := strings.Replace(string(live), "kind: Deployment\nmetadata:\n  annotations:\n", "kind: Deployment\nmetadata:\n  annotations:\n"+options, 1)
-	if annotated == string(base) || annotatedLive == string(live) {
+	annotatedLive := strings.Replace(live, "kind: Deployment\nmetadata:\n  annotations:\n", "kind: Deployment\nmetadata:\n  annotations:\n"+options, 1)
+	if annotated == base || annotatedLive == live {
 		t.Fatal("the fixture's Deployment changed: no place for the annotations")
 	}
 	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
 		"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]}\n")
 	verdicts := map[string]string{}
-	for name, in := range map[string][2]string{"plain": {string(base), string(live)}, "annotated": {annotated, annotatedLive}} {
+	for name, in := range map[string][2]string{"plain": {base, live}, "annotated": {annotated, annotatedLive}} {
 		a := analyzeFiles(t, in[0], in[1], "argo-hpa")
 		_, v := synthesizeAndVerify(t, a, s)
 		verdicts[name] = fmt.Sprintf("in sync %d/%d, residual %v, hidden %v, masked %v", v.InSync, v.Ghost, v.OutSync, v.Hidden, v.Masked)

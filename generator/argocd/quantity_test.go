@@ -72,10 +72,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		var hidden []string
-		for _, p := range v.Hidden {
-			hidden = append(hidden, p.Path)
-		}
+		hidden := hiddenPaths(v)
 		if !slices.Equal(hidden, want) || len(v.Masked) != 0 {
 			t.Fatalf("run %d: hidden %v, masked %v; want hidden %v", i, hidden, v.Masked, want)
 		}
