@@ -73,15 +73,10 @@ func AfterDeploy(pairs []pair.Pair, rep *classify.Report) ([]pair.Pair, error) {
 // drop removes the map field at path from obj (a list item's key fields matched as a manifest
 // declares them); false when obj does not hold it.
 func drop(obj map[string]any, path fielddiff.Path) bool {
-	if len(path) == 0 || path[len(path)-1].FieldName == nil {
+	m, name, ok := parentMap(obj, path)
+	if !ok {
 		return false
 	}
-	parent, ok := path[:len(path)-1].GetDeclared(obj)
-	m, isMap := parent.(map[string]any)
-	if !ok || !isMap {
-		return false
-	}
-	name := *path[len(path)-1].FieldName
 	if _, ok := m[name]; !ok {
 		return false
 	}
@@ -98,18 +93,28 @@ type declared struct {
 // put sets the map field at path in obj to v where obj holds the map and not the field (a list
 // item's key fields matched as a manifest declares them); false otherwise.
 func put(obj map[string]any, path fielddiff.Path, v any) bool {
-	if len(path) == 0 || path[len(path)-1].FieldName == nil {
+	m, name, ok := parentMap(obj, path)
+	if !ok {
 		return false
 	}
-	parent, ok := path[:len(path)-1].GetDeclared(obj)
-	m, isMap := parent.(map[string]any)
-	if !ok || !isMap {
-		return false
-	}
-	name := *path[len(path)-1].FieldName
 	if _, ok := m[name]; ok {
 		return false
 	}
 	m[name] = runtime.DeepCopyJSONValue(v)
 	return true
+}
+
+// parentMap is the map of obj that holds or would hold the map field at path (list items' key
+// fields matched as a manifest declares them), and the field's name; false where path ends in a
+// list item or obj holds no map there.
+func parentMap(obj map[string]any, path fielddiff.Path) (map[string]any, string, bool) {
+	if len(path) == 0 || path[len(path)-1].FieldName == nil {
+		return nil, "", false
+	}
+	parent, ok := path[:len(path)-1].GetDeclared(obj)
+	m, isMap := parent.(map[string]any)
+	if !ok || !isMap {
+		return nil, "", false
+	}
+	return m, *path[len(path)-1].FieldName, true
 }
