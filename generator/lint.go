@@ -94,7 +94,9 @@ func refusedRulesError(err error, in Inputs, files rulefiles.Files) error {
 		}
 		msgs = append(msgs, escape.Text(m))
 	}
-	return fmt.Errorf("%w; lint finds %s: %s", err, words.Count(len(msgs), "error"), strings.Join(msgs, "; "))
+	var refused *kappcover.Refused
+	errors.As(err, &refused) // refusedRules found lint errors for it: kapp's reason (for a panic, a Go value) adds nothing
+	return fmt.Errorf("%s: kapp refuses the Config; lint finds %s: %s", refused.Source, words.Count(len(msgs), "error"), strings.Join(msgs, "; "))
 }
 
 // LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for

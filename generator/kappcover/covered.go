@@ -39,6 +39,12 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		// builds the rules (RebaseMods)
 		if p := recover(); p != nil {
 			err = fmt.Errorf("kapp Config in %s: %w", sources(configs), kappconv.Readable(fmt.Errorf("%v", p)))
+			for _, c := range configs { // name the one kapp panics on, for lint to name its rule
+				if one := panics(c); one != nil {
+					err = &Refused{Source: c.Source, Err: kappconv.Readable(one)}
+					break
+				}
+			}
 		}
 	}()
 	kappglobal.Prepare()
@@ -81,6 +87,19 @@ func (e *Refused) Error() string {
 	return fmt.Sprintf("%s: kapp refuses the Config: %v", e.Source, e.Err)
 }
 func (e *Refused) Unwrap() error { return e.Err }
+
+// panics is kapp's panic building c's rules alone, as an error; nil where it builds them.
+func panics(c load.Object) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	if _, conf, cerr := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); cerr == nil {
+		conf.RebaseMods()
+	}
+	return nil
+}
 
 func sources(objs []load.Object) string {
 	var out []string
