@@ -97,7 +97,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	}
 	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rules, Stage: a.Inputs.Progress.stage})
 	if err != nil {
-		return nil, verdict.NameYTTRule(err, rules)
+		return nil, lintedError(verdict.NameYTTRule(err, rules), a.Inputs, files)
 	}
 	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
 	if c.At, err = valuesource.Located(a.Inputs.Package, a.Inputs.Reader, a.Report, a.Set, vd); err != nil {

@@ -65,8 +65,13 @@ func refusedRules(err error, in Inputs, files rulefiles.Files) []lint.Finding {
 	if !errors.As(err, &refused) {
 		return nil
 	}
-	findings, lerr := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
-	if lerr != nil || !slices.ContainsFunc(findings, func(f lint.Finding) bool { return f.Severity == lint.Error }) {
+	return lintErrors(in, files)
+}
+
+// lintErrors are lint's findings on the rule files alone, nil where none is an error.
+func lintErrors(in Inputs, files rulefiles.Files) []lint.Finding {
+	findings, err := lint.Check(lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: in.Reader})
+	if err != nil || !slices.ContainsFunc(findings, func(f lint.Finding) bool { return f.Severity == lint.Error }) {
 		return nil
 	}
 	return findings
@@ -79,6 +84,21 @@ func refusedRulesError(err error, in Inputs, files rulefiles.Files) error {
 	if findings == nil {
 		return err
 	}
+	return fmt.Errorf("%w; %s", err, lintErrorList(findings))
+}
+
+// lintedError is err, kapp failing on the rule files while judging them (a panic names no rule),
+// with the errors lint finds in them, each naming its rule and line.
+func lintedError(err error, in Inputs, files rulefiles.Files) error {
+	findings := lintErrors(in, files)
+	if findings == nil {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, lintErrorList(findings))
+}
+
+// lintErrorList is "lint finds N errors: FILE:LINE: rebaseRules[i]: message (suggestion: ...); ...".
+func lintErrorList(findings []lint.Finding) string {
 	var msgs []string
 	for _, f := range findings {
 		if f.Severity != lint.Error {
@@ -94,9 +114,7 @@ func refusedRulesError(err error, in Inputs, files rulefiles.Files) error {
 		}
 		msgs = append(msgs, escape.Text(m))
 	}
-	var refused *kappcover.Refused
-	errors.As(err, &refused) // refusedRules found lint errors for it: kapp's reason (for a panic, a Go value) adds nothing
-	return fmt.Errorf("%s: kapp refuses the Config; lint finds %s: %s", refused.Source, words.Count(len(msgs), "error"), strings.Join(msgs, "; "))
+	return fmt.Sprintf("lint finds %s: %s", words.Count(len(msgs), "error"), strings.Join(msgs, "; "))
 }
 
 // LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for

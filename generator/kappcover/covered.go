@@ -4,6 +4,7 @@
 package kappcover
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,7 +93,13 @@ func (e *Refused) Unwrap() error { return e.Err }
 func panics(c load.Object) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			// kapp's panic text ends with the Go value it could not use ("Unknown resource matcher
+			// specified: config.ResourceMatcher{...}"), which tells a user nothing
+			msg, value, _ := strings.Cut(fmt.Sprint(p), ": ")
+			if !strings.Contains(value, "{") {
+				msg = fmt.Sprint(p)
+			}
+			err = errors.New(msg)
 		}
 	}()
 	if _, conf, cerr := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); cerr == nil {

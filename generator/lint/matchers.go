@@ -70,6 +70,16 @@ func (c *checker) matcher(m ctlconf.ResourceMatcher, a at) bool {
 	if m.NotMatcher != nil {
 		ok = c.matcher(m.NotMatcher.Matcher, orElse(a.field("notMatcher").field("matcher"), a)) && ok
 	}
+	if e := m.EmptyFieldMatcher; e != nil {
+		for i, part := range e.Path {
+			if part.MapKey == nil && part.ArrayIndex == nil { // a {regex: ...}
+				path := a.field("emptyFieldMatcher").field("path")
+				c.add(Error, orElse(nth(path, i), path), fmt.Sprintf("emptyFieldMatcher path part %d is no key or index: kapp panics (\"Unexpected path part\") on every resource that has the fields before it (resources/matcher_empty_field.go)", i),
+					"name the key, or index the list")
+				ok = false
+			}
+		}
+	}
 	if k := m.KindNamespaceNameMatcher; k != nil && k.Namespace != "" && c.scope.ClusterScopedKind(k.Kind) {
 		knn := a.field("kindNamespaceNameMatcher")
 		c.add(Error, orElse(knn.field("namespace"), knn),

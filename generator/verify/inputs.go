@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
@@ -300,10 +301,28 @@ func describe(u *unstructured.Unstructured) string {
 func catch(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("kapp panicked: %v", r)
+			err = fmt.Errorf("kapp panicked: %s", withoutPointers(fmt.Sprint(r)))
 		}
 	}()
 	return f()
+}
+
+// withoutPointers is s, a panic's value as Go prints it, without the addresses of the pointers it
+// shows ("(*resources.PathPartRegex)(0xc000123456)"): they differ on every run, and output must not.
+func withoutPointers(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, ")(0x")
+		if i < 0 {
+			return b.String() + s
+		}
+		j := i + len(")(0x")
+		for j < len(s) && strings.IndexByte("0123456789abcdef", s[j]) >= 0 {
+			j++
+		}
+		b.WriteString(s[:i] + ")(…")
+		s = s[j:]
+	}
 }
 
 // joinErrors is errors.Join, capped so a systematic failure stays readable.
