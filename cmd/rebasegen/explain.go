@@ -24,8 +24,9 @@ func explainCommand() *cli.Command {
 		Flags: append(inputFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Explain())},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
-			&cli.BoolFlag{Name: "wide", Usage: "text: one line per field, however wide (default: the terminal's width, 80 columns in a file or pipe)"},
-			&cli.BoolFlag{Name: "group", Usage: fmt.Sprintf("text: each difference of a kind once, with how many resources have it (default: above %d resources)", explainGroupAbove)},
+			// DefaultText: a bool flag's help says "(default: false)" otherwise, beside what the default is
+			&cli.BoolFlag{Name: "wide", Usage: "text: one line per field, however wide", DefaultText: "the terminal's width, 80 columns in a file or pipe"},
+			&cli.BoolFlag{Name: "group", Usage: "text: each difference of a kind once, with how many resources have it", DefaultText: fmt.Sprintf("above %d resources", explainGroupAbove)},
 		),
 		Action: func(c *cli.Context) error {
 			pal, err := palette(c.String("color"))
