@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -108,23 +107,23 @@ func builtinWrites(desired *unstructured.Unstructured) (writes []liveWrite, anyW
 	if !ok {
 		return nil, true
 	}
+	id := kappmatch.IdentityOf(desired)
 	for _, r := range rules {
-		m, ok := kappmatch.New(r.ResourceMatchers)
-		matches, decided := m.ByIdentity(desired)
-		if !ok || decided && !matches || !decided && !m.MatchesObject(desired) {
+		matches, decided := r.matcher.ByIdentityOf(id)
+		if !r.ok || decided && !matches || !decided && !r.matcher.MatchesObject(desired) {
 			continue
 		}
 		switch {
-		case r.Ytt != nil: // the ServiceAccount rule: it keeps the live object's token secrets
+		case r.ytt: // the ServiceAccount rule: it keeps the live object's token secrets
 			for _, f := range []string{"secrets", "imagePullSecrets"} {
 				writes = append(writes, liveWrite{path: ctlres.NewPathFromStrings([]string{f})})
 			}
-		case r.Type == "copy" && slices.Contains(r.Sources, ctlres.FieldCopyModSourceExisting):
-			for _, p := range rulePathsOf(r) {
+		case r.copies:
+			for _, p := range r.paths {
 				writes = append(writes, liveWrite{path: p})
 			}
-		case r.Type == "remove" && decided:
-			for _, p := range rulePathsOf(r) {
+		case r.removes && decided:
+			for _, p := range r.paths {
 				writes = emptied(writes, p)
 			}
 		}
@@ -132,9 +131,30 @@ func builtinWrites(desired *unstructured.Unstructured) (writes []liveWrite, anyW
 	return writes, false
 }
 
-var builtinRules = sync.OnceValues(func() ([]ctlconf.RebaseRule, bool) {
+// builtinRule is one of kapp's built-in rebase rules as builtinWrites reads it.
+type builtinRule struct {
+	matcher kappmatch.Matcher
+	ok      bool // kappmatch.New's: the matcher can be asked
+	ytt     bool
+	copies  bool // a copy from the live object
+	removes bool
+	paths   []ctlres.Path
+}
+
+// builtinRules is kapp's built-in rebase rules with their matchers, built once: every resource
+// of every check asks them, and building a matcher costs more than asking it.
+var builtinRules = sync.OnceValues(func() ([]builtinRule, bool) {
 	rules, err := kappmatch.BuiltinRebaseRules()
-	return rules, err == nil
+	if err != nil {
+		return nil, false
+	}
+	out := make([]builtinRule, len(rules))
+	for i, r := range rules {
+		out[i] = builtinRule{ytt: r.Ytt != nil, paths: rulePathsOf(r), removes: r.Type == "remove",
+			copies: r.Type == "copy" && slices.Contains(r.Sources, ctlres.FieldCopyModSourceExisting)}
+		out[i].matcher, out[i].ok = kappmatch.New(r.ResourceMatchers)
+	}
+	return out, true
 })
 
 // emptied is writes once a remove at p ran: a copy below p is gone, one above p keeps p empty.

@@ -125,6 +125,14 @@ func (m Matcher) ByIdentity(u *unstructured.Unstructured) (matches, decided bool
 	return ByIdentity(m.m, u)
 }
 
+// ByIdentityOf is ByIdentity on the object id was made of.
+func (m Matcher) ByIdentityOf(id Identity) (matches, decided bool) {
+	if m.m == nil {
+		return false, true
+	}
+	return id.Decide(m.m)
+}
+
 // ByIdentity is Matcher.ByIdentity for a matcher as kapp built it for a rule (a rebase mod's
 // ResourceMatcher).
 func ByIdentity(m ctlres.ResourceMatcher, u *unstructured.Unstructured) (matches, decided bool) {
