@@ -40,11 +40,38 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	if len(all) == 0 {
 		return nil, nil
 	}
-	shownWith := func(configs []*unstructured.Unstructured) ([]bool, error) {
+	// The changed pair of every pending change of a resource is the manifest itself: kapp is asked
+	// about it once per resource (Baselines), not once per change (Shown), where its verdict and
+	// the reverted pair's depend on nothing but their pair (Result.Alone).
+	shownWith := func(configs []*unstructured.Unstructured, ask []int) ([]bool, error) {
 		shown := make([]bool, len(all))
-		for _, call := range calls(all) {
+		asked := make([]mutation, len(ask))
+		for i, j := range ask {
+			asked[i] = all[j]
+		}
+		manifest := map[string]verify.Result{}
+		var once []mutation
+		for _, m := range asked {
+			if _, ok := manifest[m.r.ID.String()]; !ok && !m.single {
+				manifest[m.r.ID.String()] = verify.Result{}
+				once = append(once, mutation{r: m.r})
+			}
+		}
+		for _, call := range calls(once) {
+			res, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
+				return verifyPair(once[call[i]].r.Pair, nil, nil)
+			}, configs, nil)
+			if err != nil {
+				return nil, err
+			}
+			v.PendingProbes += len(call)
+			for i, j := range call {
+				manifest[once[j].r.ID.String()] = res[i]
+			}
+		}
+		for _, call := range calls(asked) {
 			reverted, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
-				m := all[call[i]]
+				m := asked[call[i]]
 				desired, live, err := m.r.Objects()
 				if err != nil {
 					return verify.Pair{}, err
@@ -55,23 +82,47 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			if err != nil {
 				return nil, err
 			}
+			v.PendingProbes += len(call)
+			var rest []int // asked about beside the pairs of their call
+			for i, j := range call {
+				if res := manifest[asked[j].r.ID.String()]; res.Alone && reverted[i].Alone {
+					shown[ask[j]] = verify.ShownBy(res, reverted[i])
+				} else {
+					rest = append(rest, i)
+				}
+			}
+			if len(rest) == 0 {
+				continue
+			}
 			res, err := verify.Shown(len(call), func(i int) (verify.Pair, error) {
-				return verifyPair(all[call[i]].r.Pair, nil, nil)
+				return verifyPair(asked[call[i]].r.Pair, nil, nil)
 			}, func(i int) verify.Result { return reverted[i] }, configs, nil)
 			if err != nil {
 				return nil, err
 			}
-			for i, j := range call {
-				shown[j] = res[i]
+			v.PendingProbes += len(call)
+			for _, i := range rest {
+				shown[ask[call[i]]] = res[i]
 			}
 		}
 		return shown, nil
 	}
-	inForce, err := shownWith(configs)
+	every := make([]int, len(all))
+	for i := range every {
+		every[i] = i
+	}
+	inForce, err := shownWith(configs, every)
 	if err != nil {
 		return nil, err
 	}
-	builtin, err := shownWith(nil)
+	// only a change the rules in force hide is told from kapp's own behaviour
+	var hiddenInForce []int
+	for i := range all {
+		if !inForce[i] {
+			hiddenInForce = append(hiddenInForce, i)
+		}
+	}
+	builtin, err := shownWith(nil, hiddenInForce)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,11 @@ type Verdict struct {
 	// (a rebase or a diff, under both bases): one per resource where its rules act on each value
 	// whatever the others are, more only where they may not.
 	MutationProbes int
-	Unpaired       []Unpaired // desired objects with no live counterpart: pending creates, not compared
+	// PendingProbes counts the pairs kapp's engine was asked about (under both bases) to judge
+	// the pending changes: one per pending change and one per resource holding some, more only
+	// where kapp's verdict on a pair may depend on the pairs beside it.
+	PendingProbes int
+	Unpaired      []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	// Unjudged: paired Secrets whose values rebasegen capture redacted: taken as the manifest's,
 	// never compared, so never counted as kept.
 	Unjudged []Unjudged

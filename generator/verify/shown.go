@@ -143,6 +143,23 @@ func Shown(n int, pairAt func(i int) (Pair, error), baseline func(i int) Result,
 	return shown, nil
 }
 
+// ShownBy is Shown's answer from kapp's Results (Baselines) on the changed pair and on the
+// unchanged one, each Alone: kapp's verdict on either depends on nothing but its pair and the
+// configs, so a Result of the changed pair serves every unchanged pair compared with it.
+func ShownBy(changed, baseline Result) bool {
+	for _, b := range Bases() {
+		switch {
+		case changed.Change[b] == baseline.Change[b]:
+			return false // the same resources: the baseline's op and diff
+		case changed.Op[b] != OpUpdate:
+			return false
+		case baseline.Op[b] == OpUpdate && changed.Diff[b] == baseline.Diff[b]:
+			return false
+		}
+	}
+	return true
+}
+
 // differs reports whether kapp, under base b, updates pair i with another diff than baseline's.
 func (in *inputs) differs(w *worker, i int, rs pairResources, b Base, baseline Result, last bool) (bool, error) {
 	ch, err := in.change(w, i, rs, b, last)
