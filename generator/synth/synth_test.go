@@ -155,7 +155,10 @@ func TestDroppedEmptyValuesAreRemoveRules(t *testing.T) {
 // ytt rules naming the same resources are one ytt rule (Rule.Also): kapp evaluates a ytt rule once
 // per resource it matches. Two Deployments with a controller's container (a ytt rule naming both)
 // and a quantity the server rewrote (the kind's rewrite rule naming both) get one ytt rule, both
-// parts kept with their own sources; a third Deployment with another container keeps its own.
+// parts kept with their own sources; a third Deployment with another container keeps its own. A
+// fourth with only the quantity, which the kind's rewrite rule names beside a and b, keeps the
+// rewrite rule alone: a and b still run one evaluation (the fixture mix's sidecar Deployments,
+// which the kind's keyed rule named among the image-pull-policy ones, ran two).
 func TestOneYTTRulePerResources(t *testing.T) {
 	containers, name := "containers", "name"
 	sidecar := classify.Finding{Path: fielddiff.Path{{FieldName: &containers}, {Key: &value.FieldList{{Name: name, Value: value.NewValueInterface("proxy")}}}},
@@ -167,6 +170,7 @@ func TestOneYTTRulePerResources(t *testing.T) {
 		resource("apps/v1", "Deployment", "a", sidecar, quantity),
 		resource("apps/v1", "Deployment", "b", sidecar, quantity),
 		resource("apps/v1", "Deployment", "c", envoy),
+		resource("apps/v1", "Deployment", "d", quantity),
 	}}
 	var got []string
 	for _, r := range Synthesize(rep, Options{}).Rules {
@@ -183,7 +187,7 @@ func TestOneYTTRulePerResources(t *testing.T) {
 		}
 		got = append(got, strings.Join(parts, " + "))
 	}
-	want := "a,b [existing new] containers[name=proxy] + a,b [new existing] spec.cpu\nc [existing new] containers[name=envoy]"
+	want := "a,b [existing new] containers[name=proxy] + a,b [new existing] spec.cpu\nd [new existing] spec.cpu\nc [existing new] containers[name=envoy]"
 	if strings.Join(got, "\n") != want {
 		t.Errorf("ytt rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
