@@ -137,6 +137,37 @@ const (
 // entry per rule of r.Parts() with its own sources.
 func overlay(r synth.Rule) string {
 	var data []map[string]any
+	for _, p := range r.Parts() {
+		rws := []map[string]any{}
+		for _, rw := range p.Rewrites {
+			rws = append(rws, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
+		}
+		data = append(data, map[string]any{"paths": steps(p.Keyed), "empty": steps(p.Empty), "nulls": steps(p.Nulls), "sources": p.Sources,
+			"rewrites": rws, "stringData": p.FoldStringData})
+	}
+	js, _ := json.Marshal(data)
+	prog, _, _ := program(js)
+	return prog
+}
+
+// part is one entry of a program's data, as the program reads it.
+type part struct {
+	Paths, Empty, Nulls [][]map[string]any
+	Sources             []string
+	Rewrites            []struct {
+		Path []map[string]any `json:"path"`
+	}
+	StringData bool `json:"stringData"`
+}
+
+// program writes the program of the data js (overlay's), and returns the top-level fields it
+// reads of each source (data.values.SOURCE); false if js is no such data or a path does not
+// start at a field.
+func program(js []byte) (string, map[string][]string, bool) {
+	var parts []part
+	if err := json.Unmarshal(js, &parts); err != nil {
+		return "", nil, false
+	}
 	var keyed, fold, empty, nulls, rewrites bool
 	atField := true      // every rewrite's path ends in a field
 	var sources []string // the sources read: each rule's for its paths, the live object for the rest
@@ -145,27 +176,41 @@ func overlay(r synth.Rule) string {
 			sources = append(sources, s)
 		}
 	}
-	for _, p := range r.Parts() {
-		rws := []map[string]any{}
-		for _, rw := range p.Rewrites {
-			rws = append(rws, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
-			atField = atField && rw.Path[len(rw.Path)-1].FieldName != nil
+	reads, ok := map[string][]string{}, true
+	read := func(s string, ps ...[]map[string]any) {
+		for _, p := range ps {
+			f, isField := "", len(p) > 0
+			if isField {
+				f, isField = p[0]["f"].(string)
+			}
+			ok = ok && isField
+			if !slices.Contains(reads[s], f) {
+				reads[s] = append(reads[s], f)
+			}
 		}
-		data = append(data, map[string]any{"paths": steps(p.Keyed), "empty": steps(p.Empty), "nulls": steps(p.Nulls), "sources": p.Sources,
-			"rewrites": rws, "stringData": p.FoldStringData})
-		pKeyed, pExisting := len(p.Keyed) > 0, len(p.Empty)+len(p.Nulls)+len(p.Rewrites) > 0 || p.FoldStringData
+	}
+	for _, p := range parts {
+		for _, rw := range p.Rewrites {
+			atField = atField && len(rw.Path) > 0 && rw.Path[len(rw.Path)-1]["f"] != nil
+			read("existing", rw.Path)
+		}
+		pKeyed, pExisting := len(p.Paths) > 0, len(p.Empty)+len(p.Nulls)+len(p.Rewrites) > 0 || p.StringData
 		for _, s := range p.Sources {
 			if pKeyed || s == "existing" && pExisting {
-				use(string(s))
+				use(s)
 			}
+			read(s, p.Paths...)
 		}
 		if pExisting {
 			use("existing")
 		}
+		read("existing", append(p.Empty, p.Nulls...)...)
+		if p.StringData {
+			read("existing", []map[string]any{{"f": "data"}})
+		}
 		keyed = keyed || pKeyed
-		empty, nulls, rewrites, fold = empty || len(p.Empty) > 0, nulls || len(p.Nulls) > 0, rewrites || len(p.Rewrites) > 0, fold || p.FoldStringData
+		empty, nulls, rewrites, fold = empty || len(p.Empty) > 0, nulls || len(p.Nulls) > 0, rewrites || len(p.Rewrites) > 0, fold || p.StringData
 	}
-	js, _ := json.Marshal(data)
 	var b strings.Builder
 	add := func(part string, need bool) {
 		if need {
@@ -178,11 +223,11 @@ func overlay(r synth.Rule) string {
 	add(yttPosition, keyed)
 	add(yttFold, fold)
 	add(yttPut, keyed || empty || rewrites && !atField)
-	read := make([]string, len(sources))
+	conv := make([]string, len(sources))
 	for i, s := range sources {
-		read[i] = fmt.Sprintf("%q: plain(data.values.%s)", s, s)
+		conv[i] = fmt.Sprintf("%q: plain(data.values.%s)", s, s)
 	}
-	b.WriteString(strings.Replace(yttRebase, "SOURCES", strings.Join(read, ", "), 1))
+	b.WriteString(strings.Replace(yttRebase, "SOURCES", strings.Join(conv, ", "), 1))
 	for _, p := range []struct {
 		part string
 		need bool
@@ -192,7 +237,12 @@ func overlay(r synth.Rule) string {
 		}
 	}
 	b.WriteString(yttTail)
-	return b.String()
+	for s := range reads {
+		if !slices.Contains(sources, s) {
+			delete(reads, s) // a rule's source its program never converts
+		}
+	}
+	return b.String(), reads, ok
 }
 
 func steps(paths []fielddiff.Path) [][]map[string]any {

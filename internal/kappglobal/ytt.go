@@ -60,14 +60,22 @@ func (*yttMemo) key(overlay string, res ctlres.Resource, srcs map[ctlres.FieldCo
 	}
 	write([]byte(overlay))
 	ok := enc(res)
+	reads := programReads(overlay)
 	names := make([]string, 0, len(srcs))
 	for s := range srcs {
 		names = append(names, string(s))
 	}
 	sort.Strings(names)
 	for _, s := range names {
-		write([]byte(s))
-		ok = enc(srcs[ctlres.FieldCopyModSource(s)]) && ok
+		src := srcs[ctlres.FieldCopyModSource(s)]
+		switch fields, read := reads[s]; {
+		case reads == nil:
+			write([]byte(s))
+			ok = enc(src) && ok
+		case read:
+			write([]byte(s))
+			ok = encFields(write, src, fields) && ok
+		}
 	}
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
