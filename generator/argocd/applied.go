@@ -32,7 +32,7 @@ func lastSynced(live *unstructured.Unstructured, p fielddiff.Path) string {
 	if raw := live.GetAnnotations()[lastApplied]; raw != "" {
 		var applied map[string]any
 		if json.Unmarshal([]byte(raw), &applied) == nil {
-			if v, ok := p.GetDeclared(applied); ok && fielddiff.Equal(v, have) {
+			if v, ok := p.GetDeclared(applied); ok && fielddiff.StoredAs(applied, p, v, have) {
 				return "the live value is the one Argo CD last applied (" + lastApplied + ")"
 			}
 		}

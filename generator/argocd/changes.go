@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -53,7 +52,7 @@ func quantityDraw(v, live any) (string, bool) {
 	for start > 0 && digit(s[start-1]) {
 		start--
 	}
-	have, inLive := quantityOf(live)
+	have, inLive := fielddiff.QuantityOf(live)
 	for range 64 {
 		b := []byte(s)
 		for i := start; i < end; i++ {
@@ -65,23 +64,6 @@ func quantityDraw(v, live any) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// quantityOf reads v, a value decoded from YAML or JSON, as a resource quantity.
-func quantityOf(v any) (resource.Quantity, bool) {
-	var s string
-	switch t := v.(type) {
-	case string:
-		s = t
-	case int64:
-		s = strconv.FormatInt(t, 10)
-	case float64:
-		s = strconv.FormatFloat(t, 'f', -1, 64)
-	default:
-		return resource.Quantity{}, false
-	}
-	q, err := resource.ParseQuantity(s)
-	return q, err == nil
 }
 
 // scalars are the paths (by index) of the scalar values obj declares, but for the object's

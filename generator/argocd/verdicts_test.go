@@ -335,3 +335,30 @@ func TestJQExpressionsReadNumbers(t *testing.T) {
 	}
 	argocd.LintSettings(a.Report, s)
 }
+
+// A quantity changed in Git is pending where Argo CD's last applied configuration holds the
+// value the server stored in its canonical form (newcomer8 N8-3: cpu "0.5" stored as 500m, the
+// pull request declaring 0.75, was drift); the live value edited by hand stays drift.
+func TestQuantityChangedInGitIsPendingArgoCD(t *testing.T) {
+	const cpu = "spec.template.spec.containers[name=worker].resources.requests.cpu"
+	kindOf := func(desired, live string) string {
+		a := analyzeFiles(t, desired, live, "argo-quantities")
+		res, err := argocd.Synthesize(a.Report, argocd.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range res.Left {
+			if l.Path == cpu {
+				return string(l.Kind)
+			}
+		}
+		return "none"
+	}
+	desired, live := readFixture(t, "argo-quantities", "desired.yaml"), readFixture(t, "argo-quantities", "live.yaml")
+	if got := kindOf(strings.Replace(desired, `cpu: "0.5"`, `cpu: "0.75"`, 1), live); got != "pending" {
+		t.Errorf("requests.cpu changed in Git: %s, want pending", got)
+	}
+	if got := kindOf(desired, strings.Replace(live, "cpu: 500m", "cpu: 600m", 1)); got != "drift" {
+		t.Errorf("requests.cpu edited on the cluster: %s, want drift", got)
+	}
+}

@@ -6,7 +6,8 @@ import "github.com/rebasegen/rebasegen/generator/fielddiff"
 
 // changedInGit reports whether a declared field differs from the live object only because the
 // manifest changed since kapp's last apply: kapp.k14s.io/original (what kapp last applied) holds
-// the live value there, or lacks the field as the live object does. A field the manifest no longer
+// the live value there (a quantity in another form than the server stores it in counts: cpu "0.5"
+// stored as 500m), or lacks the field as the live object does. A field the manifest no longer
 // declares is not counted: kapp's rebase rules copy live values into what it applies, so the
 // original holding the live value there says nothing about Git. Nor is apiVersion: the server
 // returns the object in the version it serves, whatever version the manifest names.
@@ -18,7 +19,7 @@ func changedInGit(fc fieldContext, d fielddiff.Delta) bool {
 	if d.Change == fielddiff.Removed {
 		return !ok || sv == nil
 	}
-	return ok && fielddiff.Equal(sv, d.Live)
+	return ok && fielddiff.StoredAs(fc.sent, d.Path, sv, d.Live)
 }
 
 // changedSinceApplied reports whether the manifest declares another value than kapp's last
