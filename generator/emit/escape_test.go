@@ -21,7 +21,7 @@ func TestGeneratedCommentsHoldNoBidiControls(t *testing.T) {
 		Matchers: []synth.Matcher{{APIVersionKind: &synth.APIVersionKind{APIVersion: "v1", Kind: "ConfigMap"}}}}
 	for _, f := range []Format{FormatConfig, FormatYTT, FormatSecret} {
 		var b strings.Builder
-		if err := WriteRules(&b, []synth.Rule{rule}, Header{Options: Options{Format: f, PackageInstall: "p\u202e"}}); err != nil {
+		if err := WriteRules(&b, []synth.Rule{rule}, Header{Options: Options{Format: f, PackageInstall: "ns/p\u202e"}}); err != nil {
 			t.Fatal(err)
 		}
 		if strings.ContainsAny(b.String(), "\u202e\u2066\u2069") {
