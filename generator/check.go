@@ -199,7 +199,8 @@ func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 // located is fs with drift, pending changes and pending creates located where they were made.
 func located(fs []verdict.Finding, at map[valuesource.Field]load.Source) []verdict.Finding {
 	for i, f := range fs {
-		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate && f.Kind != verdict.KindUnjudged {
+		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate && f.Kind != verdict.KindUnjudged &&
+			f.Kind != verdict.KindOwnership {
 			continue
 		}
 		if src, ok := at[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {

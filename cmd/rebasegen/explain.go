@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
@@ -46,6 +47,9 @@ func explainCommand() *cli.Command {
 			noteUnmanaged(c, set.Unmanaged, set.Live)
 			noteRedacted(c, set.Redacted)
 			noteElsewhere(c, verdict.UnpairedOf(set))
+			if err := noteOwnership(c, set); err != nil {
+				return err
+			}
 			noteArgoCD(c, argocd.TrackedApps(rep))
 			if f == format.JSON {
 				return emit.WriteExplainJSON(c.App.Writer, rep)
@@ -73,6 +77,17 @@ func noteArgoCD(c *cli.Context, apps []string) {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "note: Argo CD tracks the live objects (Application %s): explain says what kapp would do with them (its adoption findings are kapp's); generate --target argocd and check --target argocd judge them for Argo CD\n",
 		escape.Text(strings.Join(apps, ", ")))
+}
+
+// noteOwnership warns of the live objects labelled as another kapp app's, on which kapp's deploy
+// fails before it applies anything: explain's classes say what kapp would change, not that the
+// deploy never gets to it.
+func noteOwnership(c *cli.Context, set *pair.Set) error {
+	conflicts, err := verdict.OwnershipOf(set)
+	for _, o := range conflicts {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %s: %s\n", verdict.KindOwnership.Label(), escape.Text(o.Resource.String()), escape.Text(o.Evidence()))
+	}
+	return err
 }
 
 // explainGroupAbove: explain's text of more resources is grouped (a fleet: thousands of copies of

@@ -24,7 +24,7 @@ import (
 var generateExits = []string{
 	"0 rules written and verified",
 	"1 usage or input error",
-	"3 verification failed: kapp would still apply changes, nothing written (with --force: written); or the rules are written but kapp still updates a resource for a field nothing explains (unknown), for drift with --fail-on-drift, or for adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = changes would still be applied)",
+	"3 verification failed: kapp would still apply changes, or its deploy fails on a live object labelled as another kapp app's, nothing written (with --force: written); or the rules are written but kapp still updates a resource for a field nothing explains (unknown), for drift with --fail-on-drift, or for adoption changes with --fail-on-adoption (as kapp --diff-exit-status: 3 = changes would still be applied)",
 }
 
 func generateCommand() *cli.Command {
@@ -109,7 +109,7 @@ func generateCommand() *cli.Command {
 			}
 			if !g.Verification.OK() {
 				if !c.Bool("force") {
-					return cli.Exit("verification failed: nothing written (use --force to write anyway)", exitPending)
+					return cli.Exit(failedWhy(g.Verification.Verdict)+": nothing written (use --force to write anyway)", exitPending)
 				}
 			}
 			if err := writeOutput(c.String("output-file"), out.Bytes(), c.App.Writer); err != nil {
@@ -124,7 +124,7 @@ func generateCommand() *cli.Command {
 			}
 			switch {
 			case !v.OK():
-				return cli.Exit("verification failed: written because of --force", exitPending)
+				return cli.Exit(failedWhy(v.Verdict)+": written because of --force", exitPending)
 			case pruned > 0:
 				return cli.Exit(fmt.Sprintf("rules written, but kapp still updates %s for fields the API server does not know and drops (listed above): fix them in the manifest", words.Count(pruned, "resource")), exitPending)
 			case v.Count(classify.Unknown) > 0:
@@ -142,6 +142,15 @@ func generateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// failedWhy says why generate's verification failed: the rules left ghost diffs or hid a change,
+// or kapp's deploy fails before it applies anything, which no rule changes.
+func failedWhy(v *verdict.Verdict) string {
+	if len(v.Residual) == 0 && len(v.Hidden) == 0 && len(v.Ownership) > 0 {
+		return fmt.Sprintf("verification failed: kapp's deploy fails its ownership check on %s of another app (listed above), whatever the rules", words.Count(len(v.Ownership), "object"))
+	}
+	return "verification failed"
 }
 
 // reportFlag is generate's --report: the format its verdict is written in.

@@ -31,9 +31,18 @@ func Located(pkg yttrender.Package, rd *load.Reader, rep *classify.Report, set *
 			at[Field{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}] = d.Source
 		}
 	}
-	for _, u := range vd.Unjudged { // the Secret's document, as a pending create's
-		if d, ok := desired[u.Resource]; ok && !isRendered(d.Source.File) && d.Source.File != "-" {
-			at[Field{Resource: u.Resource}] = d.Source
+	// the Secret's document, as a pending create's; the document of another app's object, which
+	// the author takes out of the manifests
+	var whole []pair.Identity
+	for _, u := range vd.Unjudged {
+		whole = append(whole, u.Resource)
+	}
+	for _, o := range vd.Ownership {
+		whole = append(whole, o.Resource)
+	}
+	for _, id := range whole {
+		if d, ok := desired[id]; ok && !isRendered(d.Source.File) && d.Source.File != "-" {
+			at[Field{Resource: id}] = d.Source
 		}
 	}
 	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them

@@ -33,11 +33,14 @@ const (
 	// KindUnjudged: a Secret whose values rebasegen capture redacted: they were taken as the
 	// manifest's and never compared, so the resource is not counted as kept.
 	KindUnjudged Kind = "unjudged"
+	// KindOwnership: a live object labelled as another kapp app's, on which kapp's deploy fails
+	// before applying anything (Ownership).
+	KindOwnership Kind = "ownership"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
+	return []Kind{KindServerVersion, KindOwnership, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -68,6 +71,8 @@ func (k Kind) Label() string {
 		return "server version"
 	case KindUnjudged:
 		return "not judged (Secret values redacted at capture)"
+	case KindOwnership:
+		return "another app's object (kapp's deploy fails before applying anything)"
 	}
 	return ""
 }
@@ -114,6 +119,9 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			}
 			out = append(out, f)
 		}
+	}
+	for _, o := range c.Ownership {
+		out = append(out, Finding{Kind: KindOwnership, Resource: o.Resource, Fails: true, Evidence: o.Evidence()})
 	}
 	field(KindResidual, c.Residual, true)
 	for _, u := range c.Unpaired {

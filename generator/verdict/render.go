@@ -42,6 +42,8 @@ type JSON struct {
 	ServerVersion []FieldJSON `json:"serverVersion"`
 	// Unjudged are Secrets whose values rebasegen capture redacted: never compared, not kept.
 	Unjudged []FieldJSON `json:"unjudged"`
+	// Ownership are live objects labelled as another kapp app's: kapp's deploy fails on them.
+	Ownership []FieldJSON `json:"ownership"`
 }
 
 // FieldJSON is one finding in JSON.
@@ -146,7 +148,7 @@ func subject(f Finding, still string) string {
 	switch f.Kind {
 	case KindResidual:
 		return what(f, still)
-	case KindPendingCreate, KindPendingDelete, KindUnjudged:
+	case KindPendingCreate, KindPendingDelete, KindUnjudged, KindOwnership:
 		return resource(f)
 	case KindUnknown:
 		return still + " " + resource(f) + " for " + path(f)
@@ -242,6 +244,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindUnjudged]; k > 0 {
 		pending += fmt.Sprintf(", %d not judged (Secret values redacted at capture)", k)
 	}
+	if k := n[KindOwnership]; k > 0 {
+		pending += ", " + words.Count(k, "object") + " of another app, kapp's deploy fails"
+	}
 	driftLevel := "warning"
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
 		driftLevel = "error"
@@ -276,7 +281,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-		case KindPendingCreate, KindImmutable, KindUnjudged: // the desired document, as a pending change
+		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
 		case KindPendingDelete, KindAdoption:
@@ -299,7 +304,8 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 // NewJSON is r in the JSON format's schema: each finding in its kind's list.
 func NewJSON(r Report) (JSON, error) {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
-		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{}}
+		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{},
+		Ownership: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -337,6 +343,8 @@ func NewJSON(r Report) (JSON, error) {
 			j.ServerVersion = append(j.ServerVersion, fj)
 		case KindUnjudged:
 			j.Unjudged = append(j.Unjudged, fj)
+		case KindOwnership:
+			j.Ownership = append(j.Ownership, fj)
 		default:
 			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
 		}
@@ -359,7 +367,8 @@ func EncodeJSON(w io.Writer, v any) error {
 
 // WriteGenerate writes, in text, what generate's verdict says besides its summary: every field
 // for which kapp still updates a resource, with its class; the desired objects not compared; and,
-// when the verification failed, the ghost diffs left and the changes hidden, as check writes them.
+// when the verification failed, the ghost diffs left, the changes hidden and the objects kapp's
+// deploy fails on (another app's), as check writes them.
 func WriteGenerate(w io.Writer, v *Verdict) error {
 	var b strings.Builder
 	for _, u := range v.Updates {
@@ -371,7 +380,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 		fmt.Fprintf(&b, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hintSuffix(escape.Text(u.Hint)))
 	}
 	for _, f := range v.Findings(Gate{}) {
-		if f.Kind != KindResidual && f.Kind != KindHidden {
+		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindOwnership {
 			continue
 		}
 		l, err := line(f, "")

@@ -76,7 +76,9 @@ type Verdict struct {
 	Unjudged []Unjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []pair.Identity
-	Stale          []Stale // generated rule files that would change (check fills them in)
+	// Ownership: paired live objects labelled as another app's: kapp's deploy fails on them.
+	Ownership []Ownership
+	Stale     []Stale // generated rule files that would change (check fills them in)
 	// Cost is what asking kapp about the unmutated pairs cost its engine.
 	Cost verify.Cost
 	// Results are kapp's results on the unmutated pairs, Report.Resources' order.
@@ -157,6 +159,10 @@ func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
 func Judge(in Input) (*Verdict, error) {
 	v := &Verdict{Unpaired: UnpairedOf(in.Set)}
 	v.PendingDeletes = PendingDeletes(in.Set)
+	var err error
+	if v.Ownership, err = OwnershipOf(in.Set); err != nil {
+		return nil, err
+	}
 	covered, err := kappcover.CoveredBy(in.Report, in.Configs, in.IncludeUnknown)
 	if err != nil {
 		return nil, err
@@ -257,9 +263,12 @@ func oncePerField(hs []Hidden) []Hidden {
 	return out
 }
 
-// OK reports whether every ghost diff is gone and no change made in Git is hidden. Drift and
-// unknown fields are the caller's to judge (Updates names them).
-func (v *Verdict) OK() bool { return len(v.Residual) == 0 && len(v.Hidden) == 0 }
+// OK reports whether every ghost diff is gone, no change made in Git is hidden and kapp's deploy
+// passes its ownership check (rules for a deploy that fails would be verified for nothing). Drift
+// and unknown fields are the caller's to judge (Updates names them).
+func (v *Verdict) OK() bool {
+	return len(v.Residual) == 0 && len(v.Hidden) == 0 && len(v.Ownership) == 0
+}
 
 // Count returns how many updated resources have a field of the class.
 func (v *Verdict) Count(c classify.Class) int {
