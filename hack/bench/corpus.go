@@ -57,9 +57,17 @@ func fixturePairs(fixtures, only string) ([]scenario.Object, error) {
 // i / len(objs), renamed NAME-<copy> consistently wherever kapp or the tool reads the name: the
 // live object's kapp.k14s.io/original copy, its kapp.k14s.io/identity annotation, the
 // kapp.k14s.io/association label (an md5 of the identity, recomputed) and an HPA's
-// scaleTargetRef. Recorded md5s stay valid: kapp hashes the diff between the original and the
-// live object, and both are renamed alike.
+// scaleTargetRef. Every object is labelled as one app's (kappconv.AppLabel, the first labelled
+// object's value): the fixtures are separate apps, and kapp's deploy of objects labelled as
+// several fails its ownership check. Recorded md5s stay valid: kapp hashes the diff between the
+// original and the live object, and both are renamed and relabelled alike.
 func buildCorpus(objs []scenario.Object, n int, dir string) (*corpus, error) {
+	app := ""
+	for _, o := range objs {
+		if app = o.Live.GetLabels()[kappconv.AppLabel]; app != "" {
+			break
+		}
+	}
 	c := &corpus{Dir: dir, DesiredDir: filepath.Join(dir, "desired"), LiveDir: filepath.Join(dir, "live"), Pairs: n}
 	for _, d := range []string{c.DesiredDir, c.LiveDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -91,7 +99,7 @@ func buildCorpus(objs []scenario.Object, n int, dir string) (*corpus, error) {
 				return nil, err
 			}
 		}
-		d, l, err := renamed(o, fmt.Sprintf("-%d", copyN))
+		d, l, err := renamed(o, fmt.Sprintf("-%d", copyN), app)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Resource, err)
 		}
@@ -113,11 +121,16 @@ func buildCorpus(objs []scenario.Object, n int, dir string) (*corpus, error) {
 	return c, nil
 }
 
-// renamed returns copies of o's desired and live objects with suffix appended to the name.
-func renamed(o scenario.Object, suffix string) (*unstructured.Unstructured, *unstructured.Unstructured, error) {
+// renamed returns copies of o's desired and live objects with suffix appended to the name, the
+// live object's app label value (wherever kapp wrote it: labels, selectors, pod templates) app.
+func renamed(o scenario.Object, suffix, app string) (*unstructured.Unstructured, *unstructured.Unstructured, error) {
 	d, l := o.Desired.DeepCopy(), o.Live.DeepCopy()
 	oldAssoc, newAssoc := association(l, ""), association(l, suffix)
+	oldApp := l.GetLabels()[kappconv.AppLabel]
 	rename := func(u *unstructured.Unstructured) {
+		if oldApp != "" && app != "" {
+			replaceString(u.Object, oldApp, app)
+		}
 		u.SetName(u.GetName() + suffix)
 		if u.GetKind() == "HorizontalPodAutoscaler" {
 			if t, ok, _ := unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "name"); ok {
