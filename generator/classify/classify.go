@@ -337,7 +337,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
-	for _, f := range slices.Concat(kappAnnotationsFromGit(fc), kappLabelsFromGit(fc, prepared)) {
+	for _, f := range slices.Concat(kappNonce(fc, desired.Source.String()), kappAnnotationsFromGit(fc), kappLabelsFromGit(fc, prepared)) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}

@@ -31,8 +31,8 @@ func kappAnnotationsFromGit(fc fieldContext) []Finding {
 	liveAnn := fc.live.GetAnnotations()
 	// kapp's own bookkeeping, and the annotations that make kapp apply nothing to the resource
 	// (noop, exists, update strategy skip): a change beside those is never applied, which check
-	// reports as hidden, naming the manifest's annotation
-	bookkeeping := append(kappconv.HistoryAnnotations(), kappconv.IdentityAnnotation, kappconv.NoopAnnotation, kappconv.ExistsAnnotation)
+	// reports as hidden, naming the manifest's annotation; the nonce is kappNonce's
+	bookkeeping := append(kappconv.HistoryAnnotations(), kappconv.IdentityAnnotation, kappconv.NoopAnnotation, kappconv.ExistsAnnotation, kappconv.Nonce)
 	keys := make([]string, 0, len(declared))
 	for k, v := range declared {
 		if strings.HasPrefix(k, kappconv.Prefix) && !slices.Contains(bookkeeping, k) && !(k == kappconv.UpdateStrategy && v == "skip") {
@@ -66,6 +66,23 @@ func kappAnnotationsFromGit(fc fieldContext) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// kappNonce is the manifest's kapp.k14s.io/nonce "": kapp writes a new value there on every
+// deploy, so every deploy updates the resource, as the manifest asks: a change from Git on every
+// deploy, whatever the live object holds (the value kapp wrote last time, or none). Its desired
+// value is what kapp applies (kappconv.NewNonce); doc names the manifest's document.
+func kappNonce(fc fieldContext, doc string) []Finding {
+	v, ok := fc.desired.GetAnnotations()[kappconv.Nonce]
+	if !ok || v != "" {
+		return nil // another value fails kapp's deploy: preparing the manifest says so
+	}
+	f := Finding{Path: fielddiff.FromFields([]string{"metadata", "annotations", kappconv.Nonce}), Change: fielddiff.Removed, Class: Pending, Desired: kappconv.NewNonce,
+		Evidence: "the manifest (" + doc + ") declares " + kappconv.Nonce + `: "", so kapp writes a new value there on every deploy (kapp's own behaviour, app/preparation.go addNonce) and updates the resource every time; take the annotation out of the manifest for kapp to keep the resource`}
+	if live, ok := fc.live.GetAnnotations()[kappconv.Nonce]; ok {
+		f.Change, f.Live = fielddiff.Modified, live
+	}
+	return []Finding{f}
 }
 
 // kappLabelsFromGit finds kapp's own labels that kapp's Config mods write where neither kapp's

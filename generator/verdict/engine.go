@@ -207,6 +207,14 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 			afterAdoption(live.Object, f) // as kapp's first deploy leaves the object
 			continue
 		}
+		if isNonce(f) {
+			// kapp refuses any manifest value but "", and writes a new one on every deploy: the
+			// cluster is made to hold what it writes (kappconv.NewNonce), as after that deploy
+			if err := appliedBefore(live.Unstructured, f.Path, kappconv.NewNonce); err != nil {
+				return verify.Pair{}, fmt.Errorf("%s: %w", r.ID, err)
+			}
+			continue
+		}
 		if configWrote(r, desired.Object, f) {
 			// kapp puts it back into any manifest, so the cluster is made to hold it, as kapp's
 			// deploy leaves it
@@ -218,7 +226,15 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 		neutralise(desired.Object, live.Object, f.Path)
 		dropStringData(desired.Object, f.Path)
 	}
-	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+	return pairOf(desired, live), nil
+}
+
+// isNonce reports whether f is the manifest's kapp.k14s.io/nonce "" (classify's kappNonce).
+func isNonce(f classify.Finding) bool { return f.Class == classify.Pending && nonceAt(f.Path) }
+
+// nonceAt reports whether p is the object's kapp.k14s.io/nonce annotation.
+func nonceAt(p fielddiff.Path) bool {
+	return fieldpath.Path(p).Equals(fieldpath.Path(fielddiff.FromFields([]string{"metadata", "annotations", kappconv.Nonce})))
 }
 
 // configWrote reports whether f is a change made in Git that kapp's Config mods write (its
@@ -331,7 +347,7 @@ func verifyPair(p pair.Pair, path fielddiff.Path, value any) (verify.Pair, error
 	if path != nil {
 		path.Set(desired.Object, value)
 	}
-	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+	return pairOf(desired, live), nil
 }
 
 func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
@@ -340,4 +356,10 @@ func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
 		out[i] = o.Unstructured
 	}
 	return out
+}
+
+// pairOf is the pair kapp's engine is asked about, named in its errors by the manifest's
+// document.
+func pairOf(desired, live load.Object) verify.Pair {
+	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured, Source: desired.Source.String()}
 }

@@ -264,7 +264,7 @@ func appliedWithTemplates(in Input) (withRules, alone map[string]map[string]any,
 			if err != nil {
 				return verify.Pair{}, err
 			}
-			return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+			return pairOf(desired, live), nil
 		}, configs, func(i int, b verify.Base, obj map[string]any, err error) {
 			if err != nil || obj == nil || b != verify.Live {
 				return // kapp's engine reports a failing pair on the verification

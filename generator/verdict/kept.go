@@ -96,7 +96,7 @@ func (v *Verdict) keptAdoption(in Input, configs []*unstructured.Unstructured) e
 		if err != nil {
 			return verify.Pair{}, err
 		}
-		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+		return pairOf(desired, live), nil
 	}, configs, func(i int, _ verify.Base, obj map[string]any, err error) {
 		if err != nil || obj == nil {
 			return // kapp's engine reports a failing pair on the verification

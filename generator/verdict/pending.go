@@ -76,8 +76,14 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				if err != nil {
 					return verify.Pair{}, err
 				}
-				revert(desired.Object, live.Object, byIndex(desired.Object, m.path))
-				return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+				if nonceAt(m.path) {
+					// the unchanged pair is the one after this deploy, the cluster holding what
+					// kapp writes (kapp refuses any manifest value but "")
+					err = appliedBefore(live.Unstructured, m.path, kappconv.NewNonce)
+				} else {
+					revert(desired.Object, live.Object, byIndex(desired.Object, m.path))
+				}
+				return pairOf(desired, live), err
 			}, configs, nil)
 			if err != nil {
 				return nil, err

@@ -125,6 +125,9 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 	if allRemovals {
 		t.removals = removable(desired.Object, nil, true)
 	}
+	// kapp refuses any value of the manifest's kapp.k14s.io/nonce but "", which it replaces on
+	// every deploy: Git can give it no other value for a rule to hide
+	t.paths = slices.DeleteFunc(t.paths, nonceAt)
 	t.paths, t.removals = unique(t.paths), unique(t.removals)
 	return t
 }

@@ -57,7 +57,7 @@ func TimeRules(v *Verification, ghosts []pair.Pair, configs []*unstructured.Unst
 		if err != nil {
 			return verify.Pair{}, err
 		}
-		return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured}, nil
+		return pairOf(desired, live), nil
 	}
 	var err error
 	if _, v.With, err = verify.Ops(len(sample), pairAt, configs); err != nil {

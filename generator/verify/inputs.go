@@ -24,7 +24,7 @@ import (
 type inputs struct {
 	n               int // pairs
 	pairAt          func(int) (Pair, error)
-	desc            []string     // for error messages
+	desc            []string     // each pair named for error messages (label)
 	key             []string     // kapp's unique key of the desired resource (namespace/group/kind/name)
 	appLabel        []string     // kapp.k14s.io/app value the new resources are labelled with
 	versioned       []bool       // the pair is the NAME-ver-N change of a versioned resource
@@ -54,9 +54,9 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 		if err != nil {
 			return nil, err
 		}
-		in.desc[i] = describe(p.Desired)
+		in.desc[i] = label(i, p)
 		if err := catch(func() error { return in.addPair(i, p) }); err != nil {
-			errs = append(errs, fmt.Errorf("pair %d (%s): %w", i, escape.Text(in.desc[i]), err))
+			errs = append(errs, fmt.Errorf("%s: %w", escape.Text(in.desc[i]), err))
 		}
 	}
 	if err := joinErrors(errs); err != nil {
@@ -66,7 +66,7 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 	seen := map[string]int{}
 	for i, k := range in.key {
 		if j, dup := seen[k]; dup {
-			errs = append(errs, fmt.Errorf("pair %d (%s): same resource as pair %d", i, in.desc[i], j))
+			errs = append(errs, fmt.Errorf("%s: same resource as %s", in.desc[i], in.desc[j]))
 		}
 		seen[k] = i
 	}
@@ -282,6 +282,15 @@ func liveResource(bs []byte) (ctlres.Resource, error) {
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// label names pair i in errors: by the manifest's document when the caller gave it, else by its
+// index.
+func label(i int, p Pair) string {
+	if p.Source != "" {
+		return fmt.Sprintf("%s (%s)", p.Source, describe(p.Desired))
+	}
+	return fmt.Sprintf("pair %d (%s)", i, describe(p.Desired))
+}
 
 func describe(u *unstructured.Unstructured) string {
 	if u == nil {

@@ -103,12 +103,12 @@ data:
 		pairs []Pair
 		alone []bool
 	}{
-		{"plain pairs", []Pair{{dep, lives["web"]}, {settings, lives["web-settings"]}}, []bool{true, true}},
+		{"plain pairs", []Pair{{Desired: dep, Live: lives["web"]}, {Desired: settings, Live: lives["web-settings"]}}, []bool{true, true}},
 		// the versioned pair is diffed alone; the other with it, as kapp rewrites references to it
-		{"beside a versioned pair of the app", []Pair{{cm, lives["web-env-ver-1"]}, {settings, lives["web-settings"]}}, []bool{true, false}},
-		{"beside a labelled config ConfigMap", []Pair{{dep, lives["web"]}, {config, nil}}, []bool{false, false}},
-		{"a live object without the app label", []Pair{{dep, noApp}}, []bool{false}},
-		{"no live object", []Pair{{dep, nil}}, []bool{false}},
+		{"beside a versioned pair of the app", []Pair{{Desired: cm, Live: lives["web-env-ver-1"]}, {Desired: settings, Live: lives["web-settings"]}}, []bool{true, false}},
+		{"beside a labelled config ConfigMap", []Pair{{Desired: dep, Live: lives["web"]}, {Desired: config, Live: nil}}, []bool{false, false}},
+		{"a live object without the app label", []Pair{{Desired: dep, Live: noApp}}, []bool{false}},
+		{"no live object", []Pair{{Desired: dep, Live: nil}}, []bool{false}},
 	} {
 		rs, err := Verify(c.pairs, nil)
 		if err != nil {

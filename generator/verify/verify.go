@@ -22,6 +22,9 @@ type Pair struct {
 	// Live is the object as the API server returns it (kapp.k14s.io/identity annotation included);
 	// nil means kapp would create the resource.
 	Live *unstructured.Unstructured
+	// Source is where the manifest was read (a file's document), naming the pair in errors; ""
+	// names it by its index.
+	Source string
 }
 
 // Base is the existing side kapp diffs against.
@@ -169,7 +172,7 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 				e = withoutSecretValues(e, p)
 			}
 			// escaped once the Secret values are taken out: the names and kapp's text are the inputs'
-			failed = append(failed, kappconv.Readable(fmt.Errorf("pair %d (%s): %w", i, in.desc[i], e)))
+			failed = append(failed, kappconv.Readable(fmt.Errorf("%s: %w", in.desc[i], e)))
 		}
 	}
 	return in, joinErrors(failed)

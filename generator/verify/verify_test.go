@@ -365,7 +365,7 @@ func TestUntouchedLive(t *testing.T) {
 	lives := kappDeploy(t, dep, cm)
 	mergeYAML(t, lives["web"], deploymentLater)
 
-	rs, err := Verify([]Pair{{dep, lives["web"]}, {cm, lives["web-settings"]}}, nil)
+	rs, err := Verify([]Pair{{Desired: dep, Live: lives["web"]}, {Desired: cm, Live: lives["web-settings"]}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ data: {MODE: blue}
 	}
 	mergeYAML(t, depLive, deploymentLater)
 
-	rs, err := Verify([]Pair{{cm, cmLive}, {dep, depLive}}, nil)
+	rs, err := Verify([]Pair{{Desired: cm, Live: cmLive}, {Desired: dep, Live: depLive}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +469,7 @@ data: {MODE: blue}
 	// A change to the ConfigMap: kapp creates web-env-ver-2 and the Deployment follows it.
 	cm2 := cm.DeepCopy()
 	mergeYAML(t, cm2, `{data: {MODE: green}}`)
-	rs, err = Verify([]Pair{{cm2, cmLive}, {dep, depLive}}, nil)
+	rs, err = Verify([]Pair{{Desired: cm2, Live: cmLive}, {Desired: dep, Live: depLive}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,14 +486,14 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 	live := kappDeploy(t, dep)["web"]
 
 	badRule := obj(t, strings.Replace(replicasRule, "type: copy", "type: copyy", 1))
-	_, err := Verify([]Pair{{dep, live}}, []*unstructured.Unstructured{badRule})
+	_, err := Verify([]Pair{{Desired: dep, Live: live}}, []*unstructured.Unstructured{badRule})
 	t.Logf("unknown rule type: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "rebaseRules[0]") || !strings.Contains(err.Error(), "copyy") {
 		t.Errorf("unknown rule type: err = %v", err)
 	}
 
 	emptyMatcher := obj(t, "{apiVersion: kapp.k14s.io/v1alpha1, kind: Config, rebaseRules: [{type: remove, path: [spec], resourceMatchers: [{}]}]}")
-	if _, err := Verify([]Pair{{dep, live}}, []*unstructured.Unstructured{emptyMatcher}); err == nil {
+	if _, err := Verify([]Pair{{Desired: dep, Live: live}}, []*unstructured.Unstructured{emptyMatcher}); err == nil {
 		t.Error("empty matcher: no error")
 	}
 
@@ -507,7 +507,7 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 		"duplicate":      {Desired: dep},
 	}
 	for name, p := range cases {
-		pairs := []Pair{{dep, live}, p}
+		pairs := []Pair{{Desired: dep, Live: live}, p}
 		_, err := Verify(pairs, nil)
 		t.Logf("%s: %v", name, err)
 		if err == nil || !strings.Contains(err.Error(), "pair 1") {
@@ -646,5 +646,16 @@ func TestOpsAndAppliedRules(t *testing.T) {
 	}
 	if applied[0] == 0 || applied[1]-applied[0] < 2 {
 		t.Errorf("rebase mods applied: %d without the rule, %d with it", applied[0], applied[1])
+	}
+}
+
+// A pair given its manifest's document is named by it in errors, not by its index (probe9 P9-1:
+// "pair 0 (Deployment ...)" named no file).
+func TestPairErrorNamesTheDocument(t *testing.T) {
+	p := Pair{Desired: obj(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: shop, annotations: {kapp.k14s.io/nonce: abc}}}"),
+		Source: "desired.yaml: document 3 (line 9)"}
+	_, err := Verify([]Pair{p}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "desired.yaml: document 3 (line 9) (ConfigMap shop/x (v1)): ") {
+		t.Errorf("err = %v", err)
 	}
 }

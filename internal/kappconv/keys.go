@@ -42,6 +42,13 @@ const (
 	NoopAnnotation           = "kapp.k14s.io/noop"
 	ExistsAnnotation         = "kapp.k14s.io/exists"
 	UpdateStrategyAnnotation = UpdateStrategy
+
+	// Nonce "" in a manifest has kapp write a new value there on every deploy, so that every
+	// deploy updates the resource; any other value fails the deploy (app/preparation.go addNonce).
+	Nonce = "kapp.k14s.io/nonce"
+	// NewNonce stands for the value kapp writes into a Nonce "" (the time of the deploy, which no
+	// live object holds): a fixed one keeps every diff and report of the same inputs the same.
+	NewNonce = "(new on every deploy)"
 )
 
 // HistoryAnnotations are removed by kapp from both sides before it diffs them

@@ -112,6 +112,15 @@ func (p *Preparer) Resources(rs []ctlres.Resource, appLabel string) ([]ctlres.Re
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range rs {
+		if _, ok := r.Annotations()[kappconv.Nonce]; ok { // the time kapp wrote: see kappconv.NewNonce
+			err := ctlres.StringMapAppendMod{ResourceMatcher: ctlres.AllMatcher{}, Path: ctlres.NewPathFromStrings([]string{"metadata", "annotations"}),
+				KVs: map[string]string{kappconv.Nonce: kappconv.NewNonce}}.Apply(r)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	sel := labels.Set{kappconv.AppLabel: appLabel}.AsSelector()
 	p.init()
 	ownership, scoping, additional := p.conf.OwnershipLabelMods(), p.conf.LabelScopingMods(true), p.conf.AdditionalLabels()
