@@ -256,8 +256,8 @@ func TestListItemsByIndexExceptWhereTheyDoNotLineUp(t *testing.T) {
 		}
 	}
 	in := generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{filepath.Join(dir, "live.yaml")}}
-	for i, b := range []*strings.Builder{&desired, &live} {
-		if err := os.WriteFile([]string{in.Desired[0], in.Live[0]}[i], []byte(b.String()), 0o644); err != nil {
+	for i, text := range []string{desired.String(), oneApp(live.String())} {
+		if err := os.WriteFile([]string{in.Desired[0], in.Live[0]}[i], []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

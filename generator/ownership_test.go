@@ -3,6 +3,7 @@ package generator_test
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -233,3 +234,14 @@ func (listable) Find(ctlres.Resource) (ctlres.ResourceType, error) {
 	return ctlres.ResourceType{}, errUnused
 }
 func (listable) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }
+
+// oneApp is live, objects captured from several kapp apps, with every object labelled as the first
+// one's app (kapp.k14s.io/app, wherever kapp wrote it): one app's objects, as kapp's deploy of
+// them needs.
+func oneApp(live string) string {
+	values := regexp.MustCompile(`kapp\.k14s\.io/app: "?([0-9]+)`).FindAllStringSubmatch(live, -1)
+	for _, v := range values {
+		live = strings.ReplaceAll(live, v[1], values[0][1])
+	}
+	return live
+}

@@ -17,7 +17,7 @@ func TestWrongNamespaceLeavesStaleUnjudged(t *testing.T) {
 	config, values := copyPackage(t, dir)
 	copyTo(t, scenario(t, "aggregated-clusterrole")[1], config, "rbac.yml")
 	live := filepath.Join(dir, "live.yaml")
-	if err := os.WriteFile(live, []byte(readFile(t, scenario(t, "hpa-replicas")[3])+"\n---\n"+readFile(t, scenario(t, "aggregated-clusterrole")[3])), 0o644); err != nil {
+	if err := os.WriteFile(live, []byte(oneApp(readFile(t, scenario(t, "hpa-replicas")[3])+"\n---\n"+readFile(t, scenario(t, "aggregated-clusterrole")[3]))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rules := filepath.Join(config, "rebase-rules.yml")

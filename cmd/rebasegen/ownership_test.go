@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -74,4 +75,15 @@ func TestAnotherAppsObjectFailsEveryCommand(t *testing.T) {
 	if r.code != 0 || !names(r.stderr) {
 		t.Errorf("explain: want a warning naming the HPA and both values, got exit %d:\n%s", r.code, r.stderr)
 	}
+}
+
+// oneApp is live, objects captured from several kapp apps, with every object labelled as the first
+// one's app (kapp.k14s.io/app, wherever kapp wrote it): one app's objects, as kapp's deploy of
+// them needs.
+func oneApp(live string) string {
+	values := regexp.MustCompile(`kapp\.k14s\.io/app: "?([0-9]+)`).FindAllStringSubmatch(live, -1)
+	for _, v := range values {
+		live = strings.ReplaceAll(live, v[1], values[0][1])
+	}
+	return live
 }
