@@ -8,8 +8,9 @@ import (
 )
 
 // TestRuleRecognisingTheCaptureIsHidden (probe8 P8-7): a ytt rule that keeps the manifest's
-// image only while the live object is the one captured (its resourceVersion or its
-// generation), and copies the live image otherwise, hides the image bump made
+// image only while the live object is the one captured (its resourceVersion, its
+// generation, or the deployment.kubernetes.io/revision annotation the Deployment controller
+// bumps on every rollout: probe10 P10-8), and copies the live image otherwise, hides the image bump made
 // in Git as soon as the server writes the object again, before kapp deploys: check must say
 // hidden (it said pending, exit 0, with the capture as it is). kapp deploys against the object
 // as captured, or moved on: a rule hiding the change in either hides it.
@@ -18,6 +19,8 @@ func TestRuleRecognisingTheCaptureIsHidden(t *testing.T) {
 	for name, captured := range map[string]string{ // the captured live object's values (fixtures/hpa-replicas/live.yaml)
 		"resourceVersion": `ex["metadata"]["resourceVersion"] == "1052"`,
 		"generation":      `ex["metadata"]["generation"] == 3`,
+		// the Deployment controller's annotation, which any rollout bumps (probe10 P10-8)
+		"revision": `ex["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"`,
 		// and one keeping it only once the object moved on hides it while nothing writes it
 		"as captured": `ex["metadata"]["resourceVersion"] != "1052"`,
 	} {

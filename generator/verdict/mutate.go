@@ -281,7 +281,7 @@ func liveVariants(t touch, desired, live map[string]any) [][]change {
 		return nil
 	}
 	var out [][]change
-	if moved := serverWritten(live); moved != nil {
+	if moved := serverWritten(desired, live); moved != nil {
 		out = append(out, moved)
 	}
 	gained, lacked := gatedLives(t.gates, desired, live)
@@ -295,16 +295,18 @@ func liveVariants(t touch, desired, live map[string]any) [][]change {
 
 // serverWritten changes, to values no rule can predict (mutate, drawn away from the captured
 // ones), what the live object holds that the API server or a controller rewrites between the
-// capture and the deploy: its resourceVersion, generation and managers' times, and its status.
+// capture and the deploy: its resourceVersion, generation and managers' times, its status, and
+// the annotations and labels a controller may write (controllerMetadata).
 // kapp deploys against the object as it is then: a rule whose effect depends on the captured
 // values would pass the check and hide the change made in Git one write later.
-func serverWritten(live map[string]any) []change {
+func serverWritten(desired, live map[string]any) []change {
 	if live == nil {
 		return nil
 	}
 	ps := []fielddiff.Path{fielddiff.FromFields([]string{"metadata", "resourceVersion"}), fielddiff.FromFields([]string{"metadata", "generation"})}
 	ps = append(ps, declaredUnder(live, append(ctlres.NewPathFromStrings([]string{"metadata", "managedFields"}), ctlres.NewPathPartFromIndexAll(), ctlres.NewPathPartFromString("time")))...)
 	ps = append(ps, declaredUnder(live, ctlres.NewPathFromStrings([]string{"status"}))...)
+	ps = append(ps, controllerMetadata(desired, live)...)
 	var out []change
 	for _, p := range ps {
 		if val, ok := p.Get(live); ok {
