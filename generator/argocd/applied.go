@@ -136,29 +136,6 @@ func lastAppliedOf(live *unstructured.Unstructured) (map[string]any, bool) {
 	return applied, true
 }
 
-// newlyDeclared says why a value the manifest declares at p (by key) and the live object holds
-// otherwise was declared in Git since Argo CD's last sync, as kapp.k14s.io/original tells it on
-// the kapp target: that sync's configuration (client-side) does not declare the field, and no
-// manager but the applier owns it (owner, the finding's, is none), so the live value is what the
-// API server made of the sync (its default), not a change on the cluster. "" when it cannot be
-// told.
-func newlyDeclared(desired, live *unstructured.Unstructured, p fielddiff.Path, owner string) string {
-	if owner != "" && owner != argoManager {
-		return ""
-	}
-	if _, declared := p.GetDeclared(desired.Object); !declared {
-		return ""
-	}
-	applied, ok := lastAppliedOf(live)
-	if !ok {
-		return ""
-	}
-	if _, was := p.GetDeclared(applied); was {
-		return ""
-	}
-	return "Argo CD's last sync (" + lastApplied + ") did not declare the field, so the live value is what the API server made of it"
-}
-
 // addedItem says why a difference at p (by key), at a list or through a list item the live
 // object does not hold, is an item added in Git (a pending change, as the kapp target reports
 // it): the manifest declares an item (by its merge key) that neither the live object nor Argo

@@ -113,26 +113,25 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				l := Left{Resource: r.ID, Path: p.String(), Reason: reason, Kind: verdict.KindUnknown, Hidden: !under[p.String()]}
 				if f, ok := explaining(r, p); ok {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
+					if f.Class == classify.Pending && f.Path.String() == p.String() {
+						// judged against Argo CD's last sync (classify reads its
+						// last-applied-configuration as kapp's original): the evidence says why
+						l.Reason = f.Evidence
+					}
 				}
 				_, declared := p.GetDeclared(desired.Object)
 				why := lastSynced(live.Unstructured, p)
-				moved, declaredSince := "", ""
+				moved := ""
 				if why == "" && (l.Kind == verdict.KindDrift || l.Kind == verdict.KindUnknown) {
 					moved = movedItem(desired.Unstructured, live.Unstructured, p) // newcomer5 F3
-				}
-				if f, ok := explaining(r, p); ok && why == "" && l.Kind == verdict.KindDrift && f.Path.String() == p.String() {
-					// a value declared in Git since the last sync (newcomer6 N6-8)
-					declaredSince = newlyDeclared(desired.Unstructured, live.Unstructured, p, f.Owner)
 				}
 				switch {
 				case moved != "":
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, moved+": a merge key changed in Git, which a sync applies"
-				case declaredSince != "":
-					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, declaredSince+": a value declared in Git since, which a sync applies"
 				case why == "":
-				case l.Kind == verdict.KindDrift:
+				case l.Kind == verdict.KindDrift || l.Kind == verdict.KindPending && declared:
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
-				case (l.Kind == verdict.KindUnknown || l.Kind == verdict.KindAdoption) && !declared: // newcomer3 finding 3(c); probe7 minor: kapp's adoption is no class of Argo CD's
+				case (l.Kind == verdict.KindUnknown || l.Kind == verdict.KindAdoption || l.Kind == verdict.KindPending) && !declared: // newcomer3 finding 3(c); probe7 minor: kapp's adoption is no class of Argo CD's
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
 				}
 				out.Left = append(out.Left, l)

@@ -26,7 +26,13 @@ type compiledPlugin struct {
 // stores it and the field diff compares it: a stringData key removed in Git is a data key kapp
 // sent (newcomer walkthrough 6, N6-10: it was admission's, "kapp did not send it").
 func sentManifest(live load.Object) map[string]any {
-	raw, ok := live.GetAnnotations()[kappconv.Original]
+	return sentIn(live, kappconv.Original)
+}
+
+// sentIn is the manifest the live object's annotation ann holds, stringData folded into data;
+// nil when it holds none that reads.
+func sentIn(live load.Object, ann string) map[string]any {
+	raw, ok := live.GetAnnotations()[ann]
 	if !ok {
 		return nil
 	}
@@ -35,6 +41,34 @@ func sentManifest(live load.Object) map[string]any {
 		return nil
 	}
 	return fielddiff.FoldStringData(&unstructured.Unstructured{Object: m}).Object
+}
+
+// lastApply names the record of what the applier last sent (fieldContext.sent) in the evidence.
+type lastApply struct {
+	who, name, annotation string
+	deploy                string // what applies the manifest next
+}
+
+var (
+	kappApply = lastApply{who: "kapp", name: "kapp's last apply", annotation: kappconv.Original, deploy: "this deploy"}
+	// Argo CD's client-side sync is kubectl's apply, which keeps the manifest it applied in
+	// kubectl's annotation: a change made in Git since is told from one made on the cluster as
+	// kapp's copy tells them apart (newcomer7 N7-5: a new env var was drift)
+	argoSync = lastApply{who: "Argo CD", name: "Argo CD's last sync", annotation: lastApplied, deploy: "the next sync"}
+)
+
+// String is the record as the evidence names it: "kapp's last apply (kapp.k14s.io/original)".
+func (l lastApply) String() string {
+	return l.name + " (" + l.annotation + ")"
+}
+
+// argoSent is what Argo CD's last client-side sync applied, for an object argocd-controller
+// applied that kapp never did; nil otherwise (a server-side sync keeps no copy).
+func argoSent(live load.Object, rs *rulesets.Ruleset, applier string) map[string]any {
+	if m, ok := rulesets.FindManager(rs.Appliers, applier); !ok || m.Name != "argocd-controller" {
+		return nil
+	}
+	return sentIn(live, lastApplied)
 }
 
 // admission recognises a field added during admission of the applier's own write: a mutating
@@ -65,7 +99,7 @@ func (c *classifier) admission(fc fieldContext, d fielddiff.Delta, path string) 
 		if v, ok := fc.sentAt.GetDeclared(d.Path); ok && v != nil {
 			return Finding{}, false // sent, and changed since: not admission's doing
 		}
-		sent = kappconv.Original
+		sent = fc.lastApply.annotation
 	}
 	credited := ownedBy(fc.owners, d.Path)
 	if fc.sent == nil && len(credited) > 0 {

@@ -228,8 +228,11 @@ type fieldContext struct {
 	prunedAt  *fielddiff.Lookup // a custom resource as its CRD's schema prunes it; nil for other kinds
 	crd       string            // that CRD's name
 	mechanism string
-	strategy  string         // names the create strategy's PrepareForCreate, "" without one
-	sent      map[string]any // what the applier sent (kapp.k14s.io/original), nil when unknown
+	strategy  string // names the create strategy's PrepareForCreate, "" without one
+	// what the applier sent (kapp.k14s.io/original; for an object Argo CD syncs, what its last
+	// client-side sync applied), nil when unknown; lastApply names the record
+	sent      map[string]any
+	lastApply lastApply
 	// lookups into defaulted and sent (prepared's: prepared.lookup()), nil when those are: one
 	// lookup per delta into a long list would otherwise be quadratic (see fielddiff.Lookup)
 	defaultedAt, sentAt *fielddiff.Lookup
@@ -288,6 +291,12 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.KappMarked = original || app || assoc
 	}
 	fc.applier = fc.appliers.main // every explanation names the one applier
+	fc.lastApply = kappApply
+	if fc.sent == nil {
+		if fc.sent = argoSent(live, c.rules, fc.applier); fc.sent != nil {
+			fc.sentAt, fc.lastApply = fielddiff.NewLookup(fc.sent), argoSync
+		}
+	}
 	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)

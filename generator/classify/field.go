@@ -88,7 +88,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			// controller's to keep (probe7 D4: a rule handing the field to it would hide the
 			// change). Not ruled.
 			f.Owner, f.Class = o.Manager, Pending
-			f.Evidence = fmt.Sprintf("a change made in Git: the manifest now declares another value than kapp's last apply (%s); %s owns the field (managedFields: %s), which exempts only the value kapp applied; this deploy applies the manifest's", kappconv.Original, o.Manager, o)
+			f.Evidence = fmt.Sprintf("a change made in Git: the manifest now declares another value than %s; %s owns the field (managedFields: %s), which exempts only the value %s applied; %s applies the manifest's", fc.lastApply, o.Manager, o, fc.lastApply.who, fc.lastApply.deploy)
 			f.Warning = fmt.Sprintf("the manifest declares this field but %s rewrites it: remove it from the manifest", o.Manager)
 			return f
 		}
@@ -134,9 +134,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// kapp sent the live value itself: the cluster did not change, Git did (the rulesets'
 		// knowledge of server-set fields is about values kapp did not send)
 		f.Class = Pending
-		f.Evidence = "a change made in Git: the live value is what kapp last applied (" + kappconv.Original + "); the manifest now declares another, which this deploy applies"
+		f.Evidence = "a change made in Git: the live value is what " + fc.lastApply.who + " last applied (" + fc.lastApply.annotation + "); the manifest now declares another, which " + fc.lastApply.deploy + " applies"
 		if d.Change == fielddiff.Removed {
-			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, nor does the live object; the manifest now declares it, which this deploy applies"
+			f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, nor does the live object; the manifest now declares it, which " + fc.lastApply.deploy + " applies"
 		}
 		if why, ok := c.immutableChange(fc, path); ok {
 			f.Blocks, f.Evidence = true, f.Evidence+why
@@ -153,7 +153,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			// another value: a change made in Git, which this deploy sends (newcomer walkthrough
 			// 4, item 10: it was calculated, and ruled)
 			f.Class = Pending
-			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, which the API server then set; the manifest now declares another value, which this deploy applies"
+			f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, which the API server then set; the manifest now declares another value, which " + fc.lastApply.deploy + " applies"
 			if why, ok := c.immutableChange(fc, path); ok {
 				f.Blocks, f.Evidence = true, f.Evidence+why
 			}
@@ -188,7 +188,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// strategy's rollingUpdate once Git switches the type to Recreate): this deploy's
 		// update removes it, as the server would refuse a copy of it (newcomer7 N7-1)
 		f.Class = Pending
-		f.Evidence = "a change made in Git: the live value is what the API server's defaulting made of kapp's last apply (" + kappconv.Original + "), and its defaulting of the manifest does not produce it (" + fc.mechanism + "): this deploy's update removes it"
+		f.Evidence = "a change made in Git: the live value is what the API server's defaulting made of " + fc.lastApply.String() + ", and its defaulting of the manifest does not produce it (" + fc.mechanism + "): " + fc.lastApply.deploy + "'s update removes it"
 		return f
 	}
 	if a, ok := c.admission(fc, d, path); ok {
@@ -196,7 +196,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if declared && newlyDeclared(fc, d) {
 		f.Class = Pending
-		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") did not hold this field, so the live value is what the API server made of that apply (no manager but the applier owns it); the manifest now declares another, which this deploy applies"
+		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, so the live value is what the API server made of that apply (no manager but the applier owns it); the manifest now declares another, which " + fc.lastApply.deploy + " applies"
 		// the server refuses a change of an immutable field whatever kapp's last apply held
 		// (newcomer7 N7-3: a StorageClass's defaulted reclaimPolicy declared otherwise)
 		if why, ok := c.immutableChange(fc, path); ok {
@@ -217,7 +217,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// last apply held it: the manifest declared it then and no longer does. kapp (its
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
-		f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") held this field; the manifest no longer declares it, and this deploy removes it"
+		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + fc.lastApply.deploy + " removes it"
 		// not judged immutable: kapp's own labels in a pod template the manifest leaves without
 		// metadata land here too (newcomer24 finding 2), which kapp does not remove
 		return f

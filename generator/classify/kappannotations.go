@@ -20,7 +20,7 @@ import (
 // finding 10: such an annotation added in Git was a residual ghost diff). Without kapp's last
 // apply a change made in Git cannot be told from one made on the cluster: nothing is said.
 func kappAnnotationsFromGit(fc fieldContext) []Finding {
-	if fc.sent == nil {
+	if fc.sent == nil || fc.lastApply != kappApply {
 		return nil
 	}
 	declared := fc.desired.GetAnnotations()
