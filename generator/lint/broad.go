@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
@@ -111,28 +113,37 @@ var scaledKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Repl
 // replicas reports a rule that lets the cluster's spec.replicas win on every workload of a kind
 // when no autoscaler among the desired objects scales some of them: a replica count changed in
 // Git is then silently ignored there. Rules naming each resource (namesOnly) are deliberate (a job
-// may scale it) and left alone.
+// may scale it) and left alone, unless the autoscaler they were written for is one this deploy
+// deletes: the rule then keeps its last scale in force, which nothing changes any more (newcomer7
+// N7-8: lint named the deleted autoscaler's own matchers, not this rule).
 func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
-	if r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting ||
-		!slices.ContainsFunc(r.ResourceMatchers, func(m ctlconf.ResourceMatcher) bool { return !namesOnly(m) }) {
+	if r.Type != "copy" || len(r.Sources) == 0 || r.Sources[0] != ctlres.FieldCopyModSourceExisting {
 		return
 	}
+	wide := slices.ContainsFunc(r.ResourceMatchers, func(m ctlconf.ResourceMatcher) bool { return !namesOnly(m) })
 	for _, p := range rulePaths(a, r) {
 		if keyPath(p.p) != "spec.replicas" {
 			continue
 		}
 		targets := c.scaleTargets()
-		var unscaled, scaled []string
+		var unscaled, scaled, orphaned []string
 		for _, res := range c.matching(c.resources, r.ResourceMatchers) {
 			switch {
 			case !scaledKinds[res.id.Kind]:
 			case targets[res.id]:
 				scaled = append(scaled, fmt.Sprintf("kindNamespaceNameMatcher: {kind: %s, namespace: %s, name: %s}", res.id.Kind, res.id.Namespace, res.id.Name))
+			case c.unscaled[res.id] != "":
+				orphaned = append(orphaned, fmt.Sprintf("%s, whose autoscaler %s this deploy deletes: kapp keeps %s", res.id, c.unscaled[res.id], replicaCounts(res)))
 			default:
 				unscaled = append(unscaled, res.id.String())
 			}
 		}
-		if len(unscaled) == 0 {
+		if len(orphaned) > 0 {
+			c.add(Warning, p.at, fmt.Sprintf("path [spec, replicas] takes the cluster's replica count for %s, for as long as the rule is in force",
+				strings.Join(orphaned, "; ")),
+				"remove the rule with the autoscaler, so that this deploy applies the manifest's replicas (or regenerate the rules after the deploy)")
+		}
+		if !wide || len(unscaled) == 0 {
 			continue
 		}
 		suggestion := "remove the rule: no autoscaler among the desired objects scales what it matches"
@@ -142,6 +153,23 @@ func (c *checker) replicas(a at, r ctlconf.RebaseRule) {
 		c.add(Warning, p.at, fmt.Sprintf("path [spec, replicas] takes the cluster's replica count for %s no autoscaler among the desired objects scales (%s): a replica count changed in Git is ignored there",
 			words.Count(len(unscaled), "resource"), strings.Join(unscaled, ", ")), suggestion)
 	}
+}
+
+// replicaCounts says what a copy of spec.replicas from the live object keeps instead of the
+// manifest's: "2 replicas, not the manifest's 1".
+func replicaCounts(res resource) string {
+	have, ok := any(nil), false
+	if res.live != nil {
+		have, ok, _ = unstructured.NestedFieldNoCopy(res.live.Object, "spec", "replicas")
+	}
+	want, declared, _ := unstructured.NestedFieldNoCopy(res.obj.Object, "spec", "replicas")
+	switch {
+	case !ok:
+		return "the count the autoscaler last set, not the manifest's"
+	case !declared:
+		return fmt.Sprintf("%v replicas, the count the autoscaler last set", have)
+	}
+	return fmt.Sprintf("%v replicas, not the manifest's %v", have, want)
 }
 
 // scaleTargets are what desired autoscalers scale (classify.ScaleTarget: HorizontalPodAutoscalers

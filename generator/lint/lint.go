@@ -17,6 +17,7 @@ import (
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -138,8 +139,11 @@ type env struct {
 	resources []resource // desired objects, namespace defaulted as kapp prepares them
 	// byName: the resources by kind, namespace and name as kapp reads them, the only ones a
 	// kindNamespaceNameMatcher (which compares those three) or a matcher requiring it can match
-	byName   map[[3]string][]resource
-	gen      *synth.Result
+	byName map[[3]string][]resource
+	gen    *synth.Result
+	// unscaled: what the live autoscalers this deploy deletes scale (pair.Set.Deleted), to the
+	// autoscaler's kind and namespace/name
+	unscaled map[pair.Identity]string
 	defaults []ctlconf.RebaseRule
 	hiddenBy []Hidden
 	// inertLabels, inertRules: across the Configs in force, additionalLabels that make kapp apply
@@ -151,7 +155,7 @@ type resource struct {
 	id   pair.Identity
 	obj  *unstructured.Unstructured
 	kapp ctlres.Resource
-	live bool // paired with a live object, so generate has rules for it
+	live *unstructured.Unstructured // the live object it is paired with (generate has rules for it), nil when none
 }
 
 func newEnv(opts Options, docs []*doc) (*env, error) {
@@ -196,7 +200,7 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.Source, err)
 		}
-		e.resources = append(e.resources, newResource(id, o.Unstructured, prepared, live != nil))
+		e.resources = append(e.resources, newResource(id, o.Unstructured, prepared, l))
 		return nil
 	}
 	for _, p := range set.Pairs {
@@ -210,6 +214,16 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 			return nil, err
 		}
 	}
+	e.unscaled = map[pair.Identity]string{}
+	for _, d := range set.Deleted {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		if id, ok := classify.ScaleTarget(o.Unstructured, d.Namespace); ok {
+			e.unscaled[id] = d.Kind + " " + d.Namespace + "/" + d.Name
+		}
+	}
 	e.byName = map[[3]string][]resource{}
 	for _, r := range e.resources {
 		k := [3]string{r.kapp.Kind(), r.kapp.Namespace(), r.kapp.Name()}
@@ -219,7 +233,7 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 }
 
 // newResource is the resource of desired object u, prepared as kapp prepares it.
-func newResource(id pair.Identity, u, prepared *unstructured.Unstructured, live bool) resource {
+func newResource(id pair.Identity, u, prepared, live *unstructured.Unstructured) resource {
 	return resource{id: id, obj: u, kapp: ctlres.NewResourceUnstructured(*prepared, ctlres.ResourceType{}), live: live}
 }
 

@@ -24,7 +24,7 @@ func (c *checker) narrower(a at, r ctlconf.RebaseRule) string {
 	}
 	var paired []resource
 	for _, res := range c.resources {
-		if res.live {
+		if res.live != nil {
 			paired = append(paired, res)
 		}
 	}
