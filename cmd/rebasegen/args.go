@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
@@ -18,7 +19,9 @@ var maxArgs = map[string]int{"completion": 1}
 // strayArgument refuses positional arguments a command does not take: every flag takes one value,
 // so the second file of `--rules *.yml` (a shell glob) arrives as an argument, and the flag
 // parser stops there, leaving every later flag unread too. args is the command line, for the
-// flag the argument follows.
+// flag the argument follows. The hint follows what the stray file holds: a forgotten --rules, -d,
+// -l or --output-file before it is more common than a glob, whose hint (repeat the flag before
+// it) would then propose a command that fails (newcomer walkthroughs 6 N6-9, 7 N7-7).
 func strayArgument(c *cli.Context, args []string) error {
 	rest := c.Args().Slice()
 	if len(rest) <= maxArgs[c.Command.Name] {
@@ -29,22 +32,99 @@ func strayArgument(c *cli.Context, args []string) error {
 		return fmt.Errorf("completion: unexpected argument %q: it takes one, the shell", stray)
 	}
 	msg := fmt.Sprintf("%s: unexpected argument %q: it takes no arguments, only flags", c.Command.Name, stray)
+	flag, value := "", ""
 	if i := len(args) - len(rest) + maxArgs[c.Command.Name]; i >= 2 && i < len(args) {
-		flag, value := args[i-2], args[i-1]
+		flag, value = args[i-2], args[i-1]
 		if name, v, ok := strings.Cut(value, "="); ok && strings.HasPrefix(name, "-") {
 			flag, value = name, v
 		}
-		if (flag == "-d" || flag == "--desired" || flag == "-desired") && !c.IsSet("live") && readFromServer(stray) {
-			// -l forgotten before the live file: a second -d fails on the missing --live
-			// (newcomer walkthrough 6, N6-9)
-			return fmt.Errorf("%s\nhint: did you mean -l %s? It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields), and --live (-l) is missing", msg, escape.Text(stray))
+	}
+	if _, err := os.Stat(value + " " + stray); flag != "" && err == nil {
+		// the hints quote the command line: escaped, as every input string is (df3310c)
+		flag := escape.Text(flag)
+		return fmt.Errorf("%s\nhint: quote a value that holds spaces (%s %s); see rebasegen %s --help", msg, flag, escape.Text(emit.ShellQuote(value+" "+stray)), c.Command.Name)
+	}
+	shown := escape.Text(stray)
+	switch meant, why := meantFlag(c, stray); {
+	case meant == "" && why != "":
+		return fmt.Errorf("%s\nhint: %s %s", msg, shown, why)
+	case meant != "" && !names(c.Command, flag, meant):
+		if !c.IsSet(meant) {
+			why += ", and --" + meant + " is missing"
 		}
-		if repeatable(c.Command, flag) {
-			flag, value, stray := escape.Text(flag), escape.Text(value), escape.Text(stray)
-			return fmt.Errorf("%s\nhint: %s takes one value: repeat it for each (%s %s %s %s), as for the files of a shell glob", msg, flag, flag, value, flag, stray)
-		}
+		return fmt.Errorf("%s\nhint: did you mean %s %s? %s", msg, short(meant), shown, why)
+	}
+	if flag != "" && repeatable(c.Command, flag) {
+		flag, value := escape.Text(flag), escape.Text(value)
+		return fmt.Errorf("%s\nhint: %s takes one value: repeat it for each (%s %s %s %s), as for the files of a shell glob", msg, flag, flag, value, flag, shown)
+	}
+	if _, err := os.Stat(stray); err == nil {
+		return fmt.Errorf("%s\nhint: give %s with the flag it is for; see rebasegen %s --help", msg, shown, c.Command.Name)
 	}
 	return fmt.Errorf("%s\nhint: quote a value that holds spaces; see rebasegen %s --help", msg, c.Command.Name)
+}
+
+// meantFlag is the flag of c's command a stray file's content is for, and why: objects read from
+// the cluster (--live), kapp Configs (--rules; a file rebasegen generate wrote is --output-file for
+// generate), manifests (--desired); "" when it is none of them, or the command has no such flag
+// (why then says so of Configs).
+func meantFlag(c *cli.Context, path string) (flag, why string) {
+	if load.TotalSize(path) != nil {
+		return "", ""
+	}
+	r := load.NewReader(nil)
+	data, err := r.ReadFile(path)
+	if err != nil {
+		return "", ""
+	}
+	docs, err := load.Docs([]string{path}, r)
+	if err != nil || len(docs) == 0 {
+		return "", ""
+	}
+	rules := slices.ContainsFunc(docs, func(d load.Doc) bool {
+		if load.IsKappConfig(d.APIVersion, d.Kind) {
+			return true
+		}
+		o, err := d.Object()
+		return err == nil && d.Kind == "ConfigMap" && load.IsLabelledConfig(o)
+	})
+	has := func(name string) bool {
+		return slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+	}
+	switch {
+	case rules && load.IsGenerated(data) && has("output-file"):
+		return "output-file", "It is a file rebasegen generate wrote"
+	case rules && has("rules"):
+		return "rules", "It holds kapp Configs"
+	case rules:
+		return "", "holds kapp Configs, which " + c.Command.Name + " does not read: check and lint judge them (--rules)"
+	case slices.ContainsFunc(docs, func(d load.Doc) bool { return d.ManagedFields || d.FromServer }) && has("live"):
+		return "live", "It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields)"
+	case has("desired"):
+		return "desired", "It holds manifests (no metadata.uid, resourceVersion or managedFields)"
+	}
+	return "", ""
+}
+
+// names says whether arg (-d, --desired, -desired) names cmd's flag name.
+func names(cmd *cli.Command, arg, name string) bool {
+	for _, f := range cmd.Flags {
+		if slices.Contains(f.Names(), name) {
+			return strings.HasPrefix(arg, "-") && slices.Contains(f.Names(), strings.TrimLeft(arg, "-"))
+		}
+	}
+	return false
+}
+
+// short is how the hints write a flag: as the README's examples do.
+func short(name string) string {
+	switch name {
+	case "desired":
+		return "-d"
+	case "live":
+		return "-l"
+	}
+	return "--" + name
 }
 
 // repeatable says whether arg names one of cmd's list flags.
@@ -65,13 +145,3 @@ func repeatable(cmd *cli.Command, arg string) bool {
 const completionEnv = "REBASEGEN_COMPLETION"
 
 func completionRequested() bool { return os.Getenv(completionEnv) == "1" }
-
-// readFromServer says whether path is a file holding an object read from the cluster (what only
-// the API server writes), as the swapped -d/-l check tells them apart.
-func readFromServer(path string) bool {
-	if load.TotalSize(path) != nil {
-		return false
-	}
-	docs, err := load.Docs([]string{path}, load.NewReader(nil))
-	return err == nil && slices.ContainsFunc(docs, func(d load.Doc) bool { return d.ManagedFields || d.FromServer })
-}

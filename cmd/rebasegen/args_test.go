@@ -72,3 +72,45 @@ func TestCompletionOnlyWhenAsked(t *testing.T) {
 		t.Errorf("asked by a completion script: %v, want the flags:\n%s", err, out)
 	}
 }
+
+// A file given without its flag is named with the flag its content is for, and the command the
+// hint proposes runs (newcomer7 N7-7: the glob hint "-l live.yaml -l rules.yml" for a forgotten
+// --rules failed on the Config given as live objects; `lint rules.yml` and `explain desired.yaml`
+// got the space-quoting hint). The quoting hint stays for a value whose tail became the argument.
+func TestStrayFileNamesItsFlag(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	desired, live, ns := fix[1], fix[3], fix[5]
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append(append([]string{"generate"}, fix...), "--output-file", rules)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	spaced := filepath.Join(dir, "my desired.yaml")
+	copyTo(t, desired, dir, "my desired.yaml")
+	for _, tc := range []struct {
+		args  []string
+		hint  string
+		fixed []string // the command the hint proposes, which must succeed
+	}{
+		{[]string{"check", "-d", desired, "-l", live, "-n", ns, rules}, "did you mean --rules " + rules + "?",
+			[]string{"check", "-d", desired, "-l", live, "-n", ns, "--rules", rules}},
+		{[]string{"generate", "-d", desired, "-l", live, "-n", ns, rules}, "did you mean --output-file " + rules + "?",
+			[]string{"generate", "-d", desired, "-l", live, "-n", ns, "--output-file", rules}},
+		{[]string{"lint", rules}, "did you mean --rules " + rules + "?", []string{"lint", "--rules", rules}},
+		{[]string{"explain", desired, "-l", live, "-n", ns}, "did you mean -d " + desired + "?",
+			[]string{"explain", "-d", desired, "-l", live, "-n", ns}},
+		{[]string{"explain", "-d", desired, "-l", live, "-n", ns, rules}, rules + " holds kapp Configs, which explain does not read", nil},
+		{[]string{"explain", "-l", live, "-n", ns, "-d", filepath.Join(dir, "my"), "desired.yaml"}, "quote a value that holds spaces (-d '" + spaced + "')",
+			[]string{"explain", "-l", live, "-n", ns, "-d", spaced}},
+	} {
+		r := rebasegen(t, tc.args...)
+		if r.code != exitError || !strings.Contains(r.stderr, "\nhint: "+tc.hint) || r.stdout != "" {
+			t.Errorf("rebasegen %v: exit %d, want %d with the hint %q:\n%s", tc.args, r.code, exitError, tc.hint, r.stderr)
+		}
+		if tc.fixed != nil {
+			if r := rebasegen(t, tc.fixed...); r.code != 0 {
+				t.Errorf("rebasegen %v, as the hint proposes: exit %d\n%s", tc.fixed, r.code, r.stderr)
+			}
+		}
+	}
+}
