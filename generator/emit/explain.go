@@ -305,13 +305,14 @@ func noiseLine(n map[string]int) string {
 	return fmt.Sprintf("%d differences ignored: %s", total, strings.Join(keys, ", "))
 }
 
-// short renders a value on one line, at most 40 characters; "-" when absent.
+// short renders a value on one line, at most 40 characters; "-" when absent, and the empty
+// string as "" (printed as nothing, "- -> " read as a value cut off: newcomer7 N7-9 b).
 func short(v any) string {
 	if v == nil {
 		return "-"
 	}
 	var s string
-	if str, ok := v.(string); ok {
+	if str, ok := v.(string); ok && str != "" {
 		s = str
 	} else {
 		bs, _ := json.Marshal(v)
