@@ -44,7 +44,7 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 						level = "::error"
 					}
 					level += " " // at a file
-					if k == verdict.KindServerVersion {
+					if k == verdict.KindServerVersion || k == verdict.KindPendingDelete {
 						level = level[:len(level)-1] + "::" // the job's log: no file caused it
 					}
 					// and the summary, one ::notice:: line

@@ -62,8 +62,10 @@ func TestCheckReportsPendingDeletes(t *testing.T) {
 		if c.deletes == 0 {
 			continue
 		}
+		// in the job's log, at no file: the rules file did not cause it (newcomer7 N7-9 g: it
+		// was annotated at its line 1), and the deleted object has no document
 		r = rebasegen(t, append(args, "--output", "github")...)
-		if r.code != exitPending || !strings.Contains(r.stdout, "::error file="+rules+",line=1::pending delete: autoscaling/HorizontalPodAutoscaler hpa-replicas/web") {
+		if r.code != exitPending || !strings.Contains(r.stdout, "\n::error::pending delete: autoscaling/HorizontalPodAutoscaler hpa-replicas/web") && !strings.HasPrefix(r.stdout, "::error::pending delete: autoscaling/HorizontalPodAutoscaler hpa-replicas/web") {
 			t.Errorf("github: want the pending delete, exit 3, got %d:\n%s", r.code, r.stdout)
 		}
 		r = rebasegen(t, append(args, "--output", "json")...)

@@ -277,6 +277,11 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			msg += ": " + evidence(f)
 		case KindServerVersion: // the job's log: no file caused it
 			file, at = "", 0
+		case KindPendingDelete:
+			// the job's log: the deleted object has no document, and the rules file did not cause
+			// it (newcomer7 N7-9 g); the evidence says what kapp does
+			file, at = "", 0
+			msg += ": " + evidence(f)
 		case KindDrift, KindPending:
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
@@ -284,7 +289,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
-		case KindPendingDelete, KindAdoption:
+		case KindAdoption:
 			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
 			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
 			// managers) is the text format's
