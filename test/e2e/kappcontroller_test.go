@@ -206,6 +206,9 @@ type syncWatch struct {
 	ns   string
 	app  string
 	seen map[string]bool // status.deploy.startedAt of the syncs already counted
+	// syncs started before this instant ran the App's spec before the last update, even when
+	// they finish after it and report its generation as observed
+	since time.Time
 }
 
 // kapp's summary line, e.g. "Op:      0 create, 0 delete, 1 update, 0 noop, 0 exists".
@@ -233,6 +236,12 @@ func (w *syncWatch) next(n int, gen int64) []appSync {
 			continue
 		}
 		w.seen[started] = true
+		if at, err := time.Parse(time.RFC3339, started); err != nil {
+			t.Fatalf("App status.deploy.startedAt %q: %v", started, err)
+		} else if at.Before(w.since) {
+			t.Logf("sync at %s started before the App's last update: not counted", started)
+			continue
+		}
 		stdout, _ := deploy["stdout"].(string)
 		if code, _ := deploy["exitCode"].(int64); code != 0 {
 			t.Fatalf("kapp deploy exited %d:\n%s\n%v", code, stdout, deploy["stderr"])
@@ -253,9 +262,13 @@ func (w *syncWatch) next(n int, gen int64) []appSync {
 }
 
 // update changes the App's spec and returns its new generation. The sync it starts at once must
-// not start in the second the last one did: syncs are told apart by status.deploy.startedAt.
+// not start in the second the last one did: syncs are told apart by status.deploy.startedAt, which
+// has whole seconds. The update is made at the start of a second, so that the syncs started from
+// that second on are the update's, and one already running is not.
 func (w *syncWatch) update(change func(*unstructured.Unstructured)) int64 {
 	time.Sleep(1100 * time.Millisecond)
+	w.since = time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(w.since))
 	a, err := w.dyn.Resource(appGVR).Namespace(w.ns).Get(context.Background(), w.app, metav1.GetOptions{})
 	if err != nil {
 		w.t.Fatal(err)
