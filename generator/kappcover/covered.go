@@ -39,12 +39,8 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		// kapp accepts a Config with an unknown rule type or an empty matcher and panics when it
 		// builds the rules (RebaseMods)
 		if p := recover(); p != nil {
-			err = fmt.Errorf("kapp Config in %s: %w", sources(configs), kappconv.Readable(fmt.Errorf("%v", p)))
-			for _, c := range configs { // name the one kapp panics on, for lint to name its rule
-				if one := panics(c); one != nil {
-					err = &Refused{Source: c.Source, Err: kappconv.Readable(one)}
-					break
-				}
+			if err = refused(configs); err == nil {
+				err = fmt.Errorf("kapp Config in %s: %w", sources(configs), kappconv.Readable(fmt.Errorf("%v", p)))
 			}
 		}
 	}()
@@ -61,10 +57,8 @@ func New(configs []load.Object, onlyConfigs bool) (r Rebaser, err error) {
 		_, conf, err = ctlconf.NewConfFromResources(rs)
 	}
 	if err != nil {
-		for _, c := range configs { // name the one kapp refuses
-			if _, _, one := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); one != nil {
-				return Rebaser{}, &Refused{Source: c.Source, Err: kappconv.Readable(one)}
-			}
+		if one := refused(configs); one != nil {
+			return Rebaser{}, one
 		}
 		return Rebaser{}, fmt.Errorf("reading kapp Config: %w", kappconv.Readable(err))
 	}
@@ -89,8 +83,19 @@ func (e *Refused) Error() string {
 }
 func (e *Refused) Unwrap() error { return e.Err }
 
-// panics is kapp's panic building c's rules alone, as an error; nil where it builds them.
-func panics(c load.Object) (err error) {
+// refused names the first of configs kapp refuses or panics on alone (for lint to name its rule);
+// nil where kapp builds each one's rules.
+func refused(configs []load.Object) error {
+	for _, c := range configs {
+		if err := alone(c); err != nil {
+			return &Refused{Source: c.Source, Err: kappconv.Readable(err)}
+		}
+	}
+	return nil
+}
+
+// alone is kapp's error, or its panic as an error, building c's rules alone.
+func alone(c load.Object) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			// kapp's panic text ends with the Go value it could not use ("Unknown resource matcher
@@ -102,10 +107,11 @@ func panics(c load.Object) (err error) {
 			err = errors.New(msg)
 		}
 	}()
-	if _, conf, cerr := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})}); cerr == nil {
+	_, conf, err := ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{})})
+	if err == nil {
 		conf.RebaseMods()
 	}
-	return nil
+	return err
 }
 
 func sources(objs []load.Object) string {
