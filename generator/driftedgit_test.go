@@ -127,32 +127,7 @@ rebaseRules:
   resourceMatchers:
   - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
 `)
-	readd := writeFile(t, "readd.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-  ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:overlay", "overlay")
-        #@ load("@ytt:data", "data")
-        #@ def lacks():
-        #@   return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
-        #@ end
-        #@overlay/match by=overlay.all
-        ---
-        spec:
-          template:
-            spec:
-              containers:
-              #@overlay/match by="name"
-              - name: web
-                #@ if lacks():
-                #@overlay/match missing_ok=True
-                resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
-                #@ end
-`)
+	readd := writeFile(t, "readd.yml", readdResources)
 	in := hpaWith(t, "nginx:1.25", false)
 	bs, err := os.ReadFile(in.Desired[0])
 	if err != nil {
@@ -232,3 +207,33 @@ rebaseRules:
 		}
 	}
 }
+
+// readdResources is a ytt rule that re-adds the web container's resources from the live object
+// once the manifest drops them: it hides that removal made in Git.
+const readdResources = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+  ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:overlay", "overlay")
+        #@ load("@ytt:data", "data")
+        #@ def lacks():
+        #@   return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
+        #@ end
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              containers:
+              #@overlay/match by="name"
+              - name: web
+                #@ if lacks():
+                #@overlay/match missing_ok=True
+                resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
+                #@ end
+
+`

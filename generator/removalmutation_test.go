@@ -17,32 +17,7 @@ import (
 // behind an emptyFieldMatcher, which generate wrote for kapp's empty annotations map, brought
 // back an annotation the manifest dropped, and check passed until the removal was made).
 func TestMutationCheckTriesRemovals(t *testing.T) {
-	readd := writeFile(t, "readd.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-  ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:overlay", "overlay")
-        #@ load("@ytt:data", "data")
-        #@ def lacks():
-        #@   return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
-        #@ end
-        #@overlay/match by=overlay.all
-        ---
-        spec:
-          template:
-            spec:
-              containers:
-              #@overlay/match by="name"
-              - name: web
-                #@ if lacks():
-                #@overlay/match missing_ok=True
-                resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
-                #@ end
-`)
+	readd := writeFile(t, "readd.yml", readdResources)
 	const hpa = "apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}"
 	broad := writeFile(t, "broad.yml", `apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
