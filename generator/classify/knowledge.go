@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -253,6 +254,13 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
 	}
 	return "", false
+}
+
+// immutableField reports whether path is a whole field rulesets/immutable.yaml lists for id's kind.
+func (c *classifier) immutableField(id pair.Identity, path string) bool {
+	return slices.ContainsFunc(c.immutable, func(e compiledField) bool {
+		return e.Group == id.Group && e.Kind == id.Kind && e.Path == path
+	})
 }
 
 // clusterIPChange says why the API server refuses an update changing a Service's primary
