@@ -120,6 +120,26 @@ type Field struct {
 	// Unless (immutable fields only): a boolean field of the live object that, true, lets some of
 	// the field change (a suspended Job's pod template).
 	Unless string `json:"unless,omitempty"`
+	// Except (immutable fields only): parts of the field the server lets change, each where the
+	// live object and the change meet its conditions.
+	Except []Exception `json:"except,omitempty"`
+}
+
+// Exception is a part of an immutable field the server lets change where every condition holds;
+// the paths are dotted paths of fields (no list items).
+type Exception struct {
+	Path string `json:"path"`
+	// When: fields of the live object and the value each must hold; null: absent or empty.
+	When map[string]*string `json:"when,omitempty"`
+	// Above, Below: the manifest's quantity at Path must be more (less) than the live object's
+	// quantity at this path.
+	Above string `json:"above,omitempty"`
+	Below string `json:"below,omitempty"`
+	// ClassAllows: a boolean field of the live StorageClass the live object names
+	// (spec.storageClassName) that must be true; not judged where that class is not among the
+	// inputs.
+	ClassAllows string `json:"classAllows,omitempty"`
+	Source      string `json:"source"`
 }
 
 // Injection is a field a webhook or controller adds to any kind with a pod template.
@@ -187,6 +207,11 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 		paths = append(paths, e.Path)
 	}
 	paths = append(paths, pathsOf(f.Immutable)...)
+	for _, e := range f.Immutable {
+		for _, x := range e.Except {
+			paths = append(paths, x.Path)
+		}
+	}
 	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)

@@ -72,7 +72,8 @@ type classifier struct {
 	operationalKeys  []compiledOperational // nil with Options.NoOperational
 	scoped           Scoped
 	immutable        []compiledField
-	paths            *pathTable // shared by the workers
+	classes          map[string]map[string]any // live StorageClasses by name (storageClasses)
+	paths            *pathTable                // shared by the workers
 
 	version         string           // Options.Version's
 	versionDefaults []versionDefault // Options.Version's differences
@@ -180,6 +181,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err
 	}
+	c.classes = storageClasses(set)
 	for _, f := range rs.Calculated {
 		re, _ := rulesets.PathPattern(f.Path) // validated when loaded
 		c.calculated = append(c.calculated, compiledField{f, re})

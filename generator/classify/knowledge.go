@@ -3,7 +3,6 @@ package classify
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -224,60 +223,4 @@ func (c *classifier) scopingFails(id pair.Identity, desired, live *unstructured.
 		}
 	}
 	return out
-}
-
-// immutableChange says why kapp's deploy fails on a change made in Git at path, as evidence to
-// append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place.
-// Not when the manifest has kapp replace the object (kapp.k14s.io/update-strategy
-// fallback-on-replace or always-replace), update nothing of it (skip), or create a new version of
-// it (kapp.k14s.io/versioned).
-func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool) {
-	ann := fc.desired.GetAnnotations()
-	if ann[kappconv.UpdateStrategy] != "" {
-		return "", false
-	}
-	if _, versioned := ann[kappconv.Versioned]; versioned {
-		return "", false
-	}
-	if why, ok := clusterIPChange(fc, path); ok {
-		return why, true
-	}
-	for _, e := range c.immutable {
-		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
-			continue
-		}
-		if e.Unless != "" {
-			if lifted, _, _ := unstructured.NestedBool(fc.live.Object, strings.Split(e.Unless, ".")...); lifted {
-				continue
-			}
-		}
-		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
-	}
-	return "", false
-}
-
-// immutableField reports whether path is a whole field rulesets/immutable.yaml lists for id's kind.
-func (c *classifier) immutableField(id pair.Identity, path string) bool {
-	return slices.ContainsFunc(c.immutable, func(e compiledField) bool {
-		return e.Group == id.Group && e.Kind == id.Kind && e.Path == path
-	})
-}
-
-// clusterIPChange says why the API server refuses an update changing a Service's primary
-// clusterIP: once set it may not change, unless the Service is or becomes an ExternalName one,
-// or stays headless (k8s.io/kubernetes v1.37.2 pkg/apis/core/validation/validation.go
-// validateUpgradeDowngradeClusterIPs). rulesets/immutable.yaml cannot list it: whether it may
-// change depends on other fields' values.
-func clusterIPChange(fc fieldContext, path string) (string, bool) {
-	if fc.id.Group != "" || fc.id.Kind != "Service" || path != "spec.clusterIP" {
-		return "", false
-	}
-	want, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "clusterIP")
-	got, _, _ := unstructured.NestedString(fc.live.Object, "spec", "clusterIP")
-	newType, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "type")
-	oldType, _, _ := unstructured.NestedString(fc.live.Object, "spec", "type")
-	if want == "" || got == "" || want == got || newType == "ExternalName" || oldType == "ExternalName" {
-		return "", false
-	}
-	return fmt.Sprintf("; kapp's deploy fails here: a Service's primary clusterIP may not change once set (k8s.io/kubernetes %s pkg/apis/core/validation/validation.go validateUpgradeDowngradeClusterIPs), so the API server refuses kapp's update (live %s); annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the Service) or give it a new name", kappconv.Kubernetes, got, kappconv.UpdateStrategy), true
 }

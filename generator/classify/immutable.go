@@ -1,0 +1,132 @@
+package classify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// immutableChange says why kapp's deploy fails on a change made in Git at path, as evidence to
+// append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place.
+// Not when the manifest has kapp replace the object (kapp.k14s.io/update-strategy
+// fallback-on-replace or always-replace), update nothing of it (skip), or create a new version of
+// it (kapp.k14s.io/versioned).
+func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool) {
+	ann := fc.desired.GetAnnotations()
+	if ann[kappconv.UpdateStrategy] != "" {
+		return "", false
+	}
+	if _, versioned := ann[kappconv.Versioned]; versioned {
+		return "", false
+	}
+	if why, ok := clusterIPChange(fc, path); ok {
+		return why, true
+	}
+	for _, e := range c.immutable {
+		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
+			continue
+		}
+		if e.Unless != "" {
+			if lifted, _, _ := unstructured.NestedBool(fc.live.Object, strings.Split(e.Unless, ".")...); lifted {
+				continue
+			}
+		}
+		if slices.ContainsFunc(e.Except, func(x rulesets.Exception) bool { return c.excepted(fc, path, x) }) {
+			continue
+		}
+		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
+	}
+	return "", false
+}
+
+// immutableField reports whether path is a whole field rulesets/immutable.yaml lists for id's kind.
+func (c *classifier) immutableField(id pair.Identity, path string) bool {
+	return slices.ContainsFunc(c.immutable, func(e compiledField) bool {
+		return e.Group == id.Group && e.Kind == id.Kind && e.Path == path
+	})
+}
+
+// clusterIPChange says why the API server refuses an update changing a Service's primary
+// clusterIP: once set it may not change, unless the Service is or becomes an ExternalName one,
+// or stays headless (k8s.io/kubernetes v1.37.2 pkg/apis/core/validation/validation.go
+// validateUpgradeDowngradeClusterIPs). rulesets/immutable.yaml cannot list it: whether it may
+// change depends on other fields' values.
+func clusterIPChange(fc fieldContext, path string) (string, bool) {
+	if fc.id.Group != "" || fc.id.Kind != "Service" || path != "spec.clusterIP" {
+		return "", false
+	}
+	want, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "clusterIP")
+	got, _, _ := unstructured.NestedString(fc.live.Object, "spec", "clusterIP")
+	newType, _, _ := unstructured.NestedString(fc.desired.Object, "spec", "type")
+	oldType, _, _ := unstructured.NestedString(fc.live.Object, "spec", "type")
+	if want == "" || got == "" || want == got || newType == "ExternalName" || oldType == "ExternalName" {
+		return "", false
+	}
+	return fmt.Sprintf("; kapp's deploy fails here: a Service's primary clusterIP may not change once set (k8s.io/kubernetes %s pkg/apis/core/validation/validation.go validateUpgradeDowngradeClusterIPs), so the API server refuses kapp's update (live %s); annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the Service) or give it a new name", kappconv.Kubernetes, got, kappconv.UpdateStrategy), true
+}
+
+// excepted reports whether the change at path is in a part of an immutable field the server
+// lets change (x), under x's conditions on the live object and the change.
+func (c *classifier) excepted(fc fieldContext, path string, x rulesets.Exception) bool {
+	if path != x.Path && !strings.HasPrefix(path, x.Path+".") && !strings.HasPrefix(path, x.Path+"[") {
+		return false
+	}
+	for field, want := range x.When {
+		got, _, _ := unstructured.NestedFieldNoCopy(fc.live.Object, strings.Split(field, ".")...)
+		if want == nil && got != nil && got != "" || want != nil && got != *want {
+			return false
+		}
+	}
+	at := strings.Split(x.Path, ".")
+	desired, _, _ := unstructured.NestedFieldNoCopy(fc.desired.Object, at...)
+	for _, bound := range []struct {
+		path string
+		sign int
+	}{{x.Above, 1}, {x.Below, -1}} {
+		if bound.path == "" {
+			continue
+		}
+		live, _, _ := unstructured.NestedFieldNoCopy(fc.live.Object, strings.Split(bound.path, ".")...)
+		d, derr := resource.ParseQuantity(fmt.Sprint(desired))
+		l, lerr := resource.ParseQuantity(fmt.Sprint(live))
+		if desired == nil || live == nil || derr != nil || lerr != nil || d.Cmp(l) != bound.sign {
+			return false
+		}
+	}
+	if x.ClassAllows != "" {
+		name, _, _ := unstructured.NestedString(fc.live.Object, "spec", "storageClassName")
+		class, known := c.classes[name]
+		if !known {
+			return true // the class is not among the inputs: whether it allows cannot be told
+		}
+		allows, _, _ := unstructured.NestedBool(class, strings.Split(x.ClassAllows, ".")...)
+		return allows
+	}
+	return true
+}
+
+// storageClasses are the live StorageClasses among the inputs, by name.
+func storageClasses(set *pair.Set) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	docs := append(append([]load.Doc(nil), set.Deleted...), set.LiveOnly...)
+	for _, p := range set.Pairs {
+		docs = append(docs, p.Live)
+	}
+	for _, d := range docs {
+		if d.Kind != "StorageClass" || d.APIVersion != "storage.k8s.io/v1" {
+			continue
+		}
+		if o, err := d.Object(); err == nil {
+			out[d.Name] = o.Object
+		}
+	}
+	return out
+}
