@@ -218,10 +218,10 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
 		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + fc.lastApply.deploy + " removes it"
-		// judged immutable only for an atomic list's item or a whole immutable field: kapp's own
-		// labels in a pod template the manifest leaves without metadata land here too (newcomer24
-		// finding 2), which kapp does not remove
-		if d.Path[len(d.Path)-1].Index != nil || c.immutableField(fc.id, path) {
+		// judged immutable only for a whole immutable field: kapp's own labels in a pod template
+		// the manifest leaves without metadata land here too (newcomer24 finding 2), which kapp
+		// does not remove
+		if c.immutableField(fc.id, path) {
 			if why, ok := c.immutableChange(fc, path); ok {
 				f.Blocks, f.Evidence = true, f.Evidence+why
 			}

@@ -164,11 +164,12 @@ func stayDifferent(a, b any) bool {
 
 // expand splits a modified atomic value (a list the schema does not key, a custom resource's
 // list) into the leaves that differ, so defaults inside list items get their own paths: maps by
-// key, lists of equal length by index, and non-empty lists of maps of another length by index
-// too, the items only one holds added or removed: kapp's rules select an atomic list's items by
-// index, and a StatefulSet's volumeClaimTemplates Git adds one to still need the copies of the
-// defaults in the others (newcomer7 N7-2). A list of scalars of another length, or an empty one
-// (an aggregated ClusterRole's rules: [] the controller fills), stays whole.
+// key, lists of equal length by index, and a non-empty list of maps the manifest makes longer by
+// index too, the items only it holds removed: kapp's rules select an atomic list's items by index,
+// and a StatefulSet's volumeClaimTemplates Git adds one to still need the copies of the defaults
+// in the others (newcomer7 N7-2). A shorter one stays whole: its items, shifted or not, are one
+// change the server makes (compare's TestAgainstTheServer, list-remove cases); so does a list of
+// scalars, or an empty one (an aggregated ClusterRole's rules: [] the controller fills).
 func expand(p Path, dv, lv any) []Delta {
 	switch d := dv.(type) {
 	case map[string]any:
@@ -194,18 +195,16 @@ func expand(p Path, dv, lv any) []Delta {
 		return out
 	case []any:
 		l, ok := lv.([]any)
-		if !ok || len(l) != len(d) && (len(l) == 0 || len(d) == 0 || !allMaps(d) || !allMaps(l)) {
+		if !ok || len(l) != len(d) && (len(l) == 0 || len(d) < len(l) || !allMaps(d) || !allMaps(l)) {
 			break
 		}
 		var out []Delta
-		for i := range max(len(d), len(l)) {
+		for i := range d {
 			i := i
 			q := append(p[:len(p):len(p)], fieldpath.PathElement{Index: &i})
 			switch {
 			case i >= len(l):
 				out = append(out, Delta{Path: q, Change: Removed, Desired: d[i], Noise: noise(q)})
-			case i >= len(d):
-				out = append(out, Delta{Path: q, Change: Added, Live: l[i], Noise: noise(q)})
 			case !Equal(d[i], l[i]):
 				out = append(out, expand(q, d[i], l[i])...)
 			}
