@@ -391,7 +391,7 @@ func TestCostIsReportedOnlyWhenAsked(t *testing.T) {
 	if plain.code != 0 || withCost.code != 0 {
 		t.Fatalf("exit codes %d and %d:\n%s\n%s", plain.code, withCost.code, plain.stderr, withCost.stderr)
 	}
-	re := regexp.MustCompile(`(?m)^rules overhead: kapp's diff with the rules takes \d+\.\d\dx its time without them \(2 pairs timed both ways, both bases, as kapp deploy diffs without --diff-changes\); it applies (\d+\.\d) rebase mods per pair with them, (\d+\.\d) without; \d+% of its time over the 2 pairs verified is spent in the rules$`)
+	re := regexp.MustCompile(`(?m)^rules overhead: kapp's diff with the rules takes \d+\.\d\dx its time without them \(2 pairs timed both ways, as kapp deploy diffs them without --diff-changes\); it applies (\d+\.\d) rebase mods per pair with them, (\d+\.\d) without; \d+% of its time over the 2 pairs verified is spent in the rules$`)
 	m := re.FindStringSubmatch(withCost.stderr)
 	if m == nil {
 		t.Fatalf("--cost: no overhead line in\n%s", withCost.stderr)

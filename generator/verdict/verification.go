@@ -18,7 +18,7 @@ type Verification struct {
 	KeptPairs   int // of those, pairs kapp now keeps under both bases
 	GhostFields int // ghost fields (and accepted unknowns) in all pairs
 	// Sampled pairs were diffed by kapp again with and without the generated rules (generate --cost):
-	// With and Without are what each cost kapp's engine, both bases.
+	// With and Without are what each cost kapp's engine, as one kapp deploy diffs (verify.Ops).
 	Sampled       int
 	With, Without verify.Cost
 }
@@ -39,7 +39,7 @@ func (v Verification) CostSummary() string {
 	if v.Cost.Diff > 0 {
 		share = 100 * v.Cost.Rules.Seconds() / v.Cost.Diff.Seconds()
 	}
-	return fmt.Sprintf("rules overhead: kapp's diff with the rules takes %s its time without them (%d pairs timed both ways, both bases, as kapp deploy diffs without --diff-changes); it applies %.1f rebase mods per pair with them, %.1f without; %.0f%% of its time over the %d pairs verified is spent in the rules",
+	return fmt.Sprintf("rules overhead: kapp's diff with the rules takes %s its time without them (%d pairs timed both ways, as kapp deploy diffs them without --diff-changes); it applies %.1f rebase mods per pair with them, %.1f without; %.0f%% of its time over the %d pairs verified is spent in the rules",
 		over, v.Sampled, perPair(v.With.Applied), perPair(v.Without.Applied), share, v.Paired)
 }
 

@@ -39,6 +39,7 @@ type inputs struct {
 	diffTime        atomic.Int64
 	ruleTime        atomic.Int64
 	applied         atomic.Int64 // rebase mods applied (Cost.Applied)
+	ytt             atomic.Int64 // of those, ytt rules (Cost.YTT)
 }
 
 func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Unstructured) (*inputs, error) {

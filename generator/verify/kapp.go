@@ -23,8 +23,8 @@ type worker struct {
 	cf   ctldiff.ChangeFactory
 }
 
-func (in *inputs) newWorker() *worker {
-	mods := rebaseMods(in.kapp, in.lastConfigMods, &in.ruleTime, &in.applied)
+func (in *inputs) newWorker(d detail) *worker {
+	mods := rebaseMods(in.kapp, d.deploy, in.lastConfigMods, &in.ruleTime, &in.applied, &in.ytt)
 	return &worker{conf: in.kapp, mods: mods, cf: ctldiff.NewChangeFactory(mods, in.kapp.DiffAgainstLastAppliedFieldExclusionMods(),
 		in.kapp.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})}
 }
@@ -43,6 +43,9 @@ func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 		return Result{}, err
 	}
 	bases := Bases()
+	if d.deploy {
+		bases = []Base{LastApplied}
+	}
 	for bi, base := range bases {
 		err := catch(func() error {
 			ch, err := in.change(w, i, rs, base, bi == len(bases)-1)
@@ -189,17 +192,23 @@ func copies(rs []ctlres.Resource) []ctlres.Resource {
 	return out
 }
 
-// rebaseMods are kapp's (its change factory's), as kappglobal.RebaseMod runs them, the last timed rebase
-// mods (the last config's rules) adding the time kapp spends in them to spent (nil: none timed),
-// and every application of a mod counted in applied.
-func rebaseMods(conf ctlconf.Conf, timed int, spent, applied *atomic.Int64) []ctlres.ResourceModWithMultiple {
+// rebaseMods are kapp's (its change factory's), as kappglobal.RebaseMod runs them (deploy: as
+// kapp runs them, kappglobal.KappMod), the last timed rebase mods (the last config's rules) adding
+// the time kapp spends in them to spent (nil: none timed), and every application of a mod counted
+// in applied, of a ytt rule also in ytt.
+func rebaseMods(conf ctlconf.Conf, deploy bool, timed int, spent, applied, ytt *atomic.Int64) []ctlres.ResourceModWithMultiple {
 	mods := conf.RebaseMods()
 	for i, m := range mods {
-		m = kappglobal.RebaseMod(m)
+		isYTT := kappglobal.IsYTT(m)
+		if deploy {
+			m = kappglobal.KappMod(m)
+		} else {
+			m = kappglobal.RebaseMod(m)
+		}
 		if spent != nil && i >= len(mods)-timed {
 			m = timedMod{m, spent}
 		}
-		mods[i] = countedMod{m, applied}
+		mods[i] = countedMod{m, applied, ytt, isYTT}
 	}
 	return mods
 }
@@ -222,14 +231,18 @@ func (t timedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCo
 
 func (t timedMod) since(start time.Time) { t.spent.Add(int64(time.Since(start))) }
 
-// countedMod is a kapp rebase mod, unchanged, counting its applications (Cost.Applied).
+// countedMod is a kapp rebase mod, unchanged, counting its applications (Cost.Applied, Cost.YTT).
 type countedMod struct {
 	ctlres.ResourceModWithMultiple
-	applied *atomic.Int64
+	applied, ytt *atomic.Int64
+	isYTT        bool
 }
 
 func (c countedMod) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
 	c.applied.Add(1)
+	if c.isYTT {
+		c.ytt.Add(1)
+	}
 	return c.ResourceModWithMultiple.ApplyFromMultiple(res, srcs)
 }
 

@@ -60,7 +60,7 @@ func TestRebasedIsTheNewResourceOfKappsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[Base]map[string]any{}
-		if _, err := run(1, pairAt, tc.configs, nil, func(in *inputs, w *worker, i int) error {
+		if _, err := run(1, pairAt, tc.configs, nil, detail{}, func(in *inputs, w *worker, i int) error {
 			for _, b := range Bases() {
 				rs, err := in.resources(i)
 				if err == nil {

@@ -112,7 +112,7 @@ func (in *inputs) alone(i int) bool {
 // without last-applied history to recalculate it is the cheaper).
 func Shown(n int, pairAt func(i int) (Pair, error), baseline func(i int) Result, configs []*unstructured.Unstructured, progress func()) ([]bool, error) {
 	shown := make([]bool, n)
-	_, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) error {
+	_, err := run(n, pairAt, configs, progress, detail{}, func(in *inputs, w *worker, i int) error {
 		rs, err := in.resources(i)
 		if err == nil {
 			rs, err = in.prepared(i, rs)

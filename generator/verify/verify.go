@@ -103,6 +103,7 @@ type Cost struct {
 	// or a ytt overlay, on a resource it matched, each time kapp rebases one (per base, and again
 	// when kapp recalculates the last-applied change).
 	Applied int64
+	YTT     int64 // of those, ytt overlays (each one a ytt evaluation, or a memo's answer)
 }
 
 // VerifyCost is VerifyEach that also reports the cost to kapp's engine, and how much of it the
@@ -111,11 +112,17 @@ func VerifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured
 	return verifyCost(n, pairAt, configs, progress, detail{text: true})
 }
 
-// Ops is VerifyCost without the diff text (Result.Diff stays empty): what `kapp deploy` computes
-// without --diff-changes, as kapp-controller runs it. kapp then still computes each change's
-// unmasked text diff, to decide its op (diff.ChangeImpl.Op), but not the masked one it prints.
+// Ops is what one `kapp deploy` computes for the pairs as kapp-controller runs it (no
+// --diff-changes, --diff-against-last-applied left true), for measuring what kapp pays: each
+// pair's change under the last-applied base alone (kapp falls back to the live object itself, in
+// the same change, where the recorded md5 does not match: diff.ChangeFactory
+// NewChangeAgainstLastApplied), its unmasked text diff computed to decide the op
+// (diff.ChangeImpl.Op) and no masked one (Result.Diff stays empty, Result.Op holds LastApplied
+// only), on one goroutine as kapp's ChangeSet.Calculate runs, with kapp's rebase mods as kapp runs
+// them (kappglobal.KappMod: no memo, no budget). The configs' rules must already have run within
+// their budgets on these pairs (a verification of them), or be rebasegen's.
 func Ops(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured) ([]Result, Cost, error) {
-	return verifyCost(n, pairAt, configs, nil, detail{})
+	return verifyCost(n, pairAt, configs, nil, detail{deploy: true})
 }
 
 // Baselines is VerifyCost for pairs that changed copies of them will be compared against (Shown):
@@ -130,34 +137,40 @@ func Baselines(n int, pairAt func(i int) (Pair, error), configs []*unstructured.
 type detail struct {
 	text         bool // Diff: kapp's masked text diff of every change, as --diff-changes prints it
 	fingerprints bool // Change
+	deploy       bool // as one kapp deploy runs (Ops)
 }
 
 func verifyCost(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), d detail) ([]Result, Cost, error) {
 	results := make([]Result, n)
-	in, err := run(n, pairAt, configs, progress, func(in *inputs, w *worker, i int) (err error) {
+	in, err := run(n, pairAt, configs, progress, d, func(in *inputs, w *worker, i int) (err error) {
 		results[i], err = in.verifyPair(w, i, d)
 		return err
 	})
 	if err != nil {
 		return nil, Cost{}, err
 	}
-	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load()), Applied: in.applied.Load()}, nil
+	return results, Cost{Diff: time.Duration(in.diffTime.Load()), Rules: time.Duration(in.ruleTime.Load()), Applied: in.applied.Load(), YTT: in.ytt.Load()}, nil
 }
 
-// run calls each for every pair on every core, with a worker of its own per goroutine, and
-// returns the inputs it read or the errors naming every failing pair.
-func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), each func(in *inputs, w *worker, i int) error) (*inputs, error) {
+// run calls each for every pair on every core (d.deploy: on one goroutine, as kapp does), with a
+// worker of its own per goroutine, and returns the inputs it read or the errors naming every
+// failing pair.
+func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, progress func(), d detail, each func(in *inputs, w *worker, i int) error) (*inputs, error) {
 	kappglobal.Prepare()
 	in, err := newInputs(n, pairAt, configs)
 	if err != nil {
 		return nil, err
 	}
 	errs := make([]error, n)
-	parallel.Each(n, func() func(int) {
+	forEach := parallel.Each
+	if d.deploy {
+		forEach = serially
+	}
+	forEach(n, func() func(int) {
 		// One change factory per worker: fresh mods, timing this call's rules. The Conf they are
 		// made from is shared (kappConfs); the shared state kapp does have (its diff masking,
 		// ytt) is serialised in kapp.go; go test -race covers both.
-		w := in.newWorker()
+		w := in.newWorker(d)
 		return func(i int) {
 			errs[i] = each(in, w, i)
 			if progress != nil {
@@ -189,7 +202,7 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 // making it, each gets the error instead (a rule failing on a value: kapp's deploy would stop
 // there). each is called from several goroutines; obj is kapp's, to be read during the call only.
 func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, each func(i int, b Base, obj map[string]any, err error)) error {
-	_, err := run(n, pairAt, configs, nil, func(in *inputs, w *worker, i int) error {
+	_, err := run(n, pairAt, configs, nil, detail{}, func(in *inputs, w *worker, i int) error {
 		rs, err := in.resources(i)
 		if err == nil {
 			rs, err = in.prepared(i, rs)
@@ -224,6 +237,14 @@ func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Un
 		return nil
 	})
 	return err
+}
+
+// serially is parallel.Each on one goroutine: kapp's deploy calculates its changes one after another.
+func serially(n int, newWorker func() func(i int)) {
+	work := newWorker()
+	for i := range n {
+		work(i)
+	}
 }
 
 // AppliesNothing returns the annotation of obj (the object kapp applies: the manifest with the

@@ -14,12 +14,14 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
 
@@ -610,10 +612,13 @@ func (t namespacedKinds) Find(res ctlres.Resource) (ctlres.ResourceType, error) 
 
 func (namespacedKinds) CanIgnoreFailingGroupVersion(schema.GroupVersion) bool { return false }
 
-// Ops is what kapp deploy computes without --diff-changes: the same ops as Verify, no diff text;
-// and Cost.Applied counts the rebase mods kapp applied, the same either way: the copy rule adds
-// one application per rebase of the Deployment (at least one per base) to kapp's defaults.
-func TestOpsAndAppliedRules(t *testing.T) {
+// Ops is what one kapp deploy computes, as kapp-controller runs it: kapp's change of each pair
+// under the last-applied base alone (the live base is kapp's fallback inside that change, not a
+// second diff), with kapp's rebase mods as kapp runs them (no ytt memo). The oracle is kapp's own
+// ChangeSet with --diff-against-last-applied, its mods counted by the test: the op, the rebase
+// mods applied and the ytt evaluations must be kapp's, for kapp's defaults alone, a copy rule and
+// a ytt rule.
+func TestOpsIsOneKappDeploy(t *testing.T) {
 	desired := obj(t, deploymentYAML)
 	live := kappDeploy(t, desired)["web"]
 	mergeYAML(t, live, deploymentLater)
@@ -621,32 +626,84 @@ func TestOpsAndAppliedRules(t *testing.T) {
 	pairAt := func(int) (Pair, error) {
 		return Pair{Desired: desired.DeepCopy(), Live: live.DeepCopy()}, nil
 	}
-	var applied []int64
-	for _, configs := range [][]*unstructured.Unstructured{nil, {obj(t, replicasRule)}} {
-		want, wantCost, err := VerifyCost(1, pairAt, configs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	yttRule := strings.Replace(yttNoopRule, "{apiVersion: v1, kind: ConfigMap}", "{apiVersion: apps/v1, kind: Deployment}", 1)
+	for _, configs := range [][]*unstructured.Unstructured{nil, {obj(t, replicasRule)}, {obj(t, yttRule)}} {
+		wantOp, wantApplied, wantYTT := kappsDeploy(t, desired, live, configs)
+		hits, misses := kappglobal.YTTMemoStats()
 		got, cost, err := Ops(1, pairAt, configs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got[0].Op, want[0].Op) {
-			t.Errorf("Ops %v, Verify %v", got[0].Op, want[0].Op)
+		if want := map[Base]Op{LastApplied: opName(wantOp)}; !reflect.DeepEqual(got[0].Op, want) || len(got[0].Diff) != 0 {
+			t.Errorf("%d configs: Ops %v (diff %q), kapp deploy %v", len(configs), got[0].Op, got[0].Diff, want)
 		}
-		for _, b := range Bases() {
-			if got[0].Diff[b] != "" || (want[0].Op[b] != OpKeep && want[0].Diff[b] == "") {
-				t.Errorf("%s base: Ops diff %q, Verify diff %q", b, got[0].Diff[b], want[0].Diff[b])
+		if cost.Applied != wantApplied || cost.YTT != wantYTT {
+			t.Errorf("%d configs: Ops applied %d rebase mods (%d ytt), kapp deploy %d (%d ytt)", len(configs), cost.Applied, cost.YTT, wantApplied, wantYTT)
+		}
+		if h, m := kappglobal.YTTMemoStats(); h != hits || m != misses {
+			t.Errorf("%d configs: Ops went through the ytt memo (%d/%d -> %d/%d): kapp has none", len(configs), hits, misses, h, m)
+		}
+	}
+}
+
+// kappsDeploy is kapp deploy's change of the pair (diff.ChangeSet, against the last-applied
+// base, after kapp's preparation) with the configs after kapp's defaults: its op, and how many
+// rebase mods (ytt ones) kapp applied, counted on kapp's own mods.
+func kappsDeploy(t *testing.T, desired, live *unstructured.Unstructured, configs []*unstructured.Unstructured) (op ctldiff.ChangeOp, applied, ytt int64) {
+	t.Helper()
+	parse := func(u *unstructured.Unstructured) ctlres.Resource {
+		bs, err := json.Marshal(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ctlres.NewResourcesFromBytes(bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0]
+	}
+	var cfgs []ctlres.Resource
+	for _, c := range configs {
+		cfgs = append(cfgs, parse(c))
+	}
+	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	news, err := kappprep.Resources(conf, []ctlres.Resource{parse(desired)}, live.GetLabels()["kapp.k14s.io/app"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	existing := ctlres.NewResourceUnstructured(*live.DeepCopy(), ctlres.ResourceType{})
+	if err := ctlres.NewIdentityAnnotation(existing).RemoveMod().Apply(existing); err != nil {
+		t.Fatal(err)
+	}
+	mods := conf.RebaseMods()
+	for i, m := range mods {
+		_, isYTT := m.(yttresmod.OverlayContractV1Mod)
+		mods[i] = testCounted{m, func() {
+			applied++
+			if isYTT {
+				ytt++
 			}
-		}
-		if cost.Applied != wantCost.Applied {
-			t.Errorf("rebase mods applied: Ops %d, Verify %d", cost.Applied, wantCost.Applied)
-		}
-		applied = append(applied, cost.Applied)
+		}}
 	}
-	if applied[0] == 0 || applied[1]-applied[0] < 2 {
-		t.Errorf("rebase mods applied: %d without the rule, %d with it", applied[0], applied[1])
+	cf := ctldiff.NewChangeFactory(mods, conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
+	changes, err := ctldiff.NewChangeSet([]ctlres.Resource{existing}, news, ctldiff.ChangeSetOpts{AgainstLastApplied: true}, cf).Calculate()
+	if err != nil || len(changes) != 1 {
+		t.Fatalf("kapp: %d changes, %v", len(changes), err)
 	}
+	return changes[0].Op(), applied, ytt
+}
+
+type testCounted struct {
+	ctlres.ResourceModWithMultiple
+	count func()
+}
+
+func (c testCounted) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
+	c.count()
+	return c.ResourceModWithMultiple.ApplyFromMultiple(res, srcs)
 }
 
 // A pair given its manifest's document is named by it in errors, not by its index (probe9 P9-1:
