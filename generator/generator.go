@@ -202,7 +202,12 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := load.ManifestsAsLive(live, scope.ClusterScoped); err != nil {
 		return nil, nil, nil, err
 	}
-	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs})
+	intoNs, mapNs, err := in.Package.DeployNamespaces(in.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}
+	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs, Deploy: deploy})
 	if err != nil {
 		return nil, nil, nil, err
 	}

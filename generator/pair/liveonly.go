@@ -25,11 +25,12 @@ func (s *Set) addUnpaired(live []load.Doc) error {
 			apps[v] = true
 		}
 	}
-	// a live object whose manifest now declares another namespace is the app's too: when every
-	// object moves, nothing pairs, and kapp still deletes the old ones (newcomer6 N6-5)
+	// a live object whose manifest now declares another namespace (or the Package's intoNs or
+	// mapNs puts elsewhere) is the app's too: when every object moves, nothing pairs, and kapp
+	// still deletes the old ones (newcomer6 N6-5)
 	moved := map[string]bool{}
 	for _, c := range s.Created {
-		if ns, _, _ := c.Field("metadata", "namespace"); ns != nil && ns != "" {
+		if ns, _, _ := c.Field("metadata", "namespace"); ns != nil && ns != "" || s.Deploy.Places() {
 			moved[c.GroupKind().String()+"/"+c.Name] = true
 		}
 	}

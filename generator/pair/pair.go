@@ -68,6 +68,8 @@ type Set struct {
 	// whose defaults rebasegen does not know, naming the version judged with instead; "" when
 	// it knows them (or the server's version is unknown).
 	VersionWarning string
+	// Deploy are the namespace options kapp deploys the desired objects with.
+	Deploy Deploy
 }
 
 // Options control pairing.
@@ -77,6 +79,7 @@ type Options struct {
 	// would otherwise leave every such object unpaired and nothing compared.
 	Namespace string
 	Rules     *rulesets.Ruleset
+	Deploy    Deploy
 }
 
 // Build pairs desired with live objects. Without desired objects, each live object's desired
@@ -88,7 +91,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 			return nil, err
 		}
 	}
-	set := &Set{}
+	set := &Set{Deploy: opts.Deploy}
 	var resources, configs, crds []load.Doc
 	for _, d := range desired {
 		if load.IsKappConfig(d.APIVersion, d.Kind) {
@@ -147,12 +150,13 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 	}
 
-	if opts.Namespace == "" {
+	if opts.Namespace == "" && opts.Deploy.IntoNamespace == "" { // intoNs places every namespaced object
 		if opts.Namespace, err = inferNamespace(resources, liveByID, scope); err != nil {
 			return nil, err
 		}
 		if opts.Namespace != "" {
 			set.InferredNamespace = opts.Namespace
+			opts.Namespace = opts.Deploy.source(opts.Namespace)
 		} else {
 			opts.Namespace = "default"
 		}
@@ -160,6 +164,11 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	seen := map[Identity]load.Doc{}
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
+		if scope.namespaced(id.Group, id.Kind) {
+			if id.Namespace, err = opts.Deploy.namespace(d, id.Namespace); err != nil {
+				return nil, err
+			}
+		}
 		if prev, dup := seen[id]; dup {
 			return nil, fmt.Errorf("%s: duplicate desired resource %s (also at %s)", d.Source, escape.Text(id.String()), prev.Source)
 		}
@@ -167,6 +176,10 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		switch {
 		case scope.namespaced(id.Group, id.Kind) && d.Namespace == "":
 			d.Namespace = id.Namespace
+		case scope.namespaced(id.Group, id.Kind) && d.Namespace != id.Namespace:
+			if d, err = withNamespace(d, id.Namespace); err != nil {
+				return nil, err
+			}
 		case !scope.namespaced(id.Group, id.Kind) && d.Namespace != "":
 			// kapp deploys it without the namespace (app/preparation.go RemoveNamespace): a Helm
 			// template stamping the release's namespace on every object is no error to it

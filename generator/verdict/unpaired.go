@@ -43,6 +43,9 @@ func UnpairedOf(set *pair.Set) []Unpaired {
 		nss := elsewhere[key(d)]
 		switch ns, _, _ := d.Field("metadata", "namespace"); {
 		case len(nss) == 0:
+		case set.Deploy.Places():
+			// -n cannot pair it either: kapp deploys every namespaced object where they say
+			u.Hint = fmt.Sprintf("the kapp deploy step of %s (intoNs, mapNs) puts it in namespace %s, the live objects hold it in %s", set.Deploy.From, d.Namespace, strings.Join(nss, ", "))
 		case ns != nil && ns != "":
 			// -n fills in only a namespace the manifest leaves out: it cannot pair this one
 			// (newcomer walkthrough 6, N6-5: it was suggested, even when given)
