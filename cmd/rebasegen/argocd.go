@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // targets are what generate writes for: kapp's rebase rules (the default) or Argo CD's
@@ -95,7 +96,7 @@ func generateArgoCD(c *cli.Context) error {
 		return err
 	}
 	v := g.Verification
-	r := argocd.Report{Summary: v.Summary(len(g.Ignores)), Verification: v, Ignores: len(g.Ignores)}
+	r := argocd.Report{Summary: v.Summary(len(g.Ignores), g.Left), Verification: v, Ignores: len(g.Ignores)}
 	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
 	if rf == format.Text {
 		// the server version's warning is said above (noteVersion)
@@ -114,6 +115,9 @@ func generateArgoCD(c *cli.Context) error {
 	}
 	if !v.OK() {
 		return cli.Exit("verification failed: written because of --force", exitPending)
+	}
+	if n := argocd.Stuck(g.Left); n > 0 {
+		return cli.Exit(fmt.Sprintf("ignores written, but Argo CD still shows %s OutOfSync for ghost diffs no ignore may take (listed above): fix them in the manifest", words.Count(n, "resource")), exitPending)
 	}
 	return nil
 }
@@ -204,7 +208,7 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := argocd.Report{Summary: v.Summary(len(s.Ignores) + len(s.Overrides)), Findings: argocd.Findings(res.Left, v, unpaired, a.Set.VersionWarning),
+	r := argocd.Report{Summary: v.Summary(len(s.Ignores)+len(s.Overrides), res.Left), Findings: argocd.Findings(res.Left, v, unpaired, a.Set.VersionWarning),
 		Verification: v, Ignores: len(s.Ignores) + len(s.Overrides)}
 	for _, l := range argocd.LintSettings(a.Report, s) {
 		r.Lints = append(r.Lints, l.Finding())

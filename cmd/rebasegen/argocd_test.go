@@ -218,3 +218,41 @@ data:
 		})
 	}
 }
+
+// A ghost no ignore may take leaves its resource OutOfSync after every sync: fixtures/create-strategies
+// declares a ServiceAccount secret reference's namespace, which the live object (the server's
+// copy) lacks, and a Pod's defaulted matchExpressions sit in a list item without keys. check and
+// generate --target argocd fail on them, as the README says residual does, count both resources in
+// the summary, and name the manifest's fix where the server's value gives one (newcomer8 N8-10).
+func TestArgoCDResidualFails(t *testing.T) {
+	in := scenario(t, "create-strategies")
+	ignores := filepath.Join(t.TempDir(), "ignores.yml")
+	g := rebasegen(t, append([]string{"generate", "--target", "argocd", "--output-file", ignores}, in...)...)
+	if _, err := os.Stat(ignores); g.code != 3 || err != nil || !strings.Contains(g.stderr, "Argo CD still shows 2 resources OutOfSync") {
+		t.Errorf("generate: exit %d, ignores written: %v\n%s", g.code, err, g.stderr)
+	}
+	r := rebasegen(t, append([]string{"check", "--target", "argocd", "--rules", ignores, "-o", "json"}, in...)...)
+	var j struct {
+		Residual []struct{ Resource, Path, Evidence, Severity string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, r.stdout)
+	}
+	stuck := map[string]bool{}
+	for _, f := range j.Residual {
+		stuck[f.Resource] = true
+		if f.Severity != "error" {
+			t.Errorf("residual %s %s: severity %s, want error", f.Resource, f.Path, f.Severity)
+		}
+		if f.Path == "secrets[name=deployer-token].namespace" && !strings.Contains(f.Evidence, "drop secrets[name=deployer-token].namespace from the manifest") {
+			t.Errorf("no fix named: %s", f.Evidence)
+		}
+	}
+	if r.code != 3 || !stuck["core/ServiceAccount create-strategies/deployer"] || !stuck["core/Pod create-strategies/spread"] {
+		t.Errorf("check: exit %d, residual %+v", r.code, j.Residual)
+	}
+	r = rebasegen(t, append([]string{"check", "--target", "argocd", "--rules", ignores}, in...)...)
+	if r.code != 3 || !strings.Contains(r.stdout, "2 resources OutOfSync for ghost diffs no ignore may take") {
+		t.Errorf("check -o text: exit %d\n%s", r.code, r.stdout)
+	}
+}

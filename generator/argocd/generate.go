@@ -6,6 +6,8 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -50,10 +52,14 @@ func Generate(rep *classify.Report, f Format, app string, header []string, file 
 	return &Generated{Result: res, Output: b.Bytes(), Verification: v}, nil
 }
 
-// Summary is the verdict's line: "2 ignores; 1 resource Argo CD showed OutOfSync for ghost diffs only, in sync under them; 40 declared values changed in turn, each shown".
-func (v Verification) Summary(ignores int) string {
+// Summary is the verdict's line: "2 ignores; 1 resource Argo CD showed OutOfSync for ghost diffs only, in sync under them; 40 declared values changed in turn, each shown",
+// with the resources left OutOfSync for ghosts no ignore may take (left's residual).
+func (v Verification) Summary(ignores int, left []Left) string {
 	s := fmt.Sprintf("%s; %s Argo CD shows OutOfSync for ghost diffs only, %d in sync under them (Argo CD's StateDiff)",
 		words.Count(ignores, "ignore"), words.Count(v.Ghost, "resource"), v.InSync)
+	if n := Stuck(left); n > 0 {
+		s += fmt.Sprintf("; %s OutOfSync for ghost diffs no ignore may take (fix them in the manifest)", words.Count(n, "resource"))
+	}
 	s += fmt.Sprintf("; %s changed in turn", words.Count(v.Mutation, "declared value"))
 	if len(v.Hidden) > 0 {
 		s += fmt.Sprintf(", %d hidden by the ignores", len(v.Hidden))
@@ -62,4 +68,16 @@ func (v Verification) Summary(ignores int) string {
 		s += fmt.Sprintf(", %d masked where a controller owns the field", len(v.Masked))
 	}
 	return s
+}
+
+// Stuck counts the resources Argo CD keeps showing OutOfSync for a ghost difference no ignore
+// may take (residual): only a change to the manifest ends it.
+func Stuck(left []Left) int {
+	seen := map[pair.Identity]bool{}
+	for _, l := range left {
+		if l.Kind == verdict.KindResidual && !l.Hidden {
+			seen[l.Resource] = true
+		}
+	}
+	return len(seen)
 }

@@ -20,9 +20,9 @@ const (
 // kinds of finding (verdict.Kind) and their order: the server version's warning; the fields
 // Argo CD still shows under the ignores on a resource whose differences are all ghosts
 // (residual, failing); the differences no ignore may take, by class (unknown, drift, pending,
-// adoption; residual for a ghost the manifest declares or in a list item without keys, which the
-// manifest must fix), each a warning (a sync applies them); the declared values the ignores hide
-// (hidden, failing).
+// adoption), each a warning (a sync applies them); residual for a ghost the manifest declares or
+// in a list item without keys, failing (no sync ends it: the manifest must change); the declared
+// values the ignores hide (hidden, failing).
 func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVersion string) []verdict.Finding {
 	var fs []verdict.Finding
 	if serverVersion != "" {
@@ -40,11 +40,15 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		if hidden[Problem{Resource: l.Resource, Path: l.Path}] { // one field, one verdict: hidden says it
 			continue
 		}
-		evidence := "Argo CD shows it, not ignored: " + l.Reason
-		if l.Hidden {
+		evidence, fails := "Argo CD shows it, not ignored: "+l.Reason, false
+		switch {
+		case l.Hidden:
 			evidence = "Argo CD does not show it under the ignores, which hide it though none should: " + l.Reason
+		case l.Kind == verdict.KindResidual:
+			// a ghost the manifest must fix: the resource stays OutOfSync after every sync
+			evidence, fails = "Argo CD keeps showing the resource OutOfSync for it, and no ignore may take it: "+l.Reason, true
 		}
-		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence})
+		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence, Fails: fails})
 	}
 	for _, p := range v.Hidden {
 		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: hiddenBy, Fails: true,

@@ -158,6 +158,25 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 	return out, nil
 }
 
+// fix is what to change in the manifest so that Argo CD stops showing a ghost f it declares,
+// where the server's value says it: a field the server removes is dropped, a value it stores in
+// another form is written in that form; "" when it does not.
+func fix(f classify.Finding) string {
+	switch f.Live.(type) {
+	case map[string]any, []any:
+		return "" // a whole value: no short fix to name
+	}
+	switch {
+	case f.Change == fielddiff.Removed:
+		return "; fix: drop " + f.Path.String() + " from the manifest, which the server removes"
+	case f.Change == fielddiff.Canonical:
+		if js, err := json.Marshal(f.Live); err == nil {
+			return "; fix: write it in the manifest as the server stores it, " + string(js)
+		}
+	}
+	return ""
+}
+
 // kindOf is check's kind of finding for a difference of class c no ignore takes.
 func kindOf(c classify.Class) verdict.Kind {
 	switch c {
@@ -184,7 +203,7 @@ func rule(r classify.Resource, desired *unstructured.Unstructured, p fielddiff.P
 		return "class " + f.Label() + " (never ignored)", "", ""
 	}
 	if _, declared := f.Path.GetDeclared(desired.Object); declared && !verdict.Controlled(r, desired.Object, f.Path) {
-		return "class " + f.Label() + ", but the manifest declares the field: an ignore would hide every change made to it in Git", "", ""
+		return "class " + f.Label() + ", but the manifest declares the field: an ignore would hide every change made to it in Git" + fix(f), "", ""
 	}
 	at := f.Path
 	if f.Whole != nil { // a value its owner holds whole (an atomic list): an item of it has no key
