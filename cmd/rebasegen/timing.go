@@ -28,7 +28,8 @@ func isQuiet(c *cli.Context) bool {
 }
 
 // timingSummary writes one line about a run that took longer than slowRun, unless --quiet:
-// "rebasegen: generate took 4m48s (CPU 8m13s, peak RSS 1.2 GB)". Only stderr, so stdout
+// "rebasegen: generate took 4m48s (CPU 8m13s, peak RSS 1200.0 MB, of its largest child process
+// 80.2 MB)". Only stderr, so stdout
 // (rules, explanations) stays byte-identical.
 func timingSummary(w io.Writer, args []string, start time.Time, quiet bool) {
 	elapsed := time.Since(start)
@@ -43,8 +44,19 @@ func timingSummary(w io.Writer, args []string, start time.Time, quiet bool) {
 		}
 	}
 	line := fmt.Sprintf("rebasegen: %s took %s", cmd, elapsed.Round(10*time.Millisecond))
-	if cpu, rss, ok := usage(); ok {
-		line += fmt.Sprintf(" (CPU %s, peak RSS %.1f MB)", cpu.Round(10*time.Millisecond), float64(rss)/1e6)
+	if u, ok := usage(); ok {
+		line += fmt.Sprintf(" (CPU %s, peak RSS %.1f MB", u.cpu.Round(10*time.Millisecond), float64(u.rss)/1e6)
+		if u.childRSS > 0 {
+			line += fmt.Sprintf(", of its largest child process %.1f MB", float64(u.childRSS)/1e6)
+		}
+		line += ")"
 	}
 	fmt.Fprintln(w, line)
+}
+
+// runUsage is what a run used so far: CPU time of the process and its child processes, the
+// process's peak resident memory and the largest child process's.
+type runUsage struct {
+	cpu           time.Duration
+	rss, childRSS int64
 }

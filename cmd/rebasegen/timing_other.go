@@ -2,6 +2,4 @@
 
 package main
 
-import "time"
-
-func usage() (time.Duration, int64, bool) { return 0, 0, false }
+func usage() (runUsage, bool) { return runUsage{}, false }

@@ -8,15 +8,20 @@ import (
 	"time"
 )
 
-// usage is the process's CPU time and peak resident memory so far.
-func usage() (cpu time.Duration, rss int64, ok bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0, false
+// usage is the CPU time and peak resident memory so far of the process and of the child
+// processes it waited for (the ytt rules of the rules in force and package renders run in
+// processes of their own, and do much of the work).
+func usage() (u runUsage, ok bool) {
+	var self, children syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children) != nil {
+		return runUsage{}, false
 	}
-	rss = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		rss = int64(ru.Maxrss) // bytes
+	rss := func(ru syscall.Rusage) int64 {
+		if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+			return int64(ru.Maxrss) // bytes
+		}
+		return int64(ru.Maxrss) * 1024 // kilobytes on Linux
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), rss, true
+	cpu := func(ru syscall.Rusage) time.Duration { return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()) }
+	return runUsage{cpu: cpu(self) + cpu(children), rss: rss(self), childRSS: rss(children)}, true
 }
