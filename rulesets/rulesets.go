@@ -117,9 +117,16 @@ type Field struct {
 	Kind   string `json:"kind"`
 	Path   string `json:"path"`
 	Source string `json:"source"`
-	// Unless (immutable fields only): a boolean field of the live object that, true, lets some of
-	// the field change (a suspended Job's pod template).
+	// Unless (immutable fields only): a condition on the live object that, met, lets the field
+	// change: a boolean field, true (a suspended Job's pod template), or FIELD=VALUE, a string
+	// field holding VALUE (an Indexed Job's completions).
 	Unless string `json:"unless,omitempty"`
+	// Tandem (with Unless): a field the manifest must declare with the field's value for Unless
+	// to let the change (an Indexed Job's completions change only with its parallelism).
+	Tandem string `json:"tandem,omitempty"`
+	// OnlyIf (immutable fields only): a boolean field of the live object that, true, makes the
+	// field immutable; absent or false, the field may change (a ConfigMap's data).
+	OnlyIf string `json:"onlyIf,omitempty"`
 	// Except (immutable fields only): parts of the field the server lets change, each where the
 	// live object and the change meet its conditions.
 	Except []Exception `json:"except,omitempty"`

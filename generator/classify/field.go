@@ -220,8 +220,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + fc.lastApply.deploy + " removes it"
 		// judged immutable only for a whole immutable field: kapp's own labels in a pod template
 		// the manifest leaves without metadata land here too (newcomer24 finding 2), which kapp
-		// does not remove
-		if c.immutableField(fc.id, path) {
+		// does not remove; and a part of a field immutable while the live object says so (a key
+		// removed from an immutable ConfigMap's data)
+		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) {
 			if why, ok := c.immutableChange(fc, path); ok {
 				f.Blocks, f.Evidence = true, f.Evidence+why
 			}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -31,18 +32,17 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 		return why, true
 	}
 	for _, e := range c.immutable {
-		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) {
+		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) || !frozen(e.Field, fc) {
 			continue
-		}
-		if e.Unless != "" {
-			if lifted, _, _ := unstructured.NestedBool(fc.live.Object, strings.Split(e.Unless, ".")...); lifted {
-				continue
-			}
 		}
 		if slices.ContainsFunc(e.Except, func(x rulesets.Exception) bool { return c.excepted(fc, path, x) }) {
 			continue
 		}
-		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object) or give the object a new name", e.Path, e.Source, kappconv.UpdateStrategy), true
+		while := ""
+		if e.OnlyIf != "" {
+			while = " while the live object's " + e.OnlyIf + " is true"
+		}
+		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true
 	}
 	return "", false
 }
@@ -52,6 +52,42 @@ func (c *classifier) immutableField(id pair.Identity, path string) bool {
 	return slices.ContainsFunc(c.immutable, func(e compiledField) bool {
 		return e.Group == id.Group && e.Kind == id.Kind && e.Path == path
 	})
+}
+
+// frozenWhole reports whether path is in a field rulesets/immutable.yaml lists for id's kind only
+// while the live object says so (OnlyIf): the whole object's data is frozen then, so removing a
+// part of it is a change the server refuses too.
+func (c *classifier) frozenWhole(id pair.Identity, path string) bool {
+	return slices.ContainsFunc(c.immutable, func(e compiledField) bool {
+		return e.OnlyIf != "" && e.Group == id.Group && e.Kind == id.Kind && e.re.MatchString(path)
+	})
+}
+
+// frozen reports whether the server refuses a change of e's field between fc's live object and
+// its manifest, under e's conditions (rulesets.Field: OnlyIf, Unless, Tandem).
+func frozen(e rulesets.Field, fc fieldContext) bool {
+	if e.OnlyIf != "" {
+		if on, _, _ := unstructured.NestedBool(fc.live.Object, strings.Split(e.OnlyIf, ".")...); !on {
+			return false
+		}
+	}
+	if e.Unless == "" {
+		return true
+	}
+	var lifted bool
+	field, value, valued := strings.Cut(e.Unless, "=")
+	if valued {
+		got, _, _ := unstructured.NestedString(fc.live.Object, strings.Split(field, ".")...)
+		lifted = got == value
+	} else {
+		lifted, _, _ = unstructured.NestedBool(fc.live.Object, strings.Split(field, ".")...)
+	}
+	if lifted && e.Tandem != "" {
+		v, _, _ := unstructured.NestedFieldNoCopy(fc.desired.Object, strings.Split(e.Path, ".")...)
+		with, _, _ := unstructured.NestedFieldNoCopy(fc.desired.Object, strings.Split(e.Tandem, ".")...)
+		lifted = v != nil && fielddiff.Equal(v, with)
+	}
+	return !lifted
 }
 
 // clusterIPChange says why the API server refuses an update changing a Service's primary
