@@ -98,7 +98,11 @@ func (in *inputs) resources(i int) (pairResources, error) {
 		if err != nil {
 			return rs, err
 		}
-		res, err := desiredResource(d)
+		parse := desiredDecoded
+		if in.deploy {
+			parse = desiredResource
+		}
+		res, err := parse(d)
 		if err != nil {
 			return rs, err
 		}

@@ -161,6 +161,7 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 	if err != nil {
 		return nil, err
 	}
+	in.deploy = d.deploy
 	errs := make([]error, n)
 	forEach := parallel.Each
 	if d.deploy {
