@@ -65,6 +65,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		joint := mutation{r: r, single: single}
 		batch := mutation{r: r, single: single, probed: true}
+		first := seq
 		for _, p := range t.paths {
 			val, _ := p.Get(desired.Object)
 			// a value still drawn equal to the live one is asked about alone
@@ -122,6 +123,9 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, batch.members[0])
 		default:
 			probes = append(probes, batch)
+		}
+		if t.reads {
+			probes = append(probes, allUnlike(r, t.paths, desired.Unstructured, live.Unstructured, first, single, lives)...)
 		}
 	}
 	rewritten, joints, err := v.probed(in, probes, configs)
@@ -255,7 +259,10 @@ type mutation struct {
 	// probed, a batch of the values kapp's rebase is asked about (touch.together, apartInBatch),
 	// each judged alone once rewritten
 	members []mutation
-	seq     int // the order the value was found in
+	// wide: every value changed at once to unlike's draw (allUnlike); where kapp fails on it,
+	// each value was asked about alone already
+	wide bool
+	seq  int // the order the value was found in
 	// lives: the live object as it may be when kapp deploys (liveVariants), each a probe of its
 	// own beside the capture's (withLives), so that a rule recognising the captured object does
 	// not keep the changed value only in the capture; live: the one this probe sees (nil: the

@@ -35,6 +35,7 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 	var at []int
 	for i, m := range probes {
 		switch {
+		case m.wide && withRules[i].failed:
 		case m.members != nil && m.probed && withRules[i].failed:
 			retry = append(retry, m.members...)
 		case m.members != nil && withRules[i].failed:
@@ -51,6 +52,7 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 	for j, m := range suspects {
 		rules, alone := withRules[at[j]], builtin[j]
 		switch {
+		case m.wide && alone.failed:
 		case m.members != nil && m.probed && alone.failed:
 			retry = append(retry, m.members...)
 		case m.members != nil && alone.failed:
@@ -59,6 +61,9 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 			for k, member := range m.members {
 				if rules.members[k]&^alone.members[k] != 0 {
 					member.lives = nil
+					if m.wide { // kapp's engine judges it as the rebase found it: with the other values changed
+						member.members = m.members
+					}
 					rewritten = append(rewritten, member)
 				}
 			}
@@ -103,9 +108,13 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 // by key); a Secret's data key its stringData also declares is written from it (by the server,
 // and by a rule folding stringData into data).
 func apartInBatch(desired *unstructured.Unstructured, p fielddiff.Path) bool {
-	if p.HasPrefix(fielddiff.FromFields([]string{"metadata"})) {
-		return true
-	}
+	return p.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || movesItem(desired, p)
+}
+
+// movesItem reports whether changing the value at p (by index) moves its item, or changes
+// another value: a merge key field, a set's item, a Secret's data key its stringData also
+// declares (apartInBatch).
+func movesItem(desired *unstructured.Unstructured, p fielddiff.Path) bool {
 	key := fielddiff.ByKey(desired, p)
 	last := key[len(key)-1]
 	switch {

@@ -25,6 +25,9 @@ type touch struct {
 	// ytt overlay, a matcher kapp decides on the rebased object), so the probes also see the
 	// live object moved on (serverWritten)
 	moves bool
+	// reads: a hand-written ytt rule may act, which reads values: the probes also draw values
+	// unlike mutate's (allUnlike)
+	reads bool
 	// gates: where the live object decides whether a rule matches (gates): the probes also see
 	// the live object holding a value there and holding none
 	gates []ctlres.Path
@@ -91,6 +94,7 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 		t.probe = t.probe || !decided || rule.ytt != nil
 		t.together = t.together && decided && (rule.ytt == nil || rule.At.Generated)
 		t.moves = t.moves || !decided || rule.ytt != nil && !rule.At.Generated
+		t.reads = t.reads || rule.ytt != nil && !rule.At.Generated
 		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
 			labelsInert(rule.keys)
 		switch {

@@ -230,7 +230,7 @@ func Judge(in Input) (*Verdict, error) {
 		}
 	}
 	v.Hidden = oncePerField(append(v.Hidden, pendingHidden...))
-	v.Masked = slices.DeleteFunc(v.Masked, func(m Hidden) bool { // a change made in Git: hidden, not masked
+	v.Masked = slices.DeleteFunc(oncePerField(v.Masked), func(m Hidden) bool { // a change made in Git: hidden, not masked
 		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == m.Resource && h.Path == m.Path })
 	})
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it

@@ -61,7 +61,7 @@ func mutatedWithinBudget(rules []Rule, probes []mutation) error {
 				continue
 			}
 			for _, pr := range probes {
-				if pr.path == nil {
+				if pr.path == nil && pr.members == nil {
 					continue
 				}
 				desired, live, err := pr.r.Objects()
@@ -72,6 +72,9 @@ func mutatedWithinBudget(rules []Rule, probes []mutation) error {
 					continue
 				}
 				pr.applyTo(desired.Object)
+				for _, member := range pr.members {
+					member.applyTo(desired.Object)
+				}
 				source := fmt.Sprintf("%s on %s with %s changed (check's mutation check)", r.At, pr.r.ID, pr.what)
 				if err := evalWithinBudget(source, overlay, desired.Unstructured, live.Unstructured); err != nil {
 					return err
