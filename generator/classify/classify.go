@@ -348,7 +348,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
-	for _, f := range slices.Concat(kappNonce(fc, desired.Source.String()), kappAnnotationsFromGit(fc), kappLabelsFromGit(fc, prepared)) {
+	for _, f := range slices.Concat(kappNonce(fc, desired.Source.String()), kappAnnotationsFromGit(fc), c.kappLabelsFromGit(fc, prepared)) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
@@ -356,7 +356,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
-	for _, f := range c.scopingFails(p.ID, desired.Unstructured, live.Unstructured) {
+	for _, f := range c.scopingFails(fc, prepared) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}

@@ -31,13 +31,7 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 	if why, ok := clusterIPChange(fc, path); ok {
 		return why, true
 	}
-	for _, e := range c.immutable {
-		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) || !frozen(e.Field, fc) {
-			continue
-		}
-		if slices.ContainsFunc(e.Except, func(x rulesets.Exception) bool { return c.excepted(fc, path, x) }) {
-			continue
-		}
+	if e, ok := c.immutableAt(fc, path); ok {
 		while := ""
 		if e.OnlyIf != "" {
 			while = " while the live object's " + e.OnlyIf + " is true"
@@ -45,6 +39,21 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool
 		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true
 	}
 	return "", false
+}
+
+// immutableAt is the entry of rulesets/immutable.yaml that makes the API server refuse a change
+// at path of fc's object, if any.
+func (c *classifier) immutableAt(fc fieldContext, path string) (compiledField, bool) {
+	for _, e := range c.immutable {
+		if e.Group != fc.id.Group || e.Kind != fc.id.Kind || !e.re.MatchString(path) || !frozen(e.Field, fc) {
+			continue
+		}
+		if slices.ContainsFunc(e.Except, func(x rulesets.Exception) bool { return c.excepted(fc, path, x) }) {
+			continue
+		}
+		return e, true
+	}
+	return compiledField{}, false
 }
 
 // immutableField reports whether path is a whole field rulesets/immutable.yaml lists for id's kind.

@@ -1,12 +1,9 @@
 package classify
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -83,48 +80,4 @@ func kappNonce(fc fieldContext, doc string) []Finding {
 		f.Change, f.Live = fielddiff.Modified, live
 	}
 	return []Finding{f}
-}
-
-// kappLabelsFromGit finds kapp's own labels that kapp's Config mods write where neither kapp's
-// last apply (kapp.k14s.io/original) nor the live object holds them, the manifest itself leaving
-// them out: an ownership or label scoping rule added in Git (a pod template's annotations), which
-// this deploy applies. The field diff hides every key under kapp's prefix as kapp's own
-// bookkeeping (outside probe 8, P8-5 'Related': such a rule added in Git was a residual ghost
-// diff). prepared is the manifest as kapp prepares it. Only on an object kapp deployed (its app
-// label, its last apply): kapp taking an object over writes its labels whatever Git holds.
-func kappLabelsFromGit(fc fieldContext, prepared *unstructured.Unstructured) []Finding {
-	if fc.sent == nil || fc.live.GetLabels()[kappconv.AppLabel] == "" {
-		return nil
-	}
-	liveAt := fielddiff.NewLookup(fc.live.Object)
-	var out []Finding
-	var walk func(m map[string]any, at []string)
-	walk = func(m map[string]any, at []string) {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			here := append(slices.Clone(at), k)
-			if child, ok := m[k].(map[string]any); ok {
-				walk(child, here)
-				continue
-			}
-			if !strings.HasPrefix(k, kappconv.Prefix) {
-				continue
-			}
-			p := fielddiff.FromFields(here)
-			_, declared := fc.manifestAt.Get(p)
-			_, sent := fc.sentAt.Get(p)
-			_, live := liveAt.Get(p)
-			if declared || sent || live {
-				continue
-			}
-			out = append(out, Finding{
-				Path:     p,
-				Change:   fielddiff.Removed,
-				Class:    Pending,
-				Desired:  m[k],
-				Evidence: "a change made in Git: a rule of kapp's Config (ownership or label scoping) has kapp write its own label here; kapp's last apply (" + kappconv.Original + ") did not hold it, nor does the live object; this deploy applies it",
-			})
-		}
-	}
-	walk(prepared.Object, nil)
-	return out
 }

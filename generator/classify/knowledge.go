@@ -5,12 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
-	"github.com/rebasegen/rebasegen/generator/pair"
-	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -191,36 +188,4 @@ func (c *classifier) operational(fc fieldContext, d fielddiff.Delta) (Finding, b
 		return f, true
 	}
 	return Finding{}, false
-}
-
-// scopingFails names what kapp's first deploy of an object it takes over would do that the API
-// server refuses: write its app label into a selector its built-in label scoping rules reach
-// (Options.LabelScoped) that is immutable (rulesets/immutable.yaml) and does not hold the label
-// yet. Measured with the real kapp CLI: the deploy fails with "field is immutable" unless the
-// manifest turns the rules off.
-func (c *classifier) scopingFails(id pair.Identity, desired, live *unstructured.Unstructured) []Finding {
-	if c.scoped == nil {
-		return nil
-	}
-	var out []Finding
-	lookup := fielddiff.NewLookup(live.Object)
-	for _, p := range c.scoped(desired) {
-		lv, _ := lookup.Get(p)
-		if m, ok := lv.(map[string]any); ok {
-			if _, has := m[kappconv.AppLabel]; has {
-				continue // kapp deployed it with its label there: nothing changes
-			}
-		}
-		for _, e := range c.immutable {
-			if e.Group != id.Group || e.Kind != id.Kind || !e.re.MatchString(p.String()) {
-				continue
-			}
-			dv, _ := fielddiff.NewLookup(desired.Object).Get(p)
-			out = append(out, Finding{Path: p, Change: fielddiff.Modified, Class: Adoption, Owner: "kapp", Desired: dv, Live: lv, Blocks: true,
-				Evidence: fmt.Sprintf("kapp's first deploy fails here: it adds its label %s (kapp v0.66.0 built-in labelScopingRules, pkg/kapp/config/default.go), which the live object lacks, and %s is immutable (rulesets: %s), so the API server refuses the update; annotate the manifest with %s: \"\" to leave the selector as it is",
-					kappconv.AppLabel, e.Path, e.Source, kappconv.DisableDefaultLabelScoping)})
-			break
-		}
-	}
-	return out
 }
