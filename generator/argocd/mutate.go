@@ -33,15 +33,33 @@ func (m *mutation) record(keyed fielddiff.Path, hides func(sub Settings, strip b
 	return m.recordAt(keyed, func() (verdict.RuleAt, error) { return m.s.blame(hides) })
 }
 
+// recordHeld records the difference at keyed the manifest holds now (no value drawn), which the
+// ignores hide: hidden whoever owns the field. A controller's exemption holds only for the value
+// Argo CD last applied, and classification calls a value that differs from it a change made in
+// Git (pending, its owner named), as the kapp target's check of changes made in Git does (probe11
+// P11-1: an image bump on a field a controller owns was masked, and check passed).
+func (m *mutation) recordHeld(keyed fielddiff.Path, hides func(sub Settings, strip bool) (bool, error)) error {
+	return m.file(keyed, func() (verdict.RuleAt, error) { return m.s.blame(hides) }, false)
+}
+
 // recordAt records the change at keyed the ignores hide, at the entry to blame (Problem.At).
 func (m *mutation) recordAt(keyed fielddiff.Path, blame func() (verdict.RuleAt, error)) error {
+	return m.file(keyed, blame, verdict.Controlled(m.r, m.desired.Object, keyed))
+}
+
+// file records the change at keyed the ignores hide: masked where the field is a controller's
+// (its evidence), else hidden, blamed on an entry.
+func (m *mutation) file(keyed fielddiff.Path, blame func() (verdict.RuleAt, error), masked bool) error {
 	m.recorded = append(m.recorded, keyed)
 	problem := Problem{Resource: m.r.ID, Path: keyed.String()}
 	if f, ok := explaining(m.r, keyed); ok {
 		problem.Class = f.Label()
+		if f.Class == classify.Pending {
+			problem.Owner = f.Owner
+		}
 	}
 	to := &m.v.Hidden
-	if verdict.Controlled(m.r, m.desired.Object, keyed) {
+	if masked {
 		to = &m.v.Masked
 	}
 	if slices.ContainsFunc(*to, func(q Problem) bool { return q.Resource == problem.Resource && q.Path == problem.Path }) {

@@ -13,6 +13,8 @@ import (
 const (
 	outOfSync = "Argo CD shows the resource OutOfSync under the ignores for this field, and every difference it shows there is a ghost"
 	hiddenBy  = "a change made in Git to this declared value does not show in Argo CD under the ignores, and no controller owns it"
+	// a change made in Git to a value a controller rewrote (classify: pending, its owner named)
+	hiddenOwned = "a change made in Git to this declared value does not show in Argo CD under the ignores; "
 )
 
 // Findings are what the verdict, the objects no pair holds (Unpaired) and the differences Argo CD
@@ -51,7 +53,11 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		fs = append(fs, verdict.Finding{Kind: l.Kind, Resource: l.Resource, Path: l.Path, Class: l.Class, Evidence: evidence, Fails: fails})
 	}
 	for _, p := range v.Hidden {
-		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: hiddenBy, Fails: true,
+		evidence := hiddenBy
+		if p.Owner != "" {
+			evidence = hiddenOwned + p.Owner + " owns the field, which exempts only the value Argo CD last applied, not a new one from Git"
+		}
+		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: evidence, Fails: true,
 			File: p.At.File, Line: p.At.Line})
 	}
 	order := verdict.Kinds()

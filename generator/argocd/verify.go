@@ -26,6 +26,9 @@ type Problem struct {
 	// At: for a hidden change, where the entry hiding it is written (the first that hides it
 	// alone); zero when only the entries together do, or none was read from a file.
 	At verdict.RuleAt
+	// Owner: for a hidden change made in Git, the manager other than Argo CD owning the field,
+	// whose exemption holds only for the value Argo CD last applied; "" when none does.
+	Owner string
 }
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
@@ -134,7 +137,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 				if f, ok := explaining(r, p); ok && f.Class.Ghost() {
 					continue
 				}
-				if err := m.record(p, m.hidesPath(p)); err != nil {
+				if err := m.recordHeld(p, m.hidesPath(p)); err != nil {
 					return Verification{}, err
 				}
 			}
@@ -146,6 +149,11 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 			return Verification{}, err
 		}
 	}
+	// one field, one verdict: a change made in Git the ignores hide is hidden, not masked, though
+	// a value drawn there was masked
+	v.Masked = slices.DeleteFunc(v.Masked, func(m Problem) bool {
+		return slices.ContainsFunc(v.Hidden, func(h Problem) bool { return h.Resource == m.Resource && h.Path == m.Path })
+	})
 	return v, nil
 }
 
