@@ -46,7 +46,52 @@ func lastSynced(live *unstructured.Unstructured, p fielddiff.Path) string {
 			return "the live value is the one Argo CD last applied (" + argoManager + "'s Apply entry of managedFields owns the field)"
 		}
 	}
+	if q, ok := appliedWhole(live, p); ok {
+		return "the live value is the one Argo CD last applied (" + argoManager + "'s Apply entry of managedFields owns " + q.String() + " whole)"
+	}
 	return ""
+}
+
+// appliedWhole is the nearest proper ancestor of p (by key) that argocd-controller's Apply entry
+// owns as one value, no managedFields entry recording a field below it: structured-merge-diff
+// records nothing inside an atomic list (a CRD list without list-type markers) or map, so its
+// owner owns every item of it. false when there is none.
+func appliedWhole(live *unstructured.Unstructured, p fielddiff.Path) (fielddiff.Path, bool) {
+	var argo, all []*fieldpath.Set
+	for _, mf := range live.GetManagedFields() {
+		set := fieldpath.NewSet()
+		if mf.FieldsV1 == nil || set.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)) != nil {
+			continue
+		}
+		all = append(all, set)
+		if mf.Manager == argoManager && mf.Operation == "Apply" && mf.Subresource == "" {
+			argo = append(argo, set)
+		}
+	}
+	for n := len(p) - 1; n > 0 && len(argo) > 0; n-- {
+		q := fieldpath.Path(p[:n])
+		for _, s := range all {
+			if !below(s, q).Empty() {
+				return nil, false // granular here, and so at every ancestor above
+			}
+		}
+		for _, s := range argo {
+			if s.Has(q) {
+				return fielddiff.Path(q), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// below is the part of s below p.
+func below(s *fieldpath.Set, p fieldpath.Path) *fieldpath.Set {
+	for _, pe := range p {
+		if s = s.WithPrefix(pe); s.Empty() {
+			break
+		}
+	}
+	return s
 }
 
 // movedItem says why a difference at p (by key), through a list item the live object does not

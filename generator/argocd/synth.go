@@ -96,7 +96,8 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 			}
 		}
 		var pointers, jq []string
-		ghost := true
+		ghost, first := true, len(out.Left)
+		var at []fielddiff.Path // the paths of out.Left[first:]
 		for _, p := range shown {
 			if added := addedItem(desired.Unstructured, live.Unstructured, p); added != "" && lastSynced(live.Unstructured, p) == "" {
 				// whatever finding lies nearest (a default in another item), an item added in
@@ -104,6 +105,7 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				ghost = false
 				out.Left = append(out.Left, Left{Resource: r.ID, Path: p.String(), Class: string(classify.Pending), Kind: verdict.KindPending,
 					Reason: added + ": an item added in Git, which a sync applies", Hidden: !under[p.String()]})
+				at = append(at, p)
 				continue
 			}
 			reason, ptr, expr := rule(r, desired.Unstructured, p)
@@ -135,12 +137,14 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
 				}
 				out.Left = append(out.Left, l)
+				at = append(at, p)
 			case ptr != "":
 				pointers = append(pointers, ptr)
 			default:
 				jq = append(jq, expr)
 			}
 		}
+		pendingWhole(live.Unstructured, out.Left[first:], at)
 		if ghost {
 			out.Ghost = append(out.Ghost, r.ID)
 		}
@@ -363,4 +367,27 @@ func differing(a, b any, at fielddiff.Path, out *[]fielddiff.Path) {
 
 func with(p fielddiff.Path, pe fieldpath.PathElement) fielddiff.Path {
 	return append(append(fielddiff.Path{}, p...), pe)
+}
+
+// pendingWhole makes pending the ghosts of left (one resource's) inside a value Argo CD's Apply
+// entry owns whole (an atomic list) where Git changed another field of that value: the sync sends
+// the whole value and the server defaults its items again, so they are part of that change, as
+// the kapp target reports them (newcomer9 N9-3).
+func pendingWhole(live *unstructured.Unstructured, left []Left, at []fielddiff.Path) {
+	for i := range left {
+		if left[i].Kind != verdict.KindResidual {
+			continue
+		}
+		q, ok := appliedWhole(live, at[i])
+		if !ok {
+			continue
+		}
+		for j, o := range left {
+			if o.Kind == verdict.KindPending && at[j].HasPrefix(q) {
+				left[i].Class, left[i].Kind = string(classify.Pending), verdict.KindPending
+				left[i].Reason = "in " + q.String() + ", which " + argoManager + "'s Apply entry of managedFields owns whole and Git changed at " + o.Path + ": a sync sends the whole value and the server sets this field again"
+				break
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -360,5 +361,30 @@ func TestQuantityChangedInGitIsPendingArgoCD(t *testing.T) {
 	}
 	if got := kindOf(desired, strings.Replace(live, "cpu: 500m", "cpu: 600m", 1)); got != "drift" {
 		t.Errorf("requests.cpu edited on the cluster: %s, want drift", got)
+	}
+}
+
+// A value changed in Git inside a custom resource's atomic list (no merge keys, owned whole by
+// argocd-controller's Apply entry: `f:targets: {}`) is a pending change from Git, and the server's
+// defaults in the list's other items are part of it: the sync sends the whole list and the
+// server defaults them again (newcomer9 N9-3: drift, and the defaults residual, exit 3).
+func TestAtomicListChangedInGitIsPending(t *testing.T) {
+	const fixture = "argo-crd-defaults"
+	desired := readFixture(t, fixture, "desired.yaml")
+	if strings.Count(desired, "    port: 5433") != 1 {
+		t.Fatal("the fixture declares no single port 5433")
+	}
+	a := analyzeFiles(t, strings.Replace(desired, "    port: 5433", "    port: 6543", 1), readFixture(t, fixture, "live.yaml"), fixture)
+	res, err := argocd.Synthesize(a.Report, argocd.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range res.Left {
+		got[l.Path] = string(l.Kind)
+	}
+	want := map[string]string{"spec.targets[1].port": "pending", "spec.targets[0].port": "pending", "spec.targets[0].tls": "pending"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("left %v, want %v", got, want)
 	}
 }
