@@ -185,10 +185,14 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	}
 	if d.Change == fielddiff.Added && c.defaultedForSent(fc, d) {
 		// the server defaulted it for kapp's last apply and does not for the manifest (a
-		// strategy's rollingUpdate once Git switches the type to Recreate): this deploy's
-		// update removes it, as the server would refuse a copy of it (newcomer7 N7-1)
+		// strategy's rollingUpdate once Git switches the type to Recreate: this deploy's update
+		// removes it, as the server would refuse a copy of it, newcomer7 N7-1), or defaults it
+		// otherwise (imagePullPolicy once Git pins a latest image's tag, newcomer9 N9-4)
 		f.Class = Pending
 		f.Evidence = "a change made in Git: the live value is what the API server's defaulting made of " + fc.lastApply.String() + ", and its defaulting of the manifest does not produce it (" + fc.mechanism + "): " + fc.lastApply.deploy + "'s update removes it"
+		if _, ok := fc.defaultedAt.Get(d.Path); ok {
+			f.Evidence = "a change made in Git: the live value is what the API server's defaulting made of " + fc.lastApply.String() + ", and its defaulting of the manifest gives another (" + fc.mechanism + "): " + fc.lastApply.deploy + "'s update changes it"
+		}
 		return f
 	}
 	if a, ok := c.admission(fc, d, path); ok {

@@ -78,25 +78,25 @@ func (r *Removals) versionDefault(desired *unstructured.Unstructured, key fieldd
 
 // defaultedForSent reports whether the server's defaulting of what kapp last applied (fc.sent)
 // produces the live value of d, a field only the live object holds, where its defaulting of the
-// manifest produces nothing there: the value follows from a field the manifest now declares
-// otherwise: a map holding it that kapp's last apply left to the server's default and the
-// manifest now declares (a strategy's type: Recreate beside the defaulted rollingUpdate). A field
-// whose map both declare stays as judged elsewhere (a Service's externalTrafficPolicy once Git
-// removes type: NodePort: a removal made in Git, whose outcome Removals judges).
+// manifest produces another value there, or nothing: the value follows from a field the manifest
+// now declares otherwise, and this deploy's update changes it. Another value: a container's
+// imagePullPolicy, Always for an image tagged latest, once Git pins the tag (newcomer9 N9-4).
+// Nothing: a map holding it that kapp's last apply left to the server's default and the manifest
+// now declares (a strategy's type: Recreate beside the defaulted rollingUpdate); a field whose map
+// both declare stays as judged elsewhere (a Service's externalTrafficPolicy once Git removes type:
+// NodePort: a removal made in Git, whose outcome Removals judges).
 func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 	if fc.sent == nil || fc.defaulted == nil {
 		return false
 	}
-	newMap := false
-	for k := len(d.Path) - 1; k >= 2 && !newMap; k-- {
-		_, inManifest := d.Path[:k].GetDeclared(fc.desired.Object)
-		_, inSent := fc.sentAt.GetDeclared(d.Path[:k])
-		newMap = inManifest && !inSent
-	}
-	if !newMap {
+	if _, inSent := fc.sentAt.GetDeclared(d.Path); inSent {
 		return false
 	}
-	if _, ok := fc.defaultedAt.Get(d.Path); ok {
+	if dv, ok := fc.defaultedAt.Get(d.Path); ok {
+		if fielddiff.Equal(dv, d.Live) {
+			return false
+		}
+	} else if !newMap(fc, d) {
 		return false
 	}
 	sent := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.sent)}
@@ -106,4 +106,17 @@ func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 	}
 	v, ok := d.Path.GetDeclared(res.out.Object)
 	return ok && fielddiff.Equal(v, d.Live)
+}
+
+// newMap reports whether a map holding d is one kapp's last apply left to the server's default
+// and the manifest now declares.
+func newMap(fc fieldContext, d fielddiff.Delta) bool {
+	for k := len(d.Path) - 1; k >= 2; k-- {
+		_, inManifest := d.Path[:k].GetDeclared(fc.desired.Object)
+		_, inSent := fc.sentAt.GetDeclared(d.Path[:k])
+		if inManifest && !inSent {
+			return true
+		}
+	}
+	return false
 }
