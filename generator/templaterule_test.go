@@ -23,7 +23,11 @@ func TestTemplateRuleRewritesDeclaredImage(t *testing.T) {
 	}
 	var got []string
 	for _, h := range c.Verdict.Hidden {
-		got = append(got, h.Resource.String()+" "+h.Path+" by "+h.At.String())
+		// the untagged image Git declares also defaults imagePullPolicy to Always, which the
+		// copy of the live IfNotPresent in rules-plain.yml keeps (newcomer9 N9-4): not this test's
+		if !strings.HasSuffix(h.Path, ".imagePullPolicy") {
+			got = append(got, h.Resource.String()+" "+h.Path+" by "+h.At.String())
+		}
 	}
 	want := "apps/Deployment tmpl/web spec.template.spec.containers[name=web].image by " + filepath.Join(dir, "v2.yaml") + ":31, document 3, templateRules[0].affectedResources.objectReferences[0]"
 	if len(got) != 1 || got[0] != want {
