@@ -202,6 +202,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err := load.ManifestsAsLive(live, scope.ClusterScoped); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := load.GivenTwice(in.Desired, in.Live); err != nil {
+		return nil, nil, nil, err
+	}
 	intoNs, mapNs, err := in.Package.DeployNamespaces(in.Reader)
 	if err != nil {
 		return nil, nil, nil, err

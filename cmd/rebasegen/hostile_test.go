@@ -354,7 +354,12 @@ func TestSmallOnes(t *testing.T) {
 			t.Errorf("%s: the input was read before --output was checked:\n%s", cmd[0], r.stderr)
 		}
 	}
-	r := rebasegen(t, "explain", "-d", secret, "-l", secret, "-n", "ns")
+	// the same objects as live, from another file: one file given to both flags is refused first
+	liveSecret := filepath.Join(dir, "live-secret.yaml")
+	if err := os.WriteFile(liveSecret, []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\ndata: hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rebasegen(t, "explain", "-d", secret, "-l", liveSecret, "-n", "ns")
 	checkRejected(t, "explain", r, secret, "field data: expected map[string][]uint8, got string")
 
 	fix := scenario(t, "human-drift")

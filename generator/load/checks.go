@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
@@ -24,6 +26,24 @@ func Swapped(desired, live []Doc) error {
 		return nil
 	}
 	return fmt.Errorf("are --desired and --live swapped? %s carries metadata.uid, resourceVersion or managedFields, which only the API server writes, and no live object does\n(--desired takes the manifests, --live what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster)", desired[i].Source)
+}
+
+// GivenTwice is an error when one file or directory is given to both --desired and --live (a
+// mistyped -l desired.yaml): the manifests compared with themselves show no difference, and every
+// verdict on them would be void.
+func GivenTwice(desired, live []string) error {
+	for _, l := range live {
+		li, err := os.Stat(l)
+		if l == "-" || err != nil {
+			continue
+		}
+		for _, d := range desired {
+			if di, err := os.Stat(d); d != "-" && err == nil && os.SameFile(di, li) {
+				return fmt.Errorf("--live %s: also given as --desired %s: --live takes what kubectl get -o yaml --show-managed-fields or rebasegen capture read from the cluster, --desired the manifests", escape.Text(l), escape.Text(d))
+			}
+		}
+	}
+	return nil
 }
 
 // ManifestsAsLive is an error when a live object is namespaced (clusterScoped says which kinds
