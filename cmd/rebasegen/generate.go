@@ -65,7 +65,13 @@ func generateCommand() *cli.Command {
 			if err := opts.Recordable(); err != nil {
 				return err // the Regenerate line could not rerun the command
 			}
-			if err := emit.WriteRules(io.Discard, nil, emit.Header{Options: opts}); err != nil {
+			early := opts
+			if early.Namespace == "" {
+				// the namespace may yet be inferred from the live objects: the Secret's is
+				// asked for, if at all, after the analysis
+				early.Namespace = "default"
+			}
+			if err := emit.WriteRules(io.Discard, nil, emit.Header{Options: early}); err != nil {
 				return err // a bad --output or --package-install, before the analysis
 			}
 			in := inputs(c) // one Reader: stdin and pipes are read once

@@ -35,3 +35,16 @@ func TestSecretNamespaceIsNotGuessed(t *testing.T) {
 		t.Errorf("--package-install pkgs/shop: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A package whose manifests declare no namespace is deployed in the PackageInstall's: the
+// namespace inferred from the live objects is the Secret's, with the note saying so; generate
+// refused it, before the analysis that infers it, "because the manifests declare their own
+// namespaces", which they did not (newcomer9 N9-7).
+func TestSecretNamespaceInferredFromTheLiveObjects(t *testing.T) {
+	fixture := filepath.Join("..", "..", "fixtures", "hpa-replicas")
+	r := rebasegen(t, "generate", "-o", "secret", "-d", filepath.Join(fixture, "desired.yaml"), "-l", filepath.Join(fixture, "live.yaml"), "--package-install", "shop")
+	if r.code != 0 || !strings.Contains(r.stderr, "note: namespace hpa-replicas inferred from the live objects") ||
+		!strings.Contains(r.stdout, "kubectl annotate packageinstall shop -n hpa-replicas ") || !strings.Contains(r.stdout, "\n  namespace: hpa-replicas\n") {
+		t.Errorf("exit %d, want 0 and the Secret in hpa-replicas\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

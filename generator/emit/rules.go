@@ -303,8 +303,8 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
 	}
 	if ns == "" {
 		// "default" would be a guess: kapp-controller reads the Secret only in the PackageInstall's
-		// namespace, and every object here declared its own, so none tells it
-		return fmt.Errorf("--package-install %s: the PackageInstall's namespace is not known (the manifests declare their own namespaces): give --package-install NAMESPACE/%[1]s", escape.Text(pi))
+		// namespace, and neither -n nor a live object of a manifest without a namespace tells it
+		return fmt.Errorf("--package-install %s: the PackageInstall's namespace is not known (no -n, and no manifest leaves its namespace to the install): give --package-install NAMESPACE/%[1]s", escape.Text(pi))
 	}
 	name := pi + "-rebase-rules"
 	fmt.Fprintf(b, comment+"Rebase rules for the PackageInstall %s: apply this Secret, then annotate the PackageInstall:\n", escape.Text(pi))
