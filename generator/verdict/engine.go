@@ -361,5 +361,9 @@ func unstructuredOf(objs []load.Object) []*unstructured.Unstructured {
 // pairOf is the pair kapp's engine is asked about, named in its errors by the manifest's
 // document.
 func pairOf(desired, live load.Object) verify.Pair {
-	return verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured, Source: desired.Source.String()}
+	p := verify.Pair{Desired: desired.Unstructured, Live: live.Unstructured, Source: desired.Source.String()}
+	if live.Unstructured != nil {
+		p.LiveSource = live.Source.String()
+	}
+	return p
 }

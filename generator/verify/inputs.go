@@ -153,6 +153,18 @@ func (in *inputs) addPair(i int, p Pair) error {
 		return nil
 	}
 	in.liveApp[i] = p.Live.GetLabels()[kappconv.AppLabel]
+	if raw, ok := p.Live.GetAnnotations()[kappconv.Original]; ok {
+		var v any
+		if json.Unmarshal([]byte(raw), &v) == nil && v == nil {
+			// kapp's deploy reads it as no resource and panics (diff.ResourceWithoutHistory);
+			// an annotation kapp cannot parse it ignores, and diffs against the live object
+			where := "the live object"
+			if p.LiveSource != "" {
+				where = "--live " + escape.Text(p.LiveSource)
+			}
+			return fmt.Errorf("%s: metadata.annotations[%s] holds null, on which kapp v%s's deploy panics: remove the annotation from the live object (kapp writes it again on its next deploy)", where, kappconv.Original, kappconv.Kapp)
+		}
+	}
 
 	live := ctlres.NewResourceUnstructured(*p.Live, ctlres.ResourceType{})
 	liveKey := ctlres.NewUniqueResourceKey(live).String()

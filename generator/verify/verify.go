@@ -23,8 +23,8 @@ type Pair struct {
 	// nil means kapp would create the resource.
 	Live *unstructured.Unstructured
 	// Source is where the manifest was read (a file's document), naming the pair in errors; ""
-	// names it by its index.
-	Source string
+	// names it by its index. LiveSource is where the live object was read ("": not known).
+	Source, LiveSource string
 }
 
 // Base is the existing side kapp diffs against.
