@@ -25,7 +25,8 @@ func RebaseMod(mod ctlres.ResourceModWithMultiple) ctlres.ResourceModWithMultipl
 // source object to read that one value, so a path selecting each of N values of an object (env
 // values under {allIndexes: true}) cost N copies of the object; linearCopy reads the value in the
 // source in place and copies it alone. Reading does not change the source, so the value is the
-// one kapp would copy. The resource is updated from the walked copy with DeepCopyIntoFrom (kapp's
+// one kapp would copy, and the walk goes through the source itself where kapp walks a copy of it
+// (the walk writes only into the resource's copy). The resource is updated from the walked copy with DeepCopyIntoFrom (kapp's
 // private setUnstructured is out of reach): the same object, kapp's resource type, transient mark
 // and origin kept, as setUnstructured keeps them.
 type linearCopy struct{ ctlres.FieldCopyMod }
@@ -37,7 +38,6 @@ func (t linearCopy) ApplyFromMultiple(res ctlres.Resource, srcs map[ctlres.Field
 			continue
 		}
 		updatedRes := res.DeepCopy()
-		source = source.DeepCopy()
 		updated, err := t.apply(updatedRes.UnstructuredObject(), source.UnstructuredObject(), t.Path, ctlres.Path{}, srcs)
 		if err != nil {
 			return fmt.Errorf("FieldCopyMod for path '%s' on resource '%s': %s", t.Path.AsString(), res.Description(), err)

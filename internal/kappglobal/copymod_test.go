@@ -154,3 +154,30 @@ func randomObject(rng *rand.Rand) map[string]any {
 	}
 	return obj
 }
+
+// A copy rule walks its source without copying it: what it allocates does not grow with the
+// source object (a live object with its status and managedFields), only with the resource it
+// rebases and the values it copies.
+func TestLinearCopyDoesNotCopyTheSource(t *testing.T) {
+	spec := map[string]any{"replicas": int64(3)}
+	for i := range 2000 {
+		spec[fmt.Sprintf("field%d", i)] = map[string]any{"value": fmt.Sprint(i)}
+	}
+	existing := resource(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}, "spec": spec})
+	res := resource(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}, "spec": map[string]any{}})
+	replicas := "replicas"
+	mod := RebaseMod(ctlres.FieldCopyMod{ResourceMatcher: ctlres.AllMatcher{}, Sources: []ctlres.FieldCopyModSource{"existing"},
+		Path: ctlres.Path{&ctlres.PathPart{MapKey: ptr("spec")}, &ctlres.PathPart{MapKey: &replicas}}})
+	srcs := map[ctlres.FieldCopyModSource]ctlres.Resource{"existing": existing}
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := mod.ApplyFromMultiple(res.DeepCopy(), srcs); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.0f allocations", allocs)
+	if allocs > 200 {
+		t.Errorf("%.0f allocations to copy one field from a source of 2,000 fields", allocs)
+	}
+}
+
+func ptr(s string) *string { return &s }
