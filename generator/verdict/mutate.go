@@ -302,8 +302,10 @@ func liveVariants(t touch, desired, live map[string]any) [][]change {
 
 // serverWritten changes, to values no rule can predict (mutate, drawn away from the captured
 // ones), what the live object holds that the API server or a controller rewrites between the
-// capture and the deploy: its resourceVersion, generation and managers' times, its status, and
-// the annotations and labels a controller may write (controllerMetadata).
+// capture and the deploy: its resourceVersion, generation and managers' times, its status, the
+// annotations and labels a controller may write (controllerMetadata) and the other values a
+// manager other than the applier owns (controllerFields); and it adds the keys people's tools
+// stamp at run time (addedKeys).
 // kapp deploys against the object as it is then: a rule whose effect depends on the captured
 // values would pass the check and hide the change made in Git one write later.
 func serverWritten(desired, live map[string]any) []change {
@@ -314,6 +316,7 @@ func serverWritten(desired, live map[string]any) []change {
 	ps = append(ps, declaredUnder(live, append(ctlres.NewPathFromStrings([]string{"metadata", "managedFields"}), ctlres.NewPathPartFromIndexAll(), ctlres.NewPathPartFromString("time")))...)
 	ps = append(ps, declaredUnder(live, ctlres.NewPathFromStrings([]string{"status"}))...)
 	ps = append(ps, controllerMetadata(desired, live)...)
+	ps = append(ps, controllerFields(live)...)
 	var out []change
 	for _, p := range ps {
 		if val, ok := p.Get(live); ok {
@@ -321,6 +324,9 @@ func serverWritten(desired, live map[string]any) []change {
 				out = append(out, change{path: p, value: mutated})
 			}
 		}
+	}
+	for _, p := range addedKeys(live) {
+		out = append(out, change{path: p, value: laterValue})
 	}
 	return out
 }
