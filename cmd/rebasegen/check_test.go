@@ -117,7 +117,7 @@ func showsEveryKind(t *testing.T, of format.Format, got string) {
 		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
 		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
 		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
-		verdict.KindUnjudged: "unjudged", verdict.KindOwnership: "ownership",
+		verdict.KindUnjudged: "unjudged", verdict.KindOwnership: "ownership", verdict.KindDeployFails: "deployFails",
 	}
 	for _, k := range verdict.Kinds() {
 		switch of {

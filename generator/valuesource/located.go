@@ -40,6 +40,9 @@ func Located(pkg yttrender.Package, rd *load.Reader, rep *classify.Report, set *
 	for _, o := range vd.Ownership {
 		whole = append(whole, o.Resource)
 	}
+	for _, d := range vd.DeployFails {
+		whole = append(whole, d.Resource)
+	}
 	for _, id := range whole {
 		if d, ok := desired[id]; ok && !isRendered(d.Source.File) && d.Source.File != "-" {
 			at[Field{Resource: id}] = d.Source

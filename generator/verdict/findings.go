@@ -36,11 +36,14 @@ const (
 	// KindOwnership: a live object labelled as another kapp app's, on which kapp's deploy fails
 	// before applying anything (Ownership).
 	KindOwnership Kind = "ownership"
+	// KindDeployFails: kapp's deploy fails on the change groups, change rules or update strategy
+	// of this deploy's changes (DeployFails).
+	KindDeployFails Kind = "deploy-fails"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindOwnership, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
+	return []Kind{KindServerVersion, KindOwnership, KindDeployFails, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -73,6 +76,8 @@ func (k Kind) Label() string {
 		return "not judged (Secret values redacted at capture)"
 	case KindOwnership:
 		return "another app's object (kapp's deploy fails before applying anything)"
+	case KindDeployFails:
+		return "kapp's deploy fails"
 	}
 	return ""
 }
@@ -122,6 +127,9 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	}
 	for _, o := range c.Ownership {
 		out = append(out, Finding{Kind: KindOwnership, Resource: o.Resource, Fails: true, Evidence: o.Evidence()})
+	}
+	for _, d := range c.DeployFails {
+		out = append(out, Finding{Kind: KindDeployFails, Resource: d.Resource, Fails: true, Evidence: d.Evidence()})
 	}
 	field(KindResidual, c.Residual, true)
 	for _, u := range c.Unpaired {

@@ -44,6 +44,8 @@ type JSON struct {
 	Unjudged []FieldJSON `json:"unjudged"`
 	// Ownership are live objects labelled as another kapp app's: kapp's deploy fails on them.
 	Ownership []FieldJSON `json:"ownership"`
+	// DeployFails are resources whose change groups, rules or update strategy kapp's deploy fails on.
+	DeployFails []FieldJSON `json:"deployFails"`
 }
 
 // FieldJSON is one finding in JSON.
@@ -148,7 +150,7 @@ func subject(f Finding, still string) string {
 	switch f.Kind {
 	case KindResidual:
 		return what(f, still)
-	case KindPendingCreate, KindPendingDelete, KindUnjudged, KindOwnership:
+	case KindPendingCreate, KindPendingDelete, KindUnjudged, KindOwnership, KindDeployFails:
 		return resource(f)
 	case KindUnknown:
 		return still + " " + resource(f) + " for " + path(f)
@@ -247,6 +249,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindOwnership]; k > 0 {
 		pending += ", " + words.Count(k, "object") + " of another app, kapp's deploy fails"
 	}
+	if k := n[KindDeployFails]; k > 0 {
+		pending += ", " + words.Count(k, "change") + " kapp's deploy fails on"
+	}
 	driftLevel := "warning"
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
 		driftLevel = "error"
@@ -286,7 +291,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership: // the desired document, as a pending change
+		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
 		case KindAdoption:
@@ -310,7 +315,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 func NewJSON(r Report) (JSON, error) {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
 		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{},
-		Ownership: []FieldJSON{}}
+		Ownership: []FieldJSON{}, DeployFails: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -350,6 +355,8 @@ func NewJSON(r Report) (JSON, error) {
 			j.Unjudged = append(j.Unjudged, fj)
 		case KindOwnership:
 			j.Ownership = append(j.Ownership, fj)
+		case KindDeployFails:
+			j.DeployFails = append(j.DeployFails, fj)
 		default:
 			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
 		}
@@ -385,7 +392,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 		fmt.Fprintf(&b, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hintSuffix(escape.Text(u.Hint)))
 	}
 	for _, f := range v.Findings(Gate{}) {
-		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindOwnership {
+		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindOwnership && f.Kind != KindDeployFails {
 			continue
 		}
 		l, err := line(f, "")

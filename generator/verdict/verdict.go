@@ -76,6 +76,9 @@ type Verdict struct {
 	Unjudged []Unjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []pair.Identity
+	// DeployFails: resources of this deploy whose change groups, rules or update strategy kapp's
+	// deploy fails on.
+	DeployFails []DeployFails
 	// Ownership: paired live objects labelled as another app's: kapp's deploy fails on them.
 	Ownership []Ownership
 	Stale     []Stale // generated rule files that would change (check fills them in)
@@ -203,6 +206,9 @@ func Judge(in Input) (*Verdict, error) {
 				v.Unknown = append(v.Unknown, Residual{u.Resource, f})
 			}
 		}
+	}
+	if v.DeployFails, err = v.deployFails(in.Set, configs); err != nil {
+		return nil, err
 	}
 	if err := v.keptDrift(in, configs); err != nil {
 		return nil, err

@@ -1,0 +1,125 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctldgraph "carvel.dev/kapp/pkg/kapp/diffgraph"
+	"carvel.dev/kapp/pkg/kapp/logger"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// DeployFails is a resource of this deploy on which kapp's deploy fails, whatever the rules: its
+// change graph (change groups and rules) cannot be built or ordered, or its update strategy is
+// one kapp does not know. Reason is kapp's.
+type DeployFails struct {
+	Resource pair.Identity
+	Reason   string
+}
+
+// graphChange is one change of the deploy as kapp's change graph takes it.
+type graphChange struct {
+	id  pair.Identity
+	res ctlres.Resource
+	op  ctldgraph.ActualChangeOp
+}
+
+func (c graphChange) Resource() ctlres.Resource    { return c.res }
+func (c graphChange) Op() ctldgraph.ActualChangeOp { return c.op }
+
+// updateStrategies are the values of kapp.k14s.io/update-strategy kapp's update knows
+// (clusterapply/add_or_update_change.go); any other fails the update.
+var updateStrategies = []string{"", "fallback-on-replace", "always-replace", "skip"}
+
+// deployFails builds kapp's change graph over every change of this deploy, as kapp's deploy does
+// (clusterapply ClusterChangeSet.Calculate): upserts for what it creates or updates, deletes for
+// what it deletes, noops for what it keeps. Change rules only bind the changes that happen, so a
+// cycle may need the manifest's change to appear: only the deploy's changes can tell.
+func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructured) ([]DeployFails, error) {
+	updated := map[pair.Identity]bool{}
+	for _, u := range v.Updates {
+		updated[u.Resource] = true
+	}
+	var changes []ctldgraph.ActualChange
+	var out []DeployFails
+	add := func(id pair.Identity, obj *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
+		changes = append(changes, graphChange{id, ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{}), op})
+		if s, ok := obj.GetAnnotations()[kappconv.UpdateStrategy]; ok && op == ctldgraph.ActualChangeOpUpsert && updated[id] && !slices.Contains(updateStrategies, s) {
+			out = append(out, DeployFails{id, fmt.Sprintf("it fails when it reaches this update, applying none of it: Unknown update strategy: %s", s)})
+		}
+	}
+	for _, p := range set.Pairs {
+		desired, _, err := p.Objects()
+		if err != nil {
+			return nil, err
+		}
+		op := ctldgraph.ActualChangeOpNoop
+		if updated[p.ID] {
+			op = ctldgraph.ActualChangeOpUpsert
+		}
+		add(p.ID, desired.Unstructured, op)
+	}
+	for _, d := range set.Created {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, ctldgraph.ActualChangeOpUpsert)
+	}
+	for _, d := range set.Deleted {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, ctldgraph.ActualChangeOpDelete)
+	}
+	var rs []ctlres.Resource
+	for _, c := range configs {
+		rs = append(rs, ctlres.NewResourceUnstructured(*c, ctlres.ResourceType{}))
+	}
+	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(rs)
+	if err != nil {
+		return nil, fmt.Errorf("kapp config: %w", kappconv.Readable(err))
+	}
+	graph := func(cs []ctldgraph.ActualChange) error {
+		_, err := ctldgraph.NewChangeGraph(cs, conf.ChangeGroupBindings(), conf.ChangeRuleBindings(), logger.NewNoopLogger())
+		return err
+	}
+	gerr := graph(changes)
+	if gerr == nil {
+		return out, nil
+	}
+	// kapp names no resource for a bad annotation and every resource of a cycle: the changes
+	// failing on their own are the culprits, else those kapp's message names.
+	var named []pair.Identity
+	for _, c := range changes {
+		if graph([]ctldgraph.ActualChange{c}) != nil {
+			named = append(named, c.(graphChange).id)
+		}
+	}
+	if len(named) == 0 {
+		for _, c := range changes {
+			if c.Op() != ctldgraph.ActualChangeOpNoop && strings.Contains(gerr.Error(), "["+c.Resource().Description()+"]") {
+				named = append(named, c.(graphChange).id)
+			}
+		}
+	}
+	if len(named) == 0 {
+		named = append(named, pair.Identity{})
+	}
+	for _, id := range named {
+		out = append(out, DeployFails{id, "its change graph fails before kapp applies anything: " + gerr.Error()})
+	}
+	return out, nil
+}
+
+// Evidence says why kapp's deploy fails on the resource.
+func (d DeployFails) Evidence() string {
+	return "kapp's deploy refuses this deploy's kapp.k14s.io/change-group, change-rule or update-strategy annotations or a Config's changeGroupBindings/changeRuleBindings: " + d.Reason
+}
