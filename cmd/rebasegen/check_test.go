@@ -80,7 +80,8 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}},
-		Ownership: []verdict.Ownership{{Resource: id, Label: "b", App: "a"}}}, VersionWarning: "no defaults data"}
+		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
+		DeployFails: []verdict.DeployFails{{Resource: id, Reason: "kapp says"}}}, VersionWarning: "no defaults data"}
 	got := map[verdict.Kind]bool{}
 	for _, f := range res.Findings(verdict.Gate{}) {
 		got[f.Kind] = true
@@ -106,7 +107,8 @@ func everyKindVerdict() *verdict.Verdict {
 	return &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}},
-		Ownership: []verdict.Ownership{{Resource: id, Label: "b", App: "a"}}}
+		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
+		DeployFails: []verdict.DeployFails{{Resource: id, Reason: "kapp says"}}}
 }
 
 // showsEveryKind checks that got, a report in format of holding a finding of every kind, shows

@@ -249,7 +249,7 @@ func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding 
 	fs := v.Verdict.Findings(g)
 	for i, f := range fs {
 		switch f.Kind {
-		case KindPendingCreate, KindPendingDelete, KindImmutable:
+		case KindPendingCreate, KindPendingDelete, KindImmutable, KindDeployFails:
 			fs[i].Fails = false
 		}
 	}
