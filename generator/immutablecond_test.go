@@ -179,3 +179,29 @@ func TestImmutableConfigMapAndSecretDataChangesFail(t *testing.T) {
 		t.Errorf("a mutable ConfigMap: want %s, got %q (fails %v)", verdict.KindPending, kind, fails)
 	}
 }
+
+// A Namespace's spec.finalizers declared otherwise in Git, on the captured create-strategies
+// Namespace: the API server keeps the live value on update (k8s.io/kubernetes v1.37.2
+// pkg/registry/core/namespace/strategy.go PrepareForUpdate), so the deploy succeeds and changes
+// nothing, and kapp shows the change again on every later deploy. It was reported as a change
+// this deploy applies (newcomer8 N8-9); it stays a warning, its evidence saying it never lands.
+func TestNamespaceFinalizersChangeNeverLands(t *testing.T) {
+	in := fixtureEdited(t, "create-strategies", "Namespace", func(u *unstructured.Unstructured) {
+		if err := unstructured.SetNestedStringSlice(u.Object, []string{"kubernetes", "example.com/cleanup"}, "spec", "finalizers"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	found := false
+	for _, f := range checked(t, in).Findings(verdict.Gate{}) {
+		if f.Resource.Kind != "Namespace" || !strings.HasPrefix(f.Path, "spec.finalizers") {
+			continue
+		}
+		found = true
+		if f.Kind != verdict.KindPending || f.Fails || !strings.Contains(f.Evidence, "the deploy does not change it: the API server keeps the live value on update") {
+			t.Errorf("%s: want a %s warning saying the deploy does not change it, got %s (fails %v): %s", f.Path, verdict.KindPending, f.Kind, f.Fails, f.Evidence)
+		}
+	}
+	if !found {
+		t.Error("no finding at the Namespace's spec.finalizers")
+	}
+}

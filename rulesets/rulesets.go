@@ -127,6 +127,9 @@ type Field struct {
 	// OnlyIf (immutable fields only): a boolean field of the live object that, true, makes the
 	// field immutable; absent or false, the field may change (a ConfigMap's data).
 	OnlyIf string `json:"onlyIf,omitempty"`
+	// Kept (immutable fields only): the server does not refuse a change of the field but keeps
+	// the live value on update (a Namespace's spec.finalizers): the deploy leaves it.
+	Kept bool `json:"kept,omitempty"`
 	// Except (immutable fields only): parts of the field the server lets change, each where the
 	// live object and the change meet its conditions.
 	Except []Exception `json:"except,omitempty"`

@@ -138,8 +138,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if d.Change == fielddiff.Removed {
 			f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, nor does the live object; the manifest now declares it, which " + fc.lastApply.deploy + " applies"
 		}
-		if why, ok := c.immutableChange(fc, path); ok {
-			f.Blocks, f.Evidence = true, f.Evidence+why
+		if why, blocks, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = blocks, f.Evidence+why
 		}
 		return f
 	}
@@ -154,8 +154,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			// 4, item 10: it was calculated, and ruled)
 			f.Class = Pending
 			f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, which the API server then set; the manifest now declares another value, which " + fc.lastApply.deploy + " applies"
-			if why, ok := c.immutableChange(fc, path); ok {
-				f.Blocks, f.Evidence = true, f.Evidence+why
+			if why, blocks, ok := c.immutableChange(fc, path); ok {
+				f.Blocks, f.Evidence = blocks, f.Evidence+why
 			}
 			return f
 		}
@@ -203,8 +203,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, so the live value is what the API server made of that apply (no manager but the applier owns it); the manifest now declares another, which " + fc.lastApply.deploy + " applies"
 		// the server refuses a change of an immutable field whatever kapp's last apply held
 		// (newcomer7 N7-3: a StorageClass's defaulted reclaimPolicy declared otherwise)
-		if why, ok := c.immutableChange(fc, path); ok {
-			f.Blocks, f.Evidence = true, f.Evidence+why
+		if why, blocks, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = blocks, f.Evidence+why
 		}
 		return f
 	}
@@ -227,8 +227,8 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// does not remove; and a part of a field immutable while the live object says so (a key
 		// removed from an immutable ConfigMap's data)
 		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) {
-			if why, ok := c.immutableChange(fc, path); ok {
-				f.Blocks, f.Evidence = true, f.Evidence+why
+			if why, blocks, ok := c.immutableChange(fc, path); ok {
+				f.Blocks, f.Evidence = blocks, f.Evidence+why
 			}
 		}
 		return f

@@ -15,30 +15,34 @@ import (
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
-// immutableChange says why kapp's deploy fails on a change made in Git at path, as evidence to
-// append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place.
-// Not when the manifest has kapp replace the object (kapp.k14s.io/update-strategy
-// fallback-on-replace or always-replace), update nothing of it (skip), or create a new version of
-// it (kapp.k14s.io/versioned).
-func (c *classifier) immutableChange(fc fieldContext, path string) (string, bool) {
+// immutableChange says why kapp's deploy does not make a change made in Git at path, as evidence
+// to append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place,
+// so the deploy fails on it (blocks); or the server keeps the live value on update (Kept), so the
+// deploy leaves it as it is. Not when the manifest has kapp replace the object
+// (kapp.k14s.io/update-strategy always-replace, or fallback-on-replace where the update is
+// refused), update nothing of it (skip), or create a new version of it (kapp.k14s.io/versioned).
+func (c *classifier) immutableChange(fc fieldContext, path string) (why string, blocks, ok bool) {
 	ann := fc.desired.GetAnnotations()
-	if ann[kappconv.UpdateStrategy] != "" {
-		return "", false
+	strategy := ann[kappconv.UpdateStrategy]
+	if _, versioned := ann[kappconv.Versioned]; versioned || strategy == "always-replace" || strategy == "skip" {
+		return "", false, false
 	}
-	if _, versioned := ann[kappconv.Versioned]; versioned {
-		return "", false
+	// fallback-on-replace replaces the object only where the server refuses the update
+	refused := strategy == ""
+	if why, ok := clusterIPChange(fc, path); ok && refused {
+		return why, true, true
 	}
-	if why, ok := clusterIPChange(fc, path); ok {
-		return why, true
-	}
-	if e, ok := c.immutableAt(fc, path); ok {
+	if e, ok := c.immutableAt(fc, path); ok && (e.Kept || refused) {
+		if e.Kept {
+			return fmt.Sprintf("; but the deploy does not change it: the API server keeps the live value on update (rulesets: %s), so kapp shows this change again on every later deploy; take it out of the manifest, or make it where the source says", e.Source), false, true
+		}
 		while := ""
 		if e.OnlyIf != "" {
 			while = " while the live object's " + e.OnlyIf + " is true"
 		}
-		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true
+		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true, true
 	}
-	return "", false
+	return "", false, false
 }
 
 // immutableAt is the entry of rulesets/immutable.yaml that makes the API server refuse a change

@@ -39,8 +39,8 @@ func (c *classifier) kappLabelsFromGit(fc fieldContext, prepared *unstructured.U
 	liveAt, preparedAt := fielddiff.NewLookup(fc.live.Object), fielddiff.NewLookup(prepared.Object)
 	var out []Finding
 	add := func(f Finding) {
-		if why, ok := c.immutableChange(fc, f.Path.String()); ok {
-			f.Blocks, f.Evidence = true, f.Evidence+why
+		if why, blocks, ok := c.immutableChange(fc, f.Path.String()); ok {
+			f.Blocks, f.Evidence = blocks, f.Evidence+why
 		}
 		out = append(out, f)
 	}
@@ -98,7 +98,7 @@ func (c *classifier) scopingFails(fc fieldContext, prepared *unstructured.Unstru
 		p := fielddiff.FromFields(here[:len(here)-1]) // the map kapp writes into
 		ps := p.String()
 		e, immutable := c.immutableAt(fc, ps)
-		if !immutable || seen[ps] {
+		if !immutable || e.Kept || seen[ps] {
 			return
 		}
 		lv, _ := liveAt.Get(p)
