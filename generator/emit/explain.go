@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
@@ -68,8 +69,8 @@ type FieldJSON struct {
 	Class                 string `json:"class"`
 	Owner                 string `json:"owner,omitempty"`
 	Change                string `json:"change"`
-	Desired               any    `json:"desired,omitempty"`
-	Live                  any    `json:"live,omitempty"`
+	Desired               *any   `json:"desired,omitempty"` // null: the object holds null; absent: it holds no value
+	Live                  *any   `json:"live,omitempty"`
 	Evidence              string `json:"evidence"`
 	CoveredByKappDefault  bool   `json:"coveredByKappDefault"`
 	CoveredByPackageRules bool   `json:"coveredByPackageRules,omitempty"`
@@ -93,12 +94,21 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 			APIVersion: r.Live.APIVersion, Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
 		for _, f := range r.Findings {
 			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
-				Change: string(f.Change), Desired: f.Desired, Live: f.Live, Evidence: f.Evidence,
+				Change: string(f.Change), Desired: held(f.Desired, f.Change != fielddiff.Added), Live: held(f.Live, f.Change != fielddiff.Removed), Evidence: f.Evidence,
 				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning, KappView: f.KappView})
 		}
 		out.Resources = append(out.Resources, rj)
 	}
 	return out
+}
+
+// held is v where the object holds it (a null too), nil where it holds no value: a finding's
+// values are nil for both, its change says which.
+func held(v any, present bool) *any {
+	if !present {
+		return nil
+	}
+	return &v
 }
 
 func ids(docs []load.Doc) []string {
@@ -159,7 +169,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 			// aligned columns are what makes rows wide (one long path widens them all)
 			var rows strings.Builder // appended, not concatenated: a resource may have thousands of rows
 			for _, f := range r.Findings {
-				rows.WriteString(narrowRow(escape.Text(f.Path.String()), pal.class(f)+covered(f), short(f.Desired)+" -> "+short(f.Live), escape.Text(f.Evidence), width))
+				rows.WriteString(narrowRow(escape.Text(f.Path.String()), pal.class(f)+covered(f), values(f), escape.Text(f.Evidence), width))
 			}
 			table = rows.String()
 		}
@@ -212,7 +222,7 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, f := range findings {
-		fmt.Fprintf(tw, "  %s\t%s%s\t%s -> %s\t%s\n", escape.Text(f.Path.String()), pal.class(f), covered(f), short(f.Desired), short(f.Live), escape.Text(f.Evidence))
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", escape.Text(f.Path.String()), pal.class(f), covered(f), values(f), escape.Text(f.Evidence))
 	}
 	tw.Flush()
 	return b.String()
@@ -303,6 +313,22 @@ func noiseLine(n map[string]int) string {
 	}
 	sort.Strings(keys)
 	return fmt.Sprintf("%d differences ignored: %s", total, strings.Join(keys, ", "))
+}
+
+// values renders a finding's desired and live values, "-" for no value and null for a null: a
+// live null the server wrote is a value kapp shows as added.
+func values(f classify.Finding) string {
+	return heldText(held(f.Desired, f.Change != fielddiff.Added)) + " -> " + heldText(held(f.Live, f.Change != fielddiff.Removed))
+}
+
+func heldText(v *any) string {
+	if v == nil {
+		return "-"
+	}
+	if *v == nil {
+		return "null"
+	}
+	return short(*v)
 }
 
 // short renders a value on one line, at most 40 characters; "-" when absent, and the empty

@@ -59,7 +59,7 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 				k.groups = append(k.groups, g)
 			}
 			g.names = append(g.names, name)
-			g.same = g.same && short(f.Desired) == short(g.f.Desired) && short(f.Live) == short(g.f.Live)
+			g.same = g.same && values(f) == values(g.f)
 			if f.Warning != "" {
 				wk := escape.Text(f.Path.String()) + ": " + escape.Text(f.Warning)
 				if k.warnings[wk] == 0 {
@@ -81,11 +81,11 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 		type row struct{ path, class, values, evidence string }
 		var rows []row
 		for _, g := range k.groups {
-			values := short(g.f.Desired) + " -> " + short(g.f.Live)
+			vals := values(g.f)
 			if !g.same {
-				values = "e.g. " + values
+				vals = "e.g. " + vals
 			}
-			rows = append(rows, row{escape.Text(g.f.Path.String()), fmt.Sprintf("%s%s  %d/%d", pal.class(g.f), covered(g.f), len(g.names), k.resources), values, escape.Text(g.f.Evidence)})
+			rows = append(rows, row{escape.Text(g.f.Path.String()), fmt.Sprintf("%s%s  %d/%d", pal.class(g.f), covered(g.f), len(g.names), k.resources), vals, escape.Text(g.f.Evidence)})
 		}
 		var table strings.Builder
 		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
