@@ -364,6 +364,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f := c.field(fc, d)
 		f.CoveredByKappDefault = byKapp != nil && byKapp[i]
 		f.CoveredByPackageRules = byPkg != nil && byPkg[i]
+		if f.Covered() && !f.Pruned {
+			// kapp's or the package's own rules already end the difference: the manifest needs
+			// no change, and generate, which rules nothing covered, says none (newcomer7 N7-9 c)
+			f.Warning = ""
+		}
 		if isSecretData(p.ID, d.Path) || isLastApplied(d.Path) {
 			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
 		}

@@ -84,7 +84,7 @@ func rebaseRules(rules []synth.Rule) ([]ruleText, error) {
 				continue // every path was in an owned map
 			}
 			if e := gate(r.Matchers); e != nil && leafMaps(*e, r.Indexed) {
-				say("  only where the manifest has %s: kapp's copy would make it where the manifest lacks it (a probe switched to another handler would get two, which the API server refuses)", escape.Text(emptyFieldString(*e)))
+				say("  only where the manifest has %s: kapp's copy would make it where the manifest lacks it%s", escape.Text(emptyFieldString(*e)), oneOf(*e))
 			} else if e != nil {
 				say("  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches", escape.Text(emptyFieldString(*e)))
 			}

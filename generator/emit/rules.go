@@ -240,6 +240,22 @@ func emptyFieldString(e synth.EmptyField) string {
 	return b.String()
 }
 
+// oneOf is why a map the copy would make where the manifest lacks it is refused, where e is a
+// map of which its parent holds one: a probe's handler, a volume's source; "" for another map,
+// where making it is no harm the reader needs named.
+func oneOf(e synth.EmptyField) string {
+	if len(e.Path) < 2 {
+		return ""
+	}
+	switch parent := e.Path[len(e.Path)-2]; {
+	case strings.HasSuffix(parent.Key, "Probe"):
+		return " (a probe switched to another handler would get two, which the API server refuses)"
+	case parent.AllIndexes && len(e.Path) >= 3 && e.Path[len(e.Path)-3].Key == "volumes":
+		return " (a volume switched to another source would get two, which the API server refuses)"
+	}
+	return ""
+}
+
 // yttWhy says why a rule is a ytt rule, which kapp runs for every resource it matches, under each
 // base, on every deploy, rather than a plain copy, which costs kapp next to nothing.
 func yttWhy(r synth.Rule) string {
