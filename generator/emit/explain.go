@@ -93,8 +93,9 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 		rj := ResourceJSON{Group: r.ID.Group, Kind: r.ID.Kind, Namespace: r.ID.Namespace, Name: r.ID.Name,
 			APIVersion: r.Live.APIVersion, Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
 		for _, f := range r.Findings {
+			d, l := holds(f.Change)
 			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
-				Change: string(f.Change), Desired: held(f.Desired, f.Change != fielddiff.Added), Live: held(f.Live, f.Change != fielddiff.Removed), Evidence: f.Evidence,
+				Change: string(f.Change), Desired: held(f.Desired, d), Live: held(f.Live, l), Evidence: f.Evidence,
 				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning, KappView: f.KappView})
 		}
 		out.Resources = append(out.Resources, rj)
@@ -105,7 +106,7 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 // held is v where the object holds it (a null too), nil where it holds no value: a finding's
 // values are nil for both, its change says which.
 func held(v any, present bool) *any {
-	if !present {
+	if !present && v == nil {
 		return nil
 	}
 	return &v
@@ -318,7 +319,22 @@ func noiseLine(n map[string]int) string {
 // values renders a finding's desired and live values, "-" for no value and null for a null: a
 // live null the server wrote is a value kapp shows as added.
 func values(f classify.Finding) string {
-	return heldText(held(f.Desired, f.Change != fielddiff.Added)) + " -> " + heldText(held(f.Live, f.Change != fielddiff.Removed))
+	d, l := holds(f.Change)
+	return heldText(held(f.Desired, d)) + " -> " + heldText(held(f.Live, l))
+}
+
+// holds says which objects hold a value by the change: a finding without one (made by hand)
+// holds only its non-nil values.
+func holds(c fielddiff.Change) (desired, live bool) {
+	switch c {
+	case "":
+		return false, false
+	case fielddiff.Added:
+		return false, true
+	case fielddiff.Removed:
+		return true, false
+	}
+	return true, true
 }
 
 func heldText(v *any) string {
