@@ -1,8 +1,6 @@
 package verdict
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -13,65 +11,6 @@ import (
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
-
-// JSON is check --output json (README: the schema; TestCheckJSONSchema holds it to it).
-type JSON struct {
-	Version  int         `json:"version"`
-	Residual []FieldJSON `json:"residual"`
-	Stale    []StaleJSON `json:"stale"`
-	Drift    []FieldJSON `json:"drift"`
-	Unknown  []FieldJSON `json:"unknown"`
-	// Hidden are declared fields whose change made in Git a rule hides from kapp.
-	Hidden []FieldJSON `json:"hidden"`
-	// PendingCreates are desired objects with no live counterpart: not compared.
-	PendingCreates []FieldJSON    `json:"pendingCreates"`
-	Paired         int            `json:"paired"`
-	Kept           int            `json:"kept"`
-	Adoption       []FieldJSON    `json:"adoption,omitempty"` // one-time changes when kapp takes objects over
-	Lint           []lint.Finding `json:"lint"`
-
-	// Pending are changes made in Git that kapp applies on deploy: warnings, never drift.
-	Pending []FieldJSON `json:"pending"`
-	// Immutable are changes made in Git to fields the API server refuses to change: kapp's
-	// deploy fails on them.
-	Immutable []FieldJSON `json:"immutable"`
-	// PendingDeletes are live objects of the app with no desired counterpart: kapp deletes them.
-	PendingDeletes []FieldJSON `json:"pendingDeletes"`
-	// ServerVersion: the live objects come from a minor version rebasegen has no defaults data
-	// for (evidence names it and the version used instead); no resource.
-	ServerVersion []FieldJSON `json:"serverVersion"`
-	// Unjudged are Secrets whose values rebasegen capture redacted: never compared, not kept.
-	Unjudged []FieldJSON `json:"unjudged"`
-	// Ownership are live objects labelled as another kapp app's: kapp's deploy fails on them.
-	Ownership []FieldJSON `json:"ownership"`
-	// DeployFails are resources whose change groups, rules or update strategy kapp's deploy fails on.
-	DeployFails []FieldJSON `json:"deployFails"`
-}
-
-// FieldJSON is one finding in JSON.
-type FieldJSON struct {
-	Resource string `json:"resource,omitempty"` // none for serverVersion
-	Path     string `json:"path,omitempty"`
-	Class    string `json:"class,omitempty"`
-	Evidence string `json:"evidence"`
-	// File and Line: where the rule hiding a change is written (hidden only).
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
-	// --fail-on-adoption), else warning; drift and adoption only (every finding of the Argo CD
-	// target: Report.Severity).
-	Severity string `json:"severity,omitempty"`
-}
-
-// StaleJSON is one stale generated file in JSON.
-type StaleJSON struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Diff string `json:"diff"`
-	// Inputs: those its Regenerate line records that this check did not give, and those this
-	// check gave that it does not record.
-	Inputs []string `json:"inputs,omitempty"`
-}
 
 // Report is what one run of generate or check found, as every output format renders it: the
 // findings of every kind (Kinds), lint's, and the run's summary.
@@ -308,72 +247,6 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 	// the summary, so that a passing run says so in the job's log too
 	b.WriteString("::notice::" + escape.GitHubData(r.Summary) + "\n")
 	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// NewJSON is r in the JSON format's schema: each finding in its kind's list.
-func NewJSON(r Report) (JSON, error) {
-	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
-		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{},
-		Ownership: []FieldJSON{}, DeployFails: []FieldJSON{}}
-	if j.Lint == nil {
-		j.Lint = []lint.Finding{}
-	}
-	for _, f := range r.Findings {
-		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
-		if r.Severity {
-			fj.Severity = severity(f)
-		}
-		switch f.Kind {
-		case KindResidual:
-			j.Residual = append(j.Residual, fj)
-		case KindPendingDelete:
-			j.PendingDeletes = append(j.PendingDeletes, fj)
-		case KindPendingCreate:
-			j.PendingCreates = append(j.PendingCreates, fj)
-		case KindUnknown:
-			j.Unknown = append(j.Unknown, fj)
-		case KindHidden:
-			fj.File, fj.Line = f.File, f.Line
-			j.Hidden = append(j.Hidden, fj)
-		case KindStale:
-			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs})
-		case KindDrift:
-			fj.Severity = severity(f)
-			j.Drift = append(j.Drift, fj)
-		case KindPending:
-			j.Pending = append(j.Pending, fj)
-		case KindImmutable:
-			j.Immutable = append(j.Immutable, fj)
-		case KindAdoption:
-			fj.Severity = severity(f)
-			j.Adoption = append(j.Adoption, fj)
-		case KindServerVersion:
-			fj.Resource, fj.Severity = "", severity(f)
-			j.ServerVersion = append(j.ServerVersion, fj)
-		case KindUnjudged:
-			j.Unjudged = append(j.Unjudged, fj)
-		case KindOwnership:
-			j.Ownership = append(j.Ownership, fj)
-		case KindDeployFails:
-			j.DeployFails = append(j.DeployFails, fj)
-		default:
-			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
-		}
-	}
-	return j, nil
-}
-
-// EncodeJSON writes v (a JSON, or a target's schema holding one) as every JSON output is written:
-// indented, escaped (escape.JSON).
-func EncodeJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(escape.JSON(b.Bytes()))
 	return err
 }
 
