@@ -34,6 +34,19 @@ func TestMutationCheckProbesPerResource(t *testing.T) {
 			return in, writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+
 				"- {path: [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value], type: copy, sources: [new, existing], resourceMatchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}]}\n")
 		}, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
+		// the same rules matched on the object's content as well (outside probe 10, P10-6): kapp
+		// decides the matcher on what it reads alone, so the values it does not read share a
+		// rebase as under a matcher decided by the identity; each was a rebase of its own
+		{"env values removed, matched on content", func(t *testing.T, n int) (generator.Inputs, string) {
+			in, _ := bigEnv(t, n)
+			return in, writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+
+				"- {path: [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value], type: copy, sources: [new, existing], resourceMatchers: [{andMatcher: {matchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}, {emptyFieldMatcher: {path: [spec, paused]}}]}}]}\n")
+		}, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
+		{"env values, matched on content", func(t *testing.T, n int) (generator.Inputs, string) {
+			in, _ := bigEnv(t, n)
+			return in, writeFile(t, "rules.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n"+
+				"- {path: [spec, template, spec, containers, {allIndexes: true}, env, {allIndexes: true}, value], type: copy, sources: [existing], resourceMatchers: [{andMatcher: {matchers: [{apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}}, {notMatcher: {matcher: {hasAnnotationMatcher: {keys: [example.com/skip]}}}}]}}]}\n")
+		}, "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].env[name=V"},
 	} {
 		probes := map[int]int{}
 		for _, n := range []int{50, 200} {

@@ -64,7 +64,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, mutation{r: r, single: single, lives: lives})
 		}
 		joint := mutation{r: r, single: single}
-		batch := mutation{r: r, single: single, probed: true}
+		batch := mutation{r: r, single: single, probed: true, lives: lives}
 		first := seq
 		for _, p := range t.paths {
 			val, _ := p.Get(desired.Object)
@@ -87,7 +87,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
 				p.Set(desired.Object, val)
 				m.lives = lives
-				if t.together && lives == nil && !apartInBatch(desired.Unstructured, p) {
+				if t.together && !apartInBatch(desired.Unstructured, p) && !t.readAt(p) {
 					batch.members = append(batch.members, m)
 				} else {
 					probes = append(probes, m)
@@ -106,7 +106,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
-		removals = append(removals, apart(probes[start:], t.apart)...)
+		removals = append(removals, apart(probes[start:], t.apart, t.readAt)...)
 		probes = probes[:start]
 		if len(joint.members) > 0 {
 			for _, m := range joint.members {
@@ -140,6 +140,13 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 	for _, m := range all {
 		if m.probed {
 			v.MutationsRun++
+		}
+	}
+	for _, j := range joints {
+		for _, m := range j.members {
+			if m.probed {
+				v.MutationsRun++
+			}
 		}
 	}
 	// progress: each value once, when kapp's answer on it is known (the values the rules leave
@@ -256,8 +263,9 @@ type mutation struct {
 	// members: a resource's values changed together (path nil), where its rules act on each
 	// whatever the others are: rules matched by the resource's identity alone, no ytt rule, and no
 	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them);
-	// probed, a batch of the values kapp's rebase is asked about (touch.together, apartInBatch),
-	// each judged alone once rewritten
+	// probed, a batch of the values kapp's rebase is asked about (touch.together, apartInBatch,
+	// touch.readAt), those rewritten judged together by kapp's engine, then alone where it shows
+	// an update
 	members []mutation
 	// wide: every value changed at once to unlike's draw (allUnlike); where kapp fails on it,
 	// each value was asked about alone already

@@ -16,7 +16,8 @@ import (
 // value changed alone, a resource's values changed together (members) for kapp's engine to judge
 // together (joints), or a batch of values whose rules read each at its own path (members,
 // probed). It returns the probed values the rules rewrite and kapp's built-in rules alone do not
-// (for kapp's engine to judge each), and the joints.
+// (for kapp's engine to judge each), and the joints: those of a batch among them, which kapp's
+// engine judges together first, as a resource's values changed together.
 //
 // Performance: a batch is one rebase per base for all its values, not one each: a ytt rule is
 // evaluated once per rebase, and generate's rewrite rules (quantities, dropped values, stringData)
@@ -57,24 +58,28 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 			retry = append(retry, m.members...)
 		case m.members != nil && alone.failed:
 			rewritten = append(rewritten, m.members...)
-		case m.members != nil && m.probed:
+		case m.members != nil && m.wide:
 			for k, member := range m.members {
 				if rules.members[k]&^alone.members[k] != 0 {
-					member.lives = nil
-					if m.wide { // kapp's engine judges it as the rebase found it: with the other values changed
-						member.members = m.members
-					}
+					// kapp's engine judges it as the rebase found it: with the other values changed
+					member.lives, member.members = nil, m.members
 					rewritten = append(rewritten, member)
 				}
 			}
 		case m.members != nil:
+			// kapp's engine judges the values the rules rewrite together first: each rule acts on
+			// each whatever the others hold (a batch: touch.together, apartInBatch, touch.readAt)
 			joint := mutation{r: m.r, single: m.single, members: []mutation{}}
 			for k, member := range m.members {
 				if rules.members[k]&^alone.members[k] != 0 {
+					member.lives = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured
 					joint.members = append(joint.members, member)
 				}
 			}
-			if len(joint.members) > 0 {
+			switch {
+			case len(joint.members) == 1 && m.probed:
+				rewritten = append(rewritten, joint.members[0])
+			case len(joint.members) > 0:
 				joints = append(joints, joint)
 			}
 		case m.path == nil && rules.inert != "" && alone.inert == "":

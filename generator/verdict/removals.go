@@ -15,14 +15,13 @@ import (
 )
 
 // apart returns one resource's removals as kapp's rebase is asked about them: each alone where
-// a rule that may put one back acts or not depending on more than the resource's identity, or is
-// a hand-written ytt overlay (touch.apart), and those under metadata (kapp's built-in rules match
-// on annotations, and its deploy reads them) or ending in a list item; the others together
-// (layered).
-func apart(ms []mutation, alone bool) []mutation {
+// a rule that may put one back is a hand-written ytt overlay (touch.apart), and those a matcher
+// reads (read: touch.readAt), under metadata (kapp's built-in rules match on annotations, and
+// its deploy reads them) or ending in a list item; the others together (layered).
+func apart(ms []mutation, alone bool, read func(fielddiff.Path) bool) []mutation {
 	var out, together []mutation
 	for _, m := range ms {
-		if alone || m.path.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || m.path[len(m.path)-1].FieldName == nil {
+		if alone || read(m.path) || m.path.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || m.path[len(m.path)-1].FieldName == nil {
 			out = append(out, m)
 		} else {
 			together = append(together, m)

@@ -34,17 +34,31 @@ type touch struct {
 	// removals: the declared values a rule may put back once the manifest no longer declares
 	// them (a removal made in Git), by index
 	removals []fielddiff.Path
-	// apart: a rule that may put back a removal acts or not depending on more than the
-	// resource's identity, or is a hand-written ytt overlay: each removal is asked about alone
-	// (else each copy acts on its own path whatever the others hold, and they are removed
-	// together)
+	// apart: a rule that may put back a removal is a hand-written ytt overlay: each removal is
+	// asked about alone (else each copy acts on its own path whatever the others hold, and they
+	// are removed together, but for those the matchers read)
 	apart bool
 	// together: where kapp's rebase must say which values the rules rewrite (probe), the values
 	// may be changed together, one rebase answering for each (probes): every rule that may rewrite
-	// one is matched by the resource's identity alone, and a ytt rule among them is one generate
-	// writes, whose program reads each value it rewrites at its own path only (through the merge
-	// keys of the items on the way; a Secret's stringData key with the data key of its name)
+	// one acts on its own paths, and a ytt rule among them is one generate writes, whose program
+	// reads each value it rewrites at its own path only (through the merge keys of the items on
+	// the way; a Secret's stringData key with the data key of its name)
 	together bool
+	// reads: what the matchers the resource's identity does not decide read
+	// (kappmatch.Matcher.Reads): a value changed or removed there may change whether a rule acts
+	// on the others, so it is asked about alone (readAt); elsewhere a rule's matcher decides the
+	// same on every value changed together, and the values share a rebase whatever the matchers
+	readsAt []ctlres.Path
+}
+
+// readAt reports whether a matcher t.readsAt names reads the value at p (by index), or one
+// below or above it.
+func (t touch) readAt(p fielddiff.Path) bool {
+	if len(t.readsAt) == 0 {
+		return false
+	}
+	kp := kappPath(p)
+	return slices.ContainsFunc(t.readsAt, func(q ctlres.Path) bool { return overlap(kp, q) })
 }
 
 // touched says what the rules may do to desired. A rule may act on a resource its matchers do not
@@ -76,6 +90,9 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 		if decided && !matches {
 			continue
 		}
+		if !decided {
+			t.readsAt = append(t.readsAt, rule.matcher.Reads()...)
+		}
 		switch {
 		case rule.ytt != nil && !rule.At.Generated:
 			allRemovals = true
@@ -86,13 +103,13 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 			}
 		}
 		if rule.ytt != nil && !rule.At.Generated || rule.restores {
-			t.apart = t.apart || !decided || rule.ytt != nil
+			t.apart = t.apart || rule.ytt != nil
 		}
 		if rule.keepsDeclared {
 			continue
 		}
 		t.probe = t.probe || !decided || rule.ytt != nil
-		t.together = t.together && decided && (rule.ytt == nil || rule.At.Generated)
+		t.together = t.together && (rule.ytt == nil || rule.At.Generated)
 		t.moves = t.moves || !decided || rule.ytt != nil && !rule.At.Generated
 		t.reads = t.reads || rule.ytt != nil && !rule.At.Generated
 		t.annotate = t.annotate || rule.index >= 0 && (rule.ytt != nil || slices.ContainsFunc(rule.paths, writesInert)) ||
