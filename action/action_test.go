@@ -4,12 +4,14 @@ package action
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -88,6 +90,10 @@ func TestScriptArguments(t *testing.T) {
 	}{
 		{[]string{"INPUT_PACKAGE=pkg", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml"},
 			[]string{"check", "--output", "github", "--package", "pkg", "--live", "live.yaml", "--rules", "r.yml"}},
+		// plain manifests, and the ruleset and CRDs the rules were generated with, one per line
+		{[]string{"INPUT_DESIRED=a.yaml\nb.yaml", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_RULESET=rs.yaml", "INPUT_CRD=crds/\nx.yaml"},
+			[]string{"check", "--output", "github", "--desired", "a.yaml", "--desired", "b.yaml", "--live", "live.yaml", "--rules", "r.yml",
+				"--ruleset", "rs.yaml", "--crd", "crds/", "--crd", "x.yaml"}},
 		{[]string{"INPUT_PACKAGE=pkg", "INPUT_VALUES=a.yml\n b.yml \n", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml\nconfig/",
 			"INPUT_NAMESPACE=ns", "INPUT_FAIL_ON_DRIFT=true"},
 			[]string{"check", "--output", "github", "--package", "pkg", "--values", "a.yml", "--values", "b.yml", "--live", "live.yaml",
@@ -121,10 +127,7 @@ func TestScriptArguments(t *testing.T) {
 // rules rebasegen generated, failing with annotations on the rules file without them.
 func TestActionOnFixturePackage(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "rebasegen")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rebasegen").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := build(t)
 	pkg, live, ns := "../fixtures/packages/hpa-web/config", "../fixtures/hpa-replicas/live.yaml", "hpa-replicas"
 	values := "../fixtures/packages/hpa-web/values.yml"
 	rules := filepath.Join(dir, "rebase-rules.yml")
@@ -157,6 +160,70 @@ func TestActionOnFixturePackage(t *testing.T) {
 	if !annotation.MatchString(out) {
 		t.Errorf("without rules: no error annotation for spec.replicas on %s\n%s", none, out)
 	}
+}
+
+// TestActionOnPlainManifestsWithRuleset (issue 24, newcomer9 N9-5): the Action takes plain
+// manifests (desired) as well as a package, and the ruleset and CRDs the rules were generated
+// with: rules generated with -d and --ruleset on atomic-list-job (a list its post-deploy job
+// rewrites) are clean there, as check says with the same inputs. The Action took only a package:
+// the same manifests given as one made the rules stale, and without the ruleset the rule on the
+// list was a hidden change made in Git.
+func TestActionOnPlainManifestsWithRuleset(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t)
+	desired, live, ruleset, ns := "../fixtures/atomic-list-job/desired.yaml", "../fixtures/atomic-list-job/live.yaml", "../fixtures/atomic-list-job/ruleset.yaml", "atomic-list-job"
+	rules := filepath.Join(dir, "rebase-rules.yml")
+	if out, err := exec.Command(bin, "generate", "-q", "-d", desired, "-l", live, "-n", ns, "--ruleset", ruleset, "--output-file", rules).CombinedOutput(); err != nil {
+		t.Fatalf("rebasegen generate: %v\n%s", err, out)
+	}
+	cmd := exec.Command("bash", "check.sh")
+	cmd.Env = append(os.Environ(), "REBASEGEN="+bin, "INPUT_DESIRED="+desired, "INPUT_LIVE="+live, "INPUT_RULES="+rules,
+		"INPUT_RULESET="+ruleset, "INPUT_NAMESPACE="+ns)
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(t, err); code != 0 || strings.Contains(string(out), "::error") {
+		t.Errorf("desired and ruleset: exit %d, want 0 and no error annotation\n%s", code, out)
+	}
+	// neither a package nor manifests: the script says what to give
+	cmd = exec.Command("bash", "check.sh")
+	cmd.Env = append(os.Environ(), "REBASEGEN="+bin, "INPUT_LIVE="+live, "INPUT_RULES="+rules)
+	if out, err := cmd.CombinedOutput(); exitCode(t, err) != 1 || !strings.HasPrefix(string(out), "::error::give the package input") {
+		t.Errorf("no package nor desired: exit %d, want 1 and an error annotation\n%s", exitCode(t, err), out)
+	}
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// build builds rebasegen once for the tests that run the Action on it.
+func build(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "rebasegen-action")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "rebasegen")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/rebasegen").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// TestMain removes the binary build made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
+	}
+	os.Exit(code)
 }
 
 func exitCode(t *testing.T, err error) int {

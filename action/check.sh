@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# check.sh - the GitHub Action's step (action.yml): rebasegen check on a package, with the inputs
+# check.sh - the GitHub Action's step (action.yml): rebasegen check on a package or plain manifests, with the inputs
 # in INPUT_* variables as action.yml passes them; list inputs hold one path per line. Prints
 # GitHub annotations (--output github); exits as rebasegen check does: 0 clean, 1 usage or input
 # error, 3 ghost diffs remain or generated rules are stale (or drift with fail-on-drift, adoption
 # changes with fail-on-adoption), 4 lint errors only. REBASEGEN is the binary (default: rebasegen on PATH).
 set -euo pipefail
-args=(check --output github --package "${INPUT_PACKAGE:?the package input is required}")
+args=(check --output github)
 # gh_data VALUE: an input inside a workflow command's message, as GitHub's escapeData escapes it
 # (after printf %q has put it on one line): it cannot end the command and start another.
 gh_data() {
@@ -20,11 +20,22 @@ add_list() { # FLAG LINES: one flag per non-empty line
   done <<<"$2"
   return 0
 }
+# a package, plain manifests or both, as rebasegen generate was given them: rules generated from
+# -d desired.yaml are stale when the same file comes as a package
+pkg=${INPUT_PACKAGE:-} desired=${INPUT_DESIRED:-}
+if [[ -z ${pkg//[[:space:]]/} && -z ${desired//[[:space:]]/} ]]; then
+  echo "::error::give the package input (a ytt package) or desired (plain manifests), as the rules were generated from"
+  exit 1
+fi
+if [[ -n ${pkg//[[:space:]]/} ]]; then args+=(--package "$pkg"); fi
+add_list --desired "$desired"
 add_list --values "${INPUT_VALUES:-}"
 add_list --value "${INPUT_VALUE:-}"
 add_list --value-yaml "${INPUT_VALUE_YAML:-}"
 add_list --live "${INPUT_LIVE:?the live input is required}"
 add_list --rules "${INPUT_RULES:?the rules input is required}"
+add_list --ruleset "${INPUT_RULESET:-}"
+add_list --crd "${INPUT_CRD:-}"
 # only when given: rebasegen's own default applies otherwise
 if [[ -n ${INPUT_NAMESPACE:-} ]]; then args+=(--namespace "$INPUT_NAMESPACE"); fi
 flag() { # NAME VALUE: --NAME when VALUE is true

@@ -20,15 +20,24 @@ import (
 
 // inputFlags are shared by every command that reads desired and live objects.
 func inputFlags() []cli.Flag {
-	return append([]cli.Flag{
+	return slices.Concat([]cli.Flag{
 		&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects: file, directory or - (repeatable); omitted: recovered from kapp.k14s.io/original"},
 		&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects read from the cluster, with managedFields: file, directory or - (repeatable)", Required: true},
+	}, classifyFlags(), []cli.Flag{
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
+		serverVersionFlag(),
+	}, packageFlags())
+}
+
+// classifyFlags are the inputs that classify a field besides the objects themselves: lint
+// judges its rules with every rule in force as check does, so it takes them too, or a rule
+// check keeps (a controller named in a ruleset) is one lint calls hiding a change made in Git.
+func classifyFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "crd", Usage: "CustomResourceDefinitions for schema defaulting (repeatable)"},
 		&cli.StringSliceFlag{Name: "ruleset", Usage: "extra ruleset file (repeatable)"},
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 		&cli.BoolFlag{Name: "no-operational", Usage: "annotations people stamp on purpose at run time (kubectl rollout restart's restartedAt) are drift, not ruled"},
-		serverVersionFlag(),
-	}, packageFlags()...)
+	}
 }
 
 // serverVersionFlag is --server-version of every command that reads live objects.

@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
-	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
@@ -20,14 +19,15 @@ func lintCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: helpText("rebasegen lint -r rebase-rules.yml -d desired.yaml",
 			"0 no errors (warnings allowed)", "1 usage or input error", "4 lint errors"),
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.StringSliceFlag{Name: "rules", Aliases: []string{"r"}, Required: true, Usage: "kapp Configs or ConfigMaps labelled kapp.k14s.io/config: file, directory or - (repeatable)"},
 			&cli.StringSliceFlag{Name: "desired", Aliases: []string{"d"}, Usage: "desired objects the rules are for: every matcher must match one (repeatable)"},
 			&cli.StringSliceFlag{Name: "live", Aliases: []string{"l"}, Usage: "live objects with managedFields: broad rules get the narrower paths rebasegen generate would write (repeatable)"},
+		}, classifyFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: namespaceUsage},
 			serverVersionFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report()) + " (GitHub Actions annotations)"},
-		}, packageFlags()...),
+		}, packageFlags()),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return fmt.Errorf("unexpected argument %q: pass Configs with --rules", c.Args().First())
@@ -36,8 +36,7 @@ func lintCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			findings, notes, err := generator.Lint(generator.Inputs{Desired: c.StringSlice("desired"), Live: c.StringSlice("live"),
-				Namespace: c.String("namespace"), Package: packageOf(c), Reader: load.NewReader(os.Stdin), ServerVersion: c.String("server-version")}, c.StringSlice("rules"))
+			findings, notes, err := generator.Lint(inputs(c), c.StringSlice("rules"))
 			if err != nil {
 				return err
 			}
