@@ -20,6 +20,8 @@ type Checked struct {
 	*verdict.Verdict
 	// InferredNamespace: the namespace inferred for desired objects without one (no -n given).
 	InferredNamespace string
+	// NamespaceUnused: -n was given, yet every namespaced desired object declares its namespace.
+	NamespaceUnused bool
 	// At: where each drift, pending change and pending create (Path "") was made, as far as the
 	// inputs tell: the desired document when it is a file's; for a package's rendering (its lines
 	// are no file's), a pending value the line of the one data value feeding it (valuesource.Sources).
@@ -99,7 +101,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if err != nil {
 		return nil, lintedError(verdict.NameYTTRule(err, rules), a.Inputs, files)
 	}
-	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
+	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, NamespaceUnused: a.Set.NamespaceUnused, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
 	if c.At, err = valuesource.Located(a.Inputs.Package, a.Inputs.Reader, a.Report, a.Set, vd); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	findings, err := a.lintFiles(files)
-	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, VersionWarning: a.Set.VersionWarning}, err
+	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, NamespaceUnused: a.Set.NamespaceUnused, VersionWarning: a.Set.VersionWarning}, err
 }
 
 // refusedRules are lint's findings on the rule files alone where kapp refuses one of their
@@ -121,6 +121,7 @@ func lintErrorList(findings []lint.Finding) string {
 // desired objects without one, if any, and that the server's minor version has no defaults data.
 type LintNotes struct {
 	InferredNamespace string
+	NamespaceUnused   bool // -n was given, yet every namespaced desired object declares its namespace
 	VersionWarning    string
 }
 

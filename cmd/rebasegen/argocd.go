@@ -80,7 +80,7 @@ func generateArgoCD(c *cli.Context) error {
 	if err := verdict.NothingPaired(a.Set, verdict.UnpairedOf(a.Set)); err != nil {
 		return err
 	}
-	noteNamespace(c, a.Set.InferredNamespace)
+	noteNamespace(c, a.Set.InferredNamespace, a.Set.NamespaceUnused)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
 	noteVersion(c, a.Set.VersionWarning)
 	app, err := argoApp(c, argocd.TrackedApps(a.Report))
@@ -188,7 +188,7 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	noteNamespace(c, a.Set.InferredNamespace)
+	noteNamespace(c, a.Set.InferredNamespace, a.Set.NamespaceUnused)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
 	if s, err = s.WithAnnotations(a.Report); err != nil {
 		return err

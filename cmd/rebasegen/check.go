@@ -50,7 +50,7 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			noteNamespace(c, res.InferredNamespace)
+			noteNamespace(c, res.InferredNamespace, res.NamespaceUnused)
 			noteUnmanaged(c, res.Unmanaged, res.Live)
 			noteRedacted(c, res.Redacted)
 			for _, d := range res.Deferred {

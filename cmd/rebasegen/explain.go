@@ -42,11 +42,11 @@ func explainCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			noteNamespace(c, set.InferredNamespace)
+			noteNamespace(c, set.InferredNamespace, set.NamespaceUnused)
 			noteVersion(c, set.VersionWarning)
 			noteUnmanaged(c, set.Unmanaged, set.Live)
 			noteRedacted(c, set.Redacted)
-			noteElsewhere(c, verdict.UnpairedOf(set))
+			noteElsewhere(c, len(set.Pairs), verdict.UnpairedOf(set))
 			if err := noteOwnership(c, set); err != nil {
 				return err
 			}

@@ -85,7 +85,7 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			noteNamespace(c, g.Set.InferredNamespace)
+			noteNamespace(c, g.Set.InferredNamespace, g.Set.NamespaceUnused)
 			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
 			noteRedacted(c, g.Set.Redacted)
 			noteVersion(c, g.Set.VersionWarning)

@@ -47,10 +47,15 @@ func serverVersionFlag() cli.Flag {
 
 const namespaceUsage = "namespace of namespaced desired objects without one (not given: where their live counterparts are; an error naming the namespaces when they are in several; default when none is live)"
 
-// noteNamespace says which namespace was inferred for the desired objects without one.
-func noteNamespace(c *cli.Context, inferred string) {
+// noteNamespace says which namespace was inferred for the desired objects without one, or that
+// -n places none of them: a user taking -n for the namespace to deploy into learns it does not
+// move objects that declare theirs.
+func noteNamespace(c *cli.Context, inferred string, unused bool) {
 	if inferred != "" {
 		fmt.Fprintf(c.App.ErrWriter, "note: namespace %s inferred from the live objects (-n to choose)\n", escape.Text(inferred))
+	}
+	if unused {
+		fmt.Fprintf(c.App.ErrWriter, "note: -n %s is not used: every namespaced desired object declares its own namespace, where kapp deploys it\n", escape.Text(c.String("namespace")))
 	}
 }
 
@@ -80,8 +85,10 @@ func noteVersion(c *cli.Context, warning string) {
 }
 
 // noteElsewhere says which desired objects kapp would create are live in another namespace: a
-// wrong -n leaves them unpaired, and explain has no error to say so.
-func noteElsewhere(c *cli.Context, unpaired []verdict.Unpaired) {
+// wrong -n leaves them unpaired, and explain has no error to say so; and when most desired
+// objects are missing from the live input beside paired ones (a partial capture, one object's
+// kubectl get): rebasegen knows only the live input, not the cluster.
+func noteElsewhere(c *cli.Context, paired int, unpaired []verdict.Unpaired) {
 	byNS := map[string][]string{}
 	var order []string
 	for _, u := range unpaired {
@@ -101,7 +108,16 @@ func noteElsewhere(c *cli.Context, unpaired []verdict.Unpaired) {
 		} else if n > 1 {
 			it = "them"
 		}
-		fmt.Fprintf(c.App.ErrWriter, "note: %s: not on the cluster, but the live objects hold %s in namespace %s: did you mean -n %s?\n", escape.Text(what), it, escape.Text(ns), escape.Text(ns))
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: not among the live objects, but they hold %s in namespace %s: did you mean -n %s?\n", escape.Text(what), it, escape.Text(ns), escape.Text(ns))
+	}
+	missing := 0
+	for _, u := range unpaired {
+		if len(u.LiveIn) == 0 {
+			missing++
+		}
+	}
+	if paired > 0 && missing > paired {
+		fmt.Fprintf(c.App.ErrWriter, "note: %d of %d desired objects are not among the live objects: kapp creates them only where the cluster lacks them; if they are deployed, give them with --live too (rebasegen capture saves every object of the app)\n", missing, paired+len(unpaired))
 	}
 }
 

@@ -40,7 +40,7 @@ func lintCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			noteNamespace(c, notes.InferredNamespace)
+			noteNamespace(c, notes.InferredNamespace, notes.NamespaceUnused)
 			noteVersion(c, notes.VersionWarning)
 			out := c.App.Writer
 			if f == format.Text {

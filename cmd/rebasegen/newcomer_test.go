@@ -98,7 +98,7 @@ func TestWrongNamespaceHint(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	fix[5] = "wrong"
 	r := rebasegen(t, append([]string{"explain"}, fix...)...)
-	want := "note: apps/Deployment wrong/web, autoscaling/HorizontalPodAutoscaler wrong/web: not on the cluster, but the live objects hold them in namespace hpa-replicas: did you mean -n hpa-replicas?\n"
+	want := "note: apps/Deployment wrong/web, autoscaling/HorizontalPodAutoscaler wrong/web: not among the live objects, but they hold them in namespace hpa-replicas: did you mean -n hpa-replicas?\n"
 	if !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr:\n%s\nwant %q", r.stderr, want)
 	}
@@ -367,6 +367,47 @@ func TestRegenerateLineFromAnotherDirectory(t *testing.T) {
 		want := "the inputs differ from its Regenerate line's: --desired ../../desired.yaml (Regenerate line only), --desired " + rel("other.yaml") + " (this check only):"
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("from %s, another --desired: stdout:\n%s\nwant %q", dir, r.stdout, want)
+		}
+	}
+}
+
+// TestNotesOnPartialLiveAndUnusedNamespace: a live input holding one of the desired objects (one
+// object's kubectl get) is said to be partial, not taken for the cluster; -n given where every
+// namespaced desired object declares its namespace is said to place none of them (newcomer7
+// N7-9 e, f: both passed without a word).
+func TestNotesOnPartialLiveAndUnusedNamespace(t *testing.T) {
+	fix := scenario(t, "hpa-statefulset")
+	dir := t.TempDir()
+	live, err := os.ReadFile(fix[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(live), "\n---\n")
+	writeFiles(t, dir, map[string][]string{
+		"one.yaml":      {docs[len(docs)-1]}, // the HPA alone
+		"declared.yaml": {strings.ReplaceAll(string(desired), "\nmetadata:\n", "\nmetadata:\n  namespace: "+fix[5]+"\n")},
+	})
+	one, declared := filepath.Join(dir, "one.yaml"), filepath.Join(dir, "declared.yaml")
+	r := rebasegen(t, "explain", "-d", fix[1], "-l", one, "-n", fix[5])
+	if want := "note: 2 of 3 desired objects are not among the live objects"; !strings.Contains(r.stderr, want) {
+		t.Errorf("partial live: stderr:\n%s\nwant %q", r.stderr, want)
+	}
+	if r := rebasegen(t, append([]string{"explain"}, fix...)...); strings.Contains(r.stderr, "not among the live objects") {
+		t.Errorf("whole live: a note:\n%s", r.stderr)
+	}
+
+	want := "note: -n prod is not used: every namespaced desired object declares its own namespace"
+	rules := filepath.Join(dir, "rules.yml")
+	for _, cmd := range [][]string{{"explain"}, {"generate", "--output-file", rules}, {"check", "--rules", rules}} {
+		if r := rebasegen(t, append(cmd, "-d", declared, "-l", fix[3], "-n", "prod")...); !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: stderr:\n%s\nwant %q", cmd[0], r.stderr, want)
+		}
+		if r := rebasegen(t, append(cmd, fix...)...); strings.Contains(r.stderr, "is not used") {
+			t.Errorf("%s, -n placing the objects: a note:\n%s", cmd[0], r.stderr)
 		}
 	}
 }

@@ -186,7 +186,7 @@ func WriteExplainText(w io.Writer, rep *classify.Report, pal Palette, width int)
 		b.WriteByte('\n')
 	}
 	for _, o := range ids(rep.Created) {
-		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": not on the cluster (kapp would create it)", width, 4))
+		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": not among the live objects (kapp would create it)", width, 4))
 	}
 	for _, o := range ids(rep.Deleted) {
 		fmt.Fprintln(b, textwrap.Hanging(escape.Text(o)+": "+deletedText, width, 4))

@@ -118,7 +118,7 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 	for _, l := range []struct {
 		docs []load.Doc
 		what string
-	}{{rep.Created, "not on the cluster (kapp would create them)"}, {rep.Deleted, deletedText}, {rep.LiveOnly, liveOnlyOf(rep)}} {
+	}{{rep.Created, "not among the live objects (kapp would create them)"}, {rep.Deleted, deletedText}, {rep.LiveOnly, liveOnlyOf(rep)}} {
 		var order []string
 		names := map[string][]string{}
 		for _, d := range l.docs {

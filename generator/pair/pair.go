@@ -58,6 +58,9 @@ type Set struct {
 	// InferredNamespace is the namespace given to namespaced desired objects without one when
 	// Options.Namespace was empty and their live counterparts are all in it; empty otherwise.
 	InferredNamespace string
+	// NamespaceUnused: Options.Namespace was given, yet every namespaced desired object declares
+	// its own namespace, so it places none of them (kapp deploys each where it declares).
+	NamespaceUnused bool
 	// Unmanaged counts the live objects without metadata.managedFields, of Live in all: read
 	// without kubectl's --show-managed-fields, they lack the evidence of who set each field.
 	Unmanaged, Live int
@@ -150,6 +153,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 	}
 
+	given := opts.Namespace != "" && opts.Deploy.IntoNamespace == ""
 	if opts.Namespace == "" && opts.Deploy.IntoNamespace == "" { // intoNs places every namespaced object
 		if opts.Namespace, err = inferNamespace(resources, liveByID, scope); err != nil {
 			return nil, err
@@ -162,9 +166,11 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 	}
 	seen := map[Identity]load.Doc{}
+	placed, namespaced := false, false
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
 		if scope.namespaced(id.Group, id.Kind) {
+			namespaced, placed = true, placed || d.Namespace == ""
 			if id.Namespace, err = opts.Deploy.namespace(d, id.Namespace); err != nil {
 				return nil, err
 			}
@@ -207,6 +213,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		delete(liveByID, id)
 		set.Pairs = append(set.Pairs, Pair{ID: id, Desired: d, Live: l})
 	}
+	set.NamespaceUnused = given && namespaced && !placed
 	unpaired := make([]load.Doc, 0, len(liveByID))
 	for _, l := range liveByID {
 		unpaired = append(unpaired, l)
