@@ -84,10 +84,30 @@ kind: Config
 }
 
 // kappChangesSelector reports whether kapp's deploy of in's manifests with the rule files
-// updates a Deployment's spec.selector, under either base: kapp v0.66.0 as `kapp deploy`
+// updates a Deployment's spec.selector, under either base.
+func kappChangesSelector(t *testing.T, in generator.Inputs, ruleFiles []string) bool {
+	t.Helper()
+	for _, against := range []bool{true, false} {
+		for _, ch := range kappChanges(t, in, ruleFiles, against) {
+			if ch.Op() != ctldiff.ChangeOpUpdate || ch.NewResource().Kind() != "Deployment" {
+				continue
+			}
+			selector := func(r ctlres.Resource) any {
+				return r.UnstructuredObject()["spec"].(map[string]any)["selector"]
+			}
+			if !reflect.DeepEqual(selector(ch.NewResource()), selector(ch.ExistingResource())) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kappChanges are the changes kapp's deploy of in's manifests with the rule files makes, diffed
+// against the last-applied copy (against) or the live object: kapp v0.66.0 as `kapp deploy`
 // prepares and diffs (cmd/app/deploy.go: NewConfFromResourcesWithDefaults,
 // LabeledResources.Prepare with the live objects' app label, ChangeSetWithVersionedRs).
-func kappChangesSelector(t *testing.T, in generator.Inputs, ruleFiles []string) bool {
+func kappChanges(t *testing.T, in generator.Inputs, ruleFiles []string, against bool) []ctldiff.Change {
 	t.Helper()
 	read := func(p string) []ctlres.Resource {
 		bs, err := os.ReadFile(p)
@@ -127,32 +147,14 @@ func kappChangesSelector(t *testing.T, in generator.Inputs, ruleFiles []string) 
 		news, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels()); err != nil {
 		t.Fatal(err)
 	}
-	changed := false
-	for _, against := range []bool{true, false} {
-		lives := read(in.Live[0])
-		ns := make([]ctlres.Resource, len(news))
-		for i, r := range news {
-			ns[i] = r.DeepCopy()
-		}
-		cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
-		if err := ctldiff.NewRenewableResources(lives, ns).Prepare(); err != nil {
-			t.Fatal(err)
-		}
-		changes, err := ctldiff.NewChangeSetWithVersionedRs(lives, ns, conf.TemplateRules(), ctldiff.ChangeSetOpts{AgainstLastApplied: against}, cf).Calculate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ch := range changes {
-			if ch.Op() != ctldiff.ChangeOpUpdate || ch.NewResource().Kind() != "Deployment" {
-				continue
-			}
-			selector := func(r ctlres.Resource) any {
-				return r.UnstructuredObject()["spec"].(map[string]any)["selector"]
-			}
-			if !reflect.DeepEqual(selector(ch.NewResource()), selector(ch.ExistingResource())) {
-				changed = true
-			}
-		}
+	lives := read(in.Live[0])
+	cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
+	if err := ctldiff.NewRenewableResources(lives, news).Prepare(); err != nil {
+		t.Fatal(err)
 	}
-	return changed
+	changes, err := ctldiff.NewChangeSetWithVersionedRs(lives, news, conf.TemplateRules(), ctldiff.ChangeSetOpts{AgainstLastApplied: against}, cf).Calculate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes
 }

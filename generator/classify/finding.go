@@ -83,6 +83,10 @@ type Finding struct {
 	// writes it and it holds the manifest's value right now (Change Same): kapp's engine alone
 	// judges whether kapp updates it.
 	KappView bool
+	// Reordered: a Pending change of the order of the associative list at Path, whose items
+	// the manifest and the live object otherwise both hold; Desired and Live are their merge keys
+	// in each one's order.
+	Reordered bool
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

@@ -223,6 +223,9 @@ func neutralisedPair(r classify.Resource, fields []classify.Finding) (verify.Pai
 			}
 			continue
 		}
+		if f.Reordered && fielddiff.OrderLike(desired.Unstructured, live.Unstructured, f.Path) {
+			continue // the items only: the live list whole would neutralise every field in them
+		}
 		neutralise(desired.Object, live.Object, f.Path)
 		dropStringData(desired.Object, f.Path)
 	}

@@ -252,7 +252,9 @@ type mutation struct {
 	// manifest declared): it is hidden where the object kapp applies still holds some of it, the
 	// rules in force putting it back while kapp's built-in rules alone do not (kapp then applies
 	// the live value, whatever it shows)
-	removed    bool
+	removed bool
+	// reordered: a change of the order of a list's items made in Git (classify.Finding.Reordered)
+	reordered  bool
 	what       string         // the field's path by key
 	key        fielddiff.Path // the field's path by key once changed (a changed merge key moves its item)
 	controller bool           // a manager other than the applier owns the field, with evidence

@@ -35,7 +35,8 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			return nil, err
 		}
 		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
-			removed: p.Finding.Change == fielddiff.Added}) // the manifest no longer declares it
+			removed:   p.Finding.Change == fielddiff.Added, // the manifest no longer declares it
+			reordered: p.Finding.Reordered})
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -76,11 +77,14 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				if err != nil {
 					return verify.Pair{}, err
 				}
-				if nonceAt(m.path) {
+				switch {
+				case m.reordered && fielddiff.OrderLike(desired.Unstructured, live.Unstructured, m.path):
+					// the items in the order kapp last applied, as they are otherwise
+				case nonceAt(m.path):
 					// the unchanged pair is the one after this deploy, the cluster holding what
 					// kapp writes (kapp refuses any manifest value but "")
 					err = appliedBefore(live.Unstructured, m.path, kappconv.NewNonce)
-				} else {
+				default:
 					revert(desired.Object, live.Object, byIndex(desired.Object, m.path))
 				}
 				return pairOf(desired, live), err
