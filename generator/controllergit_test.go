@@ -101,7 +101,8 @@ rebaseRules:
 				fmt.Fprintln(&text, f.Kind, f.Evidence)
 			}
 		}
-		if !strings.Contains(text.String(), "kube-controller-manager owns the field, which exempts only the value kapp last applied") {
+		if !strings.Contains(text.String(), "kube-controller-manager owns the field, which exempts only the value kapp last applied") ||
+			!strings.Contains(text.String(), "the object kapp applies holds the rules' value there") || !strings.Contains(text.String(), "take the field out of the manifest") {
 			t.Errorf("findings on the image:\n%s", text.String())
 		}
 	}
@@ -155,5 +156,44 @@ func TestGenerateLeavesAGitChangeToAControllersFieldUnruled(t *testing.T) {
 	}
 	if !pending {
 		t.Errorf("the image is not reported as a pending change from Git: pending %+v", g.Verification.Pending)
+	}
+}
+
+// TestHiddenReplicasNamesWhatTheUserChanges: an HPA-scaled replicas changed in Git (1 -> 3) is
+// hidden by the generated copy from the live object, as it should be; the finding says what the
+// user changes instead (the HPA's bounds, or the field out of the manifest) and does not say
+// kapp updates the resource, which kapp keeps (newcomer7 N7-9 h: "kapp updates the resource with
+// the rules' value" beside "kapp keeps 2/2", and no remedy).
+func TestHiddenReplicasNamesWhatTheUserChanges(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "hpa-replicas")
+	base, err := os.ReadFile(filepath.Join(dir, "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(base), "\n  replicas: 1\n") {
+		t.Fatal("the fixture's manifest no longer declares replicas: 1")
+	}
+	in := generator.Inputs{Desired: []string{filepath.Join(dir, "desired.yaml")}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: "hpa-replicas"}
+	generated, _ := generatedRules(t, in)
+	in.Desired = []string{writeFile(t, "replicas3.yaml", strings.Replace(string(base), "\n  replicas: 1\n", "\n  replicas: 3\n", 1))}
+	c, err := generator.Check(in, []string{generated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(hiddenPaths(c)); got != "[spec.replicas]" {
+		t.Fatalf("hidden %s, want [spec.replicas]", got)
+	}
+	for _, f := range c.Findings(verdict.Gate{}) {
+		if f.Kind != verdict.KindHidden {
+			continue
+		}
+		for _, want := range []string{"its minReplicas and maxReplicas", "take the field out of the manifest"} {
+			if !strings.Contains(f.Evidence, want) {
+				t.Errorf("evidence %q lacks %q", f.Evidence, want)
+			}
+		}
+		if strings.Contains(f.Evidence, "kapp updates the resource") {
+			t.Errorf("evidence says kapp updates the resource, which it keeps: %q", f.Evidence)
+		}
 	}
 }

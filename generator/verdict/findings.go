@@ -146,7 +146,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		if h.Owner != "" {
 			// the controller's exemption is for the value kapp applied (probe7 D4)
 			evidence = "a change made in Git is hidden by %s: %s; " + h.Owner + " owns the field, which exempts only the value kapp last applied (" +
-				kappconv.Original + "), not a new one from Git"
+				kappconv.Original + "), not a new one from Git; the rule is right while " + h.Owner + " owns the field: to make the change, change what drives " + h.Owner + drives(h.Path) + ", or take the field out of the manifest"
 		}
 		how := "kapp reports no update when the value changes"
 		switch {
@@ -156,7 +156,8 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		case h.How != "":
 			how = h.How
 		case h.Rewritten:
-			how = "kapp updates the resource with the rules' value there, not the manifest's"
+			// kapp may keep the resource: the applied object differs from the manifest, not the live one
+			how = "the object kapp applies holds the rules' value there, not the manifest's"
 		}
 		switch {
 		case h.Removed && h.Hypothetical:
@@ -254,4 +255,13 @@ func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding 
 		}
 	}
 	return AfterVersionWarning(versionWarning, fs)
+}
+
+// drives names, for a field a controller owns, what the user changes instead of the field
+// (newcomer7 N7-9 h: the replicas an HPA scales).
+func drives(path string) string {
+	if path == "spec.replicas" {
+		return " (for the replicas an HorizontalPodAutoscaler scales: its minReplicas and maxReplicas)"
+	}
+	return ""
 }
