@@ -106,7 +106,8 @@ func kappChangesSelector(t *testing.T, in generator.Inputs, ruleFiles []string) 
 // kappChanges are the changes kapp's deploy of in's manifests with the rule files makes, diffed
 // against the last-applied copy (against) or the live object: kapp v0.66.0 as `kapp deploy`
 // prepares and diffs (cmd/app/deploy.go: NewConfFromResourcesWithDefaults,
-// LabeledResources.Prepare with the live objects' app label, ChangeSetWithVersionedRs).
+// LabeledResources.Prepare with the live objects' app label, the live objects as kapp lists them
+// without their identity annotation, ChangeSetWithVersionedRs).
 func kappChanges(t *testing.T, in generator.Inputs, ruleFiles []string, against bool) []ctldiff.Change {
 	t.Helper()
 	read := func(p string) []ctlres.Resource {
@@ -148,6 +149,13 @@ func kappChanges(t *testing.T, in generator.Inputs, ruleFiles []string, against 
 		t.Fatal(err)
 	}
 	lives := read(in.Live[0])
+	for _, l := range lives {
+		if _, ok := l.Annotations()[kappconv.IdentityAnnotation]; ok {
+			if err := ctlres.NewIdentityAnnotation(l).RemoveMod().Apply(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
 	if err := ctldiff.NewRenewableResources(lives, news).Prepare(); err != nil {
 		t.Fatal(err)

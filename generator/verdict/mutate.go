@@ -58,22 +58,31 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			return err
 		}
 		t := touched(in.Rules, desired.Unstructured)
+		beside := v.beside[r.ID]
 		single := !batchable(desired.Unstructured, live.Unstructured)
 		lives := liveVariants(t, desired.Object, live.Object)
 		if t.annotate && (!inertAnswered(verified[r.ID], single) || lives != nil) {
-			probes = append(probes, mutation{r: r, single: single, lives: lives})
+			probes = append(probes, mutation{r: r, single: single, lives: lives, beside: beside})
 		}
-		joint := mutation{r: r, single: single}
-		batch := mutation{r: r, single: single, probed: true, lives: lives}
+		joint := mutation{r: r, single: single, beside: beside}
+		batch := mutation{r: r, single: single, probed: true, lives: lives, beside: beside}
 		first := seq
+		var versions []mutation // the names kapp writes into references once a versioned resource changes
 		for _, p := range t.paths {
 			val, _ := p.Get(desired.Object)
 			// a value still drawn equal to the live one is asked about alone
 			liveVal, inLive := fielddiff.ByKey(desired.Unstructured, p).GetDeclared(live.Object)
 			mutated, _, _ := MutateAwayFrom(val, liveVal, inLive)
 			m := mutation{r: r, path: p, value: mutated, what: fielddiff.ByKey(desired.Unstructured, p).String(), single: single, probed: t.probe,
-				controller: controlled(r, desired.Object, p), seq: seq}
+				controller: controlled(r, desired.Object, p), seq: seq, beside: beside}
 			seq++
+			if next, ok := nextVersion(val, liveVal, inLive, beside); ok {
+				p.Set(desired.Object, next)
+				key := fielddiff.ByKey(desired.Unstructured, p)
+				p.Set(desired.Object, val)
+				versions = append(versions, mutation{r: r, path: p, value: next, what: m.what, key: key, single: single,
+					probed: t.probe, controller: m.controller, beside: beside})
+			}
 			if !t.probe {
 				v.MutationsRun++ // each judged by kapp's engine
 			}
@@ -102,12 +111,23 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			}
 			val, _ := p.Get(desired.Object)
 			probes = append(probes, mutation{r: r, path: p, value: runtime.DeepCopyJSONValue(val), removed: true, what: key.String(), key: key,
-				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq, lives: lives})
+				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq, lives: lives, beside: beside})
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
 		removals = append(removals, apart(probes[start:], t.apart, t.readAt)...)
 		probes = probes[:start]
+		for _, m := range versions { // each asked about alone: its path has a draw of its own in joint
+			m.seq = seq
+			seq++
+			if m.probed {
+				m.lives = lives
+				probes = append(probes, m)
+			} else {
+				v.MutationsRun++
+				all = append(all, m)
+			}
+		}
 		if len(joint.members) > 0 {
 			for _, m := range joint.members {
 				m.path.Set(desired.Object, m.value)
@@ -125,7 +145,10 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			probes = append(probes, batch)
 		}
 		if t.reads {
-			probes = append(probes, allUnlike(r, t.paths, desired.Unstructured, live.Unstructured, first, single, lives)...)
+			for _, m := range allUnlike(r, t.paths, desired.Unstructured, live.Unstructured, first, single, lives) {
+				m.beside = beside
+				probes = append(probes, m)
+			}
 		}
 	}
 	rewritten, joints, err := v.probed(in, probes, configs)
@@ -279,6 +302,8 @@ type mutation struct {
 	// capture)
 	lives [][]change
 	live  []change
+	// beside: the deploy's versioned pairs kapp diffs the resource with (besideOf)
+	beside []verify.Pair
 }
 
 // change is a value changed at a path (by index), made with the maps and items on the way, or
@@ -343,7 +368,7 @@ func serverWritten(desired, live map[string]any) []change {
 
 // pair is m's pair for kapp's engine, with its value, or its members' values, changed.
 func (m mutation) pair() (verify.Pair, error) {
-	p, err := verifyPair(m.r.Pair, nil, nil)
+	p, err := m.unchanged()
 	if err != nil {
 		return p, err
 	}
@@ -361,6 +386,13 @@ func (m mutation) pair() (verify.Pair, error) {
 		member.applyTo(p.Desired.Object)
 	}
 	return p, nil
+}
+
+// unchanged is m's resource's pair as the deploy holds it, for kapp's engine.
+func (m mutation) unchanged() (verify.Pair, error) {
+	p, err := verifyPair(m.r.Pair, nil, nil)
+	p.Beside = m.beside
+	return p, err
 }
 
 // applyTo changes, or removes, m's value in desired.

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -15,13 +17,16 @@ import (
 // value stands for. Each pending change is judged on its own, whatever else kapp updates on the
 // resource: the manifest with that one field set back to what kapp last applied (the live value)
 // is the unchanged pair, the manifest the changed one (verify.Shown). A change kapp's built-in
-// rules alone do not show either is kapp's own behaviour, not a rule's, and is left out.
+// rules alone do not show either is kapp's own behaviour, not a rule's, and is left out; where it
+// is a reference kapp's templateRules write as the live one (nextVersion), it is no pending
+// change either, and leaves v.Pending.
 func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	byID := map[string]classify.Resource{}
 	for _, r := range in.Report.Resources {
 		byID[r.ID.String()] = r
 	}
 	var all []mutation
+	var refs []bool // the change is to a reference kapp's templateRules write (nextVersion)
 	for _, p := range v.Pending {
 		if p.Finding.Owner != "" {
 			// a controller rewrote what kapp applied: the live value is not kapp's to revert
@@ -36,7 +41,9 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		}
 		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
 			removed:   p.Finding.Change == fielddiff.Added, // the manifest no longer declares it
-			reordered: p.Finding.Reordered})
+			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
+		_, ref := nextVersion(p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
+		refs = append(refs, ref)
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -55,12 +62,12 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		for _, m := range asked {
 			if _, ok := manifest[m.r.ID.String()]; !ok && !m.single {
 				manifest[m.r.ID.String()] = verify.Result{}
-				once = append(once, mutation{r: m.r})
+				once = append(once, mutation{r: m.r, beside: m.beside})
 			}
 		}
 		for _, call := range calls(once) {
 			res, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
-				return verifyPair(once[call[i]].r.Pair, nil, nil)
+				return once[call[i]].unchanged()
 			}, configs, nil)
 			if err != nil {
 				return nil, err
@@ -87,7 +94,9 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				default:
 					revert(desired.Object, live.Object, byIndex(desired.Object, m.path))
 				}
-				return pairOf(desired, live), err
+				p := pairOf(desired, live)
+				p.Beside = m.beside
+				return p, err
 			}, configs, nil)
 			if err != nil {
 				return nil, err
@@ -105,7 +114,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				continue
 			}
 			res, err := verify.Shown(len(call), func(i int) (verify.Pair, error) {
-				return verifyPair(asked[call[i]].r.Pair, nil, nil)
+				return asked[call[i]].unchanged()
 			}, func(i int) verify.Result { return reverted[i] }, configs, nil)
 			if err != nil {
 				return nil, err
@@ -138,7 +147,13 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	var out []Hidden
 	blame := newBlame(in.Rules)
+	written := map[string]bool{} // the references kapp's deploy writes as the live ones
 	for i, m := range all {
+		if refs[i] && !builtin[i] && !inForce[i] {
+			// the manifest's base name, which kapp writes as the live version's name: no change
+			// to apply, though the manifest and the live object differ (probe11 P11-3)
+			written[m.r.ID.String()+" "+m.what] = true
+		}
 		if builtin[i] && !inForce[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
 			if m.removed {
@@ -148,6 +163,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			out = append(out, h)
 		}
 	}
+	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { return written[p.Resource.String()+" "+p.Finding.Path.String()] })
 	return out, nil
 }
 

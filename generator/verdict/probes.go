@@ -69,7 +69,7 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 		case m.members != nil:
 			// kapp's engine judges the values the rules rewrite together first: each rule acts on
 			// each whatever the others hold (a batch: touch.together, apartInBatch, touch.readAt)
-			joint := mutation{r: m.r, single: m.single, members: []mutation{}}
+			joint := mutation{r: m.r, single: m.single, members: []mutation{}, beside: m.beside}
 			for k, member := range m.members {
 				if rules.members[k]&^alone.members[k] != 0 {
 					member.lives = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured

@@ -165,15 +165,15 @@ func runMutations(all []mutation, configs []*unstructured.Unstructured, done fun
 			continue
 		}
 		seen[m.r.ID] = true
-		if res, ok := verified[m.r.ID]; ok && res.Alone && !m.single {
+		if res, ok := verified[m.r.ID]; ok && res.Alone && !m.single && m.beside == nil {
 			baseline[m.r.ID] = res
 			continue
 		}
-		unverified = append(unverified, mutation{r: m.r, single: m.single})
+		unverified = append(unverified, mutation{r: m.r, single: m.single, beside: m.beside})
 	}
 	for _, call := range calls(unverified) {
 		res, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
-			return verifyPair(unverified[call[i]].r.Pair, nil, nil)
+			return unverified[call[i]].unchanged()
 		}, configs, nil)
 		if err != nil {
 			return nil, err

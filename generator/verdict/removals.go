@@ -45,7 +45,7 @@ func layered(ms []mutation) []mutation {
 			}
 		}
 		for len(out) <= depth {
-			out = append(out, mutation{r: m.r, single: m.single, members: []mutation{}, lives: m.lives})
+			out = append(out, mutation{r: m.r, single: m.single, members: []mutation{}, lives: m.lives, beside: m.beside})
 		}
 		out[depth].members = append(out[depth].members, m)
 	}

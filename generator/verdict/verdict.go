@@ -86,6 +86,8 @@ type Verdict struct {
 	Cost verify.Cost
 	// Results are kapp's results on the unmutated pairs, Report.Resources' order.
 	Results []verify.Result
+	// beside: the versioned pairs each resource is asked about beside (besideOf)
+	beside map[pair.Identity][]verify.Pair
 }
 
 // Unjudged is a resource whose values were redacted at capture (pair.Pair.Redacted).
@@ -214,6 +216,9 @@ func Judge(in Input) (*Verdict, error) {
 		return nil, err
 	}
 	if err := v.keptAdoption(in, configs); err != nil {
+		return nil, err
+	}
+	if v.beside, err = besideOf(in.Report); err != nil {
 		return nil, err
 	}
 	// The safety net: a rule letting the cluster win must not hide a change made in Git to a

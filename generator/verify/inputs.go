@@ -31,6 +31,7 @@ type inputs struct {
 	hasVersionedAnn []bool       // the desired object has kapp's versioned annotation
 	liveApp         []string     // the live object's kapp.k14s.io/app label
 	context         [][]int      // other versioned pairs of the same app, see assignVersionedContext
+	beside          []bool       // the pair brings its context (Pair.Beside): context is not used
 	configJSON      [][]byte     // config sources after kapp's defaults, in order
 	pairConfigs     int          // of those, labelled config ConfigMaps among the pairs
 	configOfPair    []bool       // the pair's desired object is such a ConfigMap
@@ -47,7 +48,7 @@ func newInputs(n int, pairAt func(int) (Pair, error), configs []*unstructured.Un
 	in := &inputs{
 		n: n, pairAt: pairAt, desc: make([]string, n),
 		key: make([]string, n), appLabel: make([]string, n), versioned: make([]bool, n), context: make([][]int, n),
-		hasVersionedAnn: make([]bool, n), liveApp: make([]string, n), configOfPair: make([]bool, n),
+		hasVersionedAnn: make([]bool, n), liveApp: make([]string, n), configOfPair: make([]bool, n), beside: make([]bool, n),
 	}
 
 	var errs []error
@@ -149,6 +150,15 @@ func (in *inputs) addPair(i int, p Pair) error {
 
 	_, isVersioned := desired.Annotations()[kappconv.Versioned]
 	in.versioned[i], in.hasVersionedAnn[i] = isVersioned, isVersioned
+	in.beside[i] = p.Beside != nil
+	for _, b := range p.Beside {
+		if b.Desired == nil {
+			return errors.New("a pair beside it has no desired object")
+		}
+		if k := ctlres.NewUniqueResourceKey(ctlres.NewResourceUnstructured(*b.Desired, ctlres.ResourceType{})).String(); k == in.key[i] {
+			return fmt.Errorf("the pairs beside it hold the same resource (kapp key %q)", k)
+		}
+	}
 	if p.Live == nil {
 		return nil
 	}
@@ -199,15 +209,6 @@ func encode(p Pair) (desired, live []byte, err error) {
 	return desired, live, nil
 }
 
-// encoded is pair i, taken from pairAt again and encoded.
-func (in *inputs) encoded(i int) (desired, live []byte, err error) {
-	p, err := in.pairAt(i)
-	if err != nil {
-		return nil, nil, err
-	}
-	return encode(p)
-}
-
 // assignAppLabels picks the kapp.k14s.io/app value kapp would label new resources with: the live
 // object's own value, else the app's (the most common value among the live objects).
 func (in *inputs) assignAppLabels() {
@@ -244,7 +245,7 @@ func (in *inputs) assignVersionedContext() {
 	}
 	for i := range in.n {
 		for _, j := range byApp[in.appLabel[i]] {
-			if j != i {
+			if j != i && !in.beside[i] {
 				in.context[i] = append(in.context[i], j)
 			}
 		}

@@ -93,8 +93,20 @@ func (in *inputs) prepared(i int, rs pairResources) (pairResources, error) {
 
 func (in *inputs) resources(i int) (pairResources, error) {
 	var rs pairResources
-	for _, j := range append([]int{i}, in.context[i]...) {
-		d, l, err := in.encoded(j)
+	p, err := in.pairAt(i)
+	if err != nil {
+		return rs, err
+	}
+	pairs := append([]Pair{p}, p.Beside...)
+	for _, j := range in.context[i] {
+		c, err := in.pairAt(j)
+		if err != nil {
+			return rs, err
+		}
+		pairs = append(pairs, c)
+	}
+	for _, c := range pairs {
+		d, l, err := encode(c)
 		if err != nil {
 			return rs, err
 		}

@@ -97,7 +97,7 @@ func appendString(b []byte, s string) []byte {
 
 // alone reports whether kapp's verdict on pair i depends on it and the configs only (Result.Alone).
 func (in *inputs) alone(i int) bool {
-	return len(in.context[i]) == 0 && in.pairConfigs == 0 && in.liveApp[i] != ""
+	return len(in.context[i]) == 0 && !in.beside[i] && in.pairConfigs == 0 && in.liveApp[i] != ""
 }
 
 // Shown asks kapp's engine, for n pairs that are each a changed copy of a pair, whether it shows

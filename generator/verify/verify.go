@@ -25,6 +25,11 @@ type Pair struct {
 	// Source is where the manifest was read (a file's document), naming the pair in errors; ""
 	// names it by its index. LiveSource is where the live object was read ("": not known).
 	Source, LiveSource string
+	// Beside are the deploy's versioned pairs of the same app, this one's own resource left out,
+	// as the deploy holds them: kapp diffs the pair with them, writing their versioned names into
+	// its references (diff/versioned_resource.go), wherever it is asked about apart from them
+	// (a changed copy of the pair). nil: the versioned pairs of the same call of its app.
+	Beside []Pair
 }
 
 // Base is the existing side kapp diffs against.
@@ -216,7 +221,7 @@ func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Un
 			var obj map[string]any
 			err := catch(func() error {
 				last := bi == len(bases)-1
-				if !in.versioned[i] && !in.hasVersionedAnn[i] && len(in.context[i]) == 0 && len(rs.lives) == 1 {
+				if !in.versioned[i] && !in.hasVersionedAnn[i] && len(in.context[i]) == 0 && !in.beside[i] && len(rs.lives) == 1 {
 					var err error
 					obj, err = in.rebasedNew(w, rs, b, last)
 					return err

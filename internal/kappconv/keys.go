@@ -3,6 +3,7 @@ package kappconv
 import (
 	"crypto/md5"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,10 @@ func SplitVersionedName(name string) (base, version string) {
 	}
 	return name, ""
 }
+
+// VersionedName is the name kapp gives version n of a versioned resource named base
+// (diff/versioned_resource.go SetBaseName).
+func VersionedName(base string, n int) string { return base + versionSep + strconv.Itoa(n) }
 
 // ResourceKey is kapp's unique key of a resource, without its version: namespace/group/kind/name
 // (resources/unique_resources.go UniqueResourceKey).

@@ -1,0 +1,87 @@
+package verdict
+
+// The deploy's versioned resources, beside which kapp diffs every resource of their app.
+
+import (
+	"strconv"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verify"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+)
+
+// besideOf is, for each resource of an app holding versioned resources, the app's other
+// versioned pairs as the deploy holds them (verify.Pair.Beside): kapp's deploy writes their
+// versioned names into the references its templateRules name (diff/versioned_resource.go), so
+// a changed copy of a resource asked about without them is not what kapp deploys (probe11
+// P11-3: a Deployment's configMapRef.name cfg, which kapp writes as cfg-ver-1). nil where the
+// deploy holds none.
+func besideOf(rep *classify.Report) (map[pair.Identity][]verify.Pair, error) {
+	byApp := map[string][]verify.Pair{}
+	ids := map[string][]pair.Identity{}
+	for _, r := range rep.Resources {
+		desired, live, err := r.Objects()
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := desired.GetAnnotations()[kappconv.Versioned]; !ok {
+			continue
+		}
+		app := live.GetLabels()[kappconv.AppLabel]
+		byApp[app] = append(byApp[app], pairOf(desired, live))
+		ids[app] = append(ids[app], r.ID)
+	}
+	if len(byApp) == 0 {
+		return nil, nil
+	}
+	out := map[pair.Identity][]verify.Pair{}
+	for _, r := range rep.Resources {
+		live, err := r.Live.Object()
+		if err != nil {
+			return nil, err
+		}
+		app := live.GetLabels()[kappconv.AppLabel]
+		beside := []verify.Pair{}
+		for k, p := range byApp[app] {
+			if ids[app][k] != r.ID {
+				beside = append(beside, p)
+			}
+		}
+		if len(byApp[app]) > 0 {
+			out[r.ID] = beside
+		}
+	}
+	return out, nil
+}
+
+// nextVersion is the name kapp's deploy writes into a reference to a versioned resource of
+// beside once that resource changes in Git: NAME-ver-(N+1), N its newest live version. A
+// reference is a declared value naming the resource's base name whose live value is one of
+// its versions: kapp's templateRules rewrote it there. The mutation check's own draws never name
+// a versioned resource, so kapp leaves them, and a rule acting only on the names kapp writes
+// (keeping the live version wherever a reference holds one) is never hit by them.
+func nextVersion(declared, live any, inLive bool, beside []verify.Pair) (string, bool) {
+	name, ok := declared.(string)
+	liveName, okLive := live.(string)
+	if !ok || !inLive || !okLive {
+		return "", false
+	}
+	if base, ver := kappconv.SplitVersionedName(liveName); base != name || ver == "" {
+		return "", false
+	}
+	newest := -1
+	for _, p := range beside {
+		if p.Desired.GetName() != name || p.Live == nil {
+			continue
+		}
+		base, ver := kappconv.SplitVersionedName(p.Live.GetName())
+		if n, err := strconv.Atoi(ver); err == nil && base == name && n > newest {
+			newest = n
+		}
+	}
+	if newest < 0 {
+		return "", false
+	}
+	return kappconv.VersionedName(name, newest+1), true
+}

@@ -1,0 +1,118 @@
+package generator_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+
+	"github.com/rebasegen/rebasegen/generator"
+)
+
+// keepVersionRule puts the live reference back wherever kapp's templateRules wrote a versioned
+// name into a container's envFrom (probe11 P11-3's keepver.yml): a new version of the ConfigMap
+// never reaches the Deployment.
+const keepVersionRule = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:json", "json")
+        #@ load("@ytt:overlay", "overlay")
+        #@ def keep(left, right):
+        #@   obj = json.decode(json.encode(left))
+        #@   if data.values.existing == None:
+        #@     return obj
+        #@   end
+        #@   ex = json.decode(json.encode(data.values.existing))
+        #@   for i, c in enumerate(obj["spec"]["template"]["spec"]["containers"]):
+        #@     for j, e in enumerate(c.get("envFrom") or []):
+        #@       n = e.get("configMapRef", {}).get("name", "")
+        #@       if "-ver-" in n:
+        #@         e["configMapRef"]["name"] = ex["spec"]["template"]["spec"]["containers"][i]["envFrom"][j]["configMapRef"]["name"]
+        #@       end
+        #@     end
+        #@   end
+        #@   return obj
+        #@ end
+        #@overlay/match by=overlay.all
+        #@overlay/replace via=keep
+        ---
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`
+
+// TestVersionedReferenceAsKappDeploysIt (probe11 P11-3): kapp's templateRules write the name of
+// the version this deploy gives a versioned ConfigMap into the Deployment's reference (cfg
+// becomes cfg-ver-1, cfg-ver-2 once the ConfigMap changes in Git). A rule putting the live
+// reference back wherever kapp wrote a versioned name passed check, exit 0, at the pull request
+// adding it and at the one changing the ConfigMap, which check said "this deploy applies" while
+// kapp keeps the Deployment on cfg-ver-1; and the unchanged manifests' cfg was called a pending
+// change kapp applies, where kapp keeps the Deployment. The oracle is kapp's deploy
+// (kappChanges): check reports the reference hidden exactly where kapp, on the ConfigMap's
+// change, keeps the Deployment under the rules and updates it without them, and pending exactly
+// where kapp updates the Deployment under the rules.
+func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
+	dir := filepath.Join("testdata", "versioned-reference")
+	live, v1 := filepath.Join(dir, "live.yaml"), filepath.Join(dir, "v1.yaml")
+	manifest, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := writeFile(t, "v2.yaml", strings.Replace(string(manifest), "k: v1", "k: v2", 1))
+	keep := writeFile(t, "keepver.yml", keepVersionRule)
+	// a rule for another kind: check judges the manifests under kapp's built-in rules alone
+	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[spec]]\n  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: v1, kind: Service}\n")
+	in := func(desired string) generator.Inputs {
+		return generator.Inputs{Desired: []string{desired}, Live: []string{live}, Namespace: "versioned-ref"}
+	}
+	updates := func(desired, rules string) bool { // kapp's deploy updates the Deployment, under both bases
+		for _, against := range []bool{true, false} {
+			found := false
+			for _, ch := range kappChanges(t, in(desired), []string{rules}, against) {
+				if ch.NewOrExistingResource().Kind() == "Deployment" {
+					found = ch.Op() == ctldiff.ChangeOpUpdate
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	if !updates(v2, none) || updates(v1, none) {
+		t.Fatal("kapp's deploy of the ConfigMap's change does not update the Deployment, or it updates the unchanged one")
+	}
+	const ref = "apps/Deployment versioned-ref/web spec.template.spec.containers[name=web].envFrom[0].configMapRef.name"
+	for _, tc := range []struct{ name, desired, rules string }{
+		{"rule PR", v1, keep},
+		{"ConfigMap PR", v2, keep},
+		{"unchanged", v1, none},
+		{"ConfigMap PR without the rule", v2, none},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := generator.Check(in(tc.desired), []string{tc.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hidden, pending := false, false
+			for _, h := range c.Verdict.Hidden {
+				hidden = hidden || h.String() == ref
+			}
+			for _, p := range c.Verdict.Pending {
+				pending = pending || p.Resource.String()+" "+p.Finding.Path.String() == ref
+			}
+			wantHidden := !updates(v2, tc.rules) // the ConfigMap's change in Git kept from the Deployment
+			if hidden != wantHidden {
+				t.Errorf("the reference hidden: %v, want %v (kapp keeps the Deployment on the ConfigMap's change: %v)", hidden, wantHidden, wantHidden)
+			}
+			if want := updates(tc.desired, tc.rules); pending != want {
+				t.Errorf("the reference a pending change this deploy applies: %v, want %v (kapp's deploy updates the Deployment: %v)", pending, want, want)
+			}
+		})
+	}
+}
