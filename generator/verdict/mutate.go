@@ -337,7 +337,9 @@ func liveVariants(t touch, desired, live map[string]any) [][]change {
 
 // serverWritten changes, to values no rule can predict (mutate, drawn away from the captured
 // ones), what the live object holds that the API server or a controller rewrites between the
-// capture and the deploy: its resourceVersion, generation and managers' times, its status, the
+// capture and the deploy: its resourceVersion, generation and managers' times, its uid and
+// creationTimestamp (the object deleted and created again: kapp's fallback-on-replace, a
+// restore, a delete and redeploy; probe11 P11-2), its status, the
 // annotations and labels a controller may write (controllerMetadata) and the other values a
 // manager other than the applier owns (controllerFields); and it adds the keys people's tools
 // stamp at run time (addedKeys).
@@ -347,7 +349,10 @@ func serverWritten(desired, live map[string]any) []change {
 	if live == nil {
 		return nil
 	}
-	ps := []fielddiff.Path{fielddiff.FromFields([]string{"metadata", "resourceVersion"}), fielddiff.FromFields([]string{"metadata", "generation"})}
+	var ps []fielddiff.Path
+	for _, f := range []string{"resourceVersion", "generation", "uid", "creationTimestamp"} {
+		ps = append(ps, fielddiff.FromFields([]string{"metadata", f}))
+	}
 	ps = append(ps, declaredUnder(live, append(ctlres.NewPathFromStrings([]string{"metadata", "managedFields"}), ctlres.NewPathPartFromIndexAll(), ctlres.NewPathPartFromString("time")))...)
 	ps = append(ps, declaredUnder(live, ctlres.NewPathFromStrings([]string{"status"}))...)
 	ps = append(ps, controllerMetadata(desired, live)...)
