@@ -76,7 +76,7 @@ func hpaWith(t *testing.T, image string, original bool) generator.Inputs {
 // imageOverlay is a Config whose ytt rule sets the web container's image to pick(n, e), n the
 // manifest's image and e the live one.
 func imageOverlay(pick string) string {
-	return "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n" + ytttest.WebImageRule(pick)
+	return ytttest.Config(ytttest.WebImageRule(pick))
 }
 
 // A rule that rewrites a changed value into a third one (another registry's image) lets kapp
@@ -210,30 +210,15 @@ rebaseRules:
 
 // readdResources is a ytt rule that re-adds the web container's resources from the live object
 // once the manifest drops them: it hides that removal made in Git.
-const readdResources = `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-  ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:overlay", "overlay")
-        #@ load("@ytt:data", "data")
-        #@ def lacks():
-        #@   return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
-        #@ end
-        #@overlay/match by=overlay.all
-        ---
-        spec:
-          template:
-            spec:
-              containers:
-              #@overlay/match by="name"
-              - name: web
-                #@ if lacks():
-                #@overlay/match missing_ok=True
-                resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
-                #@ end
-
-`
+var readdResources = ytttest.Config(ytttest.DeploymentRule(`def lacks():
+  return "resources" not in data.values.new["spec"]["template"]["spec"]["containers"][0]
+end`, `spec:
+  template:
+    spec:
+      containers:
+      #@overlay/match by="name"
+      - name: web
+        #@ if lacks():
+        #@overlay/match missing_ok=True
+        resources: #@ data.values.existing["spec"]["template"]["spec"]["containers"][0]["resources"]
+        #@ end`))

@@ -11,34 +11,21 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
 // spinsOnWeb2 is a ytt rebase rule for every Deployment that loops only on the one named web2,
 // whatever its values: the budgeted run on the first resource it matches (web) ends.
-const spinsOnWeb2 = `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-  ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:overlay", "overlay")
-        #@ load("@ytt:data", "data")
-        #@ def spin():
-        #@   x = 0
-        #@   if data.values.new["metadata"]["name"] == "web2":
-        #@     for i in range(2000000000):
-        #@       x = x + 1
-        #@     end
-        #@   end
-        #@   return x
-        #@ end
-        #@overlay/match by=overlay.all
-        ---
-        spec:
-          replicas: #@ data.values.existing["spec"]["replicas"] + spin()
-`
+var spinsOnWeb2 = ytttest.Config(ytttest.DeploymentRule(`def spin():
+  x = 0
+  if data.values.new["metadata"]["name"] == "web2":
+    for i in range(2000000000):
+      x = x + 1
+    end
+  end
+  return x
+end`, `spec:
+  replicas: #@ data.values.existing["spec"]["replicas"] + spin()`))
 
 // TestYTTRuleOverrunOnSecondMatch (probe6 finding 3): a ytt rebase rule looping only on the second
 // resource it matches hung check (10 minutes, no output): only the first matched resource and the

@@ -17,6 +17,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
 // TestHostileInputs: bad input of every kind is an error (exit 1) that names the input and, for
@@ -482,38 +483,14 @@ func TestYTTRebaseRuleBudgetOnMutations(t *testing.T) {
 	}
 	fixture := scenario(t, "hpa-replicas")
 	rules := filepath.Join(t.TempDir(), "cond.yml")
-	const config = `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-  ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:overlay", "overlay")
-        #@ load("@ytt:data", "data")
-        #@ def pick():
-        #@   n = data.values.new["spec"]["template"]["spec"]["containers"][0]["image"]
-        #@   e = data.values.existing["spec"]["template"]["spec"]["containers"][0]["image"]
-        #@   if n != e:
-        #@     s = "x" * 1024
-        #@     for i in range(22):
-        #@       s = s + s
-        #@     end
-        #@     n = n + s[0:0]
-        #@   end
-        #@   return n
-        #@ end
-        #@overlay/match by=overlay.all
-        ---
-        spec:
-          template:
-            spec:
-              containers:
-              #@overlay/match by="name"
-              - name: web
-                image: #@ pick()
-`
+	config := ytttest.Config(ytttest.WebImageRule(`if n != e:
+  s = "x" * 1024
+  for i in range(22):
+    s = s + s
+  end
+  n = n + s[0:0]
+end
+return n`))
 	if err := os.WriteFile(rules, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
