@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/emit"
 )
 
 // TestMutationCheckProbesPerResource (probe4 finding 9): the mutation check asks kapp's engine
@@ -242,4 +244,100 @@ func checkAllocating(t *testing.T, in generator.Inputs, rules ...string) (*gener
 		t.Fatal(err)
 	}
 	return c, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestAnnotationsAddedInGitCostLinear (probe9 P9-4): check of a pull request adding N
+// annotations to one object is linear in N under the rules generate writes for it. The
+// hpa-replicas rules copy the HPA's annotations from the live object while the manifest declares
+// none (emptyFieldMatcher), then remove every key and copy the manifest's back: each added
+// annotation is a change kapp applies (pending), and the mutation check asked kapp's engine about
+// each value alone, and kapp's rebase about each removal alone (a copy of the annotations from
+// the live object), over the whole object. Counted in the changed manifests kapp's engine is
+// asked about, which do not depend on the machine's load; each annotation is still judged: a
+// rule removing them hides each.
+func TestAnnotationsAddedInGitCostLinear(t *testing.T) {
+	generated := rulesFile(t, emit.FormatConfig, func(s string) string {
+		var keep []string
+		for _, line := range strings.SplitAfter(s, "\n") {
+			if !strings.HasPrefix(line, "#! Generated") && !strings.HasPrefix(line, "#! Regenerate") && !strings.HasPrefix(line, "#! Digest") {
+				keep = append(keep, line)
+			}
+		}
+		return strings.Join(keep, "")
+	})
+	hpaRule := func(name, rule string) string {
+		return writeFile(t, name, "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- "+rule+
+			", resourceMatchers: [{apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}}]}\n")
+	}
+	for _, tc := range []struct {
+		name     string
+		rules    []string
+		hidden   bool
+		deployed bool // the live object holds the annotations, as kapp applied them
+	}{
+		{"generated rules", []string{generated}, false, false},
+		// each annotation a removal the copy may put back (the live object has none)
+		{"copied from the live object", []string{generated, hpaRule("copy.yml", `{type: copy, sources: [new, existing], paths: [[metadata, annotations, {regex: "^example"}]]`)}, false, false},
+		{"removed by a rule", []string{generated, hpaRule("remove.yml", `{type: remove, paths: [[metadata, annotations, {regex: "^example"}]]`)}, true, false},
+		// deployed: the live object holds them, and the copy keeps each once Git removes it
+		{"kept by a copy from the live object", []string{generated, hpaRule("copy.yml", `{type: copy, sources: [new, existing], paths: [[metadata, annotations, {regex: "^example"}]]`)}, true, true},
+	} {
+		probes := map[int]int{}
+		for _, n := range []int{40, 160} {
+			added := func(annotations map[string]string) map[string]string {
+				if annotations == nil {
+					annotations = map[string]string{}
+				}
+				for i := range n {
+					annotations[fmt.Sprintf("example.com/x%d", i)] = fmt.Sprintf("v%d", i)
+				}
+				return annotations
+			}
+			in := fixtureEdited(t, "hpa-replicas", "HorizontalPodAutoscaler", func(u *unstructured.Unstructured) { u.SetAnnotations(added(nil)) })
+			if tc.deployed {
+				in.Live = []string{editedKind(t, in.Live[0], "HorizontalPodAutoscaler", func(u *unstructured.Unstructured) {
+					annotations := added(u.GetAnnotations())
+					var original unstructured.Unstructured
+					if err := original.UnmarshalJSON([]byte(annotations["kapp.k14s.io/original"])); err != nil {
+						t.Fatal(err)
+					}
+					original.SetAnnotations(added(original.GetAnnotations()))
+					bs, err := original.MarshalJSON()
+					if err != nil {
+						t.Fatal(err)
+					}
+					annotations["kapp.k14s.io/original"] = string(bs)
+					u.SetAnnotations(annotations)
+				})}
+			}
+			c, err := generator.Check(in, tc.rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending, hidden := 0, 0
+			for _, p := range c.Pending {
+				if p.Finding.Path != nil && strings.Contains(p.Finding.Path.String(), "example.com/x") {
+					pending++
+				}
+			}
+			for _, h := range c.Hidden {
+				if strings.Contains(h.Path, "example.com/x") && h.Removed == tc.deployed {
+					hidden++
+				}
+			}
+			// the HPA owns the Deployment's replicas, which the rules hand to it (masked)
+			// deployed, nothing changes but in the mutation check, which also finds the map
+			// removed whole kept
+			if want := map[bool]int{false: 0, true: n}[tc.hidden]; pending != map[bool]int{false: n - want, true: 0}[tc.deployed] || hidden != want || len(c.Hidden) != want+map[bool]int{false: 0, true: 1}[tc.deployed] || len(c.Residual)+len(c.Unknown) != 0 ||
+				fmt.Sprint(c.Masked) != "[apps/Deployment hpa-replicas/web spec.replicas]" {
+				t.Fatalf("%s, %d annotations: %d pending, hidden %v, masked %v, residual %v, unknown %v; want %[8]d hidden, the others pending, the replicas masked, nothing else",
+					tc.name, n, pending, c.Hidden, c.Masked, c.Residual, c.Unknown, want)
+			}
+			probes[n] = c.MutationProbes
+		}
+		t.Logf("%s: changed manifests asked about (annotations: manifests): %v", tc.name, probes)
+		if probes[160] > probes[40]+8 {
+			t.Errorf("%s: %d changed manifests for 40 annotations, %d for 160: the check asks kapp about each annotation over the whole object", tc.name, probes[40], probes[160])
+		}
+	}
 }

@@ -36,7 +36,8 @@ import (
 // the answer is not known; kapp's diffs under both bases run for the values found rewritten. Where
 // a resource's rules are matched by its identity alone and none is a ytt rule, each acts on its
 // path whatever the other values hold: the resource's values outside metadata (kapp's built-in
-// rules match on annotations, and its deploy reads them) are changed together, in one rebase and
+// rules match on annotations, and its deploy reads them), and the annotations and labels only
+// matchers read (entryReads.shared), are changed together, in one rebase and
 // one diff per base (members), each asked about alone only where kapp shows an update; one at a
 // time, a resource of N values cost N rebases and diffs of the whole object. Where kapp's rebase
 // must say which values the rules rewrite, they are rebased together as far as no value's change
@@ -59,6 +60,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		}
 		t := touched(in.Rules, desired.Unstructured)
 		beside := v.beside[r.ID]
+		reads := readsOf(desired.Unstructured, t.readsAt)
 		single := !batchable(desired.Unstructured, live.Unstructured)
 		lives := liveVariants(t, desired.Object, live.Object)
 		if t.annotate && (!inertAnswered(verified[r.ID], single) || lives != nil) {
@@ -87,7 +89,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				v.MutationsRun++ // each judged by kapp's engine
 			}
 			switch {
-			case !t.probe && !p.HasPrefix(fielddiff.FromFields([]string{"metadata"})) && !(inLive && fielddiff.Equal(mutated, liveVal)):
+			case !t.probe && (!p.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || reads.shared(p)) && !(inLive && fielddiff.Equal(mutated, liveVal)):
 				joint.members = append(joint.members, m)
 			case !t.probe:
 				all = append(all, m)
@@ -96,7 +98,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 				m.key = fielddiff.ByKey(desired.Unstructured, p) // a changed merge key moves the item
 				p.Set(desired.Object, val)
 				m.lives = lives
-				if t.together && !apartInBatch(desired.Unstructured, p) && !t.readAt(p) {
+				if t.together && (reads.shared(p) || !apartInBatch(desired.Unstructured, p) && !t.readAt(p)) {
 					batch.members = append(batch.members, m)
 				} else {
 					probes = append(probes, m)
@@ -115,7 +117,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			seq++
 			v.MutationsRun++ // judged by kapp's rebase alone
 		}
-		removals = append(removals, apart(probes[start:], t.apart, t.readAt)...)
+		removals = append(removals, apart(probes[start:], t.apart, t.readAt, reads.shared)...)
 		probes = probes[:start]
 		for _, m := range versions { // each asked about alone: its path has a draw of its own in joint
 			m.seq = seq
@@ -287,9 +289,10 @@ type mutation struct {
 	probed bool
 	// members: a resource's values changed together (path nil), where its rules act on each
 	// whatever the others are: rules matched by the resource's identity alone, no ytt rule, and no
-	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them);
-	// probed, a batch of the values kapp's rebase is asked about (touch.together, apartInBatch,
-	// touch.readAt), those rewritten judged together by kapp's engine, then alone where it shows
+	// value under metadata (kapp's built-in rules match on annotations, and its deploy reads them)
+	// but the annotations and labels only matchers read (entryReads.shared); probed, a batch of the
+	// values kapp's rebase is asked about (touch.together, apartInBatch, touch.readAt,
+	// entryReads.shared), those rewritten judged together by kapp's engine, then alone where it shows
 	// an update
 	members []mutation
 	// wide: every value changed at once to unlike's draw (allUnlike); where kapp fails on it,

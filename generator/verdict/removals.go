@@ -17,13 +17,22 @@ import (
 // apart returns one resource's removals as kapp's rebase is asked about them: each alone where
 // a rule that may put one back is a hand-written ytt overlay (touch.apart), and those a matcher
 // reads (read: touch.readAt), under metadata (kapp's built-in rules match on annotations, and
-// its deploy reads them) or ending in a list item; the others together (layered).
-func apart(ms []mutation, alone bool, read func(fielddiff.Path) bool) []mutation {
+// its deploy reads them) or ending in a list item; the others together (layered), with the
+// annotations and labels no matcher reads (shared) but one of each map, removed alone, which
+// keeps the map non-empty in the others' rebase (an emptyFieldMatcher may read it).
+func apart(ms []mutation, alone bool, read, shared func(fielddiff.Path) bool) []mutation {
 	var out, together []mutation
+	kept := map[string]bool{} // the maps one entry of which is removed alone
 	for _, m := range ms {
-		if alone || read(m.path) || m.path.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || m.path[len(m.path)-1].FieldName == nil {
+		switch {
+		case !alone && shared(m.path) && kept[*m.path[1].FieldName]:
+			together = append(together, m)
+		case !alone && shared(m.path):
+			kept[*m.path[1].FieldName] = true
 			out = append(out, m)
-		} else {
+		case alone || read(m.path) || m.path.HasPrefix(fielddiff.FromFields([]string{"metadata"})) || m.path[len(m.path)-1].FieldName == nil:
+			out = append(out, m)
+		default:
 			together = append(together, m)
 		}
 	}
