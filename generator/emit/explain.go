@@ -234,9 +234,27 @@ func findingsTable(findings []classify.Finding, pal Palette) string {
 func narrowRow(path, class, values, evidence string, width int) string {
 	head := "  " + path + "  " + class + "  " + values
 	if widest(head) > width {
-		head = pathLine("  ", path, "", width) + "\n" + textwrap.Line("      "+class+"  "+values, width)
+		head = pathLine("  ", path, "", width) + "\n" + classValues(class, values, width)
 	}
 	return head + "\n" + textwrap.Line("      "+evidence, width) + "\n"
+}
+
+// classValues is a row's class and values from column 6, wrapped to width at their spaces. The
+// wrap is laid out on the class without colour, whose escapes take no column (counted, they
+// indented the values past the edge), and a line still wider, a value with no space to wrap at
+// under a deep indent, is cut to the width as short cuts values.
+func classValues(class, values string, width int) string {
+	plain := ansi.ReplaceAllString(class, "")
+	lines := strings.Split(textwrap.Line("      "+plain+"  "+values, width), "\n")
+	for i, l := range lines {
+		if rs := []rune(l); len(rs) > width {
+			lines[i] = string(rs[:max(width-3, 0)]) + "..."
+		}
+	}
+	if rest, ok := strings.CutPrefix(lines[0], "      "+plain); ok {
+		lines[0] = "      " + class + rest
+	}
+	return strings.Join(lines, "\n")
 }
 
 // pathLine is prefix, a field path and rest laid out for width (0: one line). A path has no space
