@@ -159,8 +159,16 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			}
 			return f
 		}
+		if why, kept := headlessKept(fc, path, d); kept {
+			// kapp's last apply declared the live value, so the allocator did not make it: Git
+			// removed it, and the server keeps it (newcomer7 N7-15)
+			f.Class = Pending
+			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") declared None, the live value; the manifest no longer declares it" + why
+			f.Warning = "removed in Git, but the Service keeps " + path + " None (" + keptRemedy + ")"
+			return f
+		}
 		for _, cf := range c.calculated {
-			if (cf.Kind == "*" || cf.Group == fc.id.Group && cf.Kind == fc.id.Kind) && cf.re.MatchString(path) {
+			if calculated(cf) {
 				f.Class = Calculated
 				f.Evidence = "set by the API server: " + cf.Source
 				return f

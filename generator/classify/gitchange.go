@@ -59,3 +59,14 @@ func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
 	sv, ok := fc.sentAt.GetDeclared(d.Path)
 	return ok && sv != nil
 }
+
+// removedAsSent returns the value at d, a field only the live object holds, where kapp's last
+// apply (kapp.k14s.io/original) declared that same value: the manifest declared it then (kapp
+// records the manifest before its rebase rules) and no longer does.
+func removedAsSent(fc fieldContext, d fielddiff.Delta) (any, bool) {
+	if !removedInGit(fc, d) {
+		return nil, false
+	}
+	sv, _ := fc.sentAt.GetDeclared(d.Path)
+	return sv, fielddiff.Equal(sv, d.Live)
+}

@@ -179,3 +179,23 @@ func storageClasses(set *pair.Set) map[string]map[string]any {
 	}
 	return out
 }
+
+// keptRemedy is what to do about a removal the server does not make.
+const keptRemedy = "a Service's clusterIP cannot change once set: recreate it (kapp.k14s.io/update-strategy: always-replace for one deploy)"
+
+// headlessKept says why the removal made in Git of a headless Service's clusterIP: None, which
+// kapp's last apply declared, changes nothing, as evidence to append: kapp's built-in rebase rule
+// copies the live value into what it applies, and the API server keeps the old one in an update
+// that has none (k8s.io/kubernetes pkg/registry/core/service/storage/storage.go
+// patchAllocatedValues). Only None: a pinned address removed asks for an address of the
+// server's choosing, which the kept one is; None removed asks for a normal Service, which it
+// never becomes.
+func headlessKept(fc fieldContext, path string, d fielddiff.Delta) (string, bool) {
+	if fc.id.Group != "" || fc.id.Kind != "Service" || path != "spec.clusterIP" || d.Live != "None" {
+		return "", false
+	}
+	if sent, ok := removedAsSent(fc, d); !ok || sent != "None" {
+		return "", false
+	}
+	return fmt.Sprintf("; but the deploy does not change it: kapp's built-in rebase rule copies the live clusterIP into what it applies, and the API server keeps it in an update that has none (k8s.io/kubernetes %s pkg/registry/core/service/storage/storage.go patchAllocatedValues), so the Service stays headless; %s", kappconv.Kubernetes, keptRemedy), true
+}
