@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -30,8 +31,8 @@ func kappDeployed(fc fieldContext) bool {
 // write where neither kapp's last apply (kapp.k14s.io/original) nor the live object holds them,
 // the manifest itself leaving them out (an ownership or label scoping rule added in Git), and
 // those they no longer write where kapp's last apply and the live object hold them (the manifest
-// now disables kapp's default label scoping, a rule taken out of the Config): this deploy applies
-// both, and fails on them where the field is immutable.
+// now disables kapp's default ownership or label scoping rules, a rule taken out of the Config):
+// this deploy applies both, and fails on them where the field is immutable.
 func (c *classifier) kappLabelsFromGit(fc fieldContext, prepared *unstructured.Unstructured) []Finding {
 	if !kappDeployed(fc) {
 		return nil
@@ -44,8 +45,10 @@ func (c *classifier) kappLabelsFromGit(fc fieldContext, prepared *unstructured.U
 		}
 		out = append(out, f)
 	}
-	walkKappKeys(prepared.Object, nil, func(here []string, v any) {
-		p := fielddiff.FromFields(here)
+	walkKappKeys(prepared.Object, nil, func(p fielddiff.Path, v any) {
+		if !itemsOnBoth(p, liveAt, preparedAt) {
+			return
+		}
 		_, declared := fc.manifestAt.Get(p)
 		_, sent := fc.sentAt.Get(p)
 		_, live := liveAt.Get(p)
@@ -55,11 +58,13 @@ func (c *classifier) kappLabelsFromGit(fc fieldContext, prepared *unstructured.U
 		add(Finding{Path: p, Change: fielddiff.Removed, Class: Pending, Desired: v,
 			Evidence: "a change made in Git: a rule of kapp's Config (ownership or label scoping) has kapp write its own label here; kapp's last apply (" + kappconv.Original + ") did not hold it, nor does the live object; this deploy applies it"})
 	})
-	walkKappKeys(fc.live.Object, nil, func(here []string, v any) {
-		if len(here) > 1 && here[0] == "metadata" && here[1] == "annotations" || !slices.Contains([]string{kappconv.AppLabel, kappconv.AssociationLabel}, here[len(here)-1]) {
+	walkKappKeys(fc.live.Object, nil, func(p fielddiff.Path, v any) {
+		if len(p) > 2 && p[:2].String() == "metadata.annotations" || !slices.Contains([]string{kappconv.AppLabel, kappconv.AssociationLabel}, *p[len(p)-1].FieldName) {
 			return // only labels kapp's label rules write
 		}
-		p := fielddiff.FromFields(here)
+		if !itemsOnBoth(p, liveAt, preparedAt) {
+			return
+		}
 		_, declared := fc.manifestAt.Get(p)
 		_, sent := fc.sentAt.Get(p)
 		_, kept := preparedAt.Get(p)
@@ -67,7 +72,7 @@ func (c *classifier) kappLabelsFromGit(fc fieldContext, prepared *unstructured.U
 			return
 		}
 		add(Finding{Path: p, Change: fielddiff.Added, Class: Pending, Live: v,
-			Evidence: "a change made in Git: kapp's label rules (its built-in ownership and label scoping rules, less where the manifest carries " + kappconv.DisableDefaultLabelScoping + ", and the Config's) no longer write its label here, which kapp's last apply (" + kappconv.Original + ") and the live object hold; this deploy removes it"})
+			Evidence: "a change made in Git: kapp's label rules (its built-in ownership and label scoping rules, less where the manifest carries " + kappconv.DisableDefaultOwnership + " or " + kappconv.DisableDefaultLabelScoping + ", and the Config's) no longer write its label here, which kapp's last apply (" + kappconv.Original + ") and the live object hold; this deploy removes it"})
 	})
 	return out
 }
@@ -90,12 +95,12 @@ func (c *classifier) scopingFails(fc fieldContext, prepared *unstructured.Unstru
 	liveAt, desiredAt := fielddiff.NewLookup(fc.live.Object), fielddiff.NewLookup(fc.desired.Object)
 	var out []Finding
 	seen := map[string]bool{}
-	walkKappKeys(prepared.Object, nil, func(here []string, _ any) {
-		key := here[len(here)-1]
+	walkKappKeys(prepared.Object, nil, func(here fielddiff.Path, _ any) {
+		key := *here[len(here)-1].FieldName
 		if key != kappconv.AppLabel && key != kappconv.AssociationLabel {
 			return
 		}
-		p := fielddiff.FromFields(here[:len(here)-1]) // the map kapp writes into
+		p := here[:len(here)-1] // the map kapp writes into
 		ps := p.String()
 		e, immutable := c.immutableAt(fc, ps)
 		if !immutable || e.Kept || seen[ps] {
@@ -120,17 +125,41 @@ func (c *classifier) scopingFails(fc fieldContext, prepared *unstructured.Unstru
 	return out
 }
 
-// walkKappKeys calls f with the path and value of every key under kapp's prefix in m's maps,
-// in order.
-func walkKappKeys(m map[string]any, at []string, f func(here []string, v any)) {
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		here := append(slices.Clone(at), k)
-		if child, ok := m[k].(map[string]any); ok {
-			walkKappKeys(child, here, f)
+// itemsOnBoth reports whether the list items on p are in both objects: a whole item added or
+// removed in Git (a volumeClaimTemplate) is the field diff's change, kapp's labels in it with it.
+func itemsOnBoth(p fielddiff.Path, a, b *fielddiff.Lookup) bool {
+	for i := range p {
+		if p[i].Index == nil {
 			continue
 		}
-		if strings.HasPrefix(k, kappconv.Prefix) {
-			f(here, m[k])
+		_, inA := a.Get(p[:i+1])
+		_, inB := b.Get(p[:i+1])
+		if !inA || !inB {
+			return false
+		}
+	}
+	return true
+}
+
+// walkKappKeys calls f with the path and value of every key under kapp's prefix in m's maps, in
+// order, list items included: kapp's label rules write into maps inside lists too (its built-in
+// ownership label rule into a StatefulSet's spec.volumeClaimTemplates, itself immutable).
+func walkKappKeys(m map[string]any, at fielddiff.Path, f func(here fielddiff.Path, v any)) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		here := append(slices.Clone(at), fieldpath.PathElement{FieldName: &k})
+		switch child := m[k].(type) {
+		case map[string]any:
+			walkKappKeys(child, here, f)
+		case []any:
+			for i := range child {
+				if item, ok := child[i].(map[string]any); ok {
+					walkKappKeys(item, append(slices.Clone(here), fieldpath.PathElement{Index: &i}), f)
+				}
+			}
+		default:
+			if strings.HasPrefix(k, kappconv.Prefix) {
+				f(here, m[k])
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -255,11 +256,22 @@ func configWrote(r classify.Resource, desired map[string]any, f classify.Finding
 
 // appliedBefore sets v at p in the live object and in what kapp last applied (its
 // kapp.k14s.io/original), as if kapp had applied it: kapp diffs against either. Only map keys
-// are set (the labels kapp's Config mods write).
+// are set (the labels kapp's Config mods write); a map of them is added to the map there, whose
+// keys under kapp's prefix the field diff left out of v (kapp's own labels beside a label the
+// Config adds to a StatefulSet's volumeClaimTemplates).
 func appliedBefore(live *unstructured.Unstructured, p fielddiff.Path, v any) error {
 	set := func(obj map[string]any) {
 		if m, ok := mapAt(obj, p[:len(p)-1]); ok && p[len(p)-1].FieldName != nil {
-			m[*p[len(p)-1].FieldName] = v
+			name := *p[len(p)-1].FieldName
+			had, isMap := m[name].(map[string]any)
+			add, adds := v.(map[string]any)
+			if isMap && adds {
+				merged := maps.Clone(had)
+				maps.Copy(merged, add)
+				m[name] = merged
+				return
+			}
+			m[name] = v
 		}
 	}
 	set(live.Object)

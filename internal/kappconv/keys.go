@@ -26,6 +26,8 @@ const (
 	// DisableDefaultLabelScoping on an object turns kapp's built-in label scoping rules off for
 	// it (config/default.go labelScopingRules)
 	DisableDefaultLabelScoping = "kapp.k14s.io/disable-default-label-scoping-rules"
+	// DisableDefaultOwnership turns kapp's built-in ownership label rules off for the object.
+	DisableDefaultOwnership = "kapp.k14s.io/disable-default-ownership-label-rules"
 	// Original holds the manifest kapp last sent, as kapp sent it (diff/resource_with_history.go).
 	Original = "kapp.k14s.io/original"
 
