@@ -213,6 +213,11 @@ func (r Rebaser) Rebased(desired, live *unstructured.Unstructured) (*unstructure
 	return r.rebase(prepared, live)
 }
 
+// Rebase applies the rules to desired as kapp prepared it already (Rebased without preparing it).
+func (r Rebaser) Rebase(prepared, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return r.rebase(prepared, live)
+}
+
 // only returns u with the top-level fields named in fields alone (the values are u's, shared).
 func only(u *unstructured.Unstructured, fields map[string]bool) *unstructured.Unstructured {
 	m := make(map[string]any, len(fields))

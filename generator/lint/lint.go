@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
@@ -155,7 +157,13 @@ type resource struct {
 	id   pair.Identity
 	obj  *unstructured.Unstructured
 	kapp ctlres.Resource
-	live *unstructured.Unstructured // the live object it is paired with (generate has rules for it), nil when none
+	// rebased: kapp with the live object rebases the resource with its built-in rules before the
+	// Configs' rules (config.Conf.RebaseMods), and matches each rule on the resource as it is
+	// then: a matcher may hold only there (an emptyFieldMatcher on a field they copy from the
+	// live object); made when first asked, for a matcher the prepared resource does not satisfy;
+	// nil without a live object
+	rebased *rebasedResource
+	live    *unstructured.Unstructured // the live object it is paired with (generate has rules for it), nil when none
 }
 
 func newEnv(opts Options, docs []*doc) (*env, error) {
@@ -182,6 +190,10 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	builtin, err := kappcover.New(nil, false)
+	if err != nil {
+		return nil, err
+	}
 	// matchers see each resource as kapp prepared it (its labels added), as kapp's rules do
 	add := func(id pair.Identity, d load.Doc, live *load.Doc) error {
 		o, err := d.Object()
@@ -200,7 +212,11 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.Source, err)
 		}
-		e.resources = append(e.resources, newResource(id, o.Unstructured, prepared, l))
+		res := newResource(id, o.Unstructured, prepared, l)
+		if l != nil {
+			res.rebased = &rebasedResource{rebase: func() (*unstructured.Unstructured, error) { return builtin.Rebase(prepared, l) }}
+		}
+		e.resources = append(e.resources, res)
 		return nil
 	}
 	for _, p := range set.Pairs {
@@ -230,6 +246,23 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 		e.byName[k] = append(e.byName[k], r)
 	}
 	return e, nil
+}
+
+// rebasedResource is a resource as kapp's built-in rules rebase it, made once when first asked.
+type rebasedResource struct {
+	once   sync.Once
+	rebase func() (*unstructured.Unstructured, error)
+	res    ctlres.Resource
+}
+
+// resource is nil where kapp's rebase fails: check reports that failure, naming the rule.
+func (r *rebasedResource) resource() ctlres.Resource {
+	r.once.Do(func() {
+		if u, err := r.rebase(); err == nil {
+			r.res = ctlres.NewResourceUnstructured(*u, ctlres.ResourceType{})
+		}
+	})
+	return r.res
 }
 
 // newResource is the resource of desired object u, prepared as kapp prepares it.

@@ -224,7 +224,8 @@ func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
 	return fmt.Sprintf("the desired %s objects have %s %s", kind, what, strings.Join(vals, ", "))
 }
 
-// matching returns the resources kapp's own matcher code says the matchers (OR-ed) select.
+// matching returns the resources kapp's own matcher code says the matchers (OR-ed) select: as
+// kapp prepared them, or as its built-in rules rebased them.
 func (c *checker) matching(rs []resource, ms []ctlconf.ResourceMatcher) []resource {
 	m, ok := kappmatch.New(ms)
 	if !ok {
@@ -232,7 +233,7 @@ func (c *checker) matching(rs []resource, ms []ctlconf.ResourceMatcher) []resour
 	}
 	var out []resource
 	for _, r := range rs {
-		if m.Matches(r.kapp) {
+		if m.Matches(r.kapp) || r.rebased != nil && r.rebased.resource() != nil && m.Matches(r.rebased.resource()) {
 			out = append(out, r)
 		}
 	}

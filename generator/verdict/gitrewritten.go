@@ -35,7 +35,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 	var inForce, builtin kappcover.Rebaser
 	ready := false
 	var out []Hidden
-	blame := newBlame(in.Rules)
+	blame := newBlame(in)
 	templated, templatedAlone, err := appliedWithTemplates(in)
 	if err != nil {
 		return nil, err

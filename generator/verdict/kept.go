@@ -35,7 +35,7 @@ func (v *Verdict) keptDrift(in Input, configs []*unstructured.Unstructured) erro
 		asked[round[id]] = append(asked[round[id]], i)
 		round[id]++
 	}
-	blame := newBlame(in.Rules)
+	blame := newBlame(in)
 	for _, ask := range asked {
 		res, err := verify.VerifyEach(len(ask), func(i int) (verify.Pair, error) {
 			d := v.Drift[ask[i]]
@@ -120,7 +120,7 @@ func (v *Verdict) keptAdoption(in Input, configs []*unstructured.Unstructured) e
 		return err
 	}
 	var once []Residual
-	blame := newBlame(in.Rules)
+	blame := newBlame(in)
 	for _, a := range v.Adoption {
 		i := slices.Index(ids, a.Resource.String())
 		if !held[i][a.Finding.Path.String()] {

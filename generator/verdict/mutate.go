@@ -219,7 +219,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return judged[a].seq - judged[b].seq })
-	blame := newBlame(in.Rules)
+	blame := newBlame(in)
 	for _, i := range order {
 		m := judged[i]
 		if shownOf[i] && !m.probed { // kapp applies the changed value: the rules leave it alone

@@ -146,7 +146,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		return nil, err
 	}
 	var out []Hidden
-	blame := newBlame(in.Rules)
+	blame := newBlame(in)
 	written := map[string]bool{} // the references kapp's deploy writes as the live ones
 	for i, m := range all {
 		if refs[i] && !builtin[i] && !inForce[i] {

@@ -89,7 +89,7 @@ func (v *Verdict) probed(in Input, probes []mutation, configs []*unstructured.Un
 			}
 			p := fielddiff.ByKey(desired.Unstructured, fielddiff.FromFields([]string{"metadata", "annotations", rules.inert}))
 			h := Hidden{Resource: m.r.ID, Path: p.String(), Whole: true, How: inertHow(rules.inert), Hypothetical: true}
-			h.Rule, h.At = newBlame(in.Rules).responsible(m.r, p, rules.obj) // once per resource
+			h.Rule, h.At = newBlame(in).responsible(m.r, p, rules.obj) // once per resource
 			v.Hidden = append(v.Hidden, h)
 		case m.path != nil && !m.removed && !alone.failed && rules.rewrites&^alone.rewrites != 0:
 			m.lives = nil // hidden: kapp's diff only says whether it still shows an update, against the live object as captured

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/kappcover"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -21,11 +23,17 @@ import (
 // walked each rule's paths through them again, every list item an allIndexes part selects: a
 // check hiding N values of a resource did N times the resource's work.
 type blame struct {
-	rules []Rule
-	of    map[string]*blamed // by resource, for the answers about its desired and live objects
+	rules   []Rule
+	configs []load.Object
+	of      map[string]*blamed // by resource, for the answers about its desired and live objects
+	// inForce: kapp's rebase with the Configs in force, for its trace; made when first asked
+	inForce *kappcover.Rebaser
+	failed  bool
 }
 
-func newBlame(rules []Rule) *blame { return &blame{rules: rules, of: map[string]*blamed{}} }
+func newBlame(in Input) *blame {
+	return &blame{rules: in.Rules, configs: in.Configs, of: map[string]*blamed{}}
+}
 
 // resource is what the answers about r read; with objs (the object kapp applies), indexed for
 // them alone, for the caller to keep while it asks about r.
@@ -42,6 +50,7 @@ func (b *blame) resource(r classify.Resource, objs ...map[string]any) *blamed {
 			x.lookups = append(x.lookups, fielddiff.NewLookup(obj))
 		}
 		x.reach = make([][]reach, len(b.rules))
+		x.trace(b, live.Unstructured)
 	}
 	if len(objs) == 0 {
 		b.of[id] = x
@@ -65,41 +74,144 @@ type blamed struct {
 	lookups []*fielddiff.Lookup // per object: list items found by key through an index
 	matches []int8              // per rule: 0 not asked yet, 1 matches, -1 does not
 	reach   [][]reach
+	// steps: kapp's rebase of the manifest with the Configs in force, a step per rebase mod
+	// (kappcover.Trace); from[i] is rule i's first, -1 for a rule not traced (no rebaseRules
+	// rule, or no trace: kapp failed, or the rules are not the last of kapp's mods)
+	prepared    map[string]any
+	steps       []kappcover.Step
+	from        []int
+	stepLookups map[int]*fielddiff.Lookup
+}
+
+// trace runs kapp's rebase of the manifest onto live with the Configs in force and finds each
+// rebaseRules rule's mods among its steps: the rules are the last Configs' (generate judges its
+// own rules after the package's).
+func (x *blamed) trace(b *blame, live *unstructured.Unstructured) {
+	if b.inForce == nil && !b.failed {
+		rb, err := kappcover.New(b.configs, false)
+		b.inForce, b.failed = &rb, err != nil
+	}
+	if b.failed {
+		return
+	}
+	prepared, steps, err := b.inForce.Trace(x.desired, live)
+	n := 0
+	for _, rule := range b.rules {
+		n += rule.mods
+	}
+	if err != nil || n > len(steps) {
+		return
+	}
+	x.prepared, x.steps, x.from = prepared.Object, steps, make([]int, len(b.rules))
+	next := len(steps) - n
+	for i, rule := range b.rules {
+		x.from[i] = -1
+		if rule.mods > 0 {
+			x.from[i], next = next, next+rule.mods
+		}
+	}
+}
+
+// traced reports whether kapp's rebase of the manifest says whether rule i matched.
+func (x *blamed) traced(i int) bool { return x.from != nil && x.from[i] >= 0 }
+
+// rewrote reports whether rule i changed the value at p (by key) in kapp's rebase of the
+// manifest: what the rules before it left differs from what it leaves.
+func (x *blamed) rewrote(i int, p fielddiff.Path) bool {
+	if !x.traced(i) {
+		return false
+	}
+	before, after := -1, -1 // the step leaving the value, -1 the prepared manifest
+	for k := range x.from[i] + x.rules[i].mods {
+		if x.steps[k].After == nil {
+			continue
+		}
+		if k < x.from[i] {
+			before = k
+		} else {
+			after = k
+		}
+	}
+	if after < 0 {
+		return false
+	}
+	bv, bok := x.stepLookup(before).Get(p)
+	av, aok := x.stepLookup(after).Get(p)
+	return bok != aok || !fielddiff.Equal(bv, av)
+}
+
+// stepLookup indexes the object step k of the trace leaves (-1: the prepared manifest), once: a
+// resource may hide many values.
+func (x *blamed) stepLookup(k int) *fielddiff.Lookup {
+	if x.stepLookups == nil {
+		x.stepLookups = map[int]*fielddiff.Lookup{}
+	}
+	l, ok := x.stepLookups[k]
+	if !ok {
+		obj := x.prepared
+		if k >= 0 {
+			obj = x.steps[k].After
+		}
+		l = fielddiff.NewLookup(obj)
+		x.stepLookups[k] = l
+	}
+	return l
 }
 
 // reach is where a rule's paths resolve in one object, by key (pathKey): each path, and each
 // path above one of them.
 type reach struct{ at, above map[string]bool }
 
-// responsible names the rules in force that may hide the change at p (by key): those matching
-// the resource whose paths reach p or lie under it, in the desired or the live object (or in
-// the objects the resource was indexed with: the object kapp applies); additional labels of p's
-// key; ytt rules matching it (an overlay can write anything). kapp matches a rule on the
-// resource as the earlier rules rebased it, which the manifest need not show: when no rule
-// matching the manifest reaches p, those reaching it whatever their matchers are named. A
-// diffAgainstLastAppliedFieldExclusionRules rule changes nothing kapp applies (it decides
-// whether kapp diffs against its last-applied copy) and is never named, nor those skip names
-// (hiders). It returns their description and where the first is written; zero when the objects
-// do not decode, and when none does (kapp's rules together).
+// responsible names the rules in force that hide the change at p (by key): those kapp's rebase
+// of the manifest shows rewriting the value, each as kapp matched it at its turn (a matcher may
+// hold only once the rules before it rebased the resource: an emptyFieldMatcher on a field
+// kapp's built-in rules copy from the live object). Where none did (a value the manifest holds
+// as the live object does, changed by the mutation check), those that may hide it: the rules
+// matching the resource whose paths reach p or lie under it, in the desired or the live object
+// (or in the objects the resource was indexed with: the object kapp applies); additional labels
+// of p's key; ytt rules matching it (an overlay can write anything); where none matches, those
+// reaching it whatever their matchers are (a matcher may hold only on a live object one write
+// later, which the mutation check varies). A copy from new first
+// keeps every value the manifest declares, and is named only for a value it restores where no
+// other rule may hide it. A diffAgainstLastAppliedFieldExclusionRules rule changes nothing kapp
+// applies (it decides whether kapp diffs against its last-applied copy) and is never named, nor
+// those skip names (hiders). It returns their description and where the first is written; zero
+// when the objects do not decode, and when none does (kapp's rules together).
 func (x *blamed) responsible(p fielddiff.Path, skip func(Rule) bool) (string, RuleAt) {
 	if x.desired == nil {
 		return "", RuleAt{}
 	}
+	may := func(i int) bool {
+		rule := x.rules[i]
+		return !rule.lastAppliedCheck && (skip == nil || !skip(rule)) && (!rule.keepsDeclared || rule.restores) && x.reaches(i, p)
+	}
 	var names []string
 	var at RuleAt
+	name := func(rule Rule) {
+		if len(names) == 0 {
+			at = rule.At
+		}
+		names = append(names, rule.At.String()+" ("+rule.Describe()+")")
+	}
+	for i, rule := range x.rules {
+		if may(i) && x.rewrote(i, p) {
+			name(rule)
+		}
+	}
 	for _, matched := range []bool{true, false} {
-		for i, rule := range x.rules {
-			if matched && !x.matched(i) || rule.lastAppliedCheck || skip != nil && skip(rule) || !x.reaches(i, p) {
-				continue
+		for _, keeps := range []bool{false, true} {
+			if len(names) > 0 {
+				return strings.Join(names, "; "), at
 			}
-			if len(names) == 0 {
-				at = rule.At
+			for i, rule := range x.rules {
+				if rule.keepsDeclared == keeps && (matched && x.matched(i) || !matched) && may(i) {
+					name(rule)
+				}
 			}
-			names = append(names, rule.At.String()+" ("+rule.Describe()+")")
 		}
-		if len(names) > 0 {
-			return strings.Join(names, "; "), at
-		}
+	}
+	if len(names) > 0 {
+		return strings.Join(names, "; "), at
 	}
 	return "the rules in force together (kapp's built-in rules alone apply the change)", RuleAt{}
 }
@@ -138,7 +250,13 @@ func (x *blamed) matched(i int) bool {
 	}
 	if x.matches[i] == 0 {
 		x.matches[i] = -1
-		if x.rules[i].Matches(x.desired) {
+		if x.traced(i) {
+			for k := x.from[i]; k < x.from[i]+x.rules[i].mods; k++ {
+				if x.steps[k].Matched {
+					x.matches[i] = 1
+				}
+			}
+		} else if x.rules[i].Matches(x.desired) {
 			x.matches[i] = 1
 		}
 	}

@@ -86,6 +86,9 @@ type Rule struct {
 	// removes: a remove rule, which takes from what kapp applies a value kapp's built-in rules
 	// would copy from the live object
 	removes bool
+	// mods: how many rebase mods kapp makes of a rebaseRules rule (config.RebaseRule.AsMods: one
+	// per path, one for a ytt overlay), in the order kapp applies them
+	mods    int
 	matcher kappmatch.Matcher
 }
 
@@ -134,11 +137,11 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		if !ok {
 			return nil
 		}
-		index := -1
+		index, mods := -1, 0
 		if key == "rebaseRules" {
-			index = i
+			index, mods = i, len(paths)
 		}
-		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index,
+		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index, mods: mods,
 			restores: key == "rebaseRules" && cfg.RebaseRules[i].Type == "copy" && slices.Contains(cfg.RebaseRules[i].Sources, ctlres.FieldCopyModSourceExisting)})
 		return &out[len(out)-1]
 	}
@@ -147,6 +150,7 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		case r.Ytt != nil && r.Ytt.OverlayContractV1 != nil:
 			if h := add("rebaseRules", i, "ytt overlay", r.ResourceMatchers); h != nil {
 				h.ytt = r.AsMods()
+				h.mods = len(h.ytt)
 			}
 		case r.Ytt != nil:
 		case r.Type == "copy" && len(r.Sources) > 0 && r.Sources[0] == ctlres.FieldCopyModSourceExisting:
@@ -279,7 +283,7 @@ func removedCovered(in Input, id pair.Identity) []Residual {
 		if r.ID != id {
 			continue
 		}
-		blamed := newBlame(in.Rules).resource(r)
+		blamed := newBlame(in).resource(r)
 		if blamed.desired == nil {
 			return nil
 		}
