@@ -12,6 +12,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 )
@@ -48,6 +49,9 @@ func explainCommand() *cli.Command {
 			noteRedacted(c, set.Redacted)
 			noteElsewhere(c, len(set.Pairs), verdict.UnpairedOf(set))
 			if err := noteOwnership(c, set); err != nil {
+				return err
+			}
+			if err := noteOriginalNull(c, set); err != nil {
 				return err
 			}
 			noteArgoCD(c, argocd.TrackedApps(rep))
@@ -88,6 +92,22 @@ func noteOwnership(c *cli.Context, set *pair.Set) error {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %s: %s\n", verdict.KindOwnership.Label(), escape.Text(o.Resource.String()), escape.Text(o.Evidence()))
 	}
 	return err
+}
+
+// noteOriginalNull warns of the live objects whose kapp.k14s.io/original holds null, on which
+// kapp's deploy panics (check fails on them with the same words): explain runs no kapp, so its
+// classes say what kapp would change, not that the deploy never gets to it.
+func noteOriginalNull(c *cli.Context, set *pair.Set) error {
+	for _, p := range set.Pairs {
+		live, err := p.Live.Object()
+		if err != nil {
+			return err
+		}
+		if err := verify.OriginalNull(live.Unstructured, live.Source.String()); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", err)
+		}
+	}
+	return nil
 }
 
 // explainGroupAbove: explain's text of more resources is grouped (a fleet: thousands of copies of

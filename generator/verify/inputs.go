@@ -163,17 +163,8 @@ func (in *inputs) addPair(i int, p Pair) error {
 		return nil
 	}
 	in.liveApp[i] = p.Live.GetLabels()[kappconv.AppLabel]
-	if raw, ok := p.Live.GetAnnotations()[kappconv.Original]; ok {
-		var v any
-		if json.Unmarshal([]byte(raw), &v) == nil && v == nil {
-			// kapp's deploy reads it as no resource and panics (diff.ResourceWithoutHistory);
-			// an annotation kapp cannot parse it ignores, and diffs against the live object
-			where := "the live object"
-			if p.LiveSource != "" {
-				where = "--live " + escape.Text(p.LiveSource)
-			}
-			return fmt.Errorf("%s: metadata.annotations[%s] holds null, on which kapp v%s's deploy panics: remove the annotation from the live object (kapp writes it again on its next deploy)", where, kappconv.Original, kappconv.Kapp)
-		}
+	if err := OriginalNull(p.Live, p.LiveSource); err != nil {
+		return err
 	}
 
 	live := ctlres.NewResourceUnstructured(*p.Live, ctlres.ResourceType{})
@@ -391,4 +382,21 @@ func joinErrors(errs []error) error {
 		errs = append(errs[:maxShown:maxShown], fmt.Errorf("... and %d more", rest))
 	}
 	return errors.Join(errs...)
+}
+
+// OriginalNull is the error of a live object whose kapp.k14s.io/original holds null, naming it
+// by source (where it was read, "" not known); nil for any other. kapp's deploy reads it as no
+// resource and panics (diff.ResourceWithoutHistory); an annotation kapp cannot parse it ignores,
+// and diffs against the live object. check fails on it, explain (which runs no kapp) warns of it.
+func OriginalNull(live *unstructured.Unstructured, source string) error {
+	raw, ok := live.GetAnnotations()[kappconv.Original]
+	var v any
+	if !ok || json.Unmarshal([]byte(raw), &v) != nil || v != nil {
+		return nil
+	}
+	where := "the live object"
+	if source != "" {
+		where = "--live " + escape.Text(source)
+	}
+	return fmt.Errorf("%s: metadata.annotations[%s] holds null, on which kapp v%s's deploy panics: remove the annotation from the live object (kapp writes it again on its next deploy)", where, kappconv.Original, kappconv.Kapp)
 }
