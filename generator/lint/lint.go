@@ -147,6 +147,7 @@ type env struct {
 	// autoscaler's kind and namespace/name
 	unscaled map[pair.Identity]string
 	defaults []ctlconf.RebaseRule
+	configs  []ctlres.Resource // the package's Configs, which kapp deploys with the rules
 	hiddenBy []Hidden
 	// inertLabels, inertRules: across the Configs in force, additionalLabels that make kapp apply
 	// nothing as annotations, and ownership label rules writing labels into metadata.annotations
@@ -185,6 +186,9 @@ func newEnv(opts Options, docs []*doc) (*env, error) {
 	}
 	if e.scope, err = pair.NewScope(rs, set.CRDs); err != nil {
 		return nil, err
+	}
+	for _, c := range set.Configs {
+		e.configs = append(e.configs, ctlres.NewResourceUnstructured(*c.Unstructured, ctlres.ResourceType{}))
 	}
 	prep, err := prepConf(set.Configs, docs)
 	if err != nil {

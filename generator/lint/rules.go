@@ -84,6 +84,7 @@ func (c *checker) config() {
 	c.rule = -1
 	c.hidingRules(root)
 	c.inert(root)
+	c.changeGraph(root)
 }
 
 // checkRule checks the rule at a; unit are the rules kapp applies together with it (a alone, or

@@ -7,12 +7,12 @@ import (
 
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctldgraph "carvel.dev/kapp/pkg/kapp/diffgraph"
-	"carvel.dev/kapp/pkg/kapp/logger"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappgraph"
 )
 
 // DeployFails is a resource of this deploy on which kapp's deploy fails, whatever the rules: its
@@ -22,16 +22,6 @@ type DeployFails struct {
 	Resource pair.Identity
 	Reason   string
 }
-
-// graphChange is one change of the deploy as kapp's change graph takes it.
-type graphChange struct {
-	id  pair.Identity
-	res ctlres.Resource
-	op  ctldgraph.ActualChangeOp
-}
-
-func (c graphChange) Resource() ctlres.Resource    { return c.res }
-func (c graphChange) Op() ctldgraph.ActualChangeOp { return c.op }
 
 // updateStrategies are the values of kapp.k14s.io/update-strategy kapp's update knows
 // (clusterapply/add_or_update_change.go); any other fails the update.
@@ -46,10 +36,11 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	for _, u := range v.Updates {
 		updated[u.Resource] = true
 	}
-	var changes []ctldgraph.ActualChange
+	var changes []kappgraph.Change
+	var ids []pair.Identity
 	var out []DeployFails
 	add := func(id pair.Identity, obj *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
-		changes = append(changes, graphChange{id, ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{}), op})
+		changes, ids = append(changes, kappgraph.Change{Res: ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{}), Operation: op}), append(ids, id)
 		if s, ok := obj.GetAnnotations()[kappconv.UpdateStrategy]; ok && op == ctldgraph.ActualChangeOpUpsert && updated[id] && !slices.Contains(updateStrategies, s) {
 			out = append(out, DeployFails{id, fmt.Sprintf("it fails when it reaches this update, applying none of it: Unknown update strategy: %s", s)})
 		}
@@ -87,26 +78,22 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	if err != nil {
 		return nil, fmt.Errorf("kapp config: %w", kappconv.Readable(err))
 	}
-	graph := func(cs []ctldgraph.ActualChange) error {
-		_, err := ctldgraph.NewChangeGraph(cs, conf.ChangeGroupBindings(), conf.ChangeRuleBindings(), logger.NewNoopLogger())
-		return err
-	}
-	gerr := graph(changes)
+	gerr := kappgraph.Fails(changes, conf)
 	if gerr == nil {
 		return out, nil
 	}
 	// kapp names no resource for a bad annotation and every resource of a cycle: the changes
 	// failing on their own are the culprits, else those kapp's message names.
 	var named []pair.Identity
-	for _, c := range changes {
-		if graph([]ctldgraph.ActualChange{c}) != nil {
-			named = append(named, c.(graphChange).id)
+	for i, c := range changes {
+		if kappgraph.Fails([]kappgraph.Change{c}, conf) != nil {
+			named = append(named, ids[i])
 		}
 	}
 	if len(named) == 0 {
-		for _, c := range changes {
+		for i, c := range changes {
 			if c.Op() != ctldgraph.ActualChangeOpNoop && strings.Contains(gerr.Error(), "["+c.Resource().Description()+"]") {
-				named = append(named, c.(graphChange).id)
+				named = append(named, ids[i])
 			}
 		}
 	}
