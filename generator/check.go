@@ -63,8 +63,8 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err := verdict.RulesOnly(a.Set); err != nil {
 		return nil, err
 	}
-	if files.NoRules != nil {
-		return nil, files.NoRules
+	if err := files.Refused(in.Reader); err != nil {
+		return nil, err
 	}
 	return a.check(files, ruleFiles)
 }
@@ -83,8 +83,8 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	if files.NoRules != nil {
-		return nil, files.NoRules
+	if err := files.Refused(a.Inputs.Reader); err != nil {
+		return nil, err
 	}
 	return a.check(files, ruleFiles)
 }

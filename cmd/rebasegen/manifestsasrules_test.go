@@ -10,7 +10,7 @@ import (
 // TestManifestsAsRules (newcomer5 F7): manifests given as --rules on the kapp target are one
 // input error naming the file and what it holds; check judged them as no rules at all (a note
 // that lint was skipped, every ghost diff residual, exit 3). A path holding rules among other
-// objects, a rules Secret, and an empty file are read as before.
+// objects and a rules Secret are read as before.
 func TestManifestsAsRules(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	desired := fix[1]
@@ -46,10 +46,6 @@ func TestManifestsAsRules(t *testing.T) {
 	if err := os.WriteFile(both, []byte(readFile(t, desired)+"---\n"+readFile(t, rules)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	empty := filepath.Join(dir, "empty.yml")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -57,11 +53,35 @@ func TestManifestsAsRules(t *testing.T) {
 		{"generated rules", append([]string{"--rules", rules}, fix...)},
 		{"a rules Secret", append([]string{"--rules", secret}, fix...)},
 		{"manifests and rules in one file", []string{"-d", both, "-l", fix[3], "-n", fix[5], "--rules", both}},
-		{"an empty file", append([]string{"--rules", empty}, fix...)},
 	} {
 		r := rebasegen(t, append([]string{"check"}, tc.args...)...)
 		if strings.Contains(r.stderr, "holds no kapp rules") || r.code == exitError {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant it read as rules", tc.name, r.code, r.stderr)
+		}
+	}
+}
+
+// TestEmptyRulesFile (newcomer10 N10-2): a --rules file holding nothing (a failed `kubectl ...
+// -o yaml > rules.yml`: empty, comment-only, only `---`, null) is refused by check as lint refuses
+// it, naming the file: check judged it as no rules at all, every ghost diff residual annotated on
+// line 1 of the empty file, exit 3.
+func TestEmptyRulesFile(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	for name, content := range map[string]string{"empty": "", "comment": "# just a comment\n", "separators": "---\n---\n", "null": "null\n"} {
+		rules := filepath.Join(dir, name+".yml")
+		if err := os.WriteFile(rules, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lint := rebasegen(t, "lint", "--rules", rules)
+		if lint.code != exitError || !strings.Contains(lint.stderr, "no kapp Config") || !strings.Contains(lint.stderr, rules) {
+			t.Fatalf("%s: lint: exit %d, stderr:\n%s\nwant its refusal naming %s", name, lint.code, lint.stderr, rules)
+		}
+		for _, format := range []string{"text", "github"} {
+			r := rebasegen(t, append([]string{"check", "-o", format, "--rules", rules}, fix...)...)
+			if r.code != exitError || r.stdout != "" || r.stderr != lint.stderr {
+				t.Errorf("%s, -o %s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1, nothing on stdout, lint's refusal:\n%s", name, format, r.code, r.stdout, r.stderr, lint.stderr)
+			}
 		}
 	}
 }

@@ -96,7 +96,7 @@ func Check(opts Options) ([]Finding, error) {
 		return nil, err
 	}
 	if len(docs) == 0 && len(findings) == 0 {
-		return nil, fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v%s", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules, argoCDHint(opts))
+		return nil, noConfigs(opts)
 	}
 	var pkg []load.Object
 	if opts.Set != nil {
@@ -120,6 +120,21 @@ func Check(opts Options) ([]Finding, error) {
 		return a.Message < b.Message
 	})
 	return findings, nil
+}
+
+// NoConfigs is Check's refusal of rule paths holding nothing to lint (an empty, comment-only,
+// `---`-only or null file: a failed `kubectl ... > rules.yml`), nil when they hold any: check
+// refuses them with it before judging them as no rules at all, every ghost diff left.
+func NoConfigs(opts Options) error {
+	docs, findings, err := readConfigs(opts.Rules, opts.Reader, opts.Rendered)
+	if err != nil || len(docs) > 0 || len(findings) > 0 {
+		return err
+	}
+	return noConfigs(opts)
+}
+
+func noConfigs(opts Options) error {
+	return fmt.Errorf("no kapp Config (apiVersion %s, kind %s), no ConfigMap labelled %s and no Secret holding %s in %v%s", kappconv.ConfigAPIVersion, kappconv.ConfigKind, kappconv.ConfigLabel, SecretKey, opts.Rules, argoCDHint(opts))
 }
 
 // Count returns the number of errors and warnings.

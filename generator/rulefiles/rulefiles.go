@@ -120,6 +120,17 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 	return out, nil
 }
 
+// Refused is the input error for rule paths check cannot judge, nil when there is none: a path
+// holding objects but no rules (NoRules), or paths holding nothing at all (an empty or
+// comment-only file), refused as lint refuses them; either would be judged as no rules, every
+// ghost diff left.
+func (f Files) Refused(r *load.Reader) error {
+	if f.NoRules != nil || len(f.Plain)+len(f.Rendered) == 0 {
+		return f.NoRules
+	}
+	return lint.NoConfigs(lint.Options{Rules: f.Plain, Rendered: f.Rendered, Reader: r})
+}
+
 // noRules is the error for a plain rules path holding objects but no rules: manifests given as
 // --rules would be judged as no rules at all, every ghost diff left, with nothing saying why.
 func noRules(p string, objs []load.Object) error {
