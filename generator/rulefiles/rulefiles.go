@@ -121,11 +121,11 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 }
 
 // Refused is the input error for rule paths check cannot judge, nil when there is none: a path
-// holding objects but no rules (NoRules), or paths holding nothing at all (an empty or
+// holding objects but no rules (NoRules), or plain paths holding nothing at all (an empty or
 // comment-only file), refused as lint refuses them; either would be judged as no rules, every
-// ghost diff left.
+// ghost diff left. A path ytt renders may be the package itself, whose rules are its own.
 func (f Files) Refused(r *load.Reader) error {
-	if f.NoRules != nil || len(f.Plain)+len(f.Rendered) == 0 {
+	if f.NoRules != nil || len(f.Plain) == 0 || len(f.Rendered) > 0 {
 		return f.NoRules
 	}
 	return lint.NoConfigs(lint.Options{Rules: f.Plain, Rendered: f.Rendered, Reader: r})
