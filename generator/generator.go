@@ -164,6 +164,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--desired", in.Desired)
 	}
+	if err := rulefiles.SecretsAsDesired(desired); err != nil {
+		return nil, nil, nil, err
+	}
 	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
 		return nil, nil, nil, err

@@ -9,7 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -65,8 +67,8 @@ func strayArgument(c *cli.Context, args []string) error {
 }
 
 // meantFlag is the flag of c's command a stray file's content is for, and why: objects read from
-// the cluster (--live), kapp Configs (--rules; a file rebasegen generate wrote is --output-file for
-// generate), manifests (--desired); "" when it is none of them, or the command has no such flag
+// the cluster (--live), kapp Configs or a rules Secret (--rules; a file rebasegen generate wrote is
+// --output-file for generate), manifests (--desired); "" when it is none of them, or the command has no such flag
 // (why then says so of Configs).
 func meantFlag(c *cli.Context, path string) (flag, why string) {
 	if load.TotalSize(path) != nil {
@@ -81,11 +83,16 @@ func meantFlag(c *cli.Context, path string) (flag, why string) {
 	if err != nil || len(docs) == 0 {
 		return "", ""
 	}
+	held := "kapp Configs"
 	rules := slices.ContainsFunc(docs, func(d load.Doc) bool {
 		if load.IsKappConfig(d.APIVersion, d.Kind) {
 			return true
 		}
 		o, err := d.Object()
+		if err == nil && rulefiles.IsRulesSecret(o) {
+			held = "a rules Secret (" + lint.SecretKey + ")"
+			return true
+		}
 		return err == nil && d.Kind == "ConfigMap" && load.IsLabelledConfig(o)
 	})
 	has := func(name string) bool {
@@ -95,9 +102,9 @@ func meantFlag(c *cli.Context, path string) (flag, why string) {
 	case rules && load.IsGenerated(data) && has("output-file"):
 		return "output-file", "It is a file rebasegen generate wrote"
 	case rules && has("rules"):
-		return "rules", "It holds kapp Configs"
+		return "rules", "It holds " + held
 	case rules:
-		return "", "holds kapp Configs, which " + c.Command.Name + " does not read: check and lint judge them (--rules)"
+		return "", "holds " + held + ", which " + c.Command.Name + " does not read: check and lint judge them (--rules)"
 	case slices.ContainsFunc(docs, func(d load.Doc) bool { return d.ManagedFields || d.FromServer }) && has("live"):
 		return "live", "It holds objects read from the cluster (metadata.uid, resourceVersion or managedFields)"
 	case has("desired"):

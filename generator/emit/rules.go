@@ -326,7 +326,7 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
 	fmt.Fprintf(b, comment+"Rebase rules for the PackageInstall %s: apply this Secret, then annotate the PackageInstall:\n", escape.Text(pi))
 	// quoted for the shell it is pasted into: the names are not validated here
 	fmt.Fprintf(b, comment+"  kubectl annotate packageinstall %s -n %s %s\n", escape.Text(shellQuote(pi)), escape.Text(shellQuote(ns)),
-		escape.Text(shellQuote("ext.packaging.carvel.dev/ytt-paths-from-secret-name.0="+name)))
+		escape.Text(shellQuote(kappconv.YTTPathsFromSecret+".0="+name)))
 	b.WriteString(comment + "kapp-controller adds the Secret's files to the package's first ytt template step.\n")
 	fmt.Fprintf(b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  rebase-rules.yml: |\n", scalar(name), scalar(ns))
 	// the digest is the body's, the rules file kapp-controller's ytt step reads: a Secret

@@ -4,9 +4,72 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
+
+// IsRulesSecret says o is a rules Secret: a v1 Secret holding rebase-rules.yml, as rebasegen
+// generate --output secret writes it for a PackageInstall's ytt-paths-from-secret-name.
+func IsRulesSecret(o load.Object) bool {
+	return o.GetAPIVersion() == "v1" && o.GetKind() == "Secret" && lint.HoldsRulesKey(o)
+}
+
+// SecretsAsDesired refuses a --desired file holding rules Secrets and nothing kapp deploys besides
+// kapp Configs: the rules given with the wrong flag. kapp would create the Secret as any other
+// object and read no rule from it (kapp-controller reads it from the cluster, named by the
+// PackageInstall), so the rules were judged as none: explain called it "kapp would create it",
+// check failed on every ghost diff they remove, generate found nothing paired (newcomer
+// walkthrough 10, N10-6). A Secret a desired PackageInstall names (ytt-paths-from-secret-name)
+// is the app's to deploy: kept.
+func SecretsAsDesired(desired []load.Doc) error {
+	named := map[string]bool{} // namespace/name of each Secret a desired PackageInstall names
+	for _, d := range desired {
+		if d.Kind != "PackageInstall" || !strings.HasPrefix(d.APIVersion, "packaging.carvel.dev/") {
+			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		for k, v := range o.GetAnnotations() {
+			if k == kappconv.YTTPathsFromSecret || strings.HasPrefix(k, kappconv.YTTPathsFromSecret+".") {
+				named[d.Namespace+"/"+v] = true
+			}
+		}
+	}
+	var files []string
+	secrets, others := map[string][]load.Doc{}, map[string]bool{}
+	for _, d := range desired {
+		f := d.Source.File
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		switch {
+		case IsRulesSecret(o) && !named[d.Namespace+"/"+d.Name]:
+			secrets[f] = append(secrets[f], d)
+		case !load.IsKappConfig(d.APIVersion, d.Kind) && !d.ConfigLabelled:
+			others[f] = true
+		}
+	}
+	for _, f := range files {
+		if len(secrets[f]) == 0 || others[f] {
+			continue
+		}
+		d := secrets[f][0]
+		return fmt.Errorf("--desired %s: a rules Secret, not a manifest: v1 Secret %s holding %s, as rebasegen generate --output secret writes it for a PackageInstall; kapp would create it as a Secret and read no rule from it: check and lint judge its rules with --rules %s, and -d takes the manifests they are for",
+			d.Source, escape.Text(strings.TrimPrefix(d.Namespace+"/"+d.Name, "/")), lint.SecretKey, escape.Text(f))
+	}
+	return nil
+}
+
 
 // ReadAsDesired reports whether every file of the --rules path p is also a file of a desired
 // input (desired: the --desired paths and the package's directories): its rules are in force from

@@ -52,6 +52,11 @@ const (
 	// NewNonce stands for the value kapp writes into a Nonce "" (the time of the deploy, which no
 	// live object holds): a fixed one keeps every diff and report of the same inputs the same.
 	NewNonce = "(new on every deploy)"
+
+	// YTTPathsFromSecret, alone or followed by "." and a suffix, is the PackageInstall annotation
+	// naming a Secret whose keys kapp-controller v0.51.0 adds as files to the package's first ytt
+	// template step (pkg/packageinstall/app.go ExtYttPathsFromSecretNameAnnKey, secretNamesFromAnn).
+	YTTPathsFromSecret = "ext.packaging.carvel.dev/ytt-paths-from-secret-name"
 )
 
 // HistoryAnnotations are removed by kapp from both sides before it diffs them
