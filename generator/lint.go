@@ -47,6 +47,11 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return f, LintNotes{}, nil
 	}
 	if err == nil {
+		// the rules given as the manifests: every matcher would match "none of the desired
+		// objects" (newcomer walkthrough 10, N10-7), refused as explain, check and generate do
+		err = verdict.RulesOnly(a.Set)
+	}
+	if err == nil {
 		err = files.NoRules
 	}
 	if err != nil {

@@ -51,6 +51,22 @@ func TestExplainRefusesRulesGivenAsTheManifests(t *testing.T) {
 	}
 }
 
+// lint given the rules as the manifests refuses them as the other commands do, with live objects
+// or without: it warned that each of the rules' matchers "matches none of the desired objects"
+// (5 warnings on fixtures/hpa-replicas' rules), exit 0 (newcomer walkthrough 10, N10-7).
+func TestLintRefusesRulesGivenAsTheManifests(t *testing.T) {
+	in := fixture("hpa-replicas")
+	rules, _ := generatedRules(t, in)
+	for _, live := range [][]string{in.Live, nil} {
+		in := in
+		in.Desired, in.Live = []string{rules}, live
+		findings, _, err := generator.Lint(in, []string{rules})
+		if err == nil || !strings.Contains(err.Error(), rules+": only kapp rules (kapp Config documents), no objects") || !strings.Contains(err.Error(), "-d (--desired)") {
+			t.Errorf("lint -d %s --rules %[1]s (live %v): %v (findings %+v), want a refusal naming the file and that it holds only rules", rules, live, err, findings)
+		}
+	}
+}
+
 // When every object's manifest moves it to another namespace nothing pairs, and kapp's deploy
 // still deletes the live objects in the old one: they are pending deletes, named with the
 // creates (newcomer walkthrough 6, N6-5). Old code: the app's kapp.k14s.io/app came from the
