@@ -125,7 +125,7 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 		return nil, fmt.Errorf("compare: desired %s %s/%s and live %s %s/%s are not the same resource",
 			du.GetKind(), du.GetNamespace(), du.GetName(), lu.GetKind(), lu.GetNamespace(), lu.GetName())
 	}
-	rep, err := classify.Classify(set, classify.Options{Rules: c.rules})
+	rep, err := classify.Classify(set, classify.Options{Rules: c.rules, CRDsFrom: "with WithCRDs"})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}

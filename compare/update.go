@@ -37,6 +37,14 @@ func (j *judgement) update(res classify.Resource) {
 			j.add(f, Unknown, "the update omits a field admission added: whether admission adds it again cannot be known offline")
 		case classify.Adoption:
 			j.add(f, Unknown, "the update omits bookkeeping another tool or the server wrote: whether the server writes it again cannot be known offline")
+		case classify.Unknown:
+			if !res.NoCRD {
+				j.add(f, Removed, "the update omits it")
+				break
+			}
+			// a schema default may put it back (the server's answer on widget-noop-update, read
+			// without its CRD): Changes would have the caller write on every pass
+			j.add(f, Unknown, "the update omits it: whether the schema of "+res.ID.Kind+" defaults it to the live value again cannot be known offline without its CRD (WithCRDs)")
 		default:
 			j.add(f, Removed, "the update omits it")
 		}

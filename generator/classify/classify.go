@@ -38,6 +38,9 @@ type Options struct {
 	// version's (rulesets/defaults); nil: the server runs the linked minor version, or its
 	// version is unknown.
 	Version *rulesets.VersionDefaults
+	// CRDsFrom says how the caller is given CustomResourceDefinitions, as the evidence of a
+	// custom resource whose CRD is missing names it; "": the command line's (--crd, capture).
+	CRDsFrom string
 }
 
 // Scoped returns the paths of the selectors kapp's built-in label scoping rules write its app
@@ -173,7 +176,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &classifier{rules: rs, defaults: defaulter{crds: crds}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
+	c := &classifier{rules: rs, defaults: defaulter{crds: crds, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
 		prepare: opts.Prepare, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
@@ -304,6 +307,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	}
 	fc.mechanism = dr.mechanism
+	res.NoCRD = dr.noCRD
 	if ok {
 		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)

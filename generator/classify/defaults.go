@@ -2,6 +2,7 @@ package classify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +48,8 @@ var aggregatorScheme = func() *runtime.Scheme {
 
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
-	crds crdSchemas
+	crds     crdSchemas
+	crdsFrom string // Options.CRDsFrom
 }
 
 // defaults is what the API server makes of a desired object when it creates it.
@@ -58,6 +60,7 @@ type defaults struct {
 	pruned    *unstructured.Unstructured // a custom resource without the fields its CRD's schema prunes; nil for other kinds
 	crd       string                     // the name of that CRD
 	mechanism string                     // the defaulting code and its version
+	noCRD     bool                       // a custom resource whose CRD is not among the inputs
 	strategy  string                     // the strategy's PrepareForCreate and its version, "" without one
 }
 
@@ -84,7 +87,9 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 	obj, err := scheme.New(gvk)
 	if err != nil {
 		if gvk.Group != "" { // a custom resource whose CRD is nowhere: say which one to pass
-			res.mechanism = fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, with --crd; rebasegen capture saves it in crds.yaml)", gvk.GroupKind(), gvk.Kind, gvk.Group)
+			from := cmp.Or(d.crdsFrom, "with --crd; rebasegen capture saves it in crds.yaml")
+			res.mechanism = fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, %s)", gvk.GroupKind(), gvk.Kind, gvk.Group, from)
+			res.noCRD = true
 		}
 		return res, false, nil
 	}

@@ -120,8 +120,11 @@ type Resource struct {
 	// carries what kapp writes on deploy (kapp.k14s.io/original, kapp's app or association
 	// label): kapp applied it, and which fields it set is not known.
 	KappMarked bool
-	Findings   []Finding
-	Noise      map[string]int // differences that are not findings, by reason
+	// NoCRD: a custom resource whose CustomResourceDefinition is not among the inputs: its
+	// schema's defaults, pruning and list types are unknown.
+	NoCRD    bool
+	Findings []Finding
+	Noise    map[string]int // differences that are not findings, by reason
 }
 
 // Report is the classification of all pairs.
