@@ -54,15 +54,15 @@ func gated(r Rule, matched []classify.Resource) []Rule {
 	var gates []*gate
 	byKey := map[string]*gate{}
 	var keep []fielddiff.Path
-	declared := map[string]bool{} // by the leaf's map: every manifest matched declares it
+	declared := map[string]bool{} // by path: every manifest with a finding there declares the leaf's map
 	for _, p := range r.Indexed {
 		q, always := parentGate(p)
 		k := "parent " + indexKey(p[:len(p)-1])
 		if always {
-			all, ok := declared[k]
+			all, ok := declared[indexKey(p)]
 			if !ok {
-				all = declaredByAll(q, matched)
-				declared[k] = all
+				all = declaredByAll(q, needing(p, matched))
+				declared[indexKey(p)] = all
 			}
 			always = all
 		}
@@ -125,7 +125,10 @@ func grandparent(p fielddiff.Path) (EmptyField, bool) {
 
 // declaredByAll reports whether every manifest of matched declares something at q: where one
 // does not, the copy must make the map there (the server made it: a container's resources from
-// pod-level resources), and gating on it would leave that field a ghost.
+// pod-level resources), and gating on it would leave that field a ghost. matched are the
+// resources with a finding at the path (needing): one without, a Deployment with no probe beside
+// one whose probe's httpGet.scheme is defaulted, needs no copy there, and took the gate off the
+// other's rule (newcomer10 N10-1).
 func declaredByAll(q EmptyField, matched []classify.Resource) bool {
 	kms, err := KappMatchers([]Matcher{{EmptyField: &q}})
 	if err != nil {
@@ -139,6 +142,19 @@ func declaredByAll(q EmptyField, matched []classify.Resource) bool {
 		}
 	}
 	return true
+}
+
+// needing returns the resources of matched with a finding at p as a plain copy writes it (every
+// list item: indexKey).
+func needing(p fielddiff.Path, matched []classify.Resource) []classify.Resource {
+	k := indexKey(p)
+	var out []classify.Resource
+	for _, res := range matched {
+		if slices.ContainsFunc(res.Findings, func(f classify.Finding) bool { return indexKey(f.Path) == k }) {
+			out = append(out, res)
+		}
+	}
+	return out
 }
 
 // parentGate is the emptyFieldMatcher at the map holding p's leaf, for a path through list items

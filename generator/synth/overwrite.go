@@ -135,8 +135,25 @@ func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 }
 
 // handlers are maps of which an object holds exactly one (the API server refuses more), by the
-// map holding them: a webhook's clientConfig calls a service or a URL.
-var handlers = map[string][]string{"clientConfig": {"service", "url"}}
+// map holding them: a webhook's clientConfig calls a service or a URL (k8s.io/kubernetes v1.37.2
+// pkg/apis/admissionregistration/validation/validation.go validateValidatingWebhook and validateMutatingWebhook: "exactly
+// one of url or service is required"); a container's probe and lifecycle hook run one handler
+// (pkg/apis/core/validation/validation.go validateHandler: "may not specify more than 1 handler
+// type", for a probe's ProbeHandler, handlerFromProbe, and postStart and preStop,
+// handlerFromLifecycle).
+var handlers = map[string][]string{
+	"clientConfig":   {"service", "url"},
+	"livenessProbe":  probeHandlers,
+	"readinessProbe": probeHandlers,
+	"startupProbe":   probeHandlers,
+	"postStart":      lifecycleHandlers,
+	"preStop":        lifecycleHandlers,
+}
+
+var (
+	probeHandlers     = []string{"exec", "httpGet", "tcpSocket", "grpc"}
+	lifecycleHandlers = []string{"exec", "httpGet", "tcpSocket", "sleep"}
+)
 
 // Handlers returns, for a path, the other handlers beside the one it leads into: the parent map
 // of the handlers and their keys; ok false where the path leads into no handler. check reads the

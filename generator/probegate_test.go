@@ -1,0 +1,84 @@
+package generator_test
+
+import (
+	"strings"
+	"testing"
+
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+const probedWeb = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+        readinessProbe:
+          httpGet: {path: /healthz, port: 8080}
+`
+
+const unprobedWorker = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker
+spec:
+  selector:
+    matchLabels: {app: worker}
+  template:
+    metadata:
+      labels: {app: worker}
+    spec:
+      containers:
+      - name: worker
+        image: busybox:1.36
+`
+
+// The generated copy of a probe handler's default (readinessProbe.httpGet.scheme) acts only where
+// the manifest declares that handler and no other, whatever the other Deployments of the input:
+// beside a Deployment without a probe, it lost its gate on httpGet (the worker, which needs no
+// copy there, lacks the map) and was gated on the readinessProbe alone, so once Git switched the
+// web's probe to tcpSocket kapp's copy wrote httpGet back beside it, which the API server refuses
+// ("may not specify more than 1 handler type"), and check called the switch hidden (newcomer10
+// N10-1). The oracle is kapp's own deploy diff under the generated rules, under both bases: the
+// object it applies holds tcpSocket alone.
+func TestProbeHandlerCopyKeepsItsGateBesideAnUnprobedDeployment(t *testing.T) {
+	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", probedWeb+"---\n"+unprobedWorker))
+	before := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", probedWeb+"---\n"+unprobedWorker)}, Live: []string{live}, Namespace: "shop"}
+	rules, _ := generatedRules(t, before)
+	switched := strings.Replace(probedWeb, "httpGet: {path: /healthz, port: 8080}", "tcpSocket: {port: 8080}", 1)
+	pr := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", switched+"---\n"+unprobedWorker)}, Live: []string{live}, Namespace: "shop"}
+	for _, against := range []bool{true, false} {
+		for _, ch := range kappChanges(t, pr, []string{rules}, against) {
+			if ch.NewResource().Name() != "web" {
+				continue
+			}
+			if ch.Op() != ctldiff.ChangeOpUpdate {
+				t.Fatalf("against last applied %v: kapp's op on web is %s, want update", against, ch.Op())
+			}
+			probe := ch.NewResource().UnstructuredObject()["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["readinessProbe"].(map[string]any)
+			if _, both := probe["httpGet"]; both {
+				t.Errorf("against last applied %v: kapp applies a readinessProbe with httpGet beside tcpSocket, which the API server refuses: %v", against, probe)
+			}
+		}
+	}
+	c, err := generator.Check(pr, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range c.Findings(verdict.Gate{}) {
+		if f.Kind == verdict.KindHidden || f.Kind == verdict.KindResidual {
+			t.Errorf("%s: %+v", f.Kind, f)
+		}
+	}
+}
