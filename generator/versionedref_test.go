@@ -116,3 +116,65 @@ func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleNamingAVersionIsJudged (probe12 P12-3): kapp matches its rules on a versioned
+// resource under the names it gives it, not the manifest's: the rebase under the live
+// NAME-ver-N (kapp's built-in rules copy the live metadata, name included, first), the new
+// version's diff under NAME-ver-(N+1). A rule naming cfg-ver-1, as it appears live, was ruled out
+// by the manifest's name cfg and never judged: check passed (exit 0) a rule keeping every change
+// of the ConfigMap from the deploy. The oracle is kapp's deploy of the ConfigMap changed in Git
+// (kappChanges): the data change is hidden exactly where kapp then creates no new version under
+// the rule, and does without it.
+func TestRuleNamingAVersionIsJudged(t *testing.T) {
+	dir := filepath.Join("testdata", "versioned-reference")
+	live, v1 := filepath.Join(dir, "live.yaml"), filepath.Join(dir, "v1.yaml")
+	manifest, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := writeFile(t, "v2.yaml", strings.Replace(string(manifest), "k: v1", "k: v2", 1))
+	in := func(desired string) generator.Inputs {
+		return generator.Inputs{Desired: []string{desired}, Live: []string{live}, Namespace: "versioned-ref"}
+	}
+	const config = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
+	newVersion := func(rules string) bool { // kapp's deploy of v2 creates cfg-ver-2, under both bases
+		for _, against := range []bool{true, false} {
+			added := false
+			for _, ch := range kappChanges(t, in(v2), []string{rules}, against) {
+				added = added || ch.Op() == ctldiff.ChangeOpAdd && ch.NewResource().Name() == "cfg-ver-2"
+			}
+			if !added {
+				return false
+			}
+		}
+		return true
+	}
+	copyData := func(name string) string {
+		return config + "rebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[data]]\n  resourceMatchers:\n" +
+			"  - kindNamespaceNameMatcher: {kind: ConfigMap, namespace: versioned-ref, name: " + name + "}\n"
+	}
+	for _, tc := range []struct{ name, rule string }{
+		{"the live version", copyData("cfg-ver-1")},
+		{"the next version", copyData("cfg-ver-2")}, // the rebased object holds the live name
+		{"a name kapp gives no version", copyData("cfg-ver-3")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := writeFile(t, "rules.yml", tc.rule)
+			if !newVersion(writeFile(t, "none.yml", config)) {
+				t.Fatal("kapp's deploy of the ConfigMap's change creates no new version without the rule")
+			}
+			wantHidden := !newVersion(rules)
+			c, err := generator.Check(in(v1), []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hidden := false
+			for _, h := range c.Verdict.Hidden {
+				hidden = hidden || h.String() == "core/ConfigMap versioned-ref/cfg data.k"
+			}
+			if hidden != wantHidden {
+				t.Errorf("data.k hidden: %v, want %v (kapp's deploy keeps the ConfigMap's change from Git under the rule: %v); hidden %v", hidden, wantHidden, wantHidden, c.Verdict.Hidden)
+			}
+		})
+	}
+}

@@ -36,15 +36,15 @@ type liveWrite struct {
 // a copy of kubectl's restartedAt annotation arms a copy of the image gated on a non-empty pod
 // template annotations map once someone restarts the Deployment, after the capture. Each gate is
 // the longer of the read and the copied path (the copy fills the read field there). Rules decided
-// by the resource's identity read nothing.
-func gates(rules []Rule, desired *unstructured.Unstructured) []ctlres.Path {
+// by the resource's identities (ids, matchedAs) read nothing.
+func gates(rules []Rule, desired *unstructured.Unstructured, ids []kappmatch.Identity) []ctlres.Path {
 	writes, anyWrite := builtinWrites(desired)
 	var out []ctlres.Path
 	for _, rule := range rules {
 		if rule.index < 0 {
 			continue // not a rebase rule: kapp applies it outside the rebase
 		}
-		matches, decided := rule.matcher.ByIdentity(desired)
+		matches, decided := decidedAs(rule.matcher, ids)
 		if decided && !matches {
 			continue
 		}

@@ -58,7 +58,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 		if err != nil {
 			return err
 		}
-		t := touched(in.Rules, desired.Unstructured)
+		t := touched(in.Rules, desired.Unstructured, matchedAs(desired.Unstructured, live.Unstructured))
 		beside := v.beside[r.ID]
 		reads := readsOf(desired.Unstructured, t.readsAt)
 		single := !batchable(desired.Unstructured, live.Unstructured)

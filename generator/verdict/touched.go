@@ -10,6 +10,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // touch is what the rules in force may do to one resource: the scalars it declares that a rule
@@ -62,7 +63,7 @@ func (t touch) readAt(p fielddiff.Path) bool {
 }
 
 // touched says what the rules may do to desired. A rule may act on a resource its matchers do not
-// rule out by identity (kappmatch.Matcher.ByIdentity); a copy or remove, an exclusion, a label or
+// rule out by identity under any name kapp matches it by (ids, matchedAs); a copy or remove, an exclusion, a label or
 // template rule writes only under its paths; additionalLabels only entries of their keys; a ytt
 // overlay anything (what a generated one rewrites is known: its hint). A copy from new first
 // keeps every value the manifest declares. A copy from the live object that kapp may match or
@@ -82,11 +83,11 @@ func (t touch) readAt(p fielddiff.Path) bool {
 // a copy of resources.limits.cpu keeps the cpu of a resources map Git removed. Which of those
 // removals change nothing (the server's defaults give the value back) is decided once kapp
 // put one back (removalsKept).
-func touched(rules []Rule, desired *unstructured.Unstructured) touch {
+func touched(rules []Rule, desired *unstructured.Unstructured, ids []kappmatch.Identity) touch {
 	t := touch{together: true}
 	all, allRemovals := false, false
 	for _, rule := range rules {
-		matches, decided := rule.matcher.ByIdentity(desired)
+		matches, decided := decidedAs(rule.matcher, ids)
 		if decided && !matches {
 			continue
 		}
@@ -137,7 +138,7 @@ func touched(rules []Rule, desired *unstructured.Unstructured) touch {
 			}
 		}
 	}
-	if t.gates = gates(rules, desired); len(t.gates) > 0 {
+	if t.gates = gates(rules, desired, ids); len(t.gates) > 0 {
 		t.probe, t.moves = true, true
 	}
 	if all {

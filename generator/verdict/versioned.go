@@ -3,12 +3,16 @@ package verdict
 // The deploy's versioned resources, beside which kapp diffs every resource of their app.
 
 import (
+	"maps"
 	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
 )
 
 // besideOf is, for each resource of an app holding versioned resources, the app's other
@@ -84,4 +88,73 @@ func nextVersion(declared, live any, inLive bool, beside []verify.Pair) (string,
 		return "", false
 	}
 	return kappconv.VersionedName(name, newest+1), true
+}
+
+// kappNames are the names kapp matches a rule on desired by: the manifest's (kapp's deploy labels
+// it under that name, ownershipLabelRules and labelScopingRules), and, for a versioned resource
+// whose live object is NAME-ver-N, NAME-ver-N, as it appears live (kapp's built-in rules copy the
+// live metadata, name included, before any other rebase rule, and diff/rebased_resource.go
+// matches each rule on the object so rebased) and NAME-ver-(N+1), the name kapp gives the new
+// version it diffs (assignNewNames: the diffAgainstExisting exclusions and template rules are
+// matched on it). A rule naming the resource by a versioned name acts on it (probe12 P12-3: a
+// copy of data from the live cfg-ver-1 hid every change of the ConfigMap, unchecked).
+func kappNames(desired, live *unstructured.Unstructured) []string {
+	names := []string{desired.GetName()}
+	if live == nil {
+		return names
+	}
+	if _, ok := desired.GetAnnotations()[kappconv.Versioned]; !ok {
+		return names
+	}
+	base, ver := kappconv.SplitVersionedName(live.GetName())
+	if n, err := strconv.Atoi(ver); err == nil && base == desired.GetName() {
+		names = append(names, live.GetName(), kappconv.VersionedName(base, n+1))
+	}
+	return names
+}
+
+// namedAs is desired under another name: a copy of its top level and metadata, the rest shared.
+func namedAs(desired *unstructured.Unstructured, name string) *unstructured.Unstructured {
+	if name == desired.GetName() {
+		return desired
+	}
+	obj := maps.Clone(desired.Object)
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		obj["metadata"] = maps.Clone(meta)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetName(name)
+	return u
+}
+
+// matchedAs is desired's identity under each of its kappNames.
+func matchedAs(desired, live *unstructured.Unstructured) []kappmatch.Identity {
+	var ids []kappmatch.Identity
+	for _, name := range kappNames(desired, live) {
+		ids = append(ids, kappmatch.IdentityOf(namedAs(desired, name)))
+	}
+	return ids
+}
+
+// decidedAs is m decided on the resource by its identities (matchedAs): decided where each
+// decides it and all agree (matching then says how), else kapp's rebase says whether it acts.
+func decidedAs(m kappmatch.Matcher, ids []kappmatch.Identity) (matches, decided bool) {
+	for i, id := range ids {
+		mi, di := m.ByIdentityOf(id)
+		if !di || i > 0 && mi != matches {
+			return false, false
+		}
+		matches = mi
+	}
+	return matches, true
+}
+
+// matchesAs reports whether rule matches desired under any of its kappNames.
+func matchesAs(rule Rule, desired, live *unstructured.Unstructured) bool {
+	for _, name := range kappNames(desired, live) {
+		if rule.Matches(namedAs(desired, name)) {
+			return true
+		}
+	}
+	return false
 }

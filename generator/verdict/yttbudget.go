@@ -31,7 +31,7 @@ func YTTWithinBudget(rules []Rule, pairs []pair.Pair) error {
 			}
 			for _, p := range pairs {
 				desired, live, err := p.Objects()
-				if err != nil || !r.Matches(desired.Unstructured) {
+				if err != nil || !matchesAs(r, desired.Unstructured, live.Unstructured) {
 					continue
 				}
 				if err := evalWithinBudget(fmt.Sprintf("%s on %s", r.At, p.ID), overlay, desired.Unstructured, live.Unstructured); err != nil {
@@ -68,7 +68,7 @@ func mutatedWithinBudget(rules []Rule, probes []mutation) error {
 				if err != nil {
 					return err
 				}
-				if matches, decided := r.matcher.ByIdentity(desired.Unstructured); decided && !matches {
+				if matches, decided := decidedAs(r.matcher, matchedAs(desired.Unstructured, live.Unstructured)); decided && !matches {
 					continue
 				}
 				pr.applyTo(desired.Object)
