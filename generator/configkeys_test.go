@@ -79,9 +79,11 @@ diffAgainstExistingFieldExclusionRules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(findings) != 1 || findings[0].Severity != lint.Error || findings[0].Line != 4 ||
-		!strings.Contains(findings[0].Message, "diffAgainstExistingFieldExclusionRules[0]: ") || !strings.Contains(findings[0].Message, "spec.storage.bucket") {
-		t.Errorf("want one error on line 4 naming the rule and spec.storage.bucket, got %+v", findings)
+	// and a warning on its resourceMatchers, which kapp never reads (TestExclusionRuleHidesInEveryResource)
+	if len(findings) != 2 || findings[0].Severity != lint.Error || findings[0].Line != 4 ||
+		!strings.Contains(findings[0].Message, "diffAgainstExistingFieldExclusionRules[0]: ") || !strings.Contains(findings[0].Message, "spec.storage.bucket") ||
+		findings[1].Severity != lint.Warning || findings[1].Line != 5 || !strings.Contains(findings[1].Message, "never reads an exclusion rule's resourceMatchers") {
+		t.Errorf("want one error on line 4 naming the rule and spec.storage.bucket, and a warning on line 5, got %+v", findings)
 	}
 }
 

@@ -3,12 +3,14 @@ package generator_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // keepVersionRule puts the live reference back wherever kapp's templateRules wrote a versioned
@@ -57,19 +59,10 @@ rebaseRules:
 // change, keeps the Deployment under the rules and updates it without them, and pending exactly
 // where kapp updates the Deployment under the rules.
 func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
-	dir := filepath.Join("testdata", "versioned-reference")
-	live, v1 := filepath.Join(dir, "live.yaml"), filepath.Join(dir, "v1.yaml")
-	manifest, err := os.ReadFile(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v2 := writeFile(t, "v2.yaml", strings.Replace(string(manifest), "k: v1", "k: v2", 1))
+	v1, v2, in := versionedRefInputs(t, "k: v1", "k: v2")
 	keep := writeFile(t, "keepver.yml", keepVersionRule)
 	// a rule for another kind: check judges the manifests under kapp's built-in rules alone
 	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[spec]]\n  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: v1, kind: Service}\n")
-	in := func(desired string) generator.Inputs {
-		return generator.Inputs{Desired: []string{desired}, Live: []string{live}, Namespace: "versioned-ref"}
-	}
 	updates := func(desired, rules string) bool { // kapp's deploy updates the Deployment, under both bases
 		for _, against := range []bool{true, false} {
 			found := false
@@ -126,28 +119,12 @@ func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
 // (kappChanges): the data change is hidden exactly where kapp then creates no new version under
 // the rule, and does without it.
 func TestRuleNamingAVersionIsJudged(t *testing.T) {
-	dir := filepath.Join("testdata", "versioned-reference")
-	live, v1 := filepath.Join(dir, "live.yaml"), filepath.Join(dir, "v1.yaml")
-	manifest, err := os.ReadFile(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v2 := writeFile(t, "v2.yaml", strings.Replace(string(manifest), "k: v1", "k: v2", 1))
-	in := func(desired string) generator.Inputs {
-		return generator.Inputs{Desired: []string{desired}, Live: []string{live}, Namespace: "versioned-ref"}
-	}
+	v1, v2, in := versionedRefInputs(t, "k: v1", "k: v2")
 	const config = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
-	newVersion := func(rules string) bool { // kapp's deploy of v2 creates cfg-ver-2, under both bases
-		for _, against := range []bool{true, false} {
-			added := false
-			for _, ch := range kappChanges(t, in(v2), []string{rules}, against) {
-				added = added || ch.Op() == ctldiff.ChangeOpAdd && ch.NewResource().Name() == "cfg-ver-2"
-			}
-			if !added {
-				return false
-			}
-		}
-		return true
+	newVersion := func(rules string) bool {
+		return kappMakesBoth(t, in(v2), rules, func(ch ctldiff.Change) bool {
+			return ch.Op() == ctldiff.ChangeOpAdd && ch.NewResource().Name() == "cfg-ver-2"
+		})
 	}
 	copyData := func(name string) string {
 		return config + "rebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[data]]\n  resourceMatchers:\n" +
@@ -164,17 +141,49 @@ func TestRuleNamingAVersionIsJudged(t *testing.T) {
 				t.Fatal("kapp's deploy of the ConfigMap's change creates no new version without the rule")
 			}
 			wantHidden := !newVersion(rules)
-			c, err := generator.Check(in(v1), []string{rules})
-			if err != nil {
-				t.Fatal(err)
-			}
-			hidden := false
-			for _, h := range c.Verdict.Hidden {
-				hidden = hidden || h.String() == "core/ConfigMap versioned-ref/cfg data.k"
-			}
+			hidden, all := checkHides(t, in(v1), rules, "core/ConfigMap versioned-ref/cfg data.k")
 			if hidden != wantHidden {
-				t.Errorf("data.k hidden: %v, want %v (kapp's deploy keeps the ConfigMap's change from Git under the rule: %v); hidden %v", hidden, wantHidden, wantHidden, c.Verdict.Hidden)
+				t.Errorf("data.k hidden: %v, want %v (kapp's deploy keeps the ConfigMap's change from Git under the rule: %v); hidden %v", hidden, wantHidden, wantHidden, all)
 			}
 		})
 	}
+}
+
+// versionedRefInputs are the manifests of the versioned-reference capture as deployed (v1.yaml)
+// and with old replaced by new, and check's inputs of either against the capture.
+func versionedRefInputs(t *testing.T, old, new string) (v1, changed string, in func(desired string) generator.Inputs) {
+	t.Helper()
+	dir := filepath.Join("testdata", "versioned-reference")
+	v1 = filepath.Join(dir, "v1.yaml")
+	manifest, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed = writeFile(t, "changed.yaml", strings.Replace(string(manifest), old, new, 1))
+	return v1, changed, func(desired string) generator.Inputs {
+		return generator.Inputs{Desired: []string{desired}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: "versioned-ref"}
+	}
+}
+
+// kappMakesBoth reports whether kapp's deploy of in with the rule file makes a change want holds,
+// under both bases.
+func kappMakesBoth(t *testing.T, in generator.Inputs, rules string, want func(ctldiff.Change) bool) bool {
+	t.Helper()
+	for _, against := range []bool{true, false} {
+		if !slices.ContainsFunc(kappChanges(t, in, []string{rules}, against), want) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHides reports whether check of in with the rule file finds field ("Kind namespace/name
+// path") hidden, with all it finds hidden.
+func checkHides(t *testing.T, in generator.Inputs, rules, field string) (bool, []verdict.Hidden) {
+	t.Helper()
+	c, err := generator.Check(in, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(c.Verdict.Hidden, func(h verdict.Hidden) bool { return h.String() == field }), c.Verdict.Hidden
 }

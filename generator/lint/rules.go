@@ -83,6 +83,7 @@ func (c *checker) config() {
 	}
 	c.rule = -1
 	c.hidingRules(root)
+	c.exclusionMatchers(root)
 	c.inert(root)
 	c.changeGraph(root)
 }

@@ -167,11 +167,16 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 			}
 		}
 	}
+	// kapp v0.66.0 applies both kinds of exclusion rules to every resource: it calls their mods'
+	// Apply, which never asks the rule's resourceMatchers (diff/resource_with_history.go
+	// ResourceWithoutHistory.Resource, diff/resource_with_removed_fields.go; resources/
+	// mod_field_remove.go), so a rule matching no resource hides the path in all of them
+	everyResource := []ctlconf.ResourceMatcher{{AllMatcher: &ctlconf.AllMatcher{}}}
 	for i, r := range cfg.DiffAgainstExistingFieldExclusionRules {
-		add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path)
+		add("diffAgainstExistingFieldExclusionRules", i, "removed from both sides before diffing: "+lint.FormatPath(r.Path), everyResource, r.Path)
 	}
 	for i, r := range cfg.DiffAgainstLastAppliedFieldExclusionRules {
-		if h := add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), r.ResourceMatchers, r.Path); h != nil {
+		if h := add("diffAgainstLastAppliedFieldExclusionRules", i, "ignored when kapp checks its last-applied copy: "+lint.FormatPath(r.Path), everyResource, r.Path); h != nil {
 			h.lastAppliedCheck = true
 		}
 	}
