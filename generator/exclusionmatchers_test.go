@@ -18,7 +18,7 @@ import (
 // in Git (kappChanges): hidden exactly where kapp then keeps the Deployment under the rule and
 // updates it without.
 func TestExclusionRuleHidesInEveryResource(t *testing.T) {
-	v1, bumped, in := versionedRefInputs(t, "replicas: 1", "replicas: 3")
+	v1, bumped, in := versionedRefInputs(t, "versioned-reference", "versioned-ref", "replicas: 1", "replicas: 3")
 	const config = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
 	rules := writeFile(t, "exclude.yml", config+"diffAgainstExistingFieldExclusionRules:\n- path: [spec, replicas]\n  resourceMatchers:\n"+
 		"  - apiVersionKindMatcher: {apiVersion: example.com/v1, kind: Nothing}\n")

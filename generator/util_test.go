@@ -162,10 +162,16 @@ func removalsHidden(c *generator.Checked) []string {
 }
 
 // webYTT is a rebaseRules entry: a ytt rule on fixtures/hpa-replicas' Deployment web, matched by
-// its identity, replacing the object kapp applies with keep's. keep runs body (Starlark lines,
-// unindented) with obj, a copy of the manifest's object, and ex, the live one (None before the
-// first deploy), and returns obj.
+// its identity, replacing the object kapp applies with keep's (keepYTT).
 func webYTT(body string) string {
+	return keepYTT(body, "kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}")
+}
+
+// keepYTT is a rebaseRules entry: a ytt rule on what matcher (a resourceMatchers item) selects,
+// replacing the object kapp applies with keep's. keep runs body (Starlark lines, unindented)
+// with obj, a copy of the manifest's object, and ex, the live one (None before the first
+// deploy), and returns obj.
+func keepYTT(body, matcher string) string {
 	var lines strings.Builder
 	for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
 		lines.WriteString("        #@   " + l + "\n")
@@ -185,6 +191,5 @@ func webYTT(body string) string {
         #@overlay/replace via=keep
         ---
   resourceMatchers:
-  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
-`
+  - ` + matcher + "\n"
 }

@@ -11,42 +11,20 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
 
 // keepVersionRule puts the live reference back wherever kapp's templateRules wrote a versioned
 // name into a container's envFrom (probe11 P11-3's keepver.yml): a new version of the ConfigMap
 // never reaches the Deployment.
-const keepVersionRule = `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- ytt:
-    overlayContractV1:
-      overlay.yml: |
-        #@ load("@ytt:data", "data")
-        #@ load("@ytt:json", "json")
-        #@ load("@ytt:overlay", "overlay")
-        #@ def keep(left, right):
-        #@   obj = json.decode(json.encode(left))
-        #@   if data.values.existing == None:
-        #@     return obj
-        #@   end
-        #@   ex = json.decode(json.encode(data.values.existing))
-        #@   for i, c in enumerate(obj["spec"]["template"]["spec"]["containers"]):
-        #@     for j, e in enumerate(c.get("envFrom") or []):
-        #@       n = e.get("configMapRef", {}).get("name", "")
-        #@       if "-ver-" in n:
-        #@         e["configMapRef"]["name"] = ex["spec"]["template"]["spec"]["containers"][i]["envFrom"][j]["configMapRef"]["name"]
-        #@       end
-        #@     end
-        #@   end
-        #@   return obj
-        #@ end
-        #@overlay/match by=overlay.all
-        #@overlay/replace via=keep
-        ---
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
-`
+var keepVersionRule = replaceRule(`for i, c in enumerate(obj["spec"]["template"]["spec"]["containers"]):
+  for j, e in enumerate(c.get("envFrom") or []):
+    n = e.get("configMapRef", {}).get("name", "")
+    if "-ver-" in n:
+      e["configMapRef"]["name"] = ex["spec"]["template"]["spec"]["containers"][i]["envFrom"][j]["configMapRef"]["name"]
+    end
+  end
+end`, "apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}")
 
 // TestVersionedReferenceAsKappDeploysIt (probe11 P11-3): kapp's templateRules write the name of
 // the version this deploy gives a versioned ConfigMap into the Deployment's reference (cfg
@@ -59,28 +37,52 @@ rebaseRules:
 // change, keeps the Deployment under the rules and updates it without them, and pending exactly
 // where kapp updates the Deployment under the rules.
 func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
-	v1, v2, in := versionedRefInputs(t, "k: v1", "k: v2")
-	keep := writeFile(t, "keepver.yml", keepVersionRule)
+	referenceAsKappDeploysIt(t, versionedRef{dir: "versioned-reference", ns: "versioned-ref", kind: "Deployment", keep: keepVersionRule,
+		ref: "apps/Deployment versioned-ref/web spec.template.spec.containers[name=web].envFrom[0].configMapRef.name"})
+}
+
+// keepExplicitRefRule puts the live kapp.k14s.io/versioned-explicit-ref back wherever kapp wrote
+// a versioned name into it: a new version of the ConfigMap never reaches the consumer.
+var keepExplicitRefRule = replaceRule(`k = "kapp.k14s.io/versioned-explicit-ref"
+ann = obj["metadata"].get("annotations") or {}
+if "-ver-" in (ann.get(k) or ""):
+  ann[k] = ex["metadata"]["annotations"][k]
+end`, "kindNamespaceNameMatcher: {kind: ConfigMap, namespace: versioned-xref, name: consumer}")
+
+// TestExplicitVersionedReferenceAsKappDeploysIt (issue 23, fix25e): kapp writes the version of a
+// versioned ConfigMap into a kapp.k14s.io/versioned-explicit-ref annotation naming it as it
+// writes a templateRules reference (name: cfg becomes name: cfg-ver-1, re-marshalled). The
+// mutation check drew no value naming a version there: a rule putting the live annotation back
+// wherever kapp wrote a versioned name passed check, exit 0, at the pull request adding it; and
+// the unchanged manifests' annotation was a pending change this deploy applies, where kapp keeps
+// the consumer. The oracle, as for templateRules references, is kapp's deploy (kappChanges).
+func TestExplicitVersionedReferenceAsKappDeploysIt(t *testing.T) {
+	referenceAsKappDeploysIt(t, versionedRef{dir: "versioned-explicit-ref", ns: "versioned-xref", kind: "ConfigMap", keep: keepExplicitRefRule,
+		ref: `core/ConfigMap versioned-xref/consumer metadata.annotations["kapp.k14s.io/versioned-explicit-ref"]`})
+}
+
+// versionedRef is a capture of a versioned ConfigMap cfg (generator/testdata/dir: v1.yaml as
+// kapp deployed it, data k: v1, and live.yaml) referenced by a resource of kind at ref (a
+// finding's resource and path), and a rule keeping the live reference wherever kapp writes a
+// versioned name into it.
+type versionedRef struct{ dir, ns, kind, ref, keep string }
+
+// referenceAsKappDeploysIt: check reports the reference hidden exactly where kapp, on the
+// ConfigMap's change (k: v2), keeps the referencing resource under the rules and updates it
+// without them, and pending exactly where kapp's deploy updates it under the rules.
+func referenceAsKappDeploysIt(t *testing.T, sc versionedRef) {
+	v1, v2, in := versionedRefInputs(t, sc.dir, sc.ns, "k: v1", "k: v2")
+	keep := writeFile(t, "keep.yml", sc.keep)
 	// a rule for another kind: check judges the manifests under kapp's built-in rules alone
 	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[spec]]\n  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: v1, kind: Service}\n")
-	updates := func(desired, rules string) bool { // kapp's deploy updates the Deployment, under both bases
-		for _, against := range []bool{true, false} {
-			found := false
-			for _, ch := range kappChanges(t, in(desired), []string{rules}, against) {
-				if ch.NewOrExistingResource().Kind() == "Deployment" {
-					found = ch.Op() == ctldiff.ChangeOpUpdate
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
+	updates := func(desired, rules string) bool { // kapp's deploy updates the referencing resource, under both bases
+		return kappMakesBoth(t, in(desired), rules, func(ch ctldiff.Change) bool {
+			return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == sc.kind
+		})
 	}
 	if !updates(v2, none) || updates(v1, none) {
-		t.Fatal("kapp's deploy of the ConfigMap's change does not update the Deployment, or it updates the unchanged one")
+		t.Fatalf("kapp's deploy of the ConfigMap's change does not update the %s, or it updates the unchanged one", sc.kind)
 	}
-	const ref = "apps/Deployment versioned-ref/web spec.template.spec.containers[name=web].envFrom[0].configMapRef.name"
 	for _, tc := range []struct{ name, desired, rules string }{
 		{"rule PR", v1, keep},
 		{"ConfigMap PR", v2, keep},
@@ -94,17 +96,17 @@ func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
 			}
 			hidden, pending := false, false
 			for _, h := range c.Verdict.Hidden {
-				hidden = hidden || h.String() == ref
+				hidden = hidden || h.String() == sc.ref
 			}
 			for _, p := range c.Verdict.Pending {
-				pending = pending || p.Resource.String()+" "+p.Finding.Path.String() == ref
+				pending = pending || p.Resource.String()+" "+p.Finding.Path.String() == sc.ref
 			}
-			wantHidden := !updates(v2, tc.rules) // the ConfigMap's change in Git kept from the Deployment
+			wantHidden := !updates(v2, tc.rules) // the ConfigMap's change in Git kept from the referencing resource
 			if hidden != wantHidden {
-				t.Errorf("the reference hidden: %v, want %v (kapp keeps the Deployment on the ConfigMap's change: %v)", hidden, wantHidden, wantHidden)
+				t.Errorf("the reference hidden: %v, want %v (kapp keeps the %s on the ConfigMap's change: %v)", hidden, wantHidden, sc.kind, wantHidden)
 			}
 			if want := updates(tc.desired, tc.rules); pending != want {
-				t.Errorf("the reference a pending change this deploy applies: %v, want %v (kapp's deploy updates the Deployment: %v)", pending, want, want)
+				t.Errorf("the reference a pending change this deploy applies: %v, want %v (kapp's deploy updates the %s: %v)", pending, want, sc.kind, want)
 			}
 		})
 	}
@@ -119,7 +121,7 @@ func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
 // (kappChanges): the data change is hidden exactly where kapp then creates no new version under
 // the rule, and does without it.
 func TestRuleNamingAVersionIsJudged(t *testing.T) {
-	v1, v2, in := versionedRefInputs(t, "k: v1", "k: v2")
+	v1, v2, in := versionedRefInputs(t, "versioned-reference", "versioned-ref", "k: v1", "k: v2")
 	const config = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
 	newVersion := func(rules string) bool {
 		return kappMakesBoth(t, in(v2), rules, func(ch ctldiff.Change) bool {
@@ -149,11 +151,11 @@ func TestRuleNamingAVersionIsJudged(t *testing.T) {
 	}
 }
 
-// versionedRefInputs are the manifests of the versioned-reference capture as deployed (v1.yaml)
-// and with old replaced by new, and check's inputs of either against the capture.
-func versionedRefInputs(t *testing.T, old, new string) (v1, changed string, in func(desired string) generator.Inputs) {
+// versionedRefInputs are the manifests of a capture of namespace ns (generator/testdata/dir) as
+// deployed (v1.yaml) and with old replaced by new, and check's inputs of either against it.
+func versionedRefInputs(t *testing.T, dir, ns, old, new string) (v1, changed string, in func(desired string) generator.Inputs) {
 	t.Helper()
-	dir := filepath.Join("testdata", "versioned-reference")
+	dir = filepath.Join("testdata", dir)
 	v1 = filepath.Join(dir, "v1.yaml")
 	manifest, err := os.ReadFile(v1)
 	if err != nil {
@@ -161,7 +163,7 @@ func versionedRefInputs(t *testing.T, old, new string) (v1, changed string, in f
 	}
 	changed = writeFile(t, "changed.yaml", strings.Replace(string(manifest), old, new, 1))
 	return v1, changed, func(desired string) generator.Inputs {
-		return generator.Inputs{Desired: []string{desired}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: "versioned-ref"}
+		return generator.Inputs{Desired: []string{desired}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: ns}
 	}
 }
 
@@ -186,4 +188,10 @@ func checkHides(t *testing.T, in generator.Inputs, rules, field string) (bool, [
 		t.Fatal(err)
 	}
 	return slices.ContainsFunc(c.Verdict.Hidden, func(h verdict.Hidden) bool { return h.String() == field }), c.Verdict.Hidden
+}
+
+// replaceRule is a Config holding a ytt rule (keepYTT) on what matcher selects, running body with
+// ex decoded as obj is, where there is a live object.
+func replaceRule(body, matcher string) string {
+	return ytttest.Config(keepYTT("if ex == None:\n  return obj\nend\nex = json.decode(json.encode(ex))\n"+body, matcher))
 }

@@ -78,7 +78,7 @@ func (v *Verdict) mutations(in Input, configs []*unstructured.Unstructured) erro
 			m := mutation{r: r, path: p, value: mutated, what: fielddiff.ByKey(desired.Unstructured, p).String(), single: single, probed: t.probe,
 				controller: controlled(r, desired.Object, p), seq: seq, beside: beside}
 			seq++
-			if next, ok := nextVersion(val, liveVal, inLive, beside); ok {
+			if next, ok := nextVersion(p, val, liveVal, inLive, beside); ok {
 				p.Set(desired.Object, next)
 				key := fielddiff.ByKey(desired.Unstructured, p)
 				p.Set(desired.Object, val)

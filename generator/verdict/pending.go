@@ -42,7 +42,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
 			removed:   p.Finding.Change == fielddiff.Added, // the manifest no longer declares it
 			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
-		_, ref := nextVersion(p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
+		_, ref := nextVersion(p.Finding.Path, p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
 		refs = append(refs, ref)
 	}
 	if len(all) == 0 {

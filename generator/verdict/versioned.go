@@ -5,10 +5,14 @@ package verdict
 import (
 	"maps"
 	"strconv"
+	"strings"
+
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -59,35 +63,97 @@ func besideOf(rep *classify.Report) (map[pair.Identity][]verify.Pair, error) {
 	return out, nil
 }
 
-// nextVersion is the name kapp's deploy writes into a reference to a versioned resource of
-// beside once that resource changes in Git: NAME-ver-(N+1), N its newest live version. A
-// reference is a declared value naming the resource's base name whose live value is one of
-// its versions: kapp's templateRules rewrote it there. The mutation check's own draws never name
-// a versioned resource, so kapp leaves them, and a rule acting only on the names kapp writes
+// nextVersion is what kapp's deploy writes into a reference to a versioned resource of beside,
+// at at (by index), once that resource changes in Git: its NAME-ver-(N+1), N its newest live
+// version. A reference is a declared value naming the resource's base name whose live value is
+// one of its versions: kapp's templateRules rewrote it there; or a kapp.k14s.io/
+// versioned-explicit-ref annotation (explicitNext). The mutation check's own draws never name a
+// versioned resource, so kapp leaves them, and a rule acting only on the names kapp writes
 // (keeping the live version wherever a reference holds one) is never hit by them.
-func nextVersion(declared, live any, inLive bool, beside []verify.Pair) (string, bool) {
+func nextVersion(at fielddiff.Path, declared, live any, inLive bool, beside []verify.Pair) (string, bool) {
 	name, ok := declared.(string)
 	liveName, okLive := live.(string)
 	if !ok || !inLive || !okLive {
 		return "", false
 	}
+	if key, ok := explicitRefAt(at); ok {
+		return explicitNext(key, name, liveName, beside)
+	}
 	if base, ver := kappconv.SplitVersionedName(liveName); base != name || ver == "" {
 		return "", false
 	}
-	newest := -1
-	for _, p := range beside {
-		if p.Desired.GetName() != name || p.Live == nil {
-			continue
-		}
-		base, ver := kappconv.SplitVersionedName(p.Live.GetName())
-		if n, err := strconv.Atoi(ver); err == nil && base == name && n > newest {
-			newest = n
-		}
-	}
+	newest := newestVersion(beside, func(p verify.Pair) bool { return p.Desired.GetName() == name })
 	if newest < 0 {
 		return "", false
 	}
 	return kappconv.VersionedName(name, newest+1), true
+}
+
+// newestVersion is the newest live version of the versioned pairs of beside that is selects, -1
+// where none has one.
+func newestVersion(beside []verify.Pair, is func(verify.Pair) bool) int {
+	newest := -1
+	for _, p := range beside {
+		if !is(p) || p.Live == nil {
+			continue
+		}
+		base, ver := kappconv.SplitVersionedName(p.Live.GetName())
+		if n, err := strconv.Atoi(ver); err == nil && base == p.Desired.GetName() && n > newest {
+			newest = n
+		}
+	}
+	return newest
+}
+
+// explicitRefAt is the annotation key at names, where it is one kapp reads as an explicit
+// versioned reference (diff/versioned_resource.go updateAffected: the key, or the key with a "."
+// and a suffix).
+func explicitRefAt(at fielddiff.Path) (string, bool) {
+	if len(at) != 3 || at[0].FieldName == nil || *at[0].FieldName != "metadata" || at[1].FieldName == nil ||
+		*at[1].FieldName != "annotations" || at[2].FieldName == nil {
+		return "", false
+	}
+	key := *at[2].FieldName
+	return key, key == kappconv.VersionedExplicitRef || strings.HasPrefix(key, kappconv.VersionedExplicitRef+".")
+}
+
+// explicitNext is nextVersion of a kapp.k14s.io/versioned-explicit-ref annotation (key) the
+// manifest declares as declared and the live object holds as live: where live is what kapp
+// writes of declared for one of the resource's versions (its name NAME-ver-N where declared names
+// NAME), what kapp writes of it for the next version, NAME-ver-(N+1), as kapp writes it (its own
+// ExplicitVersionedRef: the reference re-marshalled with the versioned name).
+func explicitNext(key, declared, live string, beside []verify.Pair) (string, bool) {
+	ref, err := ctldiff.NewExplicitVersionedRef(key, declared).AsObjectRef()
+	if err != nil {
+		return "", false
+	}
+	liveRef, err := ctldiff.NewExplicitVersionedRef(key, live).AsObjectRef()
+	if err != nil {
+		return "", false
+	}
+	name, _ := ref["name"].(string)
+	liveName, _ := liveRef["name"].(string)
+	if base, ver := kappconv.SplitVersionedName(liveName); base != name || ver == "" {
+		return "", false
+	}
+	written := func(version string) (string, bool) {
+		named := maps.Clone(ref)
+		named["name"] = version
+		mod, err := ctldiff.NewExplicitVersionedRef(key, declared).AnnotationMod(named)
+		return mod.KVs[key], err == nil
+	}
+	if now, ok := written(liveName); !ok || now != live {
+		return "", false // live is no version kapp wrote of the manifest's reference
+	}
+	ns, _ := ref["namespace"].(string)
+	newest := newestVersion(beside, func(p verify.Pair) bool {
+		return p.Desired.GetName() == name && p.Desired.GetKind() == ref["kind"] && p.Desired.GetAPIVersion() == ref["apiVersion"] &&
+			(ns == "" || p.Desired.GetNamespace() == ns)
+	})
+	if newest < 0 {
+		return "", false
+	}
+	return written(kappconv.VersionedName(name, newest+1))
 }
 
 // kappNames are the names kapp matches a rule on desired by: the manifest's (kapp's deploy labels

@@ -38,6 +38,9 @@ const (
 
 	Versioned             = "kapp.k14s.io/versioned"               // diff/versioned_resource.go
 	VersionedKeepOriginal = "kapp.k14s.io/versioned-keep-original" // diff/change_set_with_versioned_rs.go
+	// VersionedExplicitRef is the annotation (also as a prefix, with a "." and any suffix) naming
+	// a versioned resource whose NAME-ver-N kapp writes into it (diff/explicit_versioned_ref.go)
+	VersionedExplicitRef = "kapp.k14s.io/versioned-explicit-ref"
 
 	// On the object kapp applies, these make kapp apply nothing to the resource: noop (diff/change.go
 	// op), exists on an existing resource (op keep), update-strategy skip (clusterapply
