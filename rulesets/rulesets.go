@@ -36,6 +36,21 @@ type Ruleset struct {
 	// DeployOptions are the kapp deploy flags a Package's deploy step may pass that leave what
 	// kapp diffs and applies unchanged.
 	DeployOptions []DeployOption `json:"deployOptions,omitempty"`
+	// Dependent are defaults the API server's defaulting code chooses by whether other fields of
+	// the object are empty.
+	Dependent []Dependent `json:"dependent,omitempty"`
+}
+
+// Dependent is a field (Path, no list items) of one kind whose default the API server's
+// defaulting code chooses by whether each field of Empty (dotted map keys, no list items) is
+// empty (absent, null, [] or {}) or not: a copy of the live value is right only while each is as
+// empty in the manifest as it was where the live value was defaulted.
+type Dependent struct {
+	Group  string   `json:"group"`
+	Kind   string   `json:"kind"`
+	Path   string   `json:"path"`
+	Empty  []string `json:"empty"`
+	Source string   `json:"source"`
 }
 
 // DeployOption is a kapp deploy flag (--name) that changes neither which resources kapp diffs
@@ -222,6 +237,16 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 			paths = append(paths, x.Path)
 		}
 	}
+	for _, d := range f.Dependent {
+		for _, p := range append([]string{d.Path}, d.Empty...) {
+			if p == "" || strings.ContainsAny(p, "[]") || slices.Contains(strings.Split(p, "."), "") {
+				return fmt.Errorf("ruleset %s: dependent %s %s: path %q: want dotted map keys, no list items", name, d.Kind, d.Path, p)
+			}
+		}
+		if len(d.Empty) == 0 {
+			return fmt.Errorf("ruleset %s: dependent %s %s: no empty fields", name, d.Kind, d.Path)
+		}
+	}
 	for _, p := range paths {
 		if _, err := PathPattern(p); err != nil {
 			return fmt.Errorf("ruleset %s: path %q: %w", name, p, err)
@@ -239,6 +264,7 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	rs.Operational = append(rs.Operational, f.Operational...)
 	rs.Immutable = append(rs.Immutable, f.Immutable...)
 	rs.DeployOptions = append(rs.DeployOptions, f.DeployOptions...)
+	rs.Dependent = append(rs.Dependent, f.Dependent...)
 	return nil
 }
 

@@ -31,6 +31,11 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 			t.Errorf("deploy option without a --flag or a source: %+v", o)
 		}
 	}
+	for _, d := range rs.Dependent {
+		if d.Source == "" || d.Kind == "" {
+			t.Errorf("dependent default without kind or source: %+v", d)
+		}
+	}
 	for _, m := range append(append(rs.Appliers, rs.Humans...), rs.Controllers...) {
 		if m.Source == "" {
 			t.Errorf("manager without source: %+v", m)

@@ -366,6 +366,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	}
 	for i, d := range findings {
 		f := c.field(fc, d)
+		f.DependsOn = c.dependentOn(p.ID, f)
 		f.CoveredByKappDefault = byKapp != nil && byKapp[i]
 		f.CoveredByPackageRules = byPkg != nil && byPkg[i]
 		if f.Covered() && !f.Pruned {

@@ -83,6 +83,9 @@ type Finding struct {
 	// writes it and it holds the manifest's value right now (Change Same): kapp's engine alone
 	// judges whether kapp updates it.
 	KappView bool
+	// DependsOn: a default the server chooses by whether other fields of the object are empty
+	// (rulesets/dependent.yaml); nil for any other finding.
+	DependsOn *rulesets.Dependent
 	// Reordered: a Pending change of the order of the associative list at Path, whose items
 	// the manifest and the live object otherwise both hold; Desired and Live are their merge keys
 	// in each one's order.

@@ -88,6 +88,9 @@ func rebaseRules(rules []synth.Rule) ([]ruleText, error) {
 			} else if e != nil {
 				say("  only where the manifest has %s: elsewhere the copy reaches nothing, and kapp copies the whole object for each path of a rule it matches", escape.Text(emptyFieldString(*e)))
 			}
+			if r.While != "" {
+				say("  only while %s", escape.Text(r.While))
+			}
 			add(ctlconf.RebaseRule{Type: "copy", Sources: r.Sources, Paths: siblingsAsRegex(r), ResourceMatchers: ms})
 		}
 		if len(r.Emptied) > 0 {

@@ -142,7 +142,9 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 	var rules []Rule
 	for _, r := range append([]Rule{plain, keyed}, extra...) {
 		for _, gr := range gated(r, matched) {
-			rules = append(rules, handlerGated(gr)...)
+			for _, hr := range handlerGated(gr) {
+				rules = append(rules, dependentGated(hr, matched)...)
+			}
 		}
 	}
 	return g.finish(append(rules, g.dropRules()...)...)

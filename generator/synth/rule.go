@@ -188,6 +188,9 @@ type Rule struct {
 	// FoldStringData moves Secret stringData into data where the live data holds the same values.
 	FoldStringData bool
 	Matchers       []Matcher
+	// While says when the copy acts, for a default the server chooses by what else the object
+	// holds (dependentGated): the fields its matchers find empty or not, and why.
+	While string
 	// Also are the other ytt rules naming exactly the resources this one names, run in the same
 	// ytt evaluation: kapp evaluates every ytt rule once per resource it matches, under each base,
 	// on every deploy. Each keeps its own sources, paths, classes and evidence.

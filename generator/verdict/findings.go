@@ -165,6 +165,8 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		case h.Removed:
 			// what the author changes to have kapp remove it (newcomer walkthrough 4, item 1)
 			evidence += "; to apply the removal, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and kapp removes it on deploy"
+		case h.Redefaulted:
+			evidence += "; to apply it, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and the API server defaults it anew"
 		}
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf(evidence, h.Rule, how)})

@@ -27,6 +27,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	var all []mutation
 	var refs []bool // the change is to a reference kapp's templateRules write (nextVersion)
+	var redefaulted []bool // the server's default for the manifest differs from the live one
 	for _, p := range v.Pending {
 		if p.Finding.Owner != "" {
 			// a controller rewrote what kapp applied: the live value is not kapp's to revert
@@ -39,8 +40,19 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		if err != nil {
 			return nil, err
 		}
+		// the manifest no longer declares it; or never did, and the server's default for it
+		// differs from the one it gave kapp's last apply (newcomer10 N10-8: a NetworkPolicy's
+		// policyTypes once Git adds egress rules)
+		removed := p.Finding.Change == fielddiff.Added
+		if last := lastApplied(r); removed && last != nil {
+			_, held := last.GetDeclared(p.Finding.Path)
+			removed = held
+			redefaulted = append(redefaulted, !held)
+		} else {
+			redefaulted = append(redefaulted, false)
+		}
 		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
-			removed:   p.Finding.Change == fielddiff.Added, // the manifest no longer declares it
+			removed:   removed,
 			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
 		_, ref := nextVersion(p.Finding.Path, p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
 		refs = append(refs, ref)
@@ -156,8 +168,11 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		}
 		if builtin[i] && !inForce[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
-			if m.removed {
+			switch {
+			case m.removed:
 				h.How, h.Removed = removedHow, true
+			case redefaulted[i]:
+				h.How, h.Redefaulted = redefaultedHow, true
 			}
 			h.Rule, h.At = blame.responsible(m.r, m.path)
 			out = append(out, h)
@@ -169,6 +184,11 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 
 // removedHow is what kapp does with a removal made in Git that the rules put back.
 const removedHow = "the object kapp applies still holds the field once the manifest no longer declares it (a removal made in Git): kapp never removes it"
+
+// redefaultedHow is what kapp does with a default the server gives the manifest otherwise than
+// kapp's last apply, which the rules keep (a NetworkPolicy's policyTypes once Git adds egress
+// rules): the field is the server's on both sides, the change is Git's elsewhere in the object.
+const redefaultedHow = "the object kapp applies holds the live value, the API server's default for kapp's last apply, where its default for the manifest is another (a change made in Git elsewhere in the object): kapp never applies it"
 
 // wouldRemoveHow is removedHow for the mutation check's removal, which no manifest made
 // (newcomer6 N6-7: the finding stated a removal made in Git where the manifest still declared

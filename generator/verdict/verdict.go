@@ -140,6 +140,9 @@ type Hidden struct {
 	// Removed: the change is a removal made in Git (the manifest no longer declares the field),
 	// which the rules put back: the finding says how to apply it.
 	Removed bool
+	// Redefaulted: the server's default for the manifest differs from the one the rules keep
+	// (a change made in Git elsewhere in the object, newcomer10 N10-8).
+	Redefaulted bool
 	// Hypothetical: the mutation check's, a change Git could make that these manifests do not
 	// (the finding says what would happen), not one this deploy applies.
 	Hypothetical bool
