@@ -5,6 +5,13 @@ import (
 	"testing"
 
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -87,5 +94,42 @@ func checkedClean(t *testing.T, in generator.Inputs, rules ...string) {
 		if f.Kind == verdict.KindHidden || f.Kind == verdict.KindResidual {
 			t.Errorf("%s: %+v", f.Kind, f)
 		}
+	}
+}
+
+// A manifest whose probe declares two handlers is one the API server refuses, and kapp's deploy
+// of it fails whatever the rules: explain, generate and check name the file, document and field
+// and exit as for bad input, where check called the second handler a change kapp applies, exit 0
+// (newcomer10 N10-1). The oracle is the API server's own validation of the Deployment
+// (k8s.io/kubernetes pkg/apis/apps/validation ValidateDeployment), which refuses it.
+func TestTwoProbeHandlersAreNamed(t *testing.T) {
+	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", probedWeb))
+	two := strings.Replace(probedWeb, "httpGet: {path: /healthz, port: 8080}", "httpGet: {path: /healthz, port: 8080}\n          tcpSocket: {port: 8080}", 1)
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(two), &m); err != nil {
+		t.Fatal(err)
+	}
+	versioned := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, versioned); err != nil {
+		t.Fatal(err)
+	}
+	legacyscheme.Scheme.Default(versioned)
+	internal := &apps.Deployment{}
+	if err := legacyscheme.Scheme.Convert(versioned, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	internal.Namespace = "shop"
+	refused := appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{})
+	if !strings.Contains(refused.ToAggregate().Error(), "readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type") {
+		t.Fatalf("the API server's validation does not refuse the manifest as the test expects: %v", refused)
+	}
+	in := generator.Inputs{Desired: []string{writeFile(t, "two.yaml", two)}, Live: []string{live}, Namespace: "shop"}
+	want := "two.yaml: document 1 (line 1): field spec.template.spec.containers[name=web].readinessProbe: declares httpGet and tcpSocket"
+	_, err := generator.Check(in, nil)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("check: %v, want an error containing %q", err, want)
+	}
+	if _, _, err := generator.Explain(in); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("explain: %v, want an error containing %q", err, want)
 	}
 }

@@ -250,6 +250,9 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := twoHandlers(desired); err != nil {
+		return res, err
+	}
 	// kapp diffs and rebases the manifest with its labels added: its label scoping and ownership
 	// labels are no difference, wherever kapp writes them
 	prepared := desired.Unstructured
@@ -383,19 +386,4 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.Findings = append(res.Findings, f)
 	}
 	return res, nil
-}
-
-// versionName: p is the name of a versioned resource whose live object is one of its versions,
-// NAME-ver-N. kapp names each version itself (diff/change_set_with_versioned_rs.go
-// assignNewNames) and pairs the manifest with the newest version by its base name: the name is
-// kapp's, never a change.
-func versionName(desired, live *unstructured.Unstructured, p fielddiff.Path) bool {
-	if p.String() != "metadata.name" {
-		return false
-	}
-	if _, versioned := desired.GetAnnotations()[kappconv.Versioned]; !versioned {
-		return false
-	}
-	base, ver := kappconv.SplitVersionedName(live.GetName())
-	return ver != "" && base == desired.GetName()
 }

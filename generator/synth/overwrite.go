@@ -134,49 +134,6 @@ func (g *group) whileLacking(plain *Rule, matched []classify.Resource) []Rule {
 	return out
 }
 
-// handlers are maps of which an object holds exactly one (the API server refuses more), by the
-// map holding them: a webhook's clientConfig calls a service or a URL (k8s.io/kubernetes v1.37.2
-// pkg/apis/admissionregistration/validation/validation.go validateValidatingWebhook and validateMutatingWebhook: "exactly
-// one of url or service is required"); a container's probe and lifecycle hook run one handler
-// (pkg/apis/core/validation/validation.go validateHandler: "may not specify more than 1 handler
-// type", for a probe's ProbeHandler, handlerFromProbe, and postStart and preStop,
-// handlerFromLifecycle).
-var handlers = map[string][]string{
-	"clientConfig":   {"service", "url"},
-	"livenessProbe":  probeHandlers,
-	"readinessProbe": probeHandlers,
-	"startupProbe":   probeHandlers,
-	"postStart":      lifecycleHandlers,
-	"preStop":        lifecycleHandlers,
-}
-
-var (
-	probeHandlers     = []string{"exec", "httpGet", "tcpSocket", "grpc"}
-	lifecycleHandlers = []string{"exec", "httpGet", "tcpSocket", "sleep"}
-)
-
-// Handlers returns, for a path, the other handlers beside the one it leads into: the parent map
-// of the handlers and their keys; ok false where the path leads into no handler. check reads the
-// same table to say that an object kapp applies holds two.
-func Handlers(p fielddiff.Path) (parent fielddiff.Path, others []string, ok bool) {
-	for i := 0; i+1 < len(p); i++ {
-		if p[i].FieldName == nil || p[i+1].FieldName == nil {
-			continue
-		}
-		keys, known := handlers[*p[i].FieldName]
-		if !known || !slices.Contains(keys, *p[i+1].FieldName) {
-			continue
-		}
-		for _, k := range keys {
-			if k != *p[i+1].FieldName {
-				others = append(others, k)
-			}
-		}
-		return p[:i+1], others, true
-	}
-	return nil, nil, false
-}
-
 // handlerGated returns r, without the paths it splits off into rules of their own acting only
 // while no other handler is declared beside the one the path leads into (an emptyFieldMatcher
 // on each other handler, every list item): kapp's copy makes every map the object it rebases
@@ -192,7 +149,7 @@ func handlerGated(r Rule) []Rule {
 	byGate := map[string]*Rule{}
 	var order []string
 	split := func(p fielddiff.Path) bool {
-		parent, others, ok := Handlers(p)
+		parent, others, ok := classify.Handlers(p)
 		if !ok {
 			return false
 		}

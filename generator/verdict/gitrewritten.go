@@ -16,7 +16,6 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
-	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -290,7 +289,7 @@ func appliedWithTemplates(in Input) (withRules, alone map[string]map[string]any,
 // now, that the API server refuses it: kapp's deploy fails rather than applying the switch
 // (newcomer4 finding 9); "" otherwise.
 func twoHandlers(p fielddiff.Path, applied *fielddiff.Lookup) string {
-	parent, others, ok := synth.Handlers(p)
+	parent, others, ok := classify.Handlers(p)
 	if !ok || len(p) != len(parent)+1 {
 		return ""
 	}

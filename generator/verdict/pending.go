@@ -26,7 +26,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		byID[r.ID.String()] = r
 	}
 	var all []mutation
-	var refs []bool // the change is to a reference kapp's templateRules write (nextVersion)
+	var refs []bool        // the change is to a reference kapp's templateRules write (nextVersion)
 	var redefaulted []bool // the server's default for the manifest differs from the live one
 	for _, p := range v.Pending {
 		if p.Finding.Owner != "" {
