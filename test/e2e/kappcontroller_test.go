@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
@@ -269,16 +270,26 @@ func (w *syncWatch) update(change func(*unstructured.Unstructured)) int64 {
 	time.Sleep(1100 * time.Millisecond)
 	w.since = time.Now().Truncate(time.Second).Add(time.Second)
 	time.Sleep(time.Until(w.since))
-	a, err := w.dyn.Resource(appGVR).Namespace(w.ns).Get(context.Background(), w.app, metav1.GetOptions{})
+	// kapp-controller writes the App's status meanwhile: an update made on an older read conflicts,
+	// and is made again on a fresh one (CI of 397bca2: "the object has been modified").
+	var gen int64
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		a, err := w.dyn.Resource(appGVR).Namespace(w.ns).Get(context.Background(), w.app, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(a)
+		a, err = w.dyn.Resource(appGVR).Namespace(w.ns).Update(context.Background(), a, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+		gen = a.GetGeneration()
+		return nil
+	})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	change(a)
-	a, err = w.dyn.Resource(appGVR).Namespace(w.ns).Update(context.Background(), a, metav1.UpdateOptions{})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return a.GetGeneration()
+	return gen
 }
 
 func (w *syncWatch) status() string {
