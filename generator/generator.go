@@ -236,5 +236,8 @@ func Explain(in Inputs) (*classify.Report, *pair.Set, error) {
 	if err := verdict.RulesOnly(a.Set); err != nil {
 		return nil, nil, err
 	}
+	if err := verdict.KappWrittenReferences(a.Report, a.Set.InForce()); err != nil {
+		return nil, nil, err
+	}
 	return a.Report, a.Set, nil
 }

@@ -10,6 +10,7 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
@@ -194,4 +195,37 @@ func checkHides(t *testing.T, in generator.Inputs, rules, field string) (bool, [
 // ex decoded as obj is, where there is a live object.
 func replaceRule(body, matcher string) string {
 	return ytttest.Config(keepYTT("if ex == None:\n  return obj\nend\nex = json.decode(json.encode(ex))\n"+body, matcher))
+}
+
+// TestExplainCallsKappsRewrittenReferenceNoChange (issue 23, fix25e): explain, which runs no
+// kapp, called an unchanged reference to a versioned ConfigMap pending (the manifest declares
+// cfg, the live object cfg-ver-1: kapp's rewrite, no change). The oracle is kapp's deploy
+// (kappChanges): the reference is pending exactly where kapp's deploy, with no rules but its
+// own, updates the referencing resource (the ConfigMap changed in Git: kapp writes cfg-ver-2).
+func TestExplainCallsKappsRewrittenReferenceNoChange(t *testing.T) {
+	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n")
+	for _, sc := range []versionedRef{
+		{dir: "versioned-reference", ns: "versioned-ref", kind: "Deployment", ref: "apps/Deployment versioned-ref/web spec.template.spec.containers[name=web].envFrom[0].configMapRef.name"},
+		{dir: "versioned-explicit-ref", ns: "versioned-xref", kind: "ConfigMap", ref: `core/ConfigMap versioned-xref/consumer metadata.annotations["kapp.k14s.io/versioned-explicit-ref"]`},
+	} {
+		v1, v2, in := versionedRefInputs(t, sc.dir, sc.ns, "k: v1", "k: v2")
+		for _, desired := range []string{v1, v2} {
+			rep, _, err := generator.Explain(in(desired))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending := false
+			for _, r := range rep.Resources {
+				for _, f := range r.Findings {
+					pending = pending || f.Class == classify.Pending && r.ID.String()+" "+f.Path.String() == sc.ref
+				}
+			}
+			want := kappMakesBoth(t, in(desired), none, func(ch ctldiff.Change) bool {
+				return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == sc.kind
+			})
+			if pending != want {
+				t.Errorf("%s, %s: the reference pending: %v, want %v (kapp's deploy updates the %s: %v)", sc.dir, filepath.Base(desired), pending, want, sc.kind, want)
+			}
+		}
+	}
 }
