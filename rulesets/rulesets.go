@@ -151,7 +151,8 @@ type Field struct {
 }
 
 // Exception is a part of an immutable field the server lets change where every condition holds;
-// the paths are dotted paths of fields (no list items).
+// the paths are dotted paths of fields; Path may hold [*] (any list item) where there is no Above
+// or Below (those read the manifest's value at Path).
 type Exception struct {
 	Path string `json:"path"`
 	// When: fields of the live object and the value each must hold; null: absent or empty.
@@ -235,6 +236,9 @@ func (rs *Ruleset) Add(name string, data []byte) error {
 	for _, e := range f.Immutable {
 		for _, x := range e.Except {
 			paths = append(paths, x.Path)
+			if strings.Contains(x.Path, "[") && (x.Above != "" || x.Below != "") {
+				return fmt.Errorf("ruleset %s: immutable %s %s: except %q: a path with list items cannot have above or below", name, e.Kind, e.Path, x.Path)
+			}
 		}
 	}
 	for _, d := range f.Dependent {

@@ -125,7 +125,8 @@ func clusterIPChange(fc fieldContext, path string) (string, bool) {
 // excepted reports whether the change at path is in a part of an immutable field the server
 // lets change (x), under x's conditions on the live object and the change.
 func (c *classifier) excepted(fc fieldContext, path string, x rulesets.Exception) bool {
-	if path != x.Path && !strings.HasPrefix(path, x.Path+".") && !strings.HasPrefix(path, x.Path+"[") {
+	// the pattern of a ruleset path, [*] any list item (a Pod's containers' images); checked when the ruleset was read
+	if re, err := rulesets.PathPattern(x.Path); err != nil || !re.MatchString(path) {
 		return false
 	}
 	for field, want := range x.When {
