@@ -70,7 +70,6 @@ func SecretsAsDesired(desired []load.Doc) error {
 	return nil
 }
 
-
 // ReadAsDesired reports whether every file of the --rules path p is also a file of a desired
 // input (desired: the --desired paths and the package's directories): its rules are in force from
 // there (the package's own, or generated ones), and read again they would be applied twice.
