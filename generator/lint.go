@@ -152,7 +152,7 @@ func (a *Analysis) lintFiles(files rulefiles.Files) ([]lint.Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		hidden = verdict.LintHidden(v.Hidden)
+		hidden = verdict.LintHidden(v.Hidden, v.RulesUnjudged)
 	}
 	return a.lint(files, hidden)
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
@@ -25,29 +24,7 @@ func TestRuleRecognisingTheObjectBeforeItIsRecreatedIsHidden(t *testing.T) {
 		u.SetUID("6f1d0c7e-2b1a-4c55-9d0e-3a8f5b7c9e21")
 		u.Object["metadata"].(map[string]any)["creationTimestamp"] = "2026-11-27T09:12:03Z"
 	})}
-	// the image the Deployment runs once kapp deploys: the one kapp applies, or the live one
-	// where kapp applies nothing
-	deployed := func(in generator.Inputs, rules []string) string {
-		image := ""
-		for _, against := range []bool{true, false} {
-			for _, ch := range kappChanges(t, in, rules, against) {
-				res := ch.NewOrExistingResource()
-				if res.Kind() != "Deployment" {
-					continue
-				}
-				if ch.Op() != ctldiff.ChangeOpUpdate {
-					res = ch.ExistingResource()
-				}
-				containers, _, _ := unstructured.NestedSlice(res.UnstructuredObject(), "spec", "template", "spec", "containers")
-				got, _ := containers[0].(map[string]any)["image"].(string)
-				if image != "" && image != got {
-					return image + " or " + got
-				}
-				image = got
-			}
-		}
-		return image
-	}
+	deployed := func(in generator.Inputs, rules []string) string { return deployedImage(t, in, rules) }
 	if got := deployed(recreated, nil); got != "nginx:1.27" {
 		t.Fatalf("kapp deploys %s without a rule, want the bump", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -192,4 +193,30 @@ func keepYTT(body, matcher string) string {
         ---
   resourceMatchers:
   - ` + matcher + "\n"
+}
+
+// deployedImage is the image fixtures/hpa-replicas' Deployment runs once kapp deploys in under
+// rules (kapp's deploy diff under both bases, kappChanges): the one kapp applies, or the live one
+// where kapp applies nothing; "A or B" where the bases disagree.
+func deployedImage(t *testing.T, in generator.Inputs, rules []string) string {
+	t.Helper()
+	image := ""
+	for _, against := range []bool{true, false} {
+		for _, ch := range kappChanges(t, in, rules, against) {
+			res := ch.NewOrExistingResource()
+			if res.Kind() != "Deployment" {
+				continue
+			}
+			if ch.Op() != ctldiff.ChangeOpUpdate {
+				res = ch.ExistingResource()
+			}
+			containers, _, _ := unstructured.NestedSlice(res.UnstructuredObject(), "spec", "template", "spec", "containers")
+			got, _ := containers[0].(map[string]any)["image"].(string)
+			if image != "" && image != got {
+				return image + " or " + got
+			}
+			image = got
+		}
+	}
+	return image
 }

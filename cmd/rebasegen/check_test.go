@@ -79,7 +79,7 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Blocks: true}})
 	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}},
+		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
 		DeployFails: []verdict.DeployFails{{Resource: id, Reason: "kapp says"}}}, VersionWarning: "no defaults data"}
 	got := map[verdict.Kind]bool{}
@@ -106,7 +106,7 @@ func everyKindVerdict() *verdict.Verdict {
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
 	return &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
-		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}},
+		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
 		DeployFails: []verdict.DeployFails{{Resource: id, Reason: "kapp says"}}}
 }
@@ -119,7 +119,7 @@ func showsEveryKind(t *testing.T, of format.Format, got string) {
 		verdict.KindResidual: "residual", verdict.KindPendingCreate: "pendingCreates", verdict.KindPendingDelete: "pendingDeletes",
 		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
 		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
-		verdict.KindUnjudged: "unjudged", verdict.KindOwnership: "ownership", verdict.KindDeployFails: "deployFails",
+		verdict.KindUnjudged: "unjudged", verdict.KindRuleUnjudged: "rulesUnjudged", verdict.KindOwnership: "ownership", verdict.KindDeployFails: "deployFails",
 	}
 	for _, k := range verdict.Kinds() {
 		switch of {

@@ -20,6 +20,9 @@ type Hidden struct {
 	Key  string // the Config key and the rule's index there: rebaseRules[2], additionalLabels
 	// Fields are "Kind namespace/name path".
 	Fields []string
+	// Unjudged are the values a hand-written ytt rule decides on that the mutation check does
+	// not vary, "Kind namespace/name: source path" (verdict.RuleUnjudged): it is not judged.
+	Unjudged []string
 }
 
 // hidden reports a rule that hides a change made in Git to a declared field only the manifest's
@@ -27,11 +30,16 @@ type Hidden struct {
 // the rule with its index (rebaseRules[2], additionalLabels); prefix names it in the message
 // when the finding's Rule index cannot (every key but rebaseRules).
 func (c *checker) hidden(a at, key, prefix string, suggestion func() string) {
-	var fields []string
+	var fields, unjudged []string
 	for _, h := range c.hiddenBy {
 		if h.File == c.doc.file && c.judged(h, a, key) {
 			fields = append(fields, h.Fields...)
+			unjudged = append(unjudged, h.Unjudged...)
 		}
+	}
+	if len(unjudged) > 0 {
+		c.add(Error, a, fmt.Sprintf("%sthe rule's program decides on values the mutation check does not vary, so whether it hides a change made in Git is not judged: it reads %s",
+			prefix, words.List(unjudged, maxHidden)), "make the rule read only the values it writes, and copy them as they are (or let rebasegen generate the rules)")
 	}
 	if len(fields) == 0 {
 		return

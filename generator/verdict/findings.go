@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Kind is one kind of finding check reports. Kinds lists them all, Label names each: every output
@@ -39,11 +40,14 @@ const (
 	// KindDeployFails: kapp's deploy fails on the change groups, change rules or update strategy
 	// of this deploy's changes (DeployFails).
 	KindDeployFails Kind = "deploy-fails"
+	// KindRuleUnjudged: a hand-written ytt rule deciding on a value the mutation check does not
+	// vary, whose verdict would be luck (RuleUnjudged).
+	KindRuleUnjudged Kind = "rule-unjudged"
 )
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindOwnership, KindDeployFails, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged}
+	return []Kind{KindServerVersion, KindOwnership, KindDeployFails, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged, KindRuleUnjudged}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -78,6 +82,8 @@ func (k Kind) Label() string {
 		return "another app's object (kapp's deploy fails before applying anything)"
 	case KindDeployFails:
 		return "kapp's deploy fails"
+	case KindRuleUnjudged:
+		return "rule not judged"
 	}
 	return ""
 }
@@ -141,6 +147,14 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects, or those the manifests move to another namespace, are; created by kapp) with no desired counterpart: kapp deletes it on deploy"})
 	}
 	field(KindUnknown, c.Unknown, true)
+	for _, u := range c.RulesUnjudged {
+		evidence := fmt.Sprintf("%s (%s) on this resource: %s", u.At, u.Rule, u.Why)
+		if len(u.More) > 0 {
+			evidence += "; it also reads " + words.List(u.More, maxReads)
+		}
+		evidence += "; make the rule read only the values it writes, and copy them as they are (or let rebasegen generate the rules)"
+		out = append(out, Finding{Kind: KindRuleUnjudged, Resource: u.Resource, Path: u.Path, Fails: true, File: u.At.File, Line: u.At.Line, Evidence: evidence})
+	}
 	for _, h := range c.Hidden {
 		evidence := "a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field"
 		if h.Owner != "" {

@@ -38,6 +38,9 @@ type JSON struct {
 	ServerVersion []FieldJSON `json:"serverVersion"`
 	// Unjudged are Secrets whose values rebasegen capture redacted: never compared, not kept.
 	Unjudged []FieldJSON `json:"unjudged"`
+	// RulesUnjudged are hand-written ytt rules deciding, on a resource, on values the mutation
+	// check does not vary, with the rule's file and line: they fail the gate.
+	RulesUnjudged []FieldJSON `json:"rulesUnjudged"`
 	// Ownership are live objects labelled as another kapp app's: kapp's deploy fails on them.
 	Ownership []FieldJSON `json:"ownership"`
 	// DeployFails are resources whose change groups, rules or update strategy kapp's deploy fails on.
@@ -50,7 +53,7 @@ type FieldJSON struct {
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
-	// File and Line: where the rule hiding a change is written (hidden only).
+	// File and Line: where the rule hiding a change, or not judged, is written (hidden, unjudged).
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
@@ -72,7 +75,7 @@ type StaleJSON struct {
 // NewJSON is r in the JSON format's schema: each finding in its kind's list.
 func NewJSON(r Report) (JSON, error) {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
-		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{},
+		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{}, RulesUnjudged: []FieldJSON{},
 		Ownership: []FieldJSON{}, DeployFails: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
@@ -111,6 +114,9 @@ func NewJSON(r Report) (JSON, error) {
 			j.ServerVersion = append(j.ServerVersion, fj)
 		case KindUnjudged:
 			j.Unjudged = append(j.Unjudged, fj)
+		case KindRuleUnjudged: // at the rule
+			fj.File, fj.Line = f.File, f.Line
+			j.RulesUnjudged = append(j.RulesUnjudged, fj)
 		case KindOwnership:
 			j.Ownership = append(j.Ownership, fj)
 		case KindDeployFails:

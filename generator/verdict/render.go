@@ -173,6 +173,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindHidden]; k > 0 {
 		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
 	}
+	if k := n[KindRuleUnjudged]; k > 0 {
+		pending += ", " + words.Count(k, "rule") + " not judged on a resource"
+	}
 	if k := n[KindPending]; k > 0 {
 		pending += ", " + words.Count(k, "pending change") + " from Git, applied on deploy"
 	}
@@ -214,8 +217,8 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 		case KindStale:
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
-		case KindHidden:
-			if f.File != "" { // the rule hiding it
+		case KindHidden, KindRuleUnjudged:
+			if f.File != "" { // the rule hiding it, or not judged
 				file, at = f.File, f.Line
 			}
 			msg += ": " + evidence(f)
@@ -252,8 +255,8 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 
 // WriteGenerate writes, in text, what generate's verdict says besides its summary: every field
 // for which kapp still updates a resource, with its class; the desired objects not compared; and,
-// when the verification failed, the ghost diffs left, the changes hidden and the objects kapp's
-// deploy fails on (another app's), as check writes them.
+// when the verification failed, the ghost diffs left, the changes hidden, the rules in force not
+// judged and the objects kapp's deploy fails on (another app's), as check writes them.
 func WriteGenerate(w io.Writer, v *Verdict) error {
 	var b strings.Builder
 	for _, u := range v.Updates {
@@ -265,7 +268,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 		fmt.Fprintf(&b, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hintSuffix(escape.Text(u.Hint)))
 	}
 	for _, f := range v.Findings(Gate{}) {
-		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindOwnership && f.Kind != KindDeployFails {
+		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindRuleUnjudged && f.Kind != KindOwnership && f.Kind != KindDeployFails {
 			continue
 		}
 		l, err := line(f, "")

@@ -74,6 +74,8 @@ type Verdict struct {
 	// Unjudged: paired Secrets whose values rebasegen capture redacted: taken as the manifest's,
 	// never compared, so never counted as kept.
 	Unjudged []Unjudged
+	// RulesUnjudged: hand-written ytt rules deciding on what the mutation check does not vary.
+	RulesUnjudged []RuleUnjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []pair.Identity
 	// DeployFails: resources of this deploy whose change groups, rules or update strategy kapp's
@@ -229,6 +231,9 @@ func Judge(in Input) (*Verdict, error) {
 	if err := v.mutations(in, configs); err != nil {
 		return nil, err
 	}
+	if v.RulesUnjudged, err = rulesUnjudged(in); err != nil {
+		return nil, err
+	}
 	pendingHidden, err := v.pendingHidden(in, configs)
 	if err != nil {
 		return nil, err
@@ -277,11 +282,12 @@ func oncePerField(hs []Hidden) []Hidden {
 	return out
 }
 
-// OK reports whether every ghost diff is gone, no change made in Git is hidden and kapp's deploy
-// passes its ownership check (rules for a deploy that fails would be verified for nothing). Drift
-// and unknown fields are the caller's to judge (Updates names them).
+// OK reports whether every ghost diff is gone, no change made in Git is hidden, every rule in
+// force is judged and kapp's deploy passes its ownership check (rules for a deploy that fails
+// would be verified for nothing). Drift and unknown fields are the caller's to judge (Updates
+// names them).
 func (v *Verdict) OK() bool {
-	return len(v.Residual) == 0 && len(v.Hidden) == 0 && len(v.Ownership) == 0
+	return len(v.Residual) == 0 && len(v.Hidden) == 0 && len(v.RulesUnjudged) == 0 && len(v.Ownership) == 0
 }
 
 // Count returns how many updated resources have a field of the class.

@@ -21,6 +21,8 @@ import (
 	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
 	"carvel.dev/ytt/pkg/files"
+
+	"github.com/rebasegen/rebasegen/internal/yttreads"
 )
 
 // ruleChildEnv holds, in a rule child's environment, its memory budget in bytes.
@@ -31,11 +33,13 @@ const ruleChildEnv = "REBASEGEN_YTT_RULE_CHILD"
 type ruleRequest struct {
 	Overlay          string
 	Resource, Values []byte
+	Trace            bool // what the program reads is recorded (yttreads.Eval)
 }
 
-// ruleResult is ytt's output file (resource.yml), or its error.
+// ruleResult is ytt's output file (resource.yml), or what the program read, or its error.
 type ruleResult struct {
 	Output []byte
+	Trace  *yttreads.Trace `json:",omitempty"`
 	Err    string
 }
 
@@ -55,7 +59,15 @@ func serveRules(budget string) int {
 			}
 			var res ruleResult
 			var evalErr error
-			if res.Output, evalErr = evalOverlay(req); evalErr != nil {
+			if req.Trace {
+				var tr yttreads.Trace
+				if tr, evalErr = yttreads.Eval(req.Overlay, req.Resource, req.Values); evalErr == nil {
+					res.Trace = &tr
+				}
+			} else {
+				res.Output, evalErr = evalOverlay(req)
+			}
+			if evalErr != nil {
 				res.Err = evalErr.Error()
 			}
 			if err := enc.Encode(res); err != nil {
@@ -163,6 +175,21 @@ func (c *ruleChild) stop() error {
 // and returns ytt's output file, or its error text. An evaluation over the budget kills the child
 // (the next one starts another) and returns a *MemoryExceeded.
 func EvalRuleInChild(overlay string, resource, values []byte, budget uint64) ([]byte, error) {
+	res, err := inRuleChild(ruleRequest{Overlay: overlay, Resource: resource, Values: values}, budget)
+	return res.Output, err
+}
+
+// TraceRuleInChild is yttreads.Eval in the rule child, as EvalRuleInChild evaluates a rule.
+func TraceRuleInChild(overlay string, resource, values []byte, budget uint64) (yttreads.Trace, error) {
+	res, err := inRuleChild(ruleRequest{Overlay: overlay, Resource: resource, Values: values, Trace: true}, budget)
+	if err != nil || res.Trace == nil {
+		return yttreads.Trace{}, err
+	}
+	return res.Trace.Numbered(), nil
+}
+
+// inRuleChild is req's result from the rule child.
+func inRuleChild(req ruleRequest, budget uint64) (ruleResult, error) {
 	ruleMu.Lock()
 	defer ruleMu.Unlock()
 	if rules != nil && rules.budget != budget {
@@ -172,13 +199,13 @@ func EvalRuleInChild(overlay string, resource, values []byte, budget uint64) ([]
 	if rules == nil {
 		c, err := startRuleChild(budget)
 		if err != nil {
-			return nil, fmt.Errorf("starting the ytt rule process: %w", err)
+			return ruleResult{}, fmt.Errorf("starting the ytt rule process: %w", err)
 		}
 		rules = c
 	}
 	c := rules
 	var res ruleResult
-	err := json.NewEncoder(c.in).Encode(ruleRequest{Overlay: overlay, Resource: resource, Values: values})
+	err := json.NewEncoder(c.in).Encode(req)
 	if err == nil {
 		err = c.out.Decode(&res)
 	}
@@ -186,14 +213,14 @@ func EvalRuleInChild(overlay string, resource, values []byte, budget uint64) ([]
 		rules = nil
 		waitErr := c.stop()
 		if outOfMemory(c.stderr.b) || killed(c.cmd.ProcessState) {
-			return nil, &MemoryExceeded{Memory: budget}
+			return ruleResult{}, &MemoryExceeded{Memory: budget}
 		}
-		return nil, fmt.Errorf("the ytt rule process failed (%v): %s", waitErr, c.stderr.first())
+		return ruleResult{}, fmt.Errorf("the ytt rule process failed (%v): %s", waitErr, c.stderr.first())
 	}
 	if res.Err != "" {
-		return nil, errors.New(res.Err)
+		return ruleResult{}, errors.New(res.Err)
 	}
-	return res.Output, nil
+	return res, nil
 }
 
 // StopRuleChild kills the rule child, if one runs: an evaluation abandoned for its time budget

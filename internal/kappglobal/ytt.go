@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -205,65 +204,6 @@ func holdsSecret(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.
 	return false
 }
 
-// runYTT evaluates mod on res within the time budget, holding the token: kapp's engine evaluates
-// a rule on every resource it matches, for both bases and every mutation, and a rule that loops
-// on one resource alone (by its name) hung check for ever. The evaluation works on a copy, which
-// is copied into res when it ends in time: an abandoned one must not write into res after
-// this returns.
-func runYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) error {
-	select {
-	case yttToken <- struct{}{}:
-	case <-yttAbandoned:
-		return yttOverrun
-	}
-	select {
-	case <-yttAbandoned: // the token came back from an evaluation abandoned meanwhile
-		<-yttToken
-		return yttOverrun
-	default:
-	}
-	timeout := time.Duration(yttTimeout.Load())
-	if timeout <= 0 {
-		timeout = yttrender.RenderTimeout
-	}
-	work := res.DeepCopy()
-	done := make(chan error, 1)
-	go func() {
-		err := applyYTT(mod, work, srcs)
-		<-yttToken
-		done <- err
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err == nil {
-			res.DeepCopyIntoFrom(work)
-			return nil
-		}
-		if m := (*yttrender.MemoryExceeded)(nil); errors.As(err, &m) {
-			// as an evaluation over its time: every later one fails with it too, so that no
-			// caller that takes a failing rule for kapp's to report goes on without it
-			abandonOnce.Do(func() {
-				yttOverrun = &YTTOverBudget{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name(), Memory: m.Memory}
-				close(yttAbandoned)
-			})
-			return yttOverrun
-		}
-		if holdsSecret(res, srcs) {
-			return &YTTWithheld{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name()}
-		}
-		return err
-	case <-timer.C:
-		abandonOnce.Do(func() {
-			yttOverrun = &YTTOverrun{Overlay: mod.OverlayYAML, Group: res.APIGroup(), Kind: res.Kind(), Namespace: res.Namespace(), Name: res.Name(), Timeout: timeout}
-			close(yttAbandoned)
-		})
-		yttrender.StopRuleChild() // an evaluation in the rule child stops there; one in this process runs on
-		return yttOverrun
-	}
-}
-
 // applyYTT is mod.ApplyFromMultiple: in the rule child, within the memory budget, where this
 // executable has one (yttrender.RulesInChild) and the rule is not one of kapp's built-in ones,
 // else in this process. In the child, ytt gets the bytes kapp's yttresmod gives it, and its output
@@ -273,27 +213,11 @@ func applyYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[
 		return mod.ApplyFromMultiple(res, srcs)
 	}
 	wrap := func(err error) error { return fmt.Errorf("Applying ytt (overlayContractV1): %w", err) }
-	resYAML, err := res.AsYAMLBytes()
+	resYAML, valuesYAML, err := yttFiles(res, srcs)
 	if err != nil {
 		return wrap(err)
 	}
-	values := map[string]any{}
-	for src, r := range srcs {
-		if r != nil {
-			values[string(src)] = r.DeepCopyRaw()
-		} else {
-			values[string(src)] = nil
-		}
-	}
-	valuesYAML, err := yaml.Marshal(values)
-	if err != nil {
-		return wrap(err)
-	}
-	budget := yttMemory.Load()
-	if budget == 0 {
-		budget = yttrender.RenderMemory
-	}
-	out, err := yttrender.EvalRuleInChild(mod.OverlayYAML, resYAML, valuesYAML, budget)
+	out, err := yttrender.EvalRuleInChild(mod.OverlayYAML, resYAML, valuesYAML, memoryBudget())
 	if err != nil {
 		return wrap(err)
 	}
@@ -306,6 +230,32 @@ func applyYTT(mod yttresmod.OverlayContractV1Mod, res ctlres.Resource, srcs map[
 	}
 	res.DeepCopyIntoFrom(rs[0])
 	return nil
+}
+
+// yttFiles are the bytes kapp's yttresmod gives ytt: the resource as resource.yml, its sources as
+// the data values file.
+func yttFiles(res ctlres.Resource, srcs map[ctlres.FieldCopyModSource]ctlres.Resource) (resYAML, valuesYAML []byte, err error) {
+	if resYAML, err = res.AsYAMLBytes(); err != nil {
+		return nil, nil, err
+	}
+	values := map[string]any{}
+	for src, r := range srcs {
+		if r != nil {
+			values[string(src)] = r.DeepCopyRaw()
+		} else {
+			values[string(src)] = nil
+		}
+	}
+	valuesYAML, err = yaml.Marshal(values)
+	return resYAML, valuesYAML, err
+}
+
+// memoryBudget is the memory budget of one evaluation in the rule child.
+func memoryBudget() uint64 {
+	if budget := yttMemory.Load(); budget != 0 {
+		return budget
+	}
+	return yttrender.RenderMemory
 }
 
 // builtinOverlay reports whether overlay is one of kapp's built-in ytt rebase rules
