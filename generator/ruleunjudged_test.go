@@ -19,7 +19,9 @@ import (
 // explores passed check (exit 0) on the image bump made in Git, though kapp hides a change made in
 // Git once that state comes: while the live Deployment is Available (its status), once the live
 // image is the one Git now declares or the live replicas are another count (values of the live
-// object the next deploy or the autoscaler leaves), once kapp wrote another nonce. A rule deciding
+// object the next deploy or the autoscaler leaves), once kapp wrote another nonce, once the API
+// server's generation, resourceVersion or a manager's time went past a bound (probe13 P13-4: the
+// check's redraws of them stay close to the captured ones). A rule deciding
 // on the text of the manifest's value passed or failed depending on the run's random draws. Each
 // is a finding failing the gate at the rule's line, naming the value read, on every run. The
 // oracle that each rule hides a change in that state is kapp's deploy diff (deployedImage): the
@@ -94,6 +96,16 @@ end`), `existing metadata.annotations["kapp.k14s.io/nonce"]`, 1,
 end
 return n`), "new spec.template.spec.containers[name=web].image", 2,
 			later(in, "nginx:1.27.1", nil), "nginx:1.25", false},
+		// server metadata the API server moves on by itself, which the check's "one write later"
+		// redraws close to the captured values (probe13 P13-4: time bombs)
+		{"the live generation (P13-4)", in, liveGated("ex.metadata.generation >= 10"), "existing metadata.generation", 1,
+			later(in, "nginx:1.27", func(obj map[string]any) { obj["metadata"].(map[string]any)["generation"] = int64(10) }), "nginx:1.25", false},
+		{"the length of the live resourceVersion (P13-4)", in, liveGated("len(ex.metadata.resourceVersion) > 5"), "existing metadata.resourceVersion", 1,
+			later(in, "nginx:1.27", func(obj map[string]any) { obj["metadata"].(map[string]any)["resourceVersion"] = "1234567" }), "nginx:1.25", false},
+		{"a live managedFields time (P13-4)", in, liveGated(`[m for m in ex.metadata.managedFields if hasattr(m, "time") and m.time >= "2027-01-01"]`), "existing metadata.managedFields", 1,
+			later(in, "nginx:1.27", func(obj map[string]any) {
+				obj["metadata"].(map[string]any)["managedFields"].([]any)[0].(map[string]any)["time"] = "2027-01-01T00:00:00Z"
+			}), "nginx:1.25", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rule := writeFile(t, "rule.yml", ytttest.Config(c.rule))
@@ -139,6 +151,29 @@ return n`), "new spec.template.spec.containers[name=web].image", 2,
 			}
 		})
 	}
+}
+
+// liveGated is a rebaseRules entry on the web Deployment replacing the manifest's containers with
+// the live ones while cond, an expression of ex (the live object), holds: probe13 P13-4's rules.
+func liveGated(cond string) string {
+	return `- ytt:
+    overlayContractV1:
+      overlay.yml: |
+        #@ load("@ytt:data", "data")
+        #@ load("@ytt:overlay", "overlay")
+        #@ ex = data.values.existing
+        #@ if ` + cond + `:
+        #@overlay/match by=overlay.all
+        ---
+        spec:
+          template:
+            spec:
+              #@overlay/replace
+              containers: #@ ex.spec.template.spec.containers
+        #@ end
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
+`
 }
 
 // deployedAs is a fixture file with its Deployment's object edited as kapp's deploy leaves it:
