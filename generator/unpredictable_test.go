@@ -13,12 +13,14 @@ import (
 // TestRuleTellingDrawsFromGitChangesIsHidden (probe10 P10-1): a ytt rule hiding exactly the
 // changes the mutation check's draw never makes (it redraws a string's last run of letters and
 // digits only, keeps an integer's number of digits, and never changed a metadata value and a
-// spec value at once) must fail the check when it is added, with no change in Git: it said
+// spec value at once, nor a value's type: probe12 P12-5) must fail the check when it is added,
+// with no change in Git: it said
 // clean, exit 0. The oracle that each rule hides such a change is kapp's engine on that change
 // made in Git (check's judgement of the value Git holds, which draws nothing).
 func TestRuleTellingDrawsFromGitChangesIsHidden(t *testing.T) {
 	const image = `["spec"]["template"]["spec"]["containers"][0]["image"]`
 	const max = `["spec"]["maxReplicas"]`
+	const cpu = `["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]`
 	for name, c := range map[string]struct {
 		hides    string   // when the rule copies the live value (Starlark, obj the manifest's object, ex the live one)
 		copies   string   // the value copied
@@ -32,6 +34,10 @@ func TestRuleTellingDrawsFromGitChangesIsHidden(t *testing.T) {
 			[]string{"nginx:1.25"}, []string{"nginx:1.25-alpine"}, "spec.template.spec.containers[name=web].image", false},
 		"digits": {`len(str(obj` + max + `)) != len(str(ex` + max + `))`, max,
 			[]string{"maxReplicas: 5"}, []string{"maxReplicas: 10"}, "spec.maxReplicas", true},
+		// probe12 P12-5: a change of a value's type (the API server's schema refuses most: a
+		// quantity may be a string or a number, an IntOrString field too)
+		"quantity becoming a number": {`type(obj` + cpu + `) != type(ex` + cpu + `)`, cpu,
+			[]string{"cpu: 100m"}, []string{"cpu: 1"}, "spec.template.spec.containers[name=web].resources.requests.cpu", false},
 		"label with image": {`obj["metadata"]["labels"]["app.kubernetes.io/name"] != ex["metadata"]["labels"]["app.kubernetes.io/name"] and obj` + image + ` != ex` + image, image,
 			[]string{"app.kubernetes.io/name: web", "nginx:1.25"}, []string{"app.kubernetes.io/name: web2", "nginx:1.27"}, "spec.template.spec.containers[name=web].image", false},
 	} {

@@ -6,13 +6,16 @@ package verdict
 // before its last run of letters and digits, its length, an integer's number of digits, and
 // hide every change of it made in Git (an image's registry swapped). Every value is also
 // changed at once, so that a rule hiding a change only when a metadata value and a spec value
-// change together (a release bumping a version label with the image) is hit too.
+// change together (a release bumping a version label with the image) is hit too; and changed to
+// values of other types (typeDraws), which a rule reading a value's type tells apart.
 
 import (
 	"crypto/rand"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -115,7 +118,8 @@ func unlikeAwayFrom(v, live any, inLive bool) any {
 
 // allUnlike are the probes of unlike's draws for paths (t.paths, found from seq on, in order):
 // one changing every value at once, for kapp's rebase to say which of them the rules rewrite,
-// and one for each value whose change moves its item (a merge key, a set's item), changed alone.
+// and one for each value whose change moves its item (a merge key, a set's item), changed alone;
+// then those of values of other types (otherTypes).
 // kapp's own kapp.k14s.io/ annotations and labels, which kapp reads and may fail on, keep
 // mutate's draw alone.
 func allUnlike(r classify.Resource, paths []fielddiff.Path, desired, live *unstructured.Unstructured, seq int, single bool, lives [][]change) []mutation {
@@ -147,7 +151,49 @@ func allUnlike(r classify.Resource, paths []fielddiff.Path, desired, live *unstr
 	if w.members != nil {
 		out = append(out, w)
 	}
+	return append(out, otherTypes(r, paths, desired, seq, single, lives)...)
+}
+
+// otherTypes are the probes of typeDraws for paths (as allUnlike's): for each kind of draw, a
+// batch changing every value outside metadata (whose labels and annotations the API holds as
+// strings) at once, but those whose change moves their item, for kapp's rebase to say which of
+// them the rules rewrite; where kapp fails on a batch, each of its values is asked about alone
+// (probed), so that a rule failing on one value's type cannot keep another's from the check.
+func otherTypes(r classify.Resource, paths []fielddiff.Path, desired *unstructured.Unstructured, seq int, single bool, lives [][]change) []mutation {
+	var out []mutation
+	for i, p := range paths {
+		if slices.ContainsFunc(p, isMetadata) || movesItem(desired, p) {
+			continue
+		}
+		val, _ := p.Get(desired.Object)
+		key := fielddiff.ByKey(desired, p)
+		for k, drawn := range typeDraws(val) {
+			if k == len(out) {
+				out = append(out, mutation{r: r, single: single, probed: true, lives: lives})
+			}
+			out[k].members = append(out[k].members, mutation{r: r, path: p, value: drawn, what: key.String(), key: key,
+				single: single, probed: true, controller: controlled(r, desired.Object, p), seq: seq + i})
+		}
+	}
 	return out
+}
+
+// isMetadata reports whether pe is a field named metadata (a pod template's, too).
+func isMetadata(pe fieldpath.PathElement) bool {
+	return pe.FieldName != nil && *pe.FieldName == "metadata"
+}
+
+// typeDraws are values of other types than v's, drawn at random for every call: a scalar of
+// another kind (a string for a number or a bool, an integer for a string), a map and a list. A
+// ytt rule reading a value's type could hide every change made in Git that changes it (probe12
+// P12-5: a port "80" becoming 80, a quantity "100m" becoming 1, a value becoming a map), which
+// mutate's and unlike's draws, each within v's type, never make.
+func typeDraws(v any) []any {
+	var scalar any = strings.ToLower(rand.Text()[:1+randomBelow(8)])
+	if _, ok := v.(string); ok {
+		scalar = 1 + randomBelow(1<<20)
+	}
+	return []any{scalar, map[string]any{strings.ToLower(rand.Text()[:1+randomBelow(8)]): rand.Text()}, []any{rand.Text()}}
 }
 
 // kappsOwn reports whether p is an annotation or a label of kapp's own (kapp.k14s.io/).
