@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -90,6 +91,44 @@ func TestRebasedIsTheNewResourceOfKappsChange(t *testing.T) {
 		}
 		if tc.configs != nil && (image(want[LastApplied]) != "nginx:1.1" || image(want[Live]) != "nginx:1.28") {
 			t.Errorf("%s: kapp's images %s (last-applied), %s (live): want the live object's under the last-applied base only", tc.name, image(want[LastApplied]), image(want[Live]))
+		}
+	}
+}
+
+// A manifest kapp's deploy fails to prepare is kapp failing on it, under both bases, as where
+// its change factory fails (probe12 P12-5's type draws: a CustomResourceDefinition's spec.group
+// drawn as a map, which kapp reads as a string to place resources into namespaces): Rebased
+// returned the error instead, and the mutation check aborted generate and check on it.
+func TestRebasedGivesKappsPreparationErrorToEachBase(t *testing.T) {
+	const crd = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: caches.example.dev}
+spec:
+  group: example.dev
+  names: {kind: Cache, plural: caches}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`
+	live := obj(t, crd)
+	changed := obj(t, crd)
+	mergeYAML(t, changed, `{spec: {group: {a: b}}}`)
+	var mu sync.Mutex
+	failed := map[Base]string{}
+	err := Rebased(1, func(int) (Pair, error) { return Pair{Desired: changed.DeepCopy(), Live: live.DeepCopy()}, nil }, nil,
+		func(_ int, b Base, obj map[string]any, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && obj == nil {
+				failed[b] = err.Error()
+			}
+		})
+	if err != nil {
+		t.Fatalf("Rebased: %v; want each base to get kapp's error", err)
+	}
+	for _, b := range Bases() {
+		if !strings.Contains(failed[b], "spec.group") {
+			t.Errorf("%s base: error %q, want kapp's, naming spec.group", b, failed[b])
 		}
 	}
 }

@@ -205,21 +205,27 @@ func run(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstru
 // exclude, rebased by kapp's built-in rules and then the configs' in order, each rule matched on
 // the resource as the earlier ones left it (diff/change_factory.go, diff/rebased_resource.go):
 // kapp's code decides which rule acts, nothing rebasegen guesses. Where kapp fails (or panics)
-// making it, each gets the error instead (a rule failing on a value: kapp's deploy would stop
-// there). each is called from several goroutines; obj is kapp's, to be read during the call only.
+// making it, or preparing the manifest before (a CustomResourceDefinition's spec.group kapp
+// reads as a string to place resources into namespaces), each gets the error instead (a rule
+// failing on a value: kapp's deploy would stop there). each is called from several goroutines;
+// obj is kapp's, to be read during the call only.
 func Rebased(n int, pairAt func(i int) (Pair, error), configs []*unstructured.Unstructured, each func(i int, b Base, obj map[string]any, err error)) error {
 	_, err := run(n, pairAt, configs, nil, detail{}, func(in *inputs, w *worker, i int) error {
 		rs, err := in.resources(i)
-		if err == nil {
-			rs, err = in.prepared(i, rs)
-		}
 		if err != nil {
 			return err
 		}
+		prepErr := catch(func() (err error) {
+			rs, err = in.prepared(i, rs)
+			return err
+		})
 		bases := Bases()
 		for bi, b := range bases {
 			var obj map[string]any
 			err := catch(func() error {
+				if prepErr != nil { // kapp prepares once for both bases: both fail
+					return prepErr
+				}
 				last := bi == len(bases)-1
 				if !in.versioned[i] && !in.hasVersionedAnn[i] && len(in.context[i]) == 0 && !in.beside[i] && len(rs.lives) == 1 {
 					var err error
