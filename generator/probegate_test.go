@@ -109,18 +109,8 @@ func TestTwoProbeHandlersAreNamed(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(two), &m); err != nil {
 		t.Fatal(err)
 	}
-	versioned := &appsv1.Deployment{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, versioned); err != nil {
-		t.Fatal(err)
-	}
-	legacyscheme.Scheme.Default(versioned)
-	internal := &apps.Deployment{}
-	if err := legacyscheme.Scheme.Convert(versioned, internal, nil); err != nil {
-		t.Fatal(err)
-	}
-	internal.Namespace = "shop"
-	refused := appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{})
-	if !strings.Contains(refused.ToAggregate().Error(), "readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type") {
+	refused := deploymentRefused(t, m, "shop")
+	if refused == nil || !strings.Contains(refused.Error(), "readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type") {
 		t.Fatalf("the API server's validation does not refuse the manifest as the test expects: %v", refused)
 	}
 	in := generator.Inputs{Desired: []string{writeFile(t, "two.yaml", two)}, Live: []string{live}, Namespace: "shop"}
@@ -132,4 +122,28 @@ func TestTwoProbeHandlersAreNamed(t *testing.T) {
 	if _, _, err := generator.Explain(in); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("explain: %v, want an error containing %q", err, want)
 	}
+}
+
+// deploymentRefused is the API server's validation of a Deployment created in ns, as it decodes
+// and defaults it (k8s.io/kubernetes pkg/apis/apps/validation ValidateDeployment): nil when it
+// accepts it.
+func deploymentRefused(t *testing.T, obj map[string]any, ns string) error {
+	t.Helper()
+	internal := &apps.Deployment{}
+	if err := legacyscheme.Scheme.Convert(defaulted(t, obj), internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	internal.Namespace = ns
+	return appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}).ToAggregate()
+}
+
+// defaulted is obj as the API server's defaulting code leaves a Deployment it decodes.
+func defaulted(t *testing.T, obj map[string]any) *appsv1.Deployment {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, d); err != nil {
+		t.Fatal(err)
+	}
+	legacyscheme.Scheme.Default(d)
+	return d
 }

@@ -45,6 +45,22 @@ func (r *Removals) without(desired *unstructured.Unstructured, p, key fielddiff.
 	return key.GetDeclared(res.out.Object)
 }
 
+// Gives returns what the server's defaulting (its minor version's too) makes at key (by key) of
+// desired as it is: set is false where the defaulted object holds nothing there, known false
+// where no defaulting is known for the kind or it fails.
+func (r *Removals) Gives(desired *unstructured.Unstructured, key fielddiff.Path) (v any, set, known bool) {
+	if r == nil {
+		return nil, false, false
+	}
+	res, known, err := r.d.defaulted(desired.DeepCopy())
+	if err != nil || !known || res.out == nil {
+		return nil, false, false
+	}
+	v, set = key.GetDeclared(res.out.Object)
+	v, set = r.versionDefault(desired, key, v, set)
+	return v, set, true
+}
+
 // GivesBack reports whether the server's defaults give back exactly the scalar desired declares
 // at p (by index) once Git removes it: then the removal changes nothing, and a copy of the live
 // value there hides nothing. False where no defaulting is known (nothing gives it back).

@@ -164,6 +164,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		}
 		how := "kapp reports no update when the value changes"
 		switch {
+		case h.Misplaced:
+			// not a value Git declares: an item Git inserted, removed or moved (newcomer10 N10-9)
+			evidence = "another item's value is written here by %s: %s; to have each item keep its own, select the items by key (a ytt rule), or leave this list out of the rule's paths (rules rebasegen generated: regenerate them from these manifests)"
+			how = h.How
 		case h.Whole:
 			evidence = "every change made in Git to the resource is hidden by %s, which writes this annotation onto the object kapp applies: %s"
 			how = h.How

@@ -170,8 +170,17 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindPendingDelete]; k > 0 {
 		pending += ", " + words.Count(k, "pending delete")
 	}
-	if k := n[KindHidden]; k > 0 {
+	misplaced := 0 // not declared: an item's value written onto another (Hidden.Misplaced)
+	for _, h := range v.Hidden {
+		if h.Misplaced {
+			misplaced++
+		}
+	}
+	if k := n[KindHidden] - misplaced; k > 0 {
 		pending += ", " + words.Count(k, "declared field") + " hidden by the rules"
+	}
+	if misplaced > 0 {
+		pending += ", " + words.Count(misplaced, "value") + " copied by index onto another list item"
 	}
 	if k := n[KindRuleUnjudged]; k > 0 {
 		pending += ", " + words.Count(k, "rule") + " not judged on a resource"

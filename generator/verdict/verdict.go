@@ -145,6 +145,9 @@ type Hidden struct {
 	// Redefaulted: the server's default for the manifest differs from the one the rules keep
 	// (a change made in Git elsewhere in the object, newcomer10 N10-8).
 	Redefaulted bool
+	// Misplaced: the rules write a value the live object holds in another item of a keyed list
+	// (a copy by index once Git inserted, removed or reordered items; How says which).
+	Misplaced bool
 	// Hypothetical: the mutation check's, a change Git could make that these manifests do not
 	// (the finding says what would happen), not one this deploy applies.
 	Hypothetical bool
@@ -242,6 +245,11 @@ func Judge(in Input) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	misplaced, err := v.misplaced(in, configs)
+	if err != nil {
+		return nil, err
+	}
+	pendingHidden = append(pendingHidden, misplaced...)
 	for _, h := range rewritten {
 		same := func(p Hidden) bool { return p.Resource == h.Resource && p.Path == h.Path }
 		if !slices.ContainsFunc(pendingHidden, same) && !slices.ContainsFunc(v.Hidden, same) {

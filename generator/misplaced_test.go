@@ -1,0 +1,115 @@
+package generator_test
+
+import (
+	"strings"
+	"testing"
+
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+const envWeb = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        env:
+        - name: POD_NAME
+          valueFrom:
+            fieldRef: {fieldPath: metadata.name}
+`
+
+// A pull request inserting a list item first, under the rules generated before it: kapp's copy
+// paths select items by index ({allIndexes: true}), so the item Git inserted takes the values the
+// live object holds in the item that was first. The oracle is kapp v0.66.0's deploy (the object
+// its update applies) beside the API server's own defaulting and validation of the manifest: a
+// sidecar with an untagged image gets the app container's imagePullPolicy IfNotPresent where the
+// server defaults Always; an env var with a value gets the next one's
+// valueFrom.fieldRef.apiVersion, an object the server refuses. check called both residual ghost
+// diffs of the displaced item (exit 3, the cause unnamed); it names each value written onto
+// another item, the rule and the item it comes from, failing the gate (newcomer10 N10-9).
+func TestIndexCopyOntoAnInsertedItemIsNamed(t *testing.T) {
+	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", envWeb))
+	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", envWeb)}, Live: []string{live}, Namespace: "shop"})
+	sidecar := strings.Replace(envWeb, "      - name: app\n", "      - name: sidecar\n        image: busybox\n      - name: app\n", 1)
+	for _, tc := range []struct {
+		name, manifest, path, from string
+		wrong                      func(t *testing.T, applied map[string]any)
+	}{{
+		name:     "container",
+		manifest: sidecar,
+		path:     "spec.template.spec.containers[name=sidecar].imagePullPolicy",
+		from:     "spec.template.spec.containers[name=app].imagePullPolicy",
+		wrong: func(t *testing.T, applied map[string]any) {
+			d := defaulted(t, applied)
+			got := d.Spec.Template.Spec.Containers[0]
+			want := defaulted(t, manifestOf(t, sidecar)).Spec.Template.Spec.Containers[0]
+			if got.Name != "sidecar" || got.ImagePullPolicy == want.ImagePullPolicy {
+				t.Fatalf("oracle: kapp applies %s with imagePullPolicy %s, the API server defaults %s: not the case the test is about", got.Name, got.ImagePullPolicy, want.ImagePullPolicy)
+			}
+		},
+	}, {
+		name:     "env",
+		manifest: strings.Replace(envWeb, "        - name: POD_NAME\n", "        - name: MODE\n          value: fast\n        - name: POD_NAME\n", 1),
+		path:     "spec.template.spec.containers[name=app].env[name=MODE].valueFrom.fieldRef.apiVersion",
+		from:     "spec.template.spec.containers[name=app].env[name=POD_NAME].valueFrom.fieldRef.apiVersion",
+		wrong: func(t *testing.T, applied map[string]any) {
+			refused := deploymentRefused(t, applied, "shop")
+			if refused == nil || !strings.Contains(refused.Error(), "env[0].valueFrom") {
+				t.Fatalf("oracle: the API server's validation does not refuse the object kapp applies as the test expects: %v", refused)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", tc.manifest)}, Live: []string{live}, Namespace: "shop"}
+			updated := false
+			for _, ch := range kappChanges(t, in, []string{rules}, false) {
+				if ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == "Deployment" {
+					updated = true
+					tc.wrong(t, ch.NewResource().UnstructuredObject())
+				}
+			}
+			if !updated {
+				t.Fatal("oracle: kapp's deploy does not update the Deployment")
+			}
+			c, err := generator.Check(in, []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range c.Findings(verdict.Gate{}) {
+				if f.Kind == verdict.KindHidden && f.Path == tc.path {
+					found = true
+					if !f.Fails || !strings.Contains(f.Evidence, "rules.yml:") || !strings.Contains(f.Evidence, tc.from) || !strings.Contains(f.Evidence, "copies by index") {
+						t.Errorf("check: %s: fails %v, evidence %q; want it failing, naming the rule, %s and the copy by index", f.Path, f.Fails, f.Evidence, tc.from)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("check: no finding at %s (the value kapp's copy by index writes there from %s); findings: %v", tc.path, tc.from, c.Findings(verdict.Gate{}))
+			}
+		})
+	}
+}
+
+// manifestOf decodes one manifest.
+func manifestOf(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
