@@ -160,7 +160,8 @@ func (a *Analysis) lintFiles(files rulefiles.Files) ([]lint.Finding, error) {
 // lint lints the rule files as read, with what the verdict found hidden (none: check reports it
 // itself).
 func (a *Analysis) lint(files rulefiles.Files, hidden []lint.Hidden) ([]lint.Finding, error) {
-	opts := lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset, Hidden: hidden}
+	opts := lint.Options{Rules: files.Plain, Rendered: files.Rendered, Reader: a.Inputs.Reader, Set: a.Set, Desired: len(a.Inputs.Desired) > 0 || !a.Inputs.Package.Empty(), Ruleset: a.Ruleset, Hidden: hidden,
+		KappController: a.Inputs.Package.CR != ""}
 	if len(a.Inputs.Live) > 0 {
 		g, err := a.Synthesize(synth.Options{})
 		if err != nil {

@@ -27,6 +27,10 @@ type doc struct {
 	note   string     // where in the file, when lines cannot say: a document of ytt's output
 	ytt    int        // the document of ytt's output, when rendered
 	secret bool       // read from a rules Secret's key, line0 that key's line
+	number int        // the file's document, 0 when rendered (note says which of ytt's output)
+	// kappController: rendered from a rules Secret (or read from one: secret), which only
+	// kapp-controller reads
+	kappController bool
 }
 
 // readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
@@ -83,11 +87,19 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
 			nodes[file] = documentNodes(data)
 		}
+		from := len(docs)
 		read(o, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
+		for _, d := range docs[from:] {
+			d.number = o.Source.Doc
+		}
 	}
 	for _, r := range rendered {
 		for _, o := range r.Objects {
+			from := len(docs)
 			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
+			for _, d := range docs[from:] {
+				d.kappController = r.Replaces != load.Source{}
+			}
 		}
 	}
 	return docs, findings, nil

@@ -68,6 +68,10 @@ type Options struct {
 	// Rendered are rule paths ytt renders (a ytt-format file, a package's config directory),
 	// linted as rendered: line positions are unknown there.
 	Rendered []Rendered
+	// KappController: kapp-controller deploys the rules with the package (--package-cr), with
+	// its kapp (kappconv.KappControllerKapp), not the one rebasegen links. A rules Secret's
+	// Configs are always kapp-controller's.
+	KappController bool
 }
 
 // Rendered is a rule path's objects as ytt rendered them.
@@ -164,6 +168,8 @@ type env struct {
 	defaults []ctlconf.RebaseRule
 	configs  []ctlres.Resource // the package's Configs, which kapp deploys with the rules
 	hiddenBy []Hidden
+	// kappController: Options.KappController
+	kappController bool
 	// inertLabels, inertRules: across the Configs in force, additionalLabels that make kapp apply
 	// nothing as annotations, and ownership label rules writing labels into metadata.annotations
 	inertLabels, inertRules []inertSource
@@ -183,7 +189,7 @@ type resource struct {
 }
 
 func newEnv(opts Options, docs []*doc) (*env, error) {
-	e := &env{desired: opts.Desired, gen: opts.Generated, hiddenBy: opts.Hidden}
+	e := &env{desired: opts.Desired, gen: opts.Generated, hiddenBy: opts.Hidden, kappController: opts.KappController}
 	var err error
 	if e.defaults, err = kappmatch.BuiltinRebaseRules(); err != nil {
 		return nil, err

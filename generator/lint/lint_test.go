@@ -478,3 +478,39 @@ func TestArgoCDRulesPointToCheck(t *testing.T) {
 		t.Errorf("lint of files without Argo CD's settings: %v, want no word of Argo CD", err)
 	}
 }
+
+// probe13 P13-5: kapp-controller v0.51.0 deploys a package with kapp v0.62.0, whose Config
+// validation refuses a minimumRequiredVersion above it (and with it every deploy of the package),
+// where the kapp rebasegen links accepts it: lint said 0 errors for the rules of a Package
+// (--package-cr) and for a rules Secret, which only kapp-controller reads. For plain kapp, the
+// kapp rebasegen links is the judge (TestConfigProblems).
+func TestKappControllersKappRefusesANewerMinimum(t *testing.T) {
+	const config = "---\napiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nminimumRequiredVersion: %s\nrebaseRules: []\n"
+	secret := func(minimum string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: rules}\nstringData:\n  rebase-rules.yml: |\n    apiVersion: kapp.k14s.io/v1alpha1\n    kind: Config\n    minimumRequiredVersion: " + minimum + "\n    rebaseRules: []\n"
+	}
+	refused := "minimumRequiredVersion: kapp-controller v0.51.0 deploys the package with kapp v0.62.0, which rejects the Config (no change of the package is applied): kapp version '0.62.0' does not meet the minimum required version '0.66.0' (kapp v0.66.0, which rebasegen embeds, accepts it)"
+	for name, c := range map[string]struct {
+		text           string
+		kappController bool
+		want           []want
+	}{
+		"plain kapp":                      {fmt.Sprintf(config, "0.66.0"), false, nil},
+		"package, second document":        {"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n" + fmt.Sprintf(config, "0.66.0"), true, []want{{Error, 8, "document 2: " + refused, "minimumRequiredVersion: 0.60.0"}}},
+		"package, kapp-controller's":      {fmt.Sprintf(config, "0.62.0"), true, nil},
+		"rules Secret":                    {secret("0.66.0"), false, []want{{Error, 8, refused, ""}}},
+		"rules Secret, kapp-controller's": {secret("0.60.0"), false, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "rules.yml")
+			if err := os.WriteFile(file, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Check(Options{Rules: []string{file}, KappController: c.kappController})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertFindings(t, got, file, c.want)
+		})
+	}
+}

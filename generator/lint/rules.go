@@ -13,6 +13,7 @@ import (
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
 
 // checker lints one Config document.
@@ -59,8 +60,22 @@ func (c *checker) config() {
 	if v, ok := root.field("minimumRequiredVersion").v.(string); ok {
 		// kapp's own check, alone: its rules' checks are lint's findings of each rule
 		cfg := ctlconf.Config{APIVersion: kappconv.ConfigAPIVersion, Kind: kappconv.ConfigKind, MinimumRequiredVersion: v}
-		if err := cfg.Validate(); err != nil {
+		err := cfg.Validate()
+		switch {
+		case err != nil:
 			c.add(Error, root.field("minimumRequiredVersion"), "minimumRequiredVersion: kapp rejects the Config: "+err.Error(), "minimumRequiredVersion: "+kappconv.Kapp+" (the kapp rebasegen embeds), or a lower one")
+		case c.kappController || c.doc.secret || c.doc.kappController:
+			// probe13 P13-5: kapp-controller's kapp refuses the Config, and with it every deploy
+			// of the package, where rebasegen's kapp accepts it
+			if err := kappglobal.RefusedVersion(v, kappconv.KappControllerKapp); err != nil {
+				where := ""
+				if c.doc.number > 0 {
+					where = fmt.Sprintf("document %d: ", c.doc.number)
+				}
+				c.add(Error, root.field("minimumRequiredVersion"), where+fmt.Sprintf("minimumRequiredVersion: kapp-controller %s deploys the package with kapp v%s, which rejects the Config (no change of the package is applied): %s (kapp v%s, which rebasegen embeds, accepts it)",
+					kappconv.KappController, kappconv.KappControllerKapp, err, kappconv.Kapp),
+					"minimumRequiredVersion: "+kappconv.KappOldest+" (what rebasegen generate writes), or another no newer than "+kappconv.KappControllerKapp)
+			}
 		}
 	}
 	rules := root.field("rebaseRules")

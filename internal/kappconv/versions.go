@@ -19,7 +19,13 @@ const (
 	// update, never hides). kapp-controller v0.51.0 runs kapp v0.62.0 (its hack/dependencies.yml),
 	// which refuses a Config asking for Kapp.
 	KappOldest = "0.60.0"
-	Kubernetes = "v1.37.2" // k8s.io/kubernetes, whose defaulting code is linked in (k8s.io/* v0.37.2)
+	// KappController is github.com/vmware-tanzu/carvel-kapp-controller, as whose deploy a Package
+	// (--package-cr) is rendered and a rules Secret read, and KappControllerKapp the kapp release it
+	// deploys with (its hack/dependencies.yml): a Config that kapp refuses stops every deploy of the
+	// package, whatever the kapp rebasegen links (Kapp) accepts.
+	KappController     = "v0.51.0"
+	KappControllerKapp = "0.62.0"
+	Kubernetes         = "v1.37.2" // k8s.io/kubernetes, whose defaulting code is linked in (k8s.io/* v0.37.2)
 	// ArgoCD is github.com/argoproj/argo-cd/v3 (and its gitops-engine), whose diff judges the
 	// argocd target's ignoreDifferences.
 	ArgoCD = "v3.6.1"
