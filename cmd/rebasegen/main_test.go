@@ -153,6 +153,13 @@ func TestExitCodes(t *testing.T) {
 			"rebasegen: --output: want config, ytt or secret, got \"config/rebase-rules.yml\" (to write a file, use --output-file config/rebase-rules.yml)\n"},
 		{"generate: a format given as --output-file", []string{"generate", "--output-file", "json", "-l", live}, 1,
 			"rebasegen: --output-file json: a format, not a file name: --output takes the format (config, ytt or secret); --output-file ./json writes a file of that name\n"},
+		// probe13 P13-6: "" failed after the whole run naming a temp file; -o wrote a file named -o, exit 0
+		{"generate: an empty --output-file", []string{"generate", "--output-file", "", "-l", live}, 1,
+			"rebasegen: --output-file '': names no file: give the file to write, or - for stdout\n"},
+		{"generate: a flag given as --output-file", []string{"generate", "--output-file", "-o", "-l", live}, 1,
+			"rebasegen: --output-file -o: a flag, not a file name (--output-file takes the file to write, or - for stdout); --output-file ./-o writes a file of that name\n"},
+		{"generate --target argocd: a flag given as --output-file", []string{"generate", "--target", "argocd", "--output-file", "-o", "-l", live}, 1,
+			"rebasegen: --output-file -o: a flag, not a file name (--output-file takes the file to write, or - for stdout); --output-file ./-o writes a file of that name\n"},
 		{"explain: bad --output", []string{"explain", "-o", "yaml", "-l", live}, 1, "rebasegen: --output: want text or json, got \"yaml\"\n"},
 		{"generate: bad desired", []string{"generate", "-d", bad, "-l", live}, 1, badErr},
 		{"generate: secret without --package-install", []string{"generate", "--output", "secret", "-l", live}, 1,

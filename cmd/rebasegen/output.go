@@ -13,6 +13,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // checkOutputFile refuses, before any work, an --output-file that is one of the inputs, or a
@@ -22,6 +23,9 @@ import (
 // any other existing file rebasegen did not generate (ownOutput): hand-written rules and their
 // comments would be replaced without a word.
 func checkOutputFile(path string, in generator.Inputs) error {
+	if err := outputFileNamed(path); err != nil {
+		return err
+	}
 	if path == "-" {
 		return nil
 	}
@@ -142,4 +146,17 @@ func replaceFile(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// outputFileNamed refuses an --output-file that names no file (probe13 P13-6): "" failed only
+// once the whole run was done, naming a temp file; a value starting with a dash is a flag the
+// shell gave as the value (--output-file -o yaml), which wrote a file named -o, exit 0.
+func outputFileNamed(path string) error {
+	switch {
+	case path == "":
+		return errors.New("--output-file '': names no file: give the file to write, or - for stdout")
+	case path != "-" && strings.HasPrefix(path, "-"):
+		return fmt.Errorf("--output-file %s: a flag, not a file name (--output-file takes the file to write, or - for stdout); --output-file ./%s writes a file of that name", escape.Text(path), escape.Text(path))
+	}
+	return nil
 }
