@@ -103,6 +103,11 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.Package.CR != "" {
+		if err := kappControllerAccepts(set.InForce()); err != nil {
+			return nil, err
+		}
+	}
 	rep, err := classifySet(in, set, rs, rules)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,5 +29,40 @@ func TestCheckPackageCRJudgesTheConfigByKappControllersKapp(t *testing.T) {
 		return f.Severity == lint.Error && f.File == rules && f.Line == 3 && strings.Contains(f.Message, "kapp v0.62.0") && strings.Contains(f.Message, "'0.66.0'")
 	}) {
 		t.Errorf("no lint error on minimumRequiredVersion at %s:3: %+v", rules, c.Lint)
+	}
+}
+
+// The package's own Configs are kapp-controller's too: a Package holding a Config (or a labelled
+// ConfigMap) requiring kapp 0.66.0 is deployed by none of kapp-controller v0.51.0's syncs (its
+// kapp v0.62.0 refuses it), which every command said nothing of. The oracle that kapp v0.62.0
+// refuses 0.66.0 and accepts 0.60.0 is kapp's own validation (TestRefusedVersionIsKappsValidate).
+func TestPackageCRsOwnConfigJudgedByKappControllersKapp(t *testing.T) {
+	pkg := filepath.Join("..", "fixtures", "packages", "hpa-web")
+	data, err := os.ReadFile(filepath.Join(pkg, "package.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ config, want string }{
+		"Config": {"apiVersion: kapp.k14s.io/v1alpha1\n              kind: Config\n              minimumRequiredVersion: 0.66.0\n              rebaseRules: []",
+			"(line 45): field minimumRequiredVersion: kapp-controller v0.51.0 deploys the package with kapp v0.62.0, which rejects the Config (no change of the package is applied): kapp version '0.62.0' does not meet the minimum required version '0.66.0' (kapp v0.66.0, which rebasegen embeds, accepts it)"},
+		"labelled ConfigMap, keys in another case": {"apiVersion: v1\n              kind: ConfigMap\n              metadata: {name: kapp-config, labels: {kapp.k14s.io/config: \"\"}}\n              data:\n                config.yml: |\n                  apiVersion: kapp.k14s.io/v1alpha1\n                  kind: Config\n                  MinimumRequiredVersion: 0.66.0",
+			"field data.config.yml minimumRequiredVersion: kapp-controller v0.51.0 deploys the package with kapp v0.62.0"},
+		"Config kapp v0.62.0 accepts": {"apiVersion: kapp.k14s.io/v1alpha1\n              kind: Config\n              minimumRequiredVersion: 0.60.0\n              rebaseRules: []", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cr := strings.Replace(string(data), "            config/app.yml: |\n", "            config/kapp-config.yml: |\n              "+c.config+"\n            config/app.yml: |\n", 1)
+			if cr == string(data) {
+				t.Fatal("the Package CR was not edited")
+			}
+			in := generator.Inputs{Live: []string{filepath.Join("..", "fixtures", "hpa-replicas", "live.yaml")}, Namespace: "hpa-replicas",
+				Package: yttrender.Package{CR: writeFile(t, "package.yml", cr), ValuesFiles: []string{filepath.Join(pkg, "values.yml")}}}
+			_, err := generator.Analyze(in)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("want no error, got %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("want an error holding %q, got %v", c.want, err)
+			}
+		})
 	}
 }

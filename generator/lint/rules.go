@@ -67,13 +67,12 @@ func (c *checker) config() {
 		case c.kappController || c.doc.secret || c.doc.kappController:
 			// probe13 P13-5: kapp-controller's kapp refuses the Config, and with it every deploy
 			// of the package, where rebasegen's kapp accepts it
-			if err := kappglobal.RefusedVersion(v, kappconv.KappControllerKapp); err != nil {
+			if err := kappglobal.KappControllerRefuses(v); err != nil {
 				where := ""
 				if c.doc.number > 0 {
 					where = fmt.Sprintf("document %d: ", c.doc.number)
 				}
-				c.add(Error, root.field("minimumRequiredVersion"), where+fmt.Sprintf("minimumRequiredVersion: kapp-controller %s deploys the package with kapp v%s, which rejects the Config (no change of the package is applied): %s (kapp v%s, which rebasegen embeds, accepts it)",
-					kappconv.KappController, kappconv.KappControllerKapp, err, kappconv.Kapp),
+				c.add(Error, root.field("minimumRequiredVersion"), where+"minimumRequiredVersion: "+err.Error(),
 					"minimumRequiredVersion: "+kappconv.KappOldest+" (what rebasegen generate writes), or another no newer than "+kappconv.KappControllerKapp)
 			}
 		}

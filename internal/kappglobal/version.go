@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	semver "github.com/hashicorp/go-version"
+
+	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
 // RefusedVersion is kapp's validation of a Config's minimumRequiredVersion (carvel.dev/kapp
@@ -31,4 +33,16 @@ func RefusedVersion(minimum, kapp string) error {
 		return fmt.Errorf("kapp version '%s' does not meet the minimum required version '%s'", kapp, minimum)
 	}
 	return nil
+}
+
+// KappControllerRefuses is why kapp-controller (kappconv.KappController) deploys nothing of a
+// package holding, or deployed with, a Config whose minimumRequiredVersion its kapp refuses
+// (probe13 P13-5); nil where that kapp accepts minimum. The message names both kapp versions.
+func KappControllerRefuses(minimum string) error {
+	err := RefusedVersion(minimum, kappconv.KappControllerKapp)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("kapp-controller %s deploys the package with kapp v%s, which rejects the Config (no change of the package is applied): %w (kapp v%s, which rebasegen embeds, accepts it)",
+		kappconv.KappController, kappconv.KappControllerKapp, err, kappconv.Kapp)
 }
