@@ -1,8 +1,14 @@
 package classify
 
 import (
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
@@ -17,6 +23,10 @@ type Removals struct {
 	// version: how the server's minor version defaults otherwise (Report.Version), as the
 	// classifier judges defaults with it
 	version []versionDefault
+	// aliases: Derived's answers, by kind, map and field (an alias is the kind's, whatever the
+	// values)
+	mu      sync.Mutex
+	aliases map[string]bool
 }
 
 // NewRemovals reads the CRDs' schemas among rep's inputs, which default custom resources, and
@@ -59,6 +69,94 @@ func (r *Removals) Gives(desired *unstructured.Unstructured, key fielddiff.Path)
 	v, set = key.GetDeclared(res.out.Object)
 	v, set = r.versionDefault(desired, key, v, set)
 	return v, set, true
+}
+
+// Stored returns what the API server's defaulting and conversion make of obj, an object kapp
+// applies: the server derives some fields from others on every write, a pod spec's
+// serviceAccountName from its deprecated alias serviceAccount where it is empty
+// (k8s.io/kubernetes v1.37.2 pkg/apis/core/v1 defaults.go SetDefaults_PodSpec), so a
+// rule copying the live alias puts back the field Git removed though the object kapp applies
+// lacks it (newcomer8 N8-6). ok is false where no defaulting is known for the kind or it fails.
+func (r *Removals) Stored(obj map[string]any) (map[string]any, bool) {
+	if r == nil {
+		return nil, false
+	}
+	res, known, err := r.d.defaulted(&unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)})
+	if err != nil || !known || res.out == nil {
+		return nil, false
+	}
+	return res.out.Object, true
+}
+
+// Derived returns the keys of the scalars desired declares in the map at parent (by index) that
+// the API server's defaulting sets from the field leaf of that map, each an alias of leaf (a pod
+// spec's serviceAccountName, set from its deprecated alias serviceAccount where it is empty,
+// k8s.io/kubernetes v1.37.2 pkg/apis/core/v1 defaults.go SetDefaults_PodSpec): desired without
+// the scalar, holding its value at leaf, is defaulted to declare it again, and without leaf too
+// it is not (a default, such as restartPolicy Always, is no alias). A copy of leaf from the live
+// object then puts the scalar back once Git removes it, though the object kapp applies lacks it
+// (newcomer8 N8-6).
+func (r *Removals) Derived(desired *unstructured.Unstructured, parent fielddiff.Path, leaf string) []string {
+	if r == nil {
+		return nil
+	}
+	m := mapAt(desired.Object, parent)
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k == leaf || !scalarValue(m[k]) {
+			continue
+		}
+		key := desired.GetAPIVersion() + " " + desired.GetKind() + " " + fieldsOf(parent) + " " + leaf + " " + k
+		r.mu.Lock()
+		alias, known := r.aliases[key]
+		r.mu.Unlock()
+		if !known {
+			alias = r.givesBackFrom(desired, parent, k, leaf, m[k]) && !r.givesBackFrom(desired, parent, k, "", m[k])
+			r.mu.Lock()
+			if r.aliases == nil {
+				r.aliases = map[string]bool{}
+			}
+			r.aliases[key] = alias
+			r.mu.Unlock()
+		}
+		if alias {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// givesBackFrom reports whether the server's defaulting of desired without key in the map at
+// parent, holding want at leaf instead (leaf "": nowhere), declares want at key.
+func (r *Removals) givesBackFrom(desired *unstructured.Unstructured, parent fielddiff.Path, key, leaf string, want any) bool {
+	u := desired.DeepCopy()
+	m := mapAt(u.Object, parent)
+	if m == nil {
+		return false
+	}
+	delete(m, key)
+	if leaf != "" {
+		m[leaf] = runtime.DeepCopyJSONValue(want)
+	}
+	made, ok := r.Stored(u.Object)
+	if !ok {
+		return false
+	}
+	v, ok := mapAt(made, parent)[key]
+	return ok && fielddiff.Equal(v, want)
+}
+
+// fieldsOf is p without its list items' indexes or keys, for keys of the kind's answers.
+func fieldsOf(p fielddiff.Path) string {
+	var b strings.Builder
+	for _, pe := range p {
+		if pe.FieldName != nil {
+			b.WriteString("." + *pe.FieldName)
+		} else {
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
 }
 
 // GivesBack reports whether the server's defaults give back exactly the scalar desired declares
@@ -112,7 +210,7 @@ func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 		if fielddiff.Equal(dv, d.Live) {
 			return false
 		}
-	} else if !newMap(fc, d) {
+	} else if !newMap(fc, d) && !c.aliasOfRemoved(fc, d) {
 		return false
 	}
 	sent := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.sent)}
@@ -122,6 +220,60 @@ func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 	}
 	v, ok := d.Path.GetDeclared(res.out.Object)
 	return ok && fielddiff.Equal(v, d.Live)
+}
+
+// aliasOfRemoved reports whether d, a field only the live object holds, is an alias of a field
+// beside it that kapp's last apply declared and the manifest no longer does: the server's
+// defaulting of the manifest holding d's live value sets that field to what kapp last applied
+// (a pod spec's deprecated serviceAccount, from which the server's defaulting sets
+// serviceAccountName, k8s.io/kubernetes v1.37.2 pkg/apis/core/v1 defaults.go
+// SetDefaults_PodSpec). The deploy's update lacks both, and the server removes the alias with the
+// field Git removed (newcomer9 N9-9: it was taken for an admission plugin's, a ghost diff). A
+// value the server defaults from a field Git removed without giving that field back (a Service's
+// externalTrafficPolicy once Git removes type: NodePort) is no alias: its update strategy drops
+// it, whatever a rule copied.
+func (c *classifier) aliasOfRemoved(fc fieldContext, d fielddiff.Delta) bool {
+	if len(d.Path) < 2 || d.Path[len(d.Path)-1].FieldName == nil {
+		return false
+	}
+	parent := d.Path[:len(d.Path)-1]
+	sent, _ := fc.sentAt.GetDeclared(parent)
+	was, _ := sent.(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(was)) {
+		if _, declared := fielddiff.FromFields([]string{k}).GetDeclared(mapAt(fc.desired.Object, parent)); declared || !scalarValue(was[k]) {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.desired.Object)}
+		m := mapAt(u.Object, parent)
+		if m == nil {
+			return false
+		}
+		m[*d.Path[len(d.Path)-1].FieldName] = runtime.DeepCopyJSONValue(d.Live)
+		res, known, err := c.defaults.defaulted(u)
+		if err != nil || !known || res.out == nil {
+			return false
+		}
+		if v, ok := append(slices.Clone(parent), fieldpath.PathElement{FieldName: &k}).GetDeclared(res.out.Object); ok && fielddiff.Equal(v, was[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// mapAt is the map obj holds at p; nil where it holds none.
+func mapAt(obj map[string]any, p fielddiff.Path) map[string]any {
+	v, _ := p.GetDeclared(obj)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// scalarValue reports whether v is a string, number or bool.
+func scalarValue(v any) bool {
+	switch v.(type) {
+	case string, bool, int64, float64:
+		return true
+	}
+	return false
 }
 
 // newMap reports whether a map holding d is one kapp's last apply left to the server's default

@@ -138,6 +138,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		f.Matchers = []Matcher{and(ms...)}
 		extra = append(extra, f)
 	}
+	extra = append(extra, g.derivedGated(&plain, matched)...)
 	extra = append(extra, g.whileLacking(&plain, matched)...)
 	var rules []Rule
 	for _, r := range append([]Rule{plain, keyed}, extra...) {

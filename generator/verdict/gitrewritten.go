@@ -124,7 +124,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 					h.Owner = cmp.Or(f.Owner, "another manager")
 				}
 				if !declared {
-					h.How = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
+					h.How = rewrittenRemovedHow
 					if both := twoHandlers(f.Path, withRules); both != "" {
 						h.How = both
 					}
@@ -136,6 +136,10 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 	}
 	return out, nil
 }
+
+// rewrittenRemovedHow is what kapp does with a removal made in Git whose field the object kapp
+// applies holds under the rules.
+const rewrittenRemovedHow = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
 
 // holds reports whether applied holds every value declared declares: the same map keys with
 // values that hold theirs, lists of the same length item by item, equal scalars.

@@ -28,7 +28,8 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	var all []mutation
 	var refs []bool        // the change is to a reference kapp's templateRules write (nextVersion)
 	var redefaulted []bool // the server's default for the manifest differs from the live one
-	for _, p := range v.Pending {
+	var pendingAt []int    // all's index -> v.Pending's
+	for j, p := range v.Pending {
 		if p.Finding.Owner != "" {
 			// a controller rewrote what kapp applied: the live value is not kapp's to revert
 			// to; the value Git holds is judged with the others changed in Git
@@ -55,7 +56,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			removed:   removed,
 			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
 		_, ref := nextVersion(p.Finding.Path, p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
-		refs = append(refs, ref)
+		refs, pendingAt = append(refs, ref), append(pendingAt, j)
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -157,6 +158,39 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	if err != nil {
 		return nil, err
 	}
+	// a removal kapp shows may still be put back by the server from what the rules copied (a
+	// pod spec's serviceAccountName from serviceAccount, newcomer8 N8-6): judged on what the server
+	// makes of the object kapp applies, as the mutation check's removals are
+	var removals []mutation
+	at := map[int]int{} // removals' index -> all's
+	var defaults *classify.Removals
+	for i, m := range all {
+		if m.removed && inForce[i] {
+			if defaults == nil {
+				if defaults, err = classify.NewRemovals(in.Report); err != nil {
+					return nil, err
+				}
+			}
+			m.value, m.key, m.probed, m.stored = v.Pending[pendingAt[i]].Finding.Live, m.path, true, defaults.Stored
+			at[len(removals)] = i
+			removals = append(removals, m)
+		}
+	}
+	kept, err := v.removalsKept(in, removals, configs)
+	if err != nil {
+		return nil, err
+	}
+	putBack := map[int]bool{}
+	for j, m := range removals {
+		all[at[j]].stored = m.stored
+	}
+	for _, k := range kept {
+		for j, m := range removals {
+			if m.r.ID == k.r.ID && m.what == k.what {
+				putBack[at[j]] = true
+			}
+		}
+	}
 	var out []Hidden
 	blame := newBlame(in)
 	written := map[string]bool{} // the references kapp's deploy writes as the live ones
@@ -166,7 +200,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			// to apply, though the manifest and the live object differ (probe11 P11-3)
 			written[m.r.ID.String()+" "+m.what] = true
 		}
-		if builtin[i] && !inForce[i] {
+		if builtin[i] && !inForce[i] || putBack[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
 			switch {
 			case m.removed:
@@ -175,6 +209,12 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				h.How, h.Redefaulted = redefaultedHow, true
 			}
 			h.Rule, h.At = blame.responsible(m.r, m.path)
+			if putBack[i] {
+				var derived bool
+				if h.Rule, h.At, derived = blame.removal(m.r, m.path, m.stored); derived {
+					h.How = derivedHow
+				}
+			}
 			out = append(out, h)
 		}
 	}

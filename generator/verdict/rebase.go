@@ -54,11 +54,16 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 				if r.members == nil {
 					r.members, r.membersKept = make([]uint8, len(m.members)), make([]any, len(m.members))
 				}
-				decoded := asDecoded(obj)
+				decoded := asServerMade(asDecoded(obj), m.storedBy())
 				for k, member := range m.members {
-					if rewritten, kept := member.rewrittenIn(decoded); rewritten {
+					if rewritten, kept := member.rewrittenIn(decoded.get()); rewritten {
 						r.members[k] |= 1 << slices.Index(verify.Bases(), b)
 						r.membersKept[k] = kept
+					} else if stored, ok := decoded.stored(); ok && member.stored != nil {
+						if rewritten, kept := member.rewrittenIn(stored); rewritten {
+							r.members[k] |= 1 << slices.Index(verify.Bases(), b)
+							r.membersKept[k] = kept
+						}
 					}
 				}
 			case m.path == nil:
@@ -66,7 +71,12 @@ func rebasedBy(probes []mutation, configs []*unstructured.Unstructured) ([]rebas
 					r.inert, r.obj = k, (&unstructured.Unstructured{Object: obj}).DeepCopy().Object
 				}
 			default:
-				if rewritten, kept := m.rewrittenIn(asDecoded(obj)); rewritten {
+				decoded := asServerMade(asDecoded(obj), m.stored)
+				rewritten, kept := m.rewrittenIn(decoded.get())
+				if stored, ok := decoded.stored(); !rewritten && ok {
+					rewritten, kept = m.rewrittenIn(stored)
+				}
+				if rewritten {
 					r.rewrites |= 1 << slices.Index(verify.Bases(), b)
 					r.kept = kept
 				}
@@ -229,4 +239,33 @@ func batchable(desired, live *unstructured.Unstructured) bool {
 		return false
 	}
 	return live != nil && live.GetLabels()[kappconv.AppLabel] != ""
+}
+
+// serverMade is the object kapp applies, and what the API server makes of it, made on first use:
+// asked only where a removal is not in the object itself.
+type serverMade struct {
+	obj   map[string]any
+	store func(map[string]any) (map[string]any, bool)
+	done  bool
+	made  map[string]any
+	ok    bool
+}
+
+func asServerMade(obj map[string]any, store func(map[string]any) (map[string]any, bool)) *serverMade {
+	return &serverMade{obj: obj, store: store}
+}
+
+// the object kapp applies
+func (s *serverMade) get() map[string]any { return s.obj }
+
+// stored is what the API server stores of it; false where that is not known.
+func (s *serverMade) stored() (map[string]any, bool) {
+	if s.store == nil {
+		return nil, false
+	}
+	if !s.done {
+		s.done = true
+		s.made, s.ok = s.store(s.obj)
+	}
+	return s.made, s.ok
 }

@@ -63,8 +63,9 @@ func layered(ms []mutation) []mutation {
 
 // removalsKept asks kapp's rebase which removals (alone, or members of a joint probe) the rules
 // in force put back and kapp's built-in rules alone do not, and keeps those the server would
-// not give back itself: a removed value some of which the object kapp applies still holds,
-// where the server's defaulting code (classify.Removals, the classifier's) would make another
+// not give back itself: a removed value some of which the object kapp applies still holds (or,
+// for a removal with mutation.stored, the object the API server makes of it: a field it derives
+// from one a rule copied), where the server's defaulting code (classify.Removals, the classifier's) would make another
 // value or none (heldNotGiven). A joint probe kapp fails on is asked about member
 // by member; a removal kapp fails on alone is no hidden change (kapp's deploy stops there).
 func (v *Verdict) removalsKept(in Input, ms []mutation, configs []*unstructured.Unstructured) ([]mutation, error) {

@@ -121,7 +121,19 @@ func (x *blamed) rewrote(i int, p fielddiff.Path) bool {
 	if !x.traced(i) {
 		return false
 	}
-	before, after := -1, -1 // the step leaving the value, -1 the prepared manifest
+	before, after := x.around(i)
+	if after < 0 {
+		return false
+	}
+	bv, bok := x.stepLookup(before).Get(p)
+	av, aok := x.stepLookup(after).Get(p)
+	return bok != aok || !fielddiff.Equal(bv, av)
+}
+
+// around returns the steps of the trace leaving the object before traced rule i (-1: the
+// prepared manifest) and after it (-1: none of its steps left one).
+func (x *blamed) around(i int) (before, after int) {
+	before, after = -1, -1
 	for k := range x.from[i] + x.rules[i].mods {
 		if x.steps[k].After == nil {
 			continue
@@ -132,12 +144,7 @@ func (x *blamed) rewrote(i int, p fielddiff.Path) bool {
 			after = k
 		}
 	}
-	if after < 0 {
-		return false
-	}
-	bv, bok := x.stepLookup(before).Get(p)
-	av, aok := x.stepLookup(after).Get(p)
-	return bok != aok || !fielddiff.Equal(bv, av)
+	return before, after
 }
 
 // stepLookup indexes the object step k of the trace leaves (-1: the prepared manifest), once: a

@@ -7,7 +7,9 @@ import (
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
@@ -35,6 +37,9 @@ type touch struct {
 	// removals: the declared values a rule may put back once the manifest no longer declares
 	// them (a removal made in Git), by index
 	removals []fielddiff.Path
+	// derived: the removals (by index) of fields the API server derives from one a copy puts
+	// back (aliased), judged on what the server makes of the object kapp applies
+	derived map[string]bool
 	// apart: a rule that may put back a removal is a hand-written ytt overlay: each removal is
 	// asked about alone (else each copy acts on its own path whatever the others hold, and they
 	// are removed together, but for those the matchers read)
@@ -83,8 +88,9 @@ func (t touch) readAt(p fielddiff.Path) bool {
 // a copy of resources.limits.cpu keeps the cpu of a resources map Git removed. Which of those
 // removals change nothing (the server's defaults give the value back) is decided once kapp
 // put one back (removalsKept).
-func touched(rules []Rule, desired *unstructured.Unstructured, ids []kappmatch.Identity) touch {
-	t := touch{together: true}
+func touched(rules []Rule, desired *unstructured.Unstructured, ids []kappmatch.Identity, defaults *classify.Removals) touch {
+	t := touch{together: true, derived: map[string]bool{}}
+	var made map[string]any // the server's defaulting of desired, once a copy may restore
 	all, allRemovals := false, false
 	for _, rule := range rules {
 		matches, decided := decidedAs(rule.matcher, ids)
@@ -101,6 +107,13 @@ func touched(rules []Rule, desired *unstructured.Unstructured, ids []kappmatch.I
 			for _, kp := range rule.paths {
 				t.removals = append(t.removals, removable(desired.Object, kp, false)...)
 				t.removals = append(t.removals, scalarsAndAbove(desired.Object, kp)...)
+				if made == nil {
+					made, _ = defaults.Stored(desired.Object)
+				}
+				for _, a := range aliased(desired, kp, made, defaults) {
+					t.removals = append(t.removals, a)
+					t.derived[a.String()] = true
+				}
 			}
 		}
 		if rule.ytt != nil && !rule.At.Generated || rule.restores {
@@ -172,6 +185,24 @@ func scalarsAndAbove(obj map[string]any, kp ctlres.Path) []fielddiff.Path {
 		for k := len(at) - 1; k >= lo; k-- {
 			if !slices.ContainsFunc(identity, func(q fielddiff.Path) bool { return q.HasPrefix(at[:k]) }) {
 				out = append(out, slices.Clone(at[:k]))
+			}
+		}
+	})
+	return out
+}
+
+// aliased lists the scalars obj declares that the API server's defaulting derives from a field
+// at kapp's path kp (its aliases, classify.Removals.Derived), by index: a copy of the live field
+// puts such a scalar back once Git removes it (a pod spec's serviceAccountName, from the copied
+// serviceAccount: newcomer8 N8-6), which removalsKept judges on what the server makes of the
+// object kapp applies. The fields at kp are those of the server's defaulting of obj (made): the
+// manifest leaves the alias out, the server sets it.
+func aliased(obj *unstructured.Unstructured, kp ctlres.Path, made map[string]any, defaults *classify.Removals) []fielddiff.Path {
+	var out []fielddiff.Path
+	walkPath(made, kp, nil, func(_ any, at fielddiff.Path) {
+		if leaf := at[len(at)-1].FieldName; leaf != nil {
+			for _, k := range defaults.Derived(obj, at[:len(at)-1], *leaf) {
+				out = append(out, with(at[:len(at)-1], fieldpath.PathElement{FieldName: &k}))
 			}
 		}
 	})

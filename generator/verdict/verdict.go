@@ -252,7 +252,16 @@ func Judge(in Input) (*Verdict, error) {
 	pendingHidden = append(pendingHidden, misplaced...)
 	for _, h := range rewritten {
 		same := func(p Hidden) bool { return p.Resource == h.Resource && p.Path == h.Path }
-		if !slices.ContainsFunc(pendingHidden, same) && !slices.ContainsFunc(v.Hidden, same) {
+		if i := slices.IndexFunc(pendingHidden, same); i >= 0 {
+			// a removal the rules keep, as pendingHidden judges it, where the object kapp applies
+			// holds the removed handler beside the one declared now: that kapp's deploy fails says
+			// more (a webhook switched to a url)
+			if pendingHidden[i].How == removedHow && h.How != rewrittenRemovedHow && h.How != "" {
+				pendingHidden[i].How = h.How
+			}
+			continue
+		}
+		if !slices.ContainsFunc(v.Hidden, same) {
 			pendingHidden = append(pendingHidden, h)
 		}
 	}
