@@ -159,9 +159,25 @@ func neutralise(desired, live map[string]any, path fielddiff.Path) {
 			}
 			if m, ok := parent.(map[string]any); ok {
 				delete(m, *name)
+				pruneEmpty(desired, live, p[:k-1])
 				return
 			}
 		}
+	}
+}
+
+// pruneEmpty drops the maps at p and above in desired left empty where the live object has none:
+// a field Git added in a map it added (a pod template's first annotation) is undone with the map,
+// which kapp shows as an update (`+ annotations: {}`, probe13 P13-8: a false residual ghost diff).
+func pruneEmpty(desired, live map[string]any, p fielddiff.Path) {
+	for ; len(p) > 0 && p[len(p)-1].FieldName != nil; p = p[:len(p)-1] {
+		m, _ := p.Get(desired)
+		parent, _ := p[:len(p)-1].Get(desired)
+		empty, _ := m.(map[string]any)
+		if _, inLive := p.Get(live); inLive || empty == nil || len(empty) > 0 {
+			return
+		}
+		delete(parent.(map[string]any), *p[len(p)-1].FieldName)
 	}
 }
 
