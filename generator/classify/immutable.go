@@ -42,6 +42,9 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 		}
 		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true, true
 	}
+	if why, ok := serviceUpdateRefused(fc); refused && ok {
+		return why, true, true
+	}
 	return "", false, false
 }
 
