@@ -203,6 +203,12 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		}
 		return f
 	}
+	if why, ok := switchedAway(fc, d); ok {
+		// kapp's last apply named the handler the server then defaulted (or a rule copied): the
+		// live value is no admission's, and a copy of it would be refused (probe13 P13-1)
+		f.Class, f.Evidence = Pending, "a change made in Git: "+why
+		return f
+	}
 	if a, ok := c.admission(fc, d, path); ok {
 		return a
 	}

@@ -150,14 +150,21 @@ func handlerGated(r Rule) []Rule {
 	var order []string
 	split := func(p fielddiff.Path) bool {
 		parent, others, ok := classify.Handlers(p)
-		if !ok {
-			return false
-		}
 		var ms []Matcher
-		for _, o := range others {
-			e := emptyAt(parent)
-			e.Path = append(e.Path, PathPart{Key: o})
-			ms = append(ms, Matcher{EmptyField: &e})
+		var while string
+		switch {
+		case ok:
+			for _, o := range others {
+				e := emptyAt(parent)
+				e.Path = append(e.Path, PathPart{Key: o})
+				ms = append(ms, Matcher{EmptyField: &e})
+			}
+		default:
+			var m Matcher
+			if parent, m, while, ok = switchGate(p); !ok {
+				return false
+			}
+			ms = []Matcher{m}
 		}
 		k := parent.String()
 		s := byGate[k]
@@ -165,6 +172,7 @@ func handlerGated(r Rule) []Rule {
 			c := r
 			c.Paths, c.Indexed, c.Emptied, c.RemoveMatchers = nil, nil, nil, nil
 			c.Matchers = []Matcher{and(append([]Matcher{r.Matchers[0]}, ms...)...)}
+			c.While = while
 			s = &c
 			byGate[k] = s
 			order = append(order, k)

@@ -59,6 +59,13 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 				g.owners[f.Owner] = true
 			}
 			g.note(f)
+			if rw, ok := switchRewrite(r, f); ok {
+				g.rewrites[rw.Path.String()+"\x00"+fmt.Sprint(rw.From)+"\x00"+fmt.Sprint(rw.To)] = rw
+				g.rewritten[r.ID] = true
+				add(g.evidAt, rw.Path.String(), evidenceSummary(f))
+				add(g.classAt, rw.Path.String(), f.Class)
+				continue
+			}
 			switch {
 			case f.Change == fielddiff.Canonical && f.Desired != classify.Masked:
 				g.rewrites[f.Path.String()+"\x00"+fmt.Sprint(f.Desired)] = Rewrite{Path: f.Path, From: f.Desired, To: f.Live}

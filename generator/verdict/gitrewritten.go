@@ -16,6 +16,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -125,8 +126,8 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 				}
 				if !declared {
 					h.How = rewrittenRemovedHow
-					if both := twoHandlers(f.Path, withRules); both != "" {
-						h.How = both
+					if both := twoHandlers(r.ID, f.Path, withRules); both != "" {
+						h.How, h.Refused = both, true
 					}
 				}
 				h.Rule, h.At = blamed.responsible(f.Path, hiders(f.Path, want))
@@ -291,8 +292,18 @@ func appliedWithTemplates(in Input) (withRules, alone map[string]map[string]any,
 // twoHandlers says, where the manifest switched a handler (a webhook's clientConfig from a
 // service to a url) and the object kapp applies holds the one removed beside the one declared
 // now, that the API server refuses it: kapp's deploy fails rather than applying the switch
-// (newcomer4 finding 9); "" otherwise.
-func twoHandlers(p fielddiff.Path, applied *fielddiff.Lookup) string {
+// (newcomer4 finding 9); where the object kapp applies holds a handler beside a type that names
+// another (a Deployment's strategy.rollingUpdate beside type: Recreate, which the manifest declares
+// now), that the API server refuses that too (probe13 P13-1); "" otherwise.
+func twoHandlers(id pair.Identity, p fielddiff.Path, applied *fielddiff.Lookup) string {
+	if parent, s, ok := classify.Switched(p); ok && len(p) == len(parent)+1 && *p[len(parent)].FieldName == s.Handler {
+		by := append(slices.Clone(parent), fieldpath.PathElement{FieldName: &s.By})
+		if v, ok := applied.Get(by); ok && v != s.Value && s.RefusedBy(id.Group, id.Kind) {
+			return fmt.Sprintf("the object kapp applies holds %s beside %s %s, which the manifest declares now: the API server refuses a %s's %s beside any %s but %s, so kapp's deploy fails",
+				s.Handler, s.By, escape.Text(fmt.Sprint(v)), id.Kind, s.Handler, s.By, s.Value)
+		}
+		return ""
+	}
 	parent, others, ok := classify.Handlers(p)
 	if !ok || len(p) != len(parent)+1 {
 		return ""

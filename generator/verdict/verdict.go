@@ -155,6 +155,9 @@ type Hidden struct {
 	// such a manager owns (the exemption holds only for the value kapp last applied); "" when no
 	// such manager owns it.
 	Owner string
+	// Refused: the object kapp applies is one the API server refuses (How says why: two handlers,
+	// a handler beside a type naming another), so kapp's deploy fails.
+	Refused bool
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.
@@ -253,11 +256,13 @@ func Judge(in Input) (*Verdict, error) {
 	for _, h := range rewritten {
 		same := func(p Hidden) bool { return p.Resource == h.Resource && p.Path == h.Path }
 		if i := slices.IndexFunc(pendingHidden, same); i >= 0 {
-			// a removal the rules keep, as pendingHidden judges it, where the object kapp applies
-			// holds the removed handler beside the one declared now: that kapp's deploy fails says
-			// more (a webhook switched to a url)
-			if pendingHidden[i].How == removedHow && h.How != rewrittenRemovedHow && h.How != "" {
-				pendingHidden[i].How = h.How
+			// a removal the rules keep, or a default the server gives otherwise, as pendingHidden
+			// judges it, where the object kapp applies holds the removed handler beside the one
+			// declared now (a webhook switched to a url), or beside a type naming another (a
+			// Deployment's rollingUpdate beside Recreate, probe13 P13-1): that kapp's deploy fails
+			// says more
+			if h.Refused {
+				pendingHidden[i].How, pendingHidden[i].Refused, pendingHidden[i].Removed, pendingHidden[i].Redefaulted = h.How, true, h.Removed, false
 			}
 			continue
 		}
