@@ -1,6 +1,8 @@
 package generator_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // A hidden change names the rule that hides it, and lint's matchers match as kapp's (probe10
@@ -104,5 +107,74 @@ func TestHiddenChangeNamesTheRuleThatHidesIt(t *testing.T) {
 				t.Errorf("%s: lint alone: %s:%d: %s, where kapp's rule hides the change", tc.name, f.File, f.Line, f.Message)
 			}
 		}
+	}
+}
+
+// A change hidden with two rule files in force is blamed on the file without whose rules it
+// would not be hidden, whatever the order of --rules (newcomer11 N11-3): with the generated rules
+// first and the classic hand rule copying every Deployment's containers from the cluster second,
+// a removal of the containers (and of the template, the pod spec above them) was blamed on the
+// generated rules, whose regeneration cannot help, and on the hand rule in the other order.
+// Oracle: kapp's own deploy diff of the manifest without the containers, with each file alone:
+// the object kapp applies holds the removed image with the hand rule, not with the generated
+// rules.
+func TestHiddenChangeBlameIndependentOfRulesOrder(t *testing.T) {
+	in := fixture("hpa-replicas")
+	generated, _ := generatedRules(t, in)
+	hand := writeFile(t, "hand.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing, new]
+  path: [spec, template, spec, containers]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+`)
+	removed := fixtureEdited(t, "hpa-replicas", "Deployment", func(u *unstructured.Unstructured) {
+		unstructured.RemoveNestedField(u.Object, "spec", "template", "spec", "containers")
+	})
+	keepsImage := func(files []string) bool {
+		for _, against := range []bool{true, false} {
+			for _, ch := range kappChanges(t, removed, files, against) {
+				if ch.NewResource() == nil || ch.NewResource().Kind() != "Deployment" {
+					continue
+				}
+				cs, _, _ := unstructured.NestedSlice(ch.NewResource().UnstructuredObject(), "spec", "template", "spec", "containers")
+				if len(cs) > 0 && cs[0].(map[string]any)["image"] == "nginx:1.25" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !keepsImage([]string{hand}) || keepsImage([]string{generated}) {
+		t.Fatal("oracle: kapp should put the removed containers back with the hand rule alone, not with the generated rules alone")
+	}
+	var outputs [][]byte
+	for _, files := range [][]string{{generated, hand}, {hand, generated}} {
+		c, err := generator.Check(in, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		removals := 0
+		for _, h := range c.Hidden {
+			if h.At.File != hand || h.At.Line != 4 || strings.Contains(h.Rule, generated) {
+				t.Errorf("--rules %v: %s %s blamed on %s (%+v), want %s:4 alone", files, h.Resource, h.Path, h.Rule, h.At, hand)
+			}
+			if h.Removed {
+				removals++
+			}
+		}
+		if removals == 0 {
+			t.Errorf("--rules %v: no removal hidden: %+v", files, c.Hidden)
+		}
+		bs, err := json.Marshal(c.Findings(verdict.Gate{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, bs)
+	}
+	if !bytes.Equal(outputs[0], outputs[1]) {
+		t.Errorf("findings depend on the order of --rules:\n%s\n%s", outputs[0], outputs[1])
 	}
 }

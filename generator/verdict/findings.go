@@ -177,14 +177,20 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			// kapp may keep the resource: the applied object differs from the manifest, not the live one
 			how = "the object kapp applies holds the rules' value there, not the manifest's"
 		}
+		// what the author changes to have kapp apply it (newcomer walkthrough 4, item 1); rules
+		// hiding it only together: either file's change does, regenerating one file does not
+		// (newcomer11 N11-3)
+		change := "take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them)"
+		if h.Together {
+			change = "take this field out of the paths of one of these rules, or this resource out of its resourceMatchers"
+		}
 		switch {
 		case h.Removed && h.Hypothetical:
-			evidence += "; to let such a removal through, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them)"
+			evidence += "; to let such a removal through, " + change
 		case h.Removed:
-			// what the author changes to have kapp remove it (newcomer walkthrough 4, item 1)
-			evidence += "; to apply the removal, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and kapp removes it on deploy"
+			evidence += "; to apply the removal, " + change + ", and kapp removes it on deploy"
 		case h.Redefaulted:
-			evidence += "; to apply it, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them), and the API server defaults it anew"
+			evidence += "; to apply it, " + change + ", and the API server defaults it anew"
 		}
 		out = append(out, Finding{Kind: KindHidden, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line,
 			Evidence: fmt.Sprintf(evidence, h.Rule, how)})

@@ -32,6 +32,9 @@ type blame struct {
 }
 
 func newBlame(in Input) *blame {
+	if in.blameBy != nil {
+		in = *in.blameBy
+	}
 	return &blame{rules: in.Rules, configs: in.Configs, of: map[string]*blamed{}}
 }
 

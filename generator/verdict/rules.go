@@ -90,6 +90,9 @@ type Rule struct {
 	// per path, one for a ytt overlay), in the order kapp applies them
 	mods    int
 	matcher kappmatch.Matcher
+	// source: the file of the Config it is written in, as kapp reads the Config (load.Source.File;
+	// "" for generate's own), which blameFiles leaves out to ask whether the rule is needed
+	source string
 }
 
 // Rules reads the rules that can hide a declared field from Configs and labelled ConfigMaps
@@ -104,6 +107,7 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 		if !ok {
 			continue
 		}
+		start := len(out)
 		out = append(out, rulesOf(cfg, func(key string, i int) RuleAt {
 			at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
 			if i >= 0 {
@@ -124,6 +128,9 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 			}
 			return at
 		})...)
+		for i := start; i < len(out); i++ {
+			out[i].source = o.Source.File
+		}
 	}
 	return out
 }

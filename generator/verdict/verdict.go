@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -33,6 +35,9 @@ type Input struct {
 	IncludeUnknown bool
 	// Stage returns the progress callback of a stage counting to total; nil: nobody listens.
 	Stage func(name string, total int) func()
+	// blameBy: the Configs and Rules blame names the rules hiding a change from (blameFiles: one
+	// file's alone); nil: these
+	blameBy *Input
 }
 
 func (in Input) stage(name string, total int) func() {
@@ -148,6 +153,9 @@ type Hidden struct {
 	// Misplaced: the rules write a value the live object holds in another item of a keyed list
 	// (a copy by index once Git inserted, removed or reordered items; How says which).
 	Misplaced bool
+	// Together: no one rule file's rules hide the change, only those of the files Rule names in
+	// force together (blameFiles): At is zero, and no one file's change lets it through.
+	Together bool
 	// Hypothetical: the mutation check's, a change Git could make that these manifests do not
 	// (the finding says what would happen), not one this deploy applies.
 	Hypothetical bool
@@ -232,25 +240,39 @@ func Judge(in Input) (*Verdict, error) {
 	if v.beside, err = besideOf(in.Report); err != nil {
 		return nil, err
 	}
-	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
-	// field only the manifest's applier owns.
-	if err := v.mutations(in, configs); err != nil {
-		return nil, err
-	}
 	if v.RulesUnjudged, err = rulesUnjudged(in); err != nil {
 		return nil, err
 	}
+	pending := slices.Clone(v.Pending) // as the classification left them, for blameFiles' questions
+	// The safety net: a rule letting the cluster win must not hide a change made in Git to a
+	// field only the manifest's applier owns.
+	if err := v.hide(in, configs); err != nil {
+		return nil, err
+	}
+	if err := v.blameFiles(in, pending); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// hide finds the changes made in Git the rules in force hide (Hidden), those they hand to the
+// manager owning the field (Masked), and takes the hidden ones out of Pending: the mutation
+// check's, then the changes Git holds.
+func (v *Verdict) hide(in Input, configs []*unstructured.Unstructured) error {
+	if err := v.mutations(in, configs); err != nil {
+		return err
+	}
 	pendingHidden, err := v.pendingHidden(in, configs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rewritten, err := gitChangesRewritten(in)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	misplaced, err := v.misplaced(in, configs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	pendingHidden = append(pendingHidden, misplaced...)
 	for _, h := range rewritten {
@@ -277,7 +299,7 @@ func Judge(in Input) (*Verdict, error) {
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { // hidden: kapp does not apply it
 		return slices.ContainsFunc(v.Hidden, func(h Hidden) bool { return h.Resource == p.Resource && h.Path == p.Finding.Path.String() })
 	})
-	return v, nil
+	return nil
 }
 
 // oncePerField keeps the first finding of each field of hs: the mutation check and the question
