@@ -29,6 +29,9 @@ type Generated struct {
 	Unpaired     []verdict.Unpaired // desired objects with no live counterpart: not compared
 	// At: where the desired value of each changed field was written (Checked.At)
 	At map[valuesource.Field]load.Source
+	// pinned: the warning among Warnings that rules for objects the package renders without a
+	// namespace name pinnedIn, the one they were analysed in (place); "" when none do
+	pinned, pinnedIn string
 }
 
 // Findings are the verification's findings (verdict.Verification.GenerateFindings), located
@@ -103,10 +106,10 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 		return g, nil
 	}
 	g := &Generated{Report: a.Report, Set: a.Set, Result: synth.Synthesize(a.Report, opts)}
-	if err := a.place(&g.Result); err != nil {
+	var err error
+	if g.pinned, g.pinnedIn, err = a.place(&g.Result); err != nil {
 		return nil, err
 	}
-	var err error
 	if g.kappConfig, g.config, err = generatedConfig(g.Rules); err != nil {
 		return nil, err
 	}

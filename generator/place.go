@@ -4,34 +4,48 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
 // place makes the rules for the objects the package renders without a namespace follow the
-// namespace it is installed into (synth.Place), and warns about rules that cannot.
-func (a *Analysis) place(res *synth.Result) error {
+// namespace it is installed into (synth.Place), and warns about rules that cannot: pinned is
+// that warning, for the rules naming ns.
+func (a *Analysis) place(res *synth.Result) (pinned, ns string, _ error) {
 	if len(a.placed) == 0 || len(res.Rules) == 0 {
-		return nil
+		return "", "", nil
 	}
 	p, warning, err := a.placement()
 	switch {
 	case err != nil:
-		return err
+		return "", "", err
 	case warning != "":
 		res.Warnings = append(res.Warnings, warning)
-		return nil
+		return "", "", nil
 	case p == nil:
-		return nil
+		return "", "", nil
 	}
-	var pinned []pair.Identity
-	res.Rules, pinned = synth.Place(res.Rules, *p)
-	if len(pinned) > 0 {
-		res.Warnings = append(res.Warnings, synth.PinnedWarning(pinned, p.Namespace))
+	var ids []pair.Identity
+	res.Rules, ids = synth.Place(res.Rules, *p)
+	if len(ids) > 0 {
+		pinned, ns = synth.PinnedWarning(ids, p.Namespace), p.Namespace
+		res.Warnings = append(res.Warnings, pinned)
 		slices.Sort(res.Warnings)
 	}
-	return nil
+	return pinned, ns, nil
+}
+
+// WarningsFor are g's warnings for its rules written as o says: without the one that rules name
+// the namespace the package was analysed in where --output ytt --namespace-value writes that
+// namespace as the data value (emit.NamespaceValues), which the warning tells the user to pass
+// (newcomer11 N11-2: it was printed after the flag had taken effect).
+func (g *Generated) WarningsFor(o emit.Options) []string {
+	if g.pinned == "" || o.Format != emit.FormatYTT || emit.NamespaceValues(o.NamespaceValues, g.Rules)[g.pinnedIn] == "" {
+		return g.Warnings
+	}
+	return slices.DeleteFunc(slices.Clone(g.Warnings), func(w string) bool { return w == g.pinned })
 }
 
 // placement is what synth.Place needs to make rules follow the namespace the package is

@@ -106,7 +106,7 @@ func generateCommand() *cli.Command {
 			if err := emit.WriteRules(&out, g.Rules, emit.Header{Version: version, Options: opts}); err != nil {
 				return err
 			}
-			for _, w := range g.Warnings {
+			for _, w := range g.WarningsFor(opts) {
 				fmt.Fprintln(c.App.ErrWriter, "warning:", escape.Text(w))
 			}
 			summary := fmt.Sprintf("%s; %s", words.Count(synth.Entries(g.Rules), "rule"), g.Verification.Summary())
@@ -230,7 +230,7 @@ func checkNamespaceValues(flags []string, in generator.Inputs) error {
 			v, ok := m[part]
 			if !ok {
 				have := slices.Sorted(maps.Keys(m))
-				return fmt.Errorf("--namespace-value %s: the package's data values have no %s (at this level: %s); add it to the package's data values schema or pick one of those (objects the package renders without a namespace need none: their rules follow the install namespace)", f, key, strings.Join(have, ", "))
+				return fmt.Errorf("--namespace-value %s: the package's data values have no %s (at this level: %s); add it to the package's data values schema or pick one of those (rules name a namespace for the objects the package renders with one, and for those it renders without one where kapp cannot select them by kind: generate without --namespace-value warns naming them)", f, key, strings.Join(have, ", "))
 			}
 			node = v
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,5 +116,54 @@ func TestPackageFlagsInHelp(t *testing.T) {
 		if has != (cmd != "capture") {
 			t.Errorf("%s --help shows --package and --value-yaml: %v; stdout:\n%s", cmd, has, r.stdout)
 		}
+	}
+}
+
+// --output ytt --namespace-value KEY, with KEY among the package's data values, makes the rules
+// that name the namespace the package was analysed in follow the data value: the warning telling
+// the user to pass it is not printed once it took effect (newcomer11 N11-2: it was, after the
+// rules read namespace: #@ data.values.KEY), and the error for a package without the data value
+// does not say the objects it renders without a namespace need none, which the warning printed
+// without the flag contradicts. The package: fixtures/services rendered without its namespace,
+// whose rules name Services web and web-nodeport (a rule for them by kind would match the third).
+func TestNamespaceValueSilencesThePinnedWarning(t *testing.T) {
+	manifests, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "services", "desired.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := func(schema string) string {
+		dir := t.TempDir()
+		files := map[string]string{"app.yml": regexp.MustCompile(`(?m)^  namespace: services\n`).ReplaceAllString(string(manifests), "")}
+		if schema != "" {
+			files["schema.yml"] = schema
+		}
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	withValue := pkg("#@data/values-schema\n---\nnamespace: services\n")
+	gen := func(dir string, flags ...string) result {
+		return rebasegen(t, append([]string{"generate", "--package", dir, "-l", filepath.Join("..", "..", "fixtures", "services", "live.yaml"), "-n", "services", "-o", "ytt"}, flags...)...)
+	}
+	const pinned = "the package renders it without a namespace, but the rules name namespace services"
+	if r := gen(withValue); r.code != 0 || !strings.Contains(r.stderr, pinned) || !strings.Contains(r.stdout, "namespace: services") {
+		t.Fatalf("no test: without --namespace-value, exit %d, no warning that the rules name services; stderr:\n%s", r.code, r.stderr)
+	}
+	r := gen(withValue, "--namespace-value", "namespace")
+	if r.code != 0 || !strings.Contains(r.stdout, "namespace: #@ data.values.namespace") || strings.Contains(r.stdout, "namespace: services") {
+		t.Fatalf("--namespace-value namespace did not take effect: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, pinned) {
+		t.Errorf("--namespace-value namespace took effect, yet the warning to pass it is printed:\n%s", r.stderr)
+	}
+	r = gen(pkg(""), "--namespace-value", "namespace")
+	if r.code != exitError || !strings.Contains(r.stderr, "--namespace-value namespace: the package's data values have no namespace") {
+		t.Fatalf("a package without the data value: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "need none") || !strings.Contains(r.stderr, "generate without --namespace-value warns naming them") {
+		t.Errorf("the error says objects rendered without a namespace need no data value, which the warning contradicts: %s", r.stderr)
 	}
 }
