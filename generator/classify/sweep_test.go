@@ -1,0 +1,179 @@
+package classify
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// refusalSites counts, per function of k8s.io/kubernetes's pkg/apis/*/validation ("group/file.go
+// Func"), the places that refuse a change on update: calls of ValidateImmutableField and
+// ValidateImmutableAnnotation, the FieldImmutableErrorMsg constant, and the texts "field is
+// immutable", "is immutable" and "may not change once set" (comments left out).
+func refusalSites(t *testing.T) map[string]int {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "pkg", "apis", "*", "validation", "*.go"))
+	if err != nil || len(files) < 20 {
+		t.Fatalf("the validation sources: %d files (%v)", len(files), err)
+	}
+	sites := map[string]int{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		group := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || fn.Name.Name == "ValidateImmutableField" || fn.Name.Name == "ValidateImmutableAnnotation" {
+				continue
+			}
+			key := group + "/" + filepath.Base(f) + " " + fn.Name.Name
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.Ident:
+					switch n.Name {
+					case "ValidateImmutableField", "ValidateImmutableAnnotation", "FieldImmutableErrorMsg", "fieldImmutableErrorMsg":
+						sites[key]++
+					}
+				case *ast.BasicLit:
+					if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && (strings.Contains(s, "is immutable") || strings.Contains(s, "may not change once set")) {
+						sites[key]++
+					}
+				}
+				return true
+			})
+		}
+	}
+	return sites
+}
+
+// How each refusal of an update in Kubernetes' validation is known here: fields of
+// rulesets/immutable.yaml, a kind whose update validation runs (updateValidations), or why it is
+// not a deploy's concern.
+type refusalCover struct {
+	sites     int
+	immutable []string // "group/Kind path", each an entry of rulesets/immutable.yaml
+	validated []string // "group/Kind", each in updateValidations
+	not       string   // reviewed: why no change kapp's deploy makes meets it
+}
+
+func TestImmutabilitySweep(t *testing.T) {
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const status = "a status subresource: kapp updates the main resource, whose strategy keeps the live status"
+	pvSource := []string{"/PersistentVolume spec.volumeMode"}
+	for _, src := range []string{"gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder", "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi"} {
+		pvSource = append(pvSource, "/PersistentVolume spec."+src)
+	}
+	var events []string
+	for _, p := range []string{"regarding", "reason", "note", "deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "type", "eventTime", "action", "related", "reportingController", "reportingInstance"} {
+		events = append(events, "events.k8s.io/Event "+p)
+	}
+	reviewed := map[string]refusalCover{
+		"apps/validation.go ValidateControllerRevisionUpdate":                                            {sites: 1, validated: []string{"apps/ControllerRevision"}},
+		"apps/validation.go ValidateDaemonSetSpecUpdate":                                                 {sites: 1, immutable: []string{"apps/DaemonSet spec.selector"}},
+		"apps/validation.go ValidateDeploymentUpdate":                                                    {sites: 1, immutable: []string{"apps/Deployment spec.selector"}},
+		"apps/validation.go ValidateReplicaSetUpdate":                                                    {sites: 1, immutable: []string{"apps/ReplicaSet spec.selector"}},
+		"apps/validation.go ValidateStatefulSetUpdate":                                                   {sites: 4, immutable: []string{"apps/StatefulSet spec.selector", "apps/StatefulSet spec.volumeClaimTemplates", "apps/StatefulSet spec.serviceName", "apps/StatefulSet spec.podManagementPolicy"}},
+		"batch/validation.go ValidateJobSpecUpdate":                                                      {sites: 6, immutable: []string{"batch/Job spec.selector", "batch/Job spec.completionMode", "batch/Job spec.podFailurePolicy", "batch/Job spec.backoffLimitPerIndex", "batch/Job spec.managedBy", "batch/Job spec.successPolicy"}},
+		"batch/validation.go ValidateJobStatusUpdate":                                                    {sites: 2, not: status},
+		"batch/validation.go validateCompletions":                                                        {sites: 1, immutable: []string{"batch/Job spec.completions"}},
+		"batch/validation.go validateJobSchedulingUpdate":                                                {sites: 1, not: "spec.scheduling: feature gate WorkloadWithJob (alpha, off by default), the field is refused on create"},
+		"batch/validation.go validatePodResourceUpdatesOnly":                                             {sites: 1, immutable: []string{"batch/Job spec.template"}},
+		"batch/validation.go validatePodTemplateUpdate":                                                  {sites: 2, immutable: []string{"batch/Job spec.template"}},
+		"certificates/validation.go ValidateClusterTrustBundleUpdate":                                    {sites: 1, validated: []string{"certificates.k8s.io/ClusterTrustBundle"}},
+		"certificates/validation.go ValidatePodCertificateRequestStatusUpdate":                           {sites: 1, not: status},
+		"certificates/validation.go ValidatePodCertificateRequestUpdate":                                 {sites: 1, validated: []string{"certificates.k8s.io/PodCertificateRequest"}},
+		"coordination/validation.go ValidateLeaseCandidateSpecUpdate":                                    {sites: 1, validated: []string{"coordination.k8s.io/LeaseCandidate"}},
+		"core/events.go ValidateEventUpdate":                                                             {sites: 14, immutable: events},
+		"core/validation.go ValidateConfigMapUpdate":                                                     {sites: 3, immutable: []string{"/ConfigMap immutable", "/ConfigMap data", "/ConfigMap binaryData"}},
+		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 3, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}},
+		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 2, immutable: pvSource},
+		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 1, not: status},
+		"core/validation.go ValidateResourceQuotaUpdate":                                                 {sites: 1, immutable: []string{"/ResourceQuota spec.scopes"}},
+		"core/validation.go ValidateSecretUpdate":                                                        {sites: 3, immutable: []string{"/Secret type", "/Secret immutable", "/Secret data", "/Secret stringData"}},
+		"core/validation.go validateLoadBalancerClassField":                                              {sites: 1, validated: []string{"/Service"}},
+		"core/validation.go validatePvNodeAffinity":                                                      {sites: 1, immutable: []string{"/PersistentVolume spec.nodeAffinity"}},
+		"core/validation.go validateServiceExternalTrafficFieldsUpdate":                                  {sites: 1, validated: []string{"/Service"}},
+		"core/validation.go validateUpgradeDowngradeClusterIPs":                                          {sites: 3, validated: []string{"/Service"}},
+		"core/validation.go validateUpgradeDowngradeIPFamilies":                                          {sites: 3, validated: []string{"/Service"}},
+		"discovery/validation.go ValidateEndpointSliceUpdate":                                            {sites: 1, immutable: []string{"discovery.k8s.io/EndpointSlice addressType"}},
+		"lifecycle/validation.go ValidateEvictionStatusResponder":                                        {sites: 1, not: status},
+		"lifecycle/validation.go ValidateEvictionTargetResponders":                                       {sites: 1, not: status},
+		"networking/validation.go ValidateIPAddressUpdate":                                               {sites: 1, validated: []string{"networking.k8s.io/IPAddress"}},
+		"networking/validation.go ValidateServiceCIDRUpdate":                                             {sites: 3, validated: []string{"networking.k8s.io/ServiceCIDR"}},
+		"networking/validation.go validateIngressClassSpecUpdate":                                        {sites: 1, immutable: []string{"networking.k8s.io/IngressClass spec.controller"}},
+		"node/validation.go ValidateRuntimeClassUpdate":                                                  {sites: 1, immutable: []string{"node.k8s.io/RuntimeClass handler"}},
+		"rbac/validation.go ValidateClusterRoleBindingUpdate":                                            {sites: 1, immutable: []string{"rbac.authorization.k8s.io/ClusterRoleBinding roleRef"}},
+		"rbac/validation.go ValidateRoleBindingUpdate":                                                   {sites: 1, immutable: []string{"rbac.authorization.k8s.io/RoleBinding roleRef"}},
+		"resource/validation.go ValidateResourceClaimTemplateUpdate":                                     {sites: 1, validated: []string{"resource.k8s.io/ResourceClaimTemplate"}},
+		"resource/validation.go ValidateResourceClaimUpdate":                                             {sites: 1, validated: []string{"resource.k8s.io/ResourceClaim"}},
+		"resource/validation.go validateResourceClaimStatusUpdate":                                       {sites: 1, not: status},
+		"resource/validation.go validateResourceSliceSpec":                                               {sites: 3, validated: []string{"resource.k8s.io/ResourceSlice"}},
+		"resource/validation_resourcepoolstatusrequest.go validateResourcePoolStatusRequestStatusUpdate": {sites: 1, not: status},
+		"scheduling/validation.go ValidatePriorityClassUpdate":                                           {sites: 1, immutable: []string{"scheduling.k8s.io/PriorityClass value", "scheduling.k8s.io/PriorityClass preemptionPolicy"}},
+		"storage/validation.go ValidateCSIDriverUpdate":                                                  {sites: 2, immutable: []string{"storage.k8s.io/CSIDriver spec.attachRequired", "storage.k8s.io/CSIDriver spec.volumeLifecycleModes"}},
+		"storage/validation.go ValidateCSINodeUpdate":                                                    {sites: 2, validated: []string{"storage.k8s.io/CSINode"}},
+		"storage/validation.go ValidateCSIStorageCapacityUpdate":                                         {sites: 2, validated: []string{"storage.k8s.io/CSIStorageCapacity"}},
+		"storage/validation.go ValidateStorageClassUpdate":                                               {sites: 4, immutable: []string{"storage.k8s.io/StorageClass parameters", "storage.k8s.io/StorageClass provisioner", "storage.k8s.io/StorageClass reclaimPolicy", "storage.k8s.io/StorageClass volumeBindingMode"}},
+		"storage/validation.go ValidateVolumeAttachmentUpdate":                                           {sites: 1, immutable: []string{"storage.k8s.io/VolumeAttachment spec"}},
+		"storagemigration/validation.go ValidateStorageVersionMigrationStatusUpdate":                     {sites: 1, not: status},
+		"storagemigration/validation.go ValidateStorageVersionMigrationUpdate":                           {sites: 1, validated: []string{"storagemigration.k8s.io/StorageVersionMigration"}},
+	}
+	sites := refusalSites(t)
+	keys := make([]string, 0, len(sites))
+	for k := range sites {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		c, ok := reviewed[k]
+		if !ok {
+			t.Errorf("%s: %d refusal(s) of an update not reviewed", k, sites[k])
+			continue
+		}
+		if c.sites != sites[k] {
+			t.Errorf("%s: %d refusal(s), reviewed %d", k, sites[k], c.sites)
+		}
+		for _, e := range c.immutable {
+			gk, path, _ := strings.Cut(e, " ")
+			group, kind, _ := strings.Cut(gk, "/")
+			if !slices.ContainsFunc(rs.Immutable, func(f rulesets.Field) bool { return f.Group == group && f.Kind == kind && f.Path == path }) {
+				t.Errorf("%s: rulesets/immutable.yaml has no %s", k, e)
+			}
+		}
+		for _, e := range c.validated {
+			group, kind, _ := strings.Cut(e, "/")
+			if _, ok := updateValidations[schema.GroupKind{Group: group, Kind: kind}]; !ok && e != "/Service" {
+				t.Errorf("%s: %s's update validation is not run (updateValidations)", k, e)
+			}
+		}
+	}
+	for k := range reviewed {
+		if _, ok := sites[k]; !ok {
+			t.Errorf("%s: reviewed, no longer in the sources", k)
+		}
+	}
+}
