@@ -363,7 +363,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
-	for _, f := range slices.Concat(c.scopingFails(fc, prepared), reorderedInGit(fc)) {
+	for _, f := range slices.Concat(c.scopingFails(fc, prepared), c.kappLabelsOnTakeover(fc, prepared), reorderedInGit(fc)) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}

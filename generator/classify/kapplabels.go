@@ -125,6 +125,45 @@ func (c *classifier) scopingFails(fc fieldContext, prepared *unstructured.Unstru
 	return out
 }
 
+// kappLabelsOnTakeover finds kapp's own labels (its app and association labels) that kapp's first
+// deploy of an object it takes over writes where the live object lacks them: at the object's
+// labels (resources/labeled_resources.go), and where its built-in ownership and label scoping
+// rules (pkg/kapp/config/default.go) and the Config's write them (a pod template's labels, a
+// Service's selector), all in prepared. They are what that deploy applies, once: adoption. Found
+// nowhere, an object no other tool's bookkeeping marks, first applied by kubectl apply
+// --server-side, left kapp's update unexplained, a residual ghost diff (newcomer walkthrough 10,
+// N10-4). An immutable field is scopingFails'.
+func (c *classifier) kappLabelsOnTakeover(fc fieldContext, prepared *unstructured.Unstructured) []Finding {
+	if kappDeployed(fc) {
+		return nil // kappLabelsFromGit's
+	}
+	liveAt := fielddiff.NewLookup(fc.live.Object)
+	var out []Finding
+	walkKappKeys(prepared.Object, nil, func(p fielddiff.Path, v any) {
+		key := *p[len(p)-1].FieldName
+		if key != kappconv.AppLabel && key != kappconv.AssociationLabel || len(p) > 2 && p[:2].String() == "metadata.annotations" {
+			return
+		}
+		if _, live := liveAt.Get(p); live || !itemsOnBoth(p, liveAt, fielddiff.NewLookup(prepared.Object)) {
+			return
+		}
+		if _, declared := fc.manifestAt.Get(p); declared {
+			return
+		}
+		if _, immutable := c.immutableAt(fc, p[:len(p)-1].String()); immutable {
+			return
+		}
+		if key == kappconv.AppLabel {
+			// prepared holds a stand-in (the live object has no app label to take it from)
+			v = kappconv.AppLabelValue
+		}
+		out = append(out, Finding{Path: p, Change: fielddiff.Removed, Class: Adoption, Owner: "kapp", Desired: v,
+			Evidence: "kapp's first deploy of an object it takes over writes its label " + key + " here (kapp v" + kappconv.Kapp +
+				" resources/labeled_resources.go; the ownershipLabelRules and labelScopingRules built in, pkg/kapp/config/default.go, and the Config's), which the live object lacks: kapp changes it once, when it takes the object over"})
+	})
+	return out
+}
+
 // itemsOnBoth reports whether the list items on p are in both objects: a whole item added or
 // removed in Git (a volumeClaimTemplate) is the field diff's change, kapp's labels in it with it.
 func itemsOnBoth(p fielddiff.Path, a, b *fielddiff.Lookup) bool {

@@ -55,6 +55,9 @@ const (
 	// NewNonce stands for the value kapp writes into a Nonce "" (the time of the deploy, which no
 	// live object holds): a fixed one keeps every diff and report of the same inputs the same.
 	NewNonce = "(new on every deploy)"
+	// AppLabelValue stands for the AppLabel value of an app whose objects are compared before
+	// kapp deployed any of them: kapp chooses it when it creates the app (its app ConfigMap).
+	AppLabelValue = "(the app's, chosen by kapp)"
 
 	// YTTPathsFromSecret, alone or followed by "." and a suffix, is the PackageInstall annotation
 	// naming a Secret whose keys kapp-controller v0.51.0 adds as files to the package's first ytt
