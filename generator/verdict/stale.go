@@ -156,7 +156,7 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + diff, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
+	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
 }
 
 // regenerable names the residual ghost diffs rules regenerated from the manifests may remove:

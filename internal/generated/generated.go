@@ -155,13 +155,54 @@ func Changed(committed, regenerated string) (line int, changed bool) {
 // read is the lines of text Changed compares, each with its line number.
 func read(text string) (lines []string, at []int) {
 	for i, l := range yamlLines(text) {
-		t := strings.TrimLeft(l, " ")
-		if !compared(l) || strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, regenerate) {
+		if !compared(l) || comment(l) {
 			continue
 		}
 		lines, at = append(lines, l), append(at, i+1)
 	}
 	return lines, at
+}
+
+// comment reports whether l is a "#!" comment Changed does not compare: any but the Regenerate
+// line.
+func comment(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	return strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, regenerate)
+}
+
+// ComparedHunks is a unified diff of Compared lines without its hunks that change only comments
+// Changed does not compare: a capture of another namespace renames the resources every rule's
+// comment names, and those hunks buried the rules' changes (newcomer11 N11-7: 26 changed comment
+// lines beside 6 of rules). A kept hunk shows its comments as they change. The diff as it is
+// when every hunk changes only comments (a file Changed does not call changed).
+func ComparedHunks(diff string) string {
+	var head, kept, hunk []string
+	changes, started := false, false
+	flush := func() {
+		if changes {
+			kept = append(kept, hunk...)
+		}
+		hunk, changes = nil, false
+	}
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			flush()
+			started, hunk = true, []string{l}
+		case !started:
+			head = append(head, l)
+		default:
+			hunk = append(hunk, l)
+			if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !comment(strings.TrimSuffix(l[1:], "\n")) {
+				changes = true
+			}
+		}
+	}
+	flush()
+	if len(kept) == 0 {
+		return diff
+	}
+	return strings.Join(head, "") + strings.Join(kept, "")
 }
 
 func compared(l string) bool {
