@@ -217,6 +217,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := kappDeployAccepts(in.Package, in.Reader); err != nil {
+		return nil, nil, nil, err
+	}
 	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs, Deploy: deploy})
 	if err != nil {

@@ -2,11 +2,13 @@ package generator
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
 )
@@ -45,4 +47,24 @@ func minimumRequired(c load.Object) (minimum, field string) {
 		return "", ""
 	}
 	return conf.MinimumRequiredVersion, field
+}
+
+// kappDeployAccepts refuses a Package (--package-cr) whose kapp deploy step passes a rawOption
+// kapp deploy refuses the value of: kapp-controller's kapp fails on its arguments, and no change
+// of the package is applied, whatever the rules (probe14 P14-3). yttrender allows the option by
+// name; kapp, which that stage does not link, judges the value (kappglobal.KappDeployRefuses).
+func kappDeployAccepts(p yttrender.Package, r *load.Reader) error {
+	options, err := p.DeployRawOptions(r)
+	if err != nil || len(options) == 0 {
+		return err
+	}
+	values := make([]string, len(options))
+	for i, o := range options {
+		values[i] = o.Option
+	}
+	i, err := kappglobal.KappDeployRefuses(values)
+	if err != nil && i >= 0 {
+		return fmt.Errorf("%s: kapp deploy refuses %q (no change of the package is applied): %w", options[i].At, options[i].Option, err)
+	}
+	return err
 }

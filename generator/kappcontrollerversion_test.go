@@ -66,3 +66,37 @@ func TestPackageCRsOwnConfigJudgedByKappControllersKapp(t *testing.T) {
 		})
 	}
 }
+
+// probe14 P14-3: kapp-controller v0.51.0 checks a rawOption's name alone and passes the element
+// to kapp deploy as ONE argument; kapp refuses a value its flag does not take, and no change of
+// the package is applied. Every command said nothing (check exit 0); an allowed name with a value
+// kapp refuses is now an input error naming the file, line, field and kapp's own message. The
+// oracle is kapp v0.66.0 itself (`kapp deploy ... "--wait-timeout=soon"`: 'invalid argument
+// "soon" for "--wait-timeout" flag: time: invalid duration "soon"', probe14's repro).
+func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
+	pkg := filepath.Join("..", "fixtures", "packages", "hpa-web")
+	data, err := os.ReadFile(filepath.Join(pkg, "package.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ options, want string }{
+		{`["--diff-context=2 --filter-kind=HorizontalPodAutoscaler"]`, `package.yml: document 1 (line 75): spec.template.spec.deploy[0].kapp.rawOptions[0]: kapp deploy refuses "--diff-context=2 --filter-kind=HorizontalPodAutoscaler" (no change of the package is applied): invalid argument "2 --filter-kind=HorizontalPodAutoscaler" for "--diff-context" flag: strconv.ParseInt`},
+		{`[--wait-timeout=5m, --wait-timeout=soon]`, `spec.template.spec.deploy[0].kapp.rawOptions[1]: kapp deploy refuses "--wait-timeout=soon" (no change of the package is applied): invalid argument "soon" for "--wait-timeout" flag: time: invalid duration "soon"`},
+		{`[--kube-api-qps=fast]`, `rawOptions[0]: kapp deploy refuses "--kube-api-qps=fast"`}, // a global flag of kapp's
+		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false]`, ""},
+	} {
+		cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: "+c.options+"\n", 1)
+		if cr == string(data) {
+			t.Fatal("the Package CR was not edited")
+		}
+		in := generator.Inputs{Live: []string{filepath.Join("..", "fixtures", "hpa-replicas", "live.yaml")}, Namespace: "hpa-replicas",
+			Package: yttrender.Package{CR: writeFile(t, "package.yml", cr), ValuesFiles: []string{filepath.Join(pkg, "values.yml")}}}
+		_, err := generator.Check(in, nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: want no error, got %v", c.options, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: want an error holding %q, got %v", c.options, c.want, err)
+		}
+	}
+}

@@ -275,6 +275,43 @@ func (p Package) DeployNamespaces(r *load.Reader) (intoNs string, mapNs []string
 	return intoNs, mapNs, nil
 }
 
+// RawOption is an element of the rawOptions of the kapp deploy step of the package's Package
+// (--package-cr), At naming its file, document, line and field.
+type RawOption struct{ At, Option string }
+
+// DeployRawOptions are the rawOptions of the kapp deploy step of the package's Package
+// (--package-cr), in the order kapp-controller v0.51.0 passes them to kapp deploy, each of the
+// form and name it allows (readPackageCR refuses the others); none without a Package. Whether
+// kapp deploy takes their values is kapp's to say, which this stage does not link.
+func (p Package) DeployRawOptions(r *load.Reader) ([]RawOption, error) {
+	if p.CR == "" {
+		return nil, nil
+	}
+	data, err := r.ReadFile(p.CR)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := readPackageCR(p.CR, data)
+	if err != nil {
+		return nil, err
+	}
+	var out []RawOption
+	for i, d := range cr.Spec.Template.Spec.Deploy {
+		if d.Kapp == nil {
+			continue
+		}
+		for j, o := range d.Kapp.RawOptions {
+			out = append(out, RawOption{rawOptionAt(p.CR, data, i, j), o})
+		}
+	}
+	return out, nil
+}
+
+// rawOptionAt names rawOptions[j] of deploy step i of the Package CR file holding data.
+func rawOptionAt(file string, data []byte, i, j int) string {
+	return fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[%d].kapp.rawOptions[%d]", file, lineOf(data, "spec", "template", "spec", "deploy", i, "kapp", "rawOptions", j), i, j)
+}
+
 func readPackageCR(file string, data []byte) (packageCR, error) {
 	var cr packageCR
 	js, err := load.ToJSON(file, data)
@@ -344,7 +381,7 @@ func deployOptions(file string, data []byte, cr packageCR) error {
 			return err
 		}
 		for j, o := range d.Kapp.RawOptions {
-			at := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[%d].kapp.rawOptions[%d]", file, lineOf(data, "spec", "template", "spec", "deploy", i, "kapp", "rawOptions", j), i, j)
+			at := rawOptionAt(file, data, i, j)
 			m := kappFlag.FindStringSubmatch(o)
 			if m == nil {
 				return fmt.Errorf("%s: %q is not of the form --name=value, which kapp-controller requires", at, o)
