@@ -16,6 +16,8 @@ import (
 	netvalidation "k8s.io/kubernetes/pkg/apis/networking/validation"
 	"k8s.io/kubernetes/pkg/apis/resource"
 	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
+	"k8s.io/kubernetes/pkg/apis/storage"
+	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
@@ -102,6 +104,12 @@ spec:
   local: {path: /mnt/disk}
   %s
 `
+	const vac = `apiVersion: storage.k8s.io/v1
+kind: VolumeAttributesClass
+metadata: {name: fast}
+driverName: pd.csi.storage.gke.io
+parameters: {iops: %s}
+`
 	affinity := func(node string) string {
 		return "{required: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [" + node + "]}]}]}}"
 	}
@@ -160,6 +168,11 @@ spec:
 			name: "PersistentVolume nodeAffinity set where it had none",
 			live: fill(pv, "volumeMode: Filesystem"), desired: fill(pv, "nodeAffinity: "+affinity("node-2")),
 			oracle: func() field.ErrorList { return pvUpdate("", "node-2") },
+		},
+		{
+			name: "VolumeAttributesClass parameters", fails: true,
+			live: fill(vac, "'3000'"), desired: fill(vac, "'6000'"),
+			oracle: func() field.ErrorList { return vacUpdate("6000") },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,6 +261,15 @@ func pvUpdate(from, to string) field.ErrorList {
 	}
 	nw, old := v(to), v(from)
 	return corevalidation.ValidatePersistentVolumeUpdate(nw, old, corevalidation.ValidationOptionsForPersistentVolume(nw, old))
+}
+
+// vacUpdate is the server's validation of the update of the test's VolumeAttributesClass (iops
+// 3000) to one of iops.
+func vacUpdate(iops string) field.ErrorList {
+	c := func(iops string) *storage.VolumeAttributesClass {
+		return &storage.VolumeAttributesClass{ObjectMeta: metav1.ObjectMeta{Name: "fast", ResourceVersion: "1"}, DriverName: "pd.csi.storage.gke.io", Parameters: map[string]string{"iops": iops}}
+	}
+	return storagevalidation.ValidateVolumeAttributesClassUpdate(c(iops), c("3000"))
 }
 
 func ref[T any](v T) *T { return &v }

@@ -16,10 +16,13 @@ import (
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
+// refusalTexts are the texts of the refusals of an update that do not call ValidateImmutableField.
+var refusalTexts = []string{"is immutable", "may not change", "may not be changed", "may not be updated", "updates to", "cannot be modified", "cannot be cleared"}
+
 // refusalSites counts, per function of k8s.io/kubernetes's pkg/apis/*/validation ("group/file.go
 // Func"), the places that refuse a change on update: calls of ValidateImmutableField and
-// ValidateImmutableAnnotation, the FieldImmutableErrorMsg constant, and the texts "field is
-// immutable", "is immutable" and "may not change once set" (comments left out).
+// ValidateImmutableAnnotation, the FieldImmutableErrorMsg constant, and refusalTexts (comments
+// left out).
 func refusalSites(t *testing.T) map[string]int {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
@@ -56,7 +59,7 @@ func refusalSites(t *testing.T) map[string]int {
 						sites[key]++
 					}
 				case *ast.BasicLit:
-					if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && (strings.Contains(s, "is immutable") || strings.Contains(s, "may not change once set")) {
+					if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && slices.ContainsFunc(refusalTexts, func(r string) bool { return strings.Contains(s, r) }) {
 						sites[key]++
 					}
 				}
@@ -77,6 +80,11 @@ type refusalCover struct {
 	not       string   // reviewed: why no change kapp's deploy makes meets it
 }
 
+// Every refusal of an update in Kubernetes' validation sources is known here, or reviewed as none
+// of a deploy's business: a change made in Git to a ResourceClaimTemplate's spec passed check while
+// the server refuses it (probe14 P14-2), and a VolumeAttributesClass's parameters after it
+// (fix27c: "updates to parameters are forbidden", a text the first sweep did not search). A new
+// Kubernetes version adding one fails here until it is listed, run or reviewed.
 func TestImmutabilitySweep(t *testing.T) {
 	rs, err := rulesets.Load()
 	if err != nil {
@@ -111,7 +119,11 @@ func TestImmutabilitySweep(t *testing.T) {
 		"core/validation.go ValidateConfigMapUpdate":                                                     {sites: 3, immutable: []string{"/ConfigMap immutable", "/ConfigMap data", "/ConfigMap binaryData"}},
 		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 3, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}},
 		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 2, immutable: pvSource},
-		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 1, not: status},
+		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 2, not: status},
+		"core/validation.go ValidatePodUpdate":                                                           {sites: 1, immutable: []string{"/Pod spec"}},
+		"core/validation.go ValidatePodEphemeralContainersUpdate":                                        {sites: 1, not: "the ephemeralcontainers subresource, which kapp does not use"},
+		"core/validation.go ValidatePodResize":                                                           {sites: 1, not: "the resize subresource, which kapp does not use"},
+		"core/validation.go ValidateNodeUpdate":                                                          {sites: 5, immutable: []string{"/Node spec.podCIDR", "/Node spec.podCIDRs", "/Node spec.providerID", "/Node spec.externalID"}},
 		"core/validation.go ValidateResourceQuotaUpdate":                                                 {sites: 1, immutable: []string{"/ResourceQuota spec.scopes"}},
 		"core/validation.go ValidateSecretUpdate":                                                        {sites: 3, immutable: []string{"/Secret type", "/Secret immutable", "/Secret data", "/Secret stringData"}},
 		"core/validation.go validateLoadBalancerClassField":                                              {sites: 1, validated: []string{"/Service"}},
@@ -133,11 +145,12 @@ func TestImmutabilitySweep(t *testing.T) {
 		"resource/validation.go validateResourceClaimStatusUpdate":                                       {sites: 1, not: status},
 		"resource/validation.go validateResourceSliceSpec":                                               {sites: 3, validated: []string{"resource.k8s.io/ResourceSlice"}},
 		"resource/validation_resourcepoolstatusrequest.go validateResourcePoolStatusRequestStatusUpdate": {sites: 1, not: status},
-		"scheduling/validation.go ValidatePriorityClassUpdate":                                           {sites: 1, immutable: []string{"scheduling.k8s.io/PriorityClass value", "scheduling.k8s.io/PriorityClass preemptionPolicy"}},
+		"scheduling/validation.go ValidatePriorityClassUpdate":                                           {sites: 2, immutable: []string{"scheduling.k8s.io/PriorityClass value", "scheduling.k8s.io/PriorityClass preemptionPolicy"}},
 		"storage/validation.go ValidateCSIDriverUpdate":                                                  {sites: 2, immutable: []string{"storage.k8s.io/CSIDriver spec.attachRequired", "storage.k8s.io/CSIDriver spec.volumeLifecycleModes"}},
 		"storage/validation.go ValidateCSINodeUpdate":                                                    {sites: 2, validated: []string{"storage.k8s.io/CSINode"}},
 		"storage/validation.go ValidateCSIStorageCapacityUpdate":                                         {sites: 2, validated: []string{"storage.k8s.io/CSIStorageCapacity"}},
 		"storage/validation.go ValidateStorageClassUpdate":                                               {sites: 4, immutable: []string{"storage.k8s.io/StorageClass parameters", "storage.k8s.io/StorageClass provisioner", "storage.k8s.io/StorageClass reclaimPolicy", "storage.k8s.io/StorageClass volumeBindingMode"}},
+		"storage/validation.go ValidateVolumeAttributesClassUpdate":                                      {sites: 2, immutable: []string{"storage.k8s.io/VolumeAttributesClass driverName", "storage.k8s.io/VolumeAttributesClass parameters"}},
 		"storage/validation.go ValidateVolumeAttachmentUpdate":                                           {sites: 1, immutable: []string{"storage.k8s.io/VolumeAttachment spec"}},
 		"storagemigration/validation.go ValidateStorageVersionMigrationStatusUpdate":                     {sites: 1, not: status},
 		"storagemigration/validation.go ValidateStorageVersionMigrationUpdate":                           {sites: 1, validated: []string{"storagemigration.k8s.io/StorageVersionMigration"}},
