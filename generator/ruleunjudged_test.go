@@ -52,6 +52,9 @@ func TestRuleDecidingOnWhatTheCheckDoesNotVaryIsNotJudged(t *testing.T) {
 		})}
 		return in
 	}
+	generation := func(n int64) func(obj map[string]any) {
+		return func(obj map[string]any) { obj["metadata"].(map[string]any)["generation"] = n }
+	}
 	for _, c := range []struct {
 		name  string
 		in    generator.Inputs
@@ -99,13 +102,24 @@ return n`), "new spec.template.spec.containers[name=web].image", 2,
 		// server metadata the API server moves on by itself, which the check's "one write later"
 		// redraws close to the captured values (probe13 P13-4: time bombs)
 		{"the live generation (P13-4)", in, liveGated("ex.metadata.generation >= 10"), "existing metadata.generation", 1,
-			later(in, "nginx:1.27", func(obj map[string]any) { obj["metadata"].(map[string]any)["generation"] = int64(10) }), "nginx:1.25", false},
+			later(in, "nginx:1.27", generation(10)), "nginx:1.25", false},
 		{"the length of the live resourceVersion (P13-4)", in, liveGated("len(ex.metadata.resourceVersion) > 5"), "existing metadata.resourceVersion", 1,
 			later(in, "nginx:1.27", func(obj map[string]any) { obj["metadata"].(map[string]any)["resourceVersion"] = "1234567" }), "nginx:1.25", false},
 		{"a live managedFields time (P13-4)", in, liveGated(`[m for m in ex.metadata.managedFields if hasattr(m, "time") and m.time >= "2027-01-01"]`), "existing metadata.managedFields", 1,
 			later(in, "nginx:1.27", func(obj map[string]any) {
 				obj["metadata"].(map[string]any)["managedFields"].([]any)[0].(map[string]any)["time"] = "2027-01-01T00:00:00Z"
 			}), "nginx:1.25", true},
+		// the same, read of the object kapp rebases, into which kapp's built-in rule copied the
+		// live metadata: data.values._current, a via function's left, overlay.subset
+		{"the rebased object's generation, through _current", in, liveGated(`hasattr(data.values._current.metadata, "generation") and data.values._current.metadata.generation >= 10`),
+			"_current metadata.generation", 1, later(in, "nginx:1.27", generation(10)), "nginx:1.25", false},
+		{"the rebased object's generation, through a via function's left", in, webYTT(`
+if "generation" in left["metadata"] and left["metadata"]["generation"] >= 10:
+  ` + copyImage + `
+end`), "left metadata.generation", 1, later(in, "nginx:1.27", generation(10)), "nginx:1.25", false},
+		{"the rebased object's generation, through overlay.subset", in, strings.Replace(webYTT(copyImage), "by=overlay.all",
+			`by=overlay.subset({"metadata": {"generation": 10}}), expects="0+"`, 1),
+			"left metadata.generation", 1, later(in, "nginx:1.27", generation(10)), "nginx:1.25", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rule := writeFile(t, "rule.yml", ytttest.Config(c.rule))

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"carvel.dev/kapp/pkg/kapp/yttresmod"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -47,6 +49,11 @@ const maxReads = 3
 // it on each paired resource its matchers do not rule out by identity. A rule generate wrote,
 // recognised by its program (emit.OverlayReads), reads only what it rewrites: it is not traced.
 func rulesUnjudged(in Input) ([]RuleUnjudged, error) {
+	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(nil)
+	if err != nil {
+		return nil, err
+	}
+	builtin := conf.RebaseMods()
 	var out []RuleUnjudged
 	for _, r := range in.Report.Resources {
 		desired, live, err := r.Objects()
@@ -72,7 +79,7 @@ func rulesUnjudged(in Input) ([]RuleUnjudged, error) {
 				if _, generated := emit.OverlayReads(y.OverlayYAML); generated {
 					continue
 				}
-				u, ok, err := unjudgedRead(y.OverlayYAML, desired.Unstructured, live.Unstructured)
+				u, ok, err := unjudgedRead(y.OverlayYAML, desired.Unstructured, live.Unstructured, builtin)
 				if err != nil {
 					return nil, err
 				}
@@ -86,15 +93,21 @@ func rulesUnjudged(in Input) ([]RuleUnjudged, error) {
 	return out, nil
 }
 
-// unjudgedRead traces overlay on desired against live as kapp rebases it (new and _current the
-// manifest, existing the live object), within the budgets of kapp's evaluations, and returns the
-// first value read that the mutation check does not vary, with the others; false when the
-// program reads none. An evaluation over a budget is an error, as kapp's own.
-func unjudgedRead(overlay string, desired, live *unstructured.Unstructured) (RuleUnjudged, bool, error) {
+// unjudgedRead traces overlay on desired against live as kapp rebases it (new the manifest,
+// existing the live object, the resource overlaid and _current the manifest as kapp's built-in
+// rules leave it: the live metadata but labels and annotations), within the budgets of kapp's
+// evaluations, and returns the first value read that the mutation check does not vary, with the
+// others; false when the program reads none. An evaluation over a budget is an error, as kapp's
+// own.
+func unjudgedRead(overlay string, desired, live *unstructured.Unstructured, builtin []ctlres.ResourceModWithMultiple) (RuleUnjudged, bool, error) {
 	res := ctlres.NewResourceUnstructured(*desired, ctlres.ResourceType{})
-	srcs := map[ctlres.FieldCopyModSource]ctlres.Resource{ctlres.FieldCopyModSourceNew: res, ctlres.FieldCopyModSourceExisting: ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}),
-		"_current": res}
-	tr, err := kappglobal.TraceYTT(overlay, res, srcs)
+	ex := ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{})
+	cur, err := ctldiff.NewRebasedResource(ex, res, builtin).Resource()
+	if err != nil {
+		return RuleUnjudged{}, false, err
+	}
+	srcs := map[ctlres.FieldCopyModSource]ctlres.Resource{ctlres.FieldCopyModSourceNew: res, ctlres.FieldCopyModSourceExisting: ex, "_current": cur}
+	tr, err := kappglobal.TraceYTT(overlay, cur, srcs)
 	var budget *kappglobal.YTTOverrun
 	var memory *kappglobal.YTTOverBudget
 	switch {
@@ -116,8 +129,11 @@ func unjudgedRead(overlay string, desired, live *unstructured.Unstructured) (Rul
 			continue
 		}
 		obj := desired
-		if rd.Source == "existing" {
+		if rd.Source != "new" {
 			obj = live
+			if !serverMetadata(rd.Path) && rd.Source != "existing" {
+				obj = desired // the manifest's value in the object kapp rebases
+			}
 		}
 		at := rd.Source + " " + fielddiff.ByKey(obj, pathOf(rd.Path)).String()
 		if len(rd.Path) == 0 {
@@ -142,6 +158,23 @@ func unvaried(rd yttreads.Read, tr yttreads.Trace, desired, live *unstructured.U
 	p := pathOf(rd.Path)
 	if identityRead(rd.Path) || rd.How == yttreads.Keys && len(rd.Path) == 0 {
 		return ""
+	}
+	switch {
+	case rd.Source == "new":
+	case serverMetadata(rd.Path):
+		// what kapp's built-in rule copied from the live object into the object rebased: a
+		// program writing it back as it was has no use for it but to decide on it
+		return "its program reads the live object's server metadata (the API server's generation, resourceVersion, managedFields, uid... which kapp's built-in rule also copies into the object it rebases): the mutation check never varies it far enough, and the API server moves it on by itself, so what the rule does once it changes is never judged"
+	case rd.Source == "existing":
+	case rd.How == yttreads.Whole && len(rd.Path) < 2:
+		// the object rebased, or its metadata, taken whole: a copy unless the program writes
+		// another server metadata there than kapp's rebase holds
+		if !sameServerMetadata(tr.Out, live.Object) {
+			return "its program reads the object kapp rebases, with the live server metadata kapp's built-in rule copies into it, and writes other server metadata: what the rule decides on it is never judged"
+		}
+		return ""
+	case rd.Source == yttreads.Left && rd.How != yttreads.Content:
+		return "" // the manifest's values as rebased, taken whole or counted: see README
 	}
 	if rd.Source != "existing" {
 		if rd.How == yttreads.Absent || rd.How == yttreads.Keys || itemKey(desired, p) {
@@ -193,6 +226,35 @@ func under(read, w []any, keys bool) bool {
 		}
 	}
 	return true
+}
+
+// serverMetadata reports whether path is at or below a field of metadata that kapp's built-in
+// rebase rule copies from the live object and does not put back from the manifest (all but the
+// identity, labels and annotations: config/default.go).
+func serverMetadata(path []any) bool {
+	if len(path) < 2 || path[0] != "metadata" {
+		return false
+	}
+	switch path[1] {
+	case "name", "namespace", "labels", "annotations":
+		return false
+	}
+	return true
+}
+
+// sameServerMetadata reports whether out holds live's server metadata.
+func sameServerMetadata(out, live map[string]any) bool {
+	strip := func(obj map[string]any) map[string]any {
+		m, _ := obj["metadata"].(map[string]any)
+		kept := map[string]any{}
+		for k, v := range m {
+			if serverMetadata([]any{"metadata", k}) {
+				kept[k] = v
+			}
+		}
+		return kept
+	}
+	return fielddiff.Equal(strip(out), strip(live))
 }
 
 // identityRead reports whether path is the object's identity, by which kapp paired the sources.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -48,9 +49,13 @@ spec:
   replicas: #@ data.values.existing.spec.replicas
 `: "",
 	} {
+		_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var first RuleUnjudged
 		for i := range 20 {
-			u, ok, err := unjudgedRead(overlay, desired, live)
+			u, ok, err := unjudgedRead(overlay, desired, live, conf.RebaseMods())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ const (
 	Whole
 )
 
-// Read is one value the program read: of which source ("new", "existing"), where (map keys as
+// Read is one value the program read: of which source ("new", "existing", "_current", Left), where (map keys as
 // strings, list indexes as ints), and what of it.
 type Read struct {
 	Source string
@@ -92,7 +92,7 @@ func Eval(overlay string, resYAML, valuesYAML []byte) (Trace, error) {
 		return Trace{}, err
 	}
 	api := yttlibrary.NewAPI(compiled.TplReplaceNode, yttlibrary.NewDataModule(traced, noFiles{}), nil, ui.NewTTY(false))
-	ld := loader{api: api}
+	ld := loader{api: api, t: tr}
 	thread := &starlark.Thread{Name: "template=overlay.yml", Load: ld.Load}
 	_, result, err := compiled.Eval(thread, ld)
 	if err != nil {
@@ -107,11 +107,13 @@ func Eval(overlay string, resYAML, valuesYAML []byte) (Trace, error) {
 		return Trace{}, err
 	}
 	lefts := []*yamlmeta.DocumentSet{left}
+	resource := newLefts(left, tr)
 	var trace Trace
 	for _, doc := range evaluated.Items {
 		if !template.NewAnnotations(doc).Has(yttoverlay.AnnotationMatch) {
 			continue // kapp reads the first file ytt writes, resource.yml
 		}
+		resource.traceCalls(doc)
 		out, err := yttoverlay.Op{Left: lefts, Right: &yamlmeta.DocumentSet{Items: []*yamlmeta.Document{doc}}, Thread: thread}.Apply()
 		if err != nil {
 			return Trace{}, err
@@ -170,12 +172,19 @@ func nodePaths(node template.EvaluationNode, at []any) [][]any {
 }
 
 // loader loads ytt's own modules (@ytt:...): kapp's evaluation has no other file to load.
-type loader struct{ api yttlibrary.API }
+type loader struct {
+	api yttlibrary.API
+	t   *tracer
+}
 
 func (loader) FindCompiledTemplate(string) *template.CompiledTemplate { return nil }
 func (l loader) Load(_ *starlark.Thread, module string) (starlark.StringDict, error) {
 	if name, ok := strings.CutPrefix(module, "@ytt:"); ok {
-		return l.api.FindModule(name)
+		m, err := l.api.FindModule(name)
+		if err == nil && name == "overlay" {
+			m = overlayModule(m, l.t)
+		}
+		return m, err
 	}
 	return nil, fmt.Errorf("cannot load %q: kapp's ytt rebase rule evaluates overlay.yml alone", module)
 }

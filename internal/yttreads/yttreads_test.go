@@ -13,7 +13,7 @@ import (
 
 const deployment = `apiVersion: apps/v1
 kind: Deployment
-metadata: {name: web, namespace: ns}
+metadata: {name: web, namespace: ns, generation: 3}
 spec:
   replicas: 1
   template:
@@ -81,7 +81,41 @@ spec:
 #@overlay/match by=overlay.all
 #@overlay/replace via=keep
 ---
-`, []string{"new [spec template spec containers] 2", "new [spec template spec containers 0 image] 0", "existing [spec replicas] 0"}},
+`, []string{"left [] 3", "new [spec template spec containers] 2", "new [spec template spec containers 0 image] 0", "existing [spec replicas] 0"}},
+		// the resource overlaid (ytt's left: kapp's rebase has copied the live metadata into it)
+		"the resource's generation, through a via function": {`#@ load("@ytt:data", "data")
+#@ load("@ytt:overlay", "overlay")
+#@ def keep(left, right):
+#@   if left["metadata"]["generation"] >= 10:
+#@     return data.values.existing
+#@   end
+#@   return left
+#@ end
+#@overlay/match by=overlay.all
+#@overlay/replace via=keep
+---
+`, []string{"left [metadata generation] 0", "left [] 3"}},
+		"the resource's containers, through a via function on them": {`#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.all
+---
+spec:
+  template:
+    spec:
+      #@overlay/replace via=lambda left, right: left if len(left[0]["image"]) % 2 else right
+      containers: []
+`, []string{"left [spec template spec containers] 2", "left [spec template spec containers 0 image] 0"}},
+		"the resource's generation, through a match function": {`#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=lambda i, left, right: left["metadata"]["generation"] >= 10, expects="0+"
+---
+spec:
+  replicas: 5
+`, []string{"left [metadata generation] 0"}},
+		"the resource's generation, through overlay.subset": {`#@ load("@ytt:overlay", "overlay")
+#@overlay/match by=overlay.not_op(overlay.subset({"metadata": {"generation": 3}})), expects="0+"
+---
+spec:
+  replicas: 5
+`, []string{"left [metadata generation] 0"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res, err := ctlres.NewResourceFromBytes([]byte(deployment))
