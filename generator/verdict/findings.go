@@ -189,6 +189,8 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			evidence += "; to let such a removal through, " + change
 		case h.Removed:
 			evidence += "; to apply the removal, " + change + ", and kapp removes it on deploy"
+		case h.Builtin:
+			evidence += "; no rule lets it through (kapp runs its default Config before the package's): to apply it, change the live object (kubectl edit), or take the field out of the manifest"
 		case h.Redefaulted:
 			evidence += "; to apply it, " + change + ", and the API server defaults it anew"
 		}

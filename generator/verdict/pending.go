@@ -3,6 +3,7 @@ package verdict
 import (
 	"slices"
 
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -17,9 +18,11 @@ import (
 // value stands for. Each pending change is judged on its own, whatever else kapp updates on the
 // resource: the manifest with that one field set back to what kapp last applied (the live value)
 // is the unchanged pair, the manifest the changed one (verify.Shown). A change kapp's built-in
-// rules alone do not show either is kapp's own behaviour, not a rule's, and is left out; where it
-// is a reference kapp's templateRules write as the live one (nextVersion), it is no pending
-// change either, and leaves v.Pending.
+// rules alone do not show either is hidden by kapp's default Config (probe13 P13-2: its copy of
+// the live metadata keeps finalizers and ownerReferences changed in Git), which no rule of the
+// package's lets through: reported as hidden by it, never as a change kapp applies; where it is
+// a reference kapp's templateRules write as the live one (nextVersion), it is no pending change,
+// and leaves v.Pending.
 func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	byID := map[string]classify.Resource{}
 	for _, r := range in.Report.Resources {
@@ -199,6 +202,12 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			// the manifest's base name, which kapp writes as the live version's name: no change
 			// to apply, though the manifest and the live object differ (probe11 P11-3)
 			written[m.r.ID.String()+" "+m.what] = true
+			continue
+		}
+		if !builtin[i] && !inForce[i] {
+			h := Hidden{Resource: m.r.ID, Path: m.what, Rule: builtinRuleOf(m.r, m.path), How: builtinHow, Builtin: true}
+			out = append(out, h)
+			continue
 		}
 		if builtin[i] && !inForce[i] || putBack[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what}
@@ -220,6 +229,27 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { return written[p.Resource.String()+" "+p.Finding.Path.String()] })
 	return out, nil
+}
+
+// builtinHow is what kapp does with a change made in Git its built-in rebase rules keep.
+const builtinHow = "the object kapp applies holds the live value there, whichever base kapp diffs against: kapp never applies it"
+
+// builtinRuleOf names the built-in rule of kapp's default Config that copies the live value at
+// p into r's object (builtinWrites), or the default Config where none can be singled out.
+func builtinRuleOf(r classify.Resource, p fielddiff.Path) string {
+	const config = "kapp's default Config (carvel.dev/kapp v0.66.0 pkg/kapp/config/default.go, run before every package's rules)"
+	desired, _, err := r.Objects()
+	if err != nil {
+		return config
+	}
+	writes, _ := builtinWrites(desired.Unstructured)
+	at := kappPath(p)
+	for _, w := range writes {
+		if keysPrefix(w.path, at) && !slices.ContainsFunc(w.except, func(e ctlres.Path) bool { return keysPrefix(e, at) }) {
+			return "the rebase rule of " + config + " copying " + pathsText([]ctlres.Path{w.path}) + " from the live object"
+		}
+	}
+	return config
 }
 
 // removedHow is what kapp does with a removal made in Git that the rules put back.

@@ -166,6 +166,9 @@ type Hidden struct {
 	// Refused: the object kapp applies is one the API server refuses (How says why: two handlers,
 	// a handler beside a type naming another), so kapp's deploy fails.
 	Refused bool
+	// Builtin: kapp's default Config hides the change (Rule names its rule), which no rule of the
+	// package's lets through.
+	Builtin bool
 }
 
 // Kept is drift the rules in force keep: kapp will not revert it.
