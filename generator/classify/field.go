@@ -165,6 +165,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			f.Class = Pending
 			f.Evidence = "a change made in Git: kapp's last apply (" + kappconv.Original + ") declared None, the live value; the manifest no longer declares it" + why
 			f.Warning = "removed in Git, but the Service keeps " + path + " None (" + keptRemedy + ")"
+			f.ServerKeeps = true
 			return f
 		}
 		for _, cf := range c.calculated {

@@ -90,6 +90,10 @@ type Finding struct {
 	// the manifest and the live object otherwise both hold; Desired and Live are their merge keys
 	// in each one's order.
 	Reordered bool
+	// ServerKeeps: a Pending change the API server does not make on update either (a headless
+	// Service's clusterIP: None removed in Git, headlessKept): whatever kapp applies, the object
+	// keeps the live value, and Warning says what to do; no rule's hiding, nor kapp's.
+	ServerKeeps bool
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

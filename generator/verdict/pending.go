@@ -3,7 +3,6 @@ package verdict
 import (
 	"slices"
 
-	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -18,11 +17,13 @@ import (
 // value stands for. Each pending change is judged on its own, whatever else kapp updates on the
 // resource: the manifest with that one field set back to what kapp last applied (the live value)
 // is the unchanged pair, the manifest the changed one (verify.Shown). A change kapp's built-in
-// rules alone do not show either is hidden by kapp's default Config (probe13 P13-2: its copy of
-// the live metadata keeps finalizers and ownerReferences changed in Git), which no rule of the
-// package's lets through: reported as hidden by it, never as a change kapp applies; where it is
-// a reference kapp's templateRules write as the live one (nextVersion), it is no pending change,
-// and leaves v.Pending.
+// rules alone do not show either is kapp's own behaviour, not a rule's: where kapp's built-in
+// rebase rules put the live value into the object kapp applies (builtinKept; probe13 P13-2: its
+// copy of the live metadata keeps finalizers and ownerReferences changed in Git), it is hidden by
+// kapp's default Config, which no rule of the package's lets through, never a change kapp
+// applies; where it is a reference kapp's templateRules write as the live one (nextVersion), it
+// is no pending change, and leaves v.Pending; otherwise (kapp's labels, noop, a new version) it
+// is left out.
 func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	byID := map[string]classify.Resource{}
 	for _, r := range in.Report.Resources {
@@ -30,6 +31,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	var all []mutation
 	var refs []bool        // the change is to a reference kapp's templateRules write (nextVersion)
+	var serverKeeps []bool // the API server keeps the live value too (classify's warning says so)
 	var redefaulted []bool // the server's default for the manifest differs from the live one
 	var pendingAt []int    // all's index -> v.Pending's
 	for j, p := range v.Pending {
@@ -60,6 +62,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
 		_, ref := nextVersion(p.Finding.Path, p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
 		refs, pendingAt = append(refs, ref), append(pendingAt, j)
+		serverKeeps = append(serverKeeps, p.Finding.ServerKeeps)
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -194,6 +197,19 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			}
 		}
 	}
+	// hidden by the built-in rules alone, other than a written reference or a change the server
+	// does not make either (newcomer7 N7-15: a warning to recreate the Service, not a rule's hiding)
+	var ownBehaviour []int
+	for _, i := range hiddenInForce {
+		if !builtin[i] && !refs[i] && !serverKeeps[i] {
+			ownBehaviour = append(ownBehaviour, i)
+		}
+	}
+	keptLive, err := builtinKept(all, ownBehaviour)
+	if err != nil {
+		return nil, err
+	}
+	v.PendingProbes += 2 * len(ownBehaviour)
 	var out []Hidden
 	blame := newBlame(in)
 	written := map[string]bool{} // the references kapp's deploy writes as the live ones
@@ -204,7 +220,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			written[m.r.ID.String()+" "+m.what] = true
 			continue
 		}
-		if !builtin[i] && !inForce[i] {
+		if keptLive[i] {
 			h := Hidden{Resource: m.r.ID, Path: m.what, Rule: builtinRuleOf(m.r, m.path), How: builtinHow, Builtin: true}
 			out = append(out, h)
 			continue
@@ -229,27 +245,6 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	}
 	v.Pending = slices.DeleteFunc(v.Pending, func(p Residual) bool { return written[p.Resource.String()+" "+p.Finding.Path.String()] })
 	return out, nil
-}
-
-// builtinHow is what kapp does with a change made in Git its built-in rebase rules keep.
-const builtinHow = "the object kapp applies holds the live value there, whichever base kapp diffs against: kapp never applies it"
-
-// builtinRuleOf names the built-in rule of kapp's default Config that copies the live value at
-// p into r's object (builtinWrites), or the default Config where none can be singled out.
-func builtinRuleOf(r classify.Resource, p fielddiff.Path) string {
-	const config = "kapp's default Config (carvel.dev/kapp v0.66.0 pkg/kapp/config/default.go, run before every package's rules)"
-	desired, _, err := r.Objects()
-	if err != nil {
-		return config
-	}
-	writes, _ := builtinWrites(desired.Unstructured)
-	at := kappPath(p)
-	for _, w := range writes {
-		if keysPrefix(w.path, at) && !slices.ContainsFunc(w.except, func(e ctlres.Path) bool { return keysPrefix(e, at) }) {
-			return "the rebase rule of " + config + " copying " + pathsText([]ctlres.Path{w.path}) + " from the live object"
-		}
-	}
-	return config
 }
 
 // removedHow is what kapp does with a removal made in Git that the rules put back.
