@@ -61,6 +61,10 @@ func TestPackageCRTemplateAsKappControllerRunsIt(t *testing.T) {
 		{"rawOptions: a skip update strategy", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--wait-timeout=5m, --apply-default-update-strategy=skip]\n", "spec.template.spec.deploy[0].kapp.rawOptions[1]: --apply-default-update-strategy=skip changes which resources kapp diffs or what it applies"},
 		{"rawOptions: a filter", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--filter-kind=HorizontalPodAutoscaler]\n", "spec.template.spec.deploy[0].kapp.rawOptions[0]: --filter-kind=HorizontalPodAutoscaler changes"},
 		{"rawOptions: diff-run", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--diff-run=true]\n", "rawOptions[0]: --diff-run=true changes"},
+		// off, kapp never lists the existing unlabelled objects: it creates what it would adopt,
+		// and the API server refuses the create (kapp v0.66.0 labeled_resources.go AllAndMatching)
+		{"rawOptions: existing objects check on", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--existing-non-labeled-resources-check=true]\n", "a"},
+		{"rawOptions: existing objects check off", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--existing-non-labeled-resources-check=0]\n", "rawOptions[0]: --existing-non-labeled-resources-check=0 changes"},
 		{"rawOptions: not --name=value", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--diff-run]\n", `rawOptions[0]: "--diff-run" is not of the form --name=value`},
 		{"two deploy steps", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp: {}\n      - kapp: {}\n", "spec.template.spec.deploy has 2 steps"},
 	} {
