@@ -14,26 +14,29 @@ import (
 // pendingHidden returns the changes made in Git that kapp, under the rules in force, does not
 // show. The mutation check changes declared values to ones no rule can predict; this asks about
 // the change Git actually holds, which a rule can single out, and a removal, which no declared
-// value stands for. Each pending change is judged on its own, whatever else kapp updates on the
-// resource: the manifest with that one field set back to what kapp last applied (the live value)
-// is the unchanged pair, the manifest the changed one (verify.Shown). A change kapp's built-in
-// rules alone do not show either is kapp's own behaviour, not a rule's: where kapp's built-in
-// rebase rules put the live value into the object kapp applies (builtinKept; probe13 P13-2: its
-// copy of the live metadata keeps finalizers and ownerReferences changed in Git), it is hidden by
-// kapp's default Config, which no rule of the package's lets through, never a change kapp
-// applies; where it is a reference kapp's templateRules write as the live one (nextVersion), it
-// is no pending change, and leaves v.Pending; otherwise (kapp's labels, noop, a new version) it
-// is left out.
+// value stands for. A change the object kapp applies on this deploy holds as Git declares it
+// (appliedOnDeploy: one rebase of each resource's manifest) is applied. Each other pending change
+// is judged on its own, whatever else kapp updates on the resource: the manifest with that one
+// field set back to what kapp last applied (the live value) is the unchanged pair, the manifest
+// the changed one (verify.Shown). A change kapp's built-in rules alone do not show either is
+// kapp's own behaviour, not a rule's: where kapp's built-in rebase rules put the live value into
+// the object kapp applies (builtinKept; probe13 P13-2: its copy of the live metadata keeps
+// finalizers and ownerReferences changed in Git), it is hidden by kapp's default Config, which no
+// rule of the package's lets through, never a change kapp applies; where it is a reference kapp's
+// templateRules write as the live one (nextVersion), it is no pending change, and leaves
+// v.Pending; otherwise (kapp's labels, noop, a new version) it is left out.
 func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	byID := map[string]classify.Resource{}
 	for _, r := range in.Report.Resources {
 		byID[r.ID.String()] = r
 	}
 	var all []mutation
-	var refs []bool        // the change is to a reference kapp's templateRules write (nextVersion)
-	var serverKeeps []bool // the API server keeps the live value too (classify's warning says so)
-	var redefaulted []bool // the server's default for the manifest differs from the live one
-	var pendingAt []int    // all's index -> v.Pending's
+	var refs []bool                      // the change is to a reference kapp's templateRules write (nextVersion)
+	var serverKeeps []bool               // the API server keeps the live value too (classify's warning says so)
+	var redefaulted []bool               // the server's default for the manifest differs from the live one
+	var jointly []bool                   // the object kapp applies is asked about it in its resource's joint probe
+	var pendingAt []int                  // all's index -> v.Pending's
+	objs := map[string]*pendingObjects{} // each resource decoded once, not once per change
 	for j, p := range v.Pending {
 		if p.Finding.Owner != "" {
 			// a controller rewrote what kapp applied: the live value is not kapp's to revert
@@ -42,7 +45,7 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			continue
 		}
 		r := byID[p.Resource.String()]
-		desired, live, err := r.Objects()
+		o, err := objectsOf(objs, r)
 		if err != nil {
 			return nil, err
 		}
@@ -50,17 +53,29 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		// differs from the one it gave kapp's last apply (newcomer10 N10-8: a NetworkPolicy's
 		// policyTypes once Git adds egress rules)
 		removed := p.Finding.Change == fielddiff.Added
-		if last := lastApplied(r); removed && last != nil {
-			_, held := last.GetDeclared(p.Finding.Path)
+		if removed && o.last != nil {
+			_, held := o.last.GetDeclared(p.Finding.Path)
 			removed = held
 			redefaulted = append(redefaulted, !held)
 		} else {
 			redefaulted = append(redefaulted, false)
 		}
-		all = append(all, mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: !batchable(desired.Unstructured, live.Unstructured),
+		m := mutation{r: r, path: p.Finding.Path, what: p.Finding.Path.String(), single: o.single,
 			removed:   removed,
-			reordered: p.Finding.Reordered, beside: v.beside[r.ID]})
+			reordered: p.Finding.Reordered, beside: v.beside[r.ID]}
 		_, ref := nextVersion(p.Finding.Path, p.Finding.Desired, p.Finding.Live, p.Finding.Change == fielddiff.Modified, v.beside[r.ID])
+		// what the object kapp applies holds where kapp applies the change: the manifest's value,
+		// or, for a removal, none of the live one (as decoded: the finding's values are masked
+		// for Secrets)
+		var held bool
+		if removed {
+			m.value, held = p.Finding.Path.GetDeclared(o.live.Object)
+		} else {
+			m.value, held = p.Finding.Path.GetDeclared(o.desired.Object)
+		}
+		m.key = p.Finding.Path
+		jointly = append(jointly, held && !o.single && !ref && !m.reordered && !nonceAt(m.path) && !redefaulted[len(redefaulted)-1])
+		all = append(all, m)
 		refs, pendingAt = append(refs, ref), append(pendingAt, j)
 		serverKeeps = append(serverKeeps, p.Finding.ServerKeeps)
 	}
@@ -70,18 +85,14 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 	// The changed pair of every pending change of a resource is the manifest itself: kapp is asked
 	// about it once per resource (Baselines), not once per change (Shown), where its verdict and
 	// the reverted pair's depend on nothing but their pair (Result.Alone).
-	shownWith := func(configs []*unstructured.Unstructured, ask []int) ([]bool, error) {
-		shown := make([]bool, len(all))
-		asked := make([]mutation, len(ask))
-		for i, j := range ask {
-			asked[i] = all[j]
-		}
-		manifest := map[string]verify.Result{}
+	baselines := func(configs []*unstructured.Unstructured, ask []int, manifest map[string]verify.Result) error {
 		var once []mutation
-		for _, m := range asked {
-			if _, ok := manifest[m.r.ID.String()]; !ok && !m.single {
-				manifest[m.r.ID.String()] = verify.Result{}
-				once = append(once, mutation{r: m.r, beside: m.beside})
+		for _, j := range ask {
+			if m := all[j]; !m.single {
+				if _, ok := manifest[m.r.ID.String()]; !ok {
+					manifest[m.r.ID.String()] = verify.Result{}
+					once = append(once, mutation{r: m.r, beside: m.beside})
+				}
 			}
 		}
 		for _, call := range calls(once) {
@@ -89,12 +100,20 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				return once[call[i]].unchanged()
 			}, configs, nil)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			v.PendingProbes += len(call)
 			for i, j := range call {
 				manifest[once[j].r.ID.String()] = res[i]
 			}
+		}
+		return nil
+	}
+	shownWith := func(configs []*unstructured.Unstructured, ask []int, manifest map[string]verify.Result) ([]bool, error) {
+		shown := make([]bool, len(all))
+		asked := make([]mutation, len(ask))
+		for i, j := range ask {
+			asked[i] = all[j]
 		}
 		for _, call := range calls(asked) {
 			reverted, _, err := verify.Baselines(len(call), func(i int) (verify.Pair, error) {
@@ -145,33 +164,72 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 		}
 		return shown, nil
 	}
+	// judged is shownWith, where the object kapp applies on this deploy (one rebase of each
+	// resource's manifest, appliedOnDeploy) does not already answer: a change it holds as Git
+	// declares it is shown (applied: the joint probe's answer); with keptHides, one whose live
+	// value it holds under a base is not. Only the others are asked about one by one.
+	judged := func(configs []*unstructured.Unstructured, ask []int, keptHides bool) (shown, applied []bool, err error) {
+		manifest := map[string]verify.Result{}
+		if err := baselines(configs, ask, manifest); err != nil {
+			return nil, nil, err
+		}
+		joint := make([]bool, len(all))
+		for _, i := range ask {
+			joint[i] = jointly[i]
+		}
+		applied, kept, err := v.appliedOnDeploy(in, all, joint, objs, manifest, configs)
+		if err != nil {
+			return nil, nil, err
+		}
+		var rest []int
+		for _, i := range ask {
+			res, ok := manifest[all[i].r.ID.String()]
+			switch {
+			case applied[i], keptHides && kept[i]:
+			case ok && slices.ContainsFunc(verify.Bases(), func(b verify.Base) bool { return res.Op[b] != verify.OpUpdate }):
+				// kapp does not update the manifest, the changed pair, under a base: no change of
+				// the resource is shown (verify.Shown asks that first, of the same pair)
+			default:
+				rest = append(rest, i)
+			}
+		}
+		if shown, err = shownWith(configs, rest, manifest); err != nil {
+			return nil, nil, err
+		}
+		for i := range all {
+			shown[i] = shown[i] || applied[i]
+		}
+		return shown, applied, nil
+	}
 	every := make([]int, len(all))
 	for i := range every {
 		every[i] = i
 	}
-	inForce, err := shownWith(configs, every)
+	inForce, applied, err := judged(configs, every, true)
 	if err != nil {
 		return nil, err
 	}
-	// only a change the rules in force hide is told from kapp's own behaviour
+	// only a change the rules in force hide is told from kapp's own behaviour (a change kapp's
+	// built-in rules alone keep is still asked about on its own)
 	var hiddenInForce []int
 	for i := range all {
 		if !inForce[i] {
 			hiddenInForce = append(hiddenInForce, i)
 		}
 	}
-	builtin, err := shownWith(nil, hiddenInForce)
+	builtin, _, err := judged(nil, hiddenInForce, false)
 	if err != nil {
 		return nil, err
 	}
 	// a removal kapp shows may still be put back by the server from what the rules copied (a
 	// pod spec's serviceAccountName from serviceAccount, newcomer8 N8-6): judged on what the server
-	// makes of the object kapp applies, as the mutation check's removals are
+	// makes of the object kapp applies, as the mutation check's removals are (one the joint probe
+	// found applied was: neither the object nor what the server makes of it holds it)
 	var removals []mutation
 	at := map[int]int{} // removals' index -> all's
 	var defaults *classify.Removals
 	for i, m := range all {
-		if m.removed && inForce[i] {
+		if m.removed && inForce[i] && !applied[i] {
 			if defaults == nil {
 				if defaults, err = classify.NewRemovals(in.Report); err != nil {
 					return nil, err
@@ -182,19 +240,19 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			removals = append(removals, m)
 		}
 	}
-	kept, err := v.removalsKept(in, removals, configs)
+	kept, err := v.removalsKept(in, together(removals), configs)
 	if err != nil {
 		return nil, err
 	}
 	putBack := map[int]bool{}
+	removedAt := map[string]int{} // a removal's resource and field -> all's index
 	for j, m := range removals {
 		all[at[j]].stored = m.stored
+		removedAt[m.r.ID.String()+" "+m.what] = at[j]
 	}
 	for _, k := range kept {
-		for j, m := range removals {
-			if m.r.ID == k.r.ID && m.what == k.what {
-				putBack[at[j]] = true
-			}
+		if i, ok := removedAt[k.r.ID.String()+" "+k.what]; ok {
+			putBack[i] = true
 		}
 	}
 	// hidden by the built-in rules alone, other than a written reference or a change the server

@@ -120,12 +120,17 @@ func (v *Verdict) removalsKept(in Input, ms []mutation, configs []*unstructured.
 		if err != nil {
 			return nil, err
 		}
+		decoded := map[string]*unstructured.Unstructured{} // each resource once, not once per removal
 		for i, m := range candidates {
-			desired, _, err := m.r.Objects()
-			if err != nil {
-				return nil, err
+			desired, ok := decoded[m.r.ID.String()]
+			if !ok {
+				d, _, err := m.r.Objects()
+				if err != nil {
+					return nil, err
+				}
+				desired, decoded[m.r.ID.String()] = d.Unstructured, d.Unstructured
 			}
-			givesBack := func(p fielddiff.Path) bool { return defaults.GivesBack(desired.Unstructured, p) }
+			givesBack := func(p fielddiff.Path) bool { return defaults.GivesBack(desired, p) }
 			if heldNotGiven(keptAt[i], m.value, m.path, givesBack) {
 				out = append(out, m)
 			}

@@ -72,8 +72,9 @@ type Verdict struct {
 	// whatever the others are, more only where they may not.
 	MutationProbes int
 	// PendingProbes counts the pairs kapp's engine was asked about (under both bases) to judge
-	// the pending changes: one per pending change and one per resource holding some, more only
-	// where kapp's verdict on a pair may depend on the pairs beside it.
+	// the pending changes: two per resource holding some (its verdict on the manifest, and its
+	// rebase of it), and one per change the object kapp applies does not hold as Git declares it,
+	// more only where kapp's verdict on a pair may depend on the pairs beside it.
 	PendingProbes int
 	Unpaired      []Unpaired // desired objects with no live counterpart: pending creates, not compared
 	// Unjudged: paired Secrets whose values rebasegen capture redacted: taken as the manifest's,

@@ -23,8 +23,17 @@ type corpus struct {
 	Dir        string
 	DesiredDir string
 	LiveDir    string
-	Pairs      int
+	Pairs      int   // its size: the pairs (pending: the values changed in Git)
+	Resources  int   // the pairs written, where not Pairs (pending)
 	Bytes      int64 // YAML bytes written (desired + live)
+}
+
+// resources is the pairs c holds.
+func (c *corpus) resources() int {
+	if c.Resources > 0 {
+		return c.Resources
+	}
+	return c.Pairs
 }
 
 // fixturePairs loads the captured scenarios' desired/live pairs (only the scenario named only,
@@ -103,22 +112,30 @@ func buildCorpus(objs []scenario.Object, n int, dir string) (*corpus, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Resource, err)
 		}
-		for _, x := range []struct {
-			b *strings.Builder
-			u *unstructured.Unstructured
-		}{{&desired, d}, {&live, l}} {
-			bs, err := yaml.Marshal(x.u.Object)
-			if err != nil {
-				return nil, err
-			}
-			x.b.WriteString("---\n")
-			x.b.Write(bs)
+		if err := appendPair(&desired, &live, d, l); err != nil {
+			return nil, err
 		}
 	}
 	if err := flush((n - 1) / len(objs)); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// appendPair appends d and l, each a YAML document, to desired and live.
+func appendPair(desired, live *strings.Builder, d, l *unstructured.Unstructured) error {
+	for _, x := range []struct {
+		b *strings.Builder
+		u *unstructured.Unstructured
+	}{{desired, d}, {live, l}} {
+		bs, err := yaml.Marshal(x.u.Object)
+		if err != nil {
+			return err
+		}
+		x.b.WriteString("---\n")
+		x.b.Write(bs)
+	}
+	return nil
 }
 
 // renamed returns copies of o's desired and live objects with suffix appended to the name, the

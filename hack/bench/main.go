@@ -6,6 +6,7 @@
 //
 //	go run ./hack/bench -sizes 100,1000,10000
 //	go run ./hack/bench -sizes 10000 -stages explain -cpuprofile /tmp/cpu  (writes /tmp/cpu.fleet-10000-explain, ...)
+//	go run ./hack/bench -corpora pending -sizes 100,1000 -stages kapp,check  (one Deployment, N env values changed in Git)
 package main
 
 import (
@@ -24,8 +25,10 @@ import (
 
 // Corpora: the fixture mix (every captured scenario, renamed copies) and a fleet of Deployment +
 // HPA pairs (the hpa-replicas scenario: replicas scaled by the HPA, one container with ports,
-// defaults as the test cluster's server stores them), the shape of a package installed many times.
-var corpora = map[string]string{"fixtures": "", "fleet": "hpa-replicas"}
+// defaults as the test cluster's server stores them), the shape of a package installed many times;
+// and, on request (-corpora pending), one pair of those holding as many changes made in Git as
+// the size (buildPendingCorpus): check's time against kapp's engine on the same pairs.
+var corpora = map[string]string{"fixtures": "", "fleet": "hpa-replicas", "pending": "hpa-replicas"}
 
 func main() {
 	os.Exit(mainErr())
@@ -35,7 +38,7 @@ func mainErr() int {
 	sizesFlag := flag.String("sizes", "100,1000,10000", "corpus sizes in resource pairs")
 	stagesFlag := flag.String("stages", strings.Join(allStages, ","), "stages to run")
 	fixtures := flag.String("fixtures", "fixtures", "captured fixtures directory")
-	corporaFlag := flag.String("corpora", "fixtures,fleet", "corpora: fixtures (every captured scenario) and fleet (Deployment + HPA pairs)")
+	corporaFlag := flag.String("corpora", "fixtures,fleet", "corpora: fixtures (every captured scenario), fleet (Deployment + HPA pairs), pending (one Deployment + HPA, the size its env values changed in Git)")
 	work := flag.String("workdir", "", "directory for the corpora (default: a temp dir, removed)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of each measured stage, all its runs, to PATH.CORPUS-PAIRS-STAGE")
 	memprofile := flag.String("memprofile", "", "write an allocation profile after the run")
@@ -66,7 +69,7 @@ func mainErr() int {
 	for _, name := range names {
 		only, ok := corpora[name]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "bench: unknown corpus %q (want fixtures,fleet)\n", name)
+			fmt.Fprintf(os.Stderr, "bench: unknown corpus %q (want fixtures,fleet,pending)\n", name)
 			return 2
 		}
 		if objs[name], err = fixturePairs(*fixtures, only); err != nil {
@@ -99,7 +102,11 @@ func mainErr() int {
 	failed := false
 	for _, name := range names {
 		for _, n := range sizes {
-			c, err := buildCorpus(objs[name], n, filepath.Join(dir, name, strconv.Itoa(n)))
+			build := buildCorpus
+			if name == "pending" {
+				build = buildPendingCorpus
+			}
+			c, err := build(objs[name], n, filepath.Join(dir, name, strconv.Itoa(n)))
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "bench: building corpus:", err)
 				return 1

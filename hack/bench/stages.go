@@ -27,6 +27,7 @@ const (
 	stageKapp     = "kapp"     // (d) kapp deploy's diff of every pair, kapp's own rules only (kappDeploy)
 	stageRules    = "rules"    // (e) the same with the generated Config
 	stageGenerate = "generate" // (f) generator.Generate: with verification and mutation checks
+	stageCheck    = "check"    // (g) generator.Check of the corpus under the rules (c) generates for it
 )
 
 // kappDeploy is what stages (d) and (e) time: the diff phase of `kapp deploy` as kapp-controller
@@ -43,11 +44,12 @@ const (
 // runs them. The apply phase (a cluster) is not part of it.
 const kappDeploy = "kapp deploy --app-changes-max-to-keep=5 --apply-timeout=5m --yes (kapp-controller v0.51.0's flags: no --diff-changes)"
 
-var allStages = []string{stageParse, stageExplain, stageSynth, stageKapp, stageRules, stageGenerate}
+var allStages = []string{stageParse, stageExplain, stageSynth, stageKapp, stageRules, stageGenerate, stageCheck}
 
 var stageLabel = map[string]string{
 	stageParse: "(a) parse floor", stageExplain: "(b) explain", stageSynth: "(c) generate, no verify",
 	stageKapp: "(d) kapp engine, no rules", stageRules: "(e) kapp engine, generated rules", stageGenerate: "(f) generate + verify",
+	stageCheck: "(g) check, rules of (c)",
 }
 
 func inputs(c *corpus) generator.Inputs {
@@ -93,8 +95,8 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 	case stageExplain:
 		run = func() (any, error) {
 			rep, set, err := generator.Explain(inputs(c))
-			if err == nil && len(rep.Resources) != c.Pairs {
-				err = fmt.Errorf("%d pairs classified, want %d (created %d, deleted %d)", len(rep.Resources), c.Pairs, len(set.Created), len(set.Deleted))
+			if err == nil && len(rep.Resources) != c.resources() {
+				err = fmt.Errorf("%d pairs classified, want %d (created %d, deleted %d)", len(rep.Resources), c.resources(), len(set.Created), len(set.Deleted))
 			}
 			return rep, err
 		}
@@ -150,6 +152,26 @@ func prepare(stage string, c *corpus, m *measurement) (run func() (any, error), 
 				return nil, fmt.Errorf("verification failed: %d residual, %d hidden; first: %s", len(v.Residual), len(v.Hidden), first(v.Ghosts(), v.Hidden))
 			}
 			return g, nil
+		}
+	case stageCheck:
+		g, err := generator.Synthesize(inputs(c), synth.Options{})
+		if err != nil {
+			return nil, err
+		}
+		bs, err := yaml.Marshal(g.Config.Object)
+		if err != nil {
+			return nil, err
+		}
+		rules := filepath.Join(c.Dir, "rules.yml")
+		if err := os.WriteFile(rules, bs, 0o644); err != nil {
+			return nil, err
+		}
+		run = func() (any, error) {
+			v, err := generator.Check(inputs(c), []string{rules})
+			if err == nil {
+				m.Note = fmt.Sprintf("%d pending, %d hidden, %d pairs asked about for the pending changes, %d mutation probes", len(v.Pending), len(v.Hidden), v.PendingProbes, v.MutationProbes)
+			}
+			return v, err
 		}
 	default:
 		return nil, fmt.Errorf("unknown stage %q", stage)
@@ -229,8 +251,8 @@ func parseFloor(c *corpus) ([]*unstructured.Unstructured, error) {
 			}
 		}
 	}
-	if len(out) != 2*c.Pairs {
-		return nil, fmt.Errorf("parsed %d objects, want %d", len(out), 2*c.Pairs)
+	if len(out) != 2*c.resources() {
+		return nil, fmt.Errorf("parsed %d objects, want %d", len(out), 2*c.resources())
 	}
 	return out, nil
 }
