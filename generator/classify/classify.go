@@ -377,9 +377,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 			// no change, and generate, which rules nothing covered, says none (newcomer7 N7-9 c)
 			f.Warning = ""
 		}
-		if isSecretData(p.ID, d.Path) || isLastApplied(d.Path) {
+		secret := isSecretData(p.ID, d.Path) || isLastApplied(d.Path)
+		if secret {
 			f.Desired, f.Live = mask(f.Desired), mask(f.Live)
 		}
+		gitToo(fc, d, &f, secret) // after masking: its evidence quotes the values
 		// The same evidence recurs across a fleet's resources: keep one copy of each text.
 		f.Evidence, f.Warning = unique.Make(f.Evidence).Value(), unique.Make(f.Warning).Value()
 		f.Path = c.paths.share(f.Path)

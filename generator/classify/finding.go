@@ -94,6 +94,9 @@ type Finding struct {
 	// Service's clusterIP: None removed in Git, headlessKept): whatever kapp applies, the object
 	// keeps the live value, and Warning says what to do; no rule's hiding, nor kapp's.
 	ServerKeeps bool
+	// GitToo: a Drift finding whose field Git changed too since the applier's last apply (the
+	// three-way view): the change made in Git beside the person's edit; nil for any other.
+	GitToo *GitChange
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

@@ -76,6 +76,10 @@ type FieldJSON struct {
 	CoveredByPackageRules bool   `json:"coveredByPackageRules,omitempty"`
 	Warning               string `json:"warning,omitempty"`
 	KappView              bool   `json:"kappView,omitempty"`
+	// ChangedInGit and Original: a drift whose field Git changed too since the applier's last
+	// apply (classify.GitChange), and the value that apply held there (absent where it held none).
+	ChangedInGit bool `json:"changedInGit,omitempty"`
+	Original     *any `json:"original,omitempty"`
 }
 
 // ToJSON converts a report to its JSON form.
@@ -94,9 +98,13 @@ func ToJSON(rep *classify.Report) ExplainJSON {
 			APIVersion: r.Live.APIVersion, Applier: r.Applier, Fields: []FieldJSON{}, Ignored: r.Noise}
 		for _, f := range r.Findings {
 			d, l := holds(f.Change)
-			rj.Fields = append(rj.Fields, FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
+			fj := FieldJSON{Path: f.Path.String(), Class: string(f.Class), Owner: f.Owner,
 				Change: string(f.Change), Desired: held(f.Desired, d), Live: held(f.Live, l), Evidence: f.Evidence,
-				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning, KappView: f.KappView})
+				CoveredByKappDefault: f.CoveredByKappDefault, CoveredByPackageRules: f.CoveredByPackageRules, Warning: f.Warning, KappView: f.KappView}
+			if g := f.GitToo; g != nil {
+				fj.ChangedInGit, fj.Original = true, held(g.Original, g.Held)
+			}
+			rj.Fields = append(rj.Fields, fj)
 		}
 		out.Resources = append(out.Resources, rj)
 	}
@@ -209,8 +217,13 @@ func writeSummary(b *strings.Builder, rep *classify.Report, width int) {
 	if n := counts[classify.Adoption]; n > 0 {
 		parts = append(parts, fmt.Sprintf("adoption %d (kapp changes them once, when it takes the objects over)", n))
 	}
-	if n := counts[classify.Pending]; n > 0 {
-		parts = append(parts, fmt.Sprintf("pending %d (changes made in Git: this deploy applies them)", n))
+	drifted := rep.GitToo() // drift rows, pending changes all the same
+	if n := counts[classify.Pending] + drifted; n > 0 {
+		also := ""
+		if drifted > 0 {
+			also = fmt.Sprintf("; %d of them to a field that drifted too, its row drift", drifted)
+		}
+		parts = append(parts, fmt.Sprintf("pending %d (changes made in Git: this deploy applies them%s)", n, also))
 	}
 	if n := counts[classify.Operational]; n > 0 {
 		parts = append(parts, fmt.Sprintf("operational %d (stamped on purpose at run time: ruled, the manifest's value wins; --no-operational: drift)", n))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/words"
@@ -110,6 +112,35 @@ type Finding struct {
 	// InPlace: a stale file's command regenerating it in place when its Regenerate line writes to
 	// stdout (Stale.InPlace).
 	InPlace string
+	// Values: a field changed both in Git and on the cluster (its drift and its pending change):
+	// the three values; nil for any other finding.
+	Values *ThreeWay
+}
+
+// ThreeWay is a field changed both in Git and on the cluster (classify.GitChange): what the
+// applier last applied, what the manifest declares and what the live object holds there (a
+// Secret's masked); nil where that one holds no value.
+type ThreeWay struct {
+	Original, Desired, Live *any
+}
+
+// threeWay is f's three values; nil when Git did not change its field beside a drift.
+func threeWay(f classify.Finding) *ThreeWay {
+	if f.GitToo == nil {
+		return nil
+	}
+	at := func(v any) *any { return &v }
+	w := &ThreeWay{}
+	if f.GitToo.Held {
+		w.Original = at(f.GitToo.Original)
+	}
+	if f.Change != fielddiff.Added {
+		w.Desired = at(f.Desired)
+	}
+	if f.Change != fielddiff.Removed {
+		w.Live = at(f.Live)
+	}
+	return w
 }
 
 // Gate says which findings fail the gate besides those that always do.
@@ -124,7 +155,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	var out []Finding
 	field := func(k Kind, rs []Residual, fails bool) {
 		for _, r := range rs {
-			f := Finding{Kind: k, Resource: r.Resource, Evidence: r.Finding.Evidence, Fails: fails}
+			f := Finding{Kind: k, Resource: r.Resource, Evidence: r.Finding.Evidence, Fails: fails, Values: threeWay(r.Finding)}
 			if r.Finding.Path != nil {
 				f.Path, f.Class = r.Finding.Path.String(), r.Finding.Label()
 			}
@@ -214,6 +245,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, f)
 	}
 	for _, r := range c.Drift {
+		if gt := r.Finding.GitToo; gt != nil && slices.ContainsFunc(c.Hidden, func(h Hidden) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }) {
+			// the change made in Git beside the drift is hidden, no pending change
+			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
+		}
 		field(KindDrift, []Residual{r}, g.FailOnDrift)
 		if i := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }); i >= 0 {
 			by := c.DriftKept[i].Rule

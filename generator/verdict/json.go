@@ -60,6 +60,11 @@ type FieldJSON struct {
 	// --fail-on-adoption), else warning; drift and adoption only (every finding of the Argo CD
 	// target: Report.Severity).
 	Severity string `json:"severity,omitempty"`
+	// Original, Desired and Live: a field changed both in Git and on the cluster, in its drift
+	// and its pending change alike (Finding.Values); absent for any other finding.
+	Original *any `json:"original,omitempty"`
+	Desired  *any `json:"desired,omitempty"`
+	Live     *any `json:"live,omitempty"`
 }
 
 // StaleJSON is one stale generated file in JSON.
@@ -82,6 +87,9 @@ func NewJSON(r Report) (JSON, error) {
 	}
 	for _, f := range r.Findings {
 		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
+		if w := f.Values; w != nil {
+			fj.Original, fj.Desired, fj.Live = w.Original, w.Desired, w.Live
+		}
 		if r.Severity {
 			fj.Severity = severity(f)
 		}

@@ -44,6 +44,12 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 			// (gitChangesRewritten), naming the owner
 			continue
 		}
+		if p.Finding.GitToo != nil {
+			// the live object drifted too: the live value is not what kapp applied, and kapp
+			// diffs against it; the value Git holds is judged with the others changed in Git
+			// (gitChangesRewritten), as the drift it is
+			continue
+		}
 		r := byID[p.Resource.String()]
 		o, err := objectsOf(objs, r)
 		if err != nil {

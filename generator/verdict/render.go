@@ -242,6 +242,9 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
+			if f.Values != nil { // a field changed both in Git and on the cluster: the three values
+				msg += ": " + evidence(f)
+			}
 		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)

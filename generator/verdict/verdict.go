@@ -202,6 +202,9 @@ func Judge(in Input) (*Verdict, error) {
 				v.Adoption = append(v.Adoption, Residual{r.ID, f})
 			case f.Class == classify.Drift:
 				v.Drift = append(v.Drift, Residual{r.ID, f})
+				if p, ok := f.Pending(); ok { // Git changed the field too: this deploy applies it
+					v.Pending = append(v.Pending, Residual{r.ID, p})
+				}
 			case f.Class == classify.Pending:
 				v.Pending = append(v.Pending, Residual{r.ID, f})
 			case !f.Ruled(in.IncludeUnknown):
