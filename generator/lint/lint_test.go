@@ -466,6 +466,64 @@ rebaseRules:
 		{Warning, 21, "kindNamespaceNameMatcher {kind: Deployment, name: api, namespace: other} matches none of the desired objects", ""}})
 }
 
+// A name beside a gate the named object fails (what generate's Secret wrote for a Deployment
+// without container ports in the rule copying ports[*].protocol) is reported as failing the
+// gate, with the gate's line: "matches none of the desired objects" followed by a suggestion
+// listing that very object contradicted itself (newcomer11 N11-4). A name of no desired object
+// keeps the near-miss message.
+func TestNameFailingTheAndMatchersGate(t *testing.T) {
+	dir := t.TempDir()
+	desired := filepath.Join(dir, "desired.yaml")
+	os.WriteFile(desired, []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: app}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: web, image: web, ports: [{containerPort: 80}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker, namespace: app}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: worker, image: worker}
+`), 0o644)
+	rules := filepath.Join(dir, "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- paths:
+  - [spec, template, spec, containers, {allIndexes: true}, ports, {allIndexes: true}, protocol]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+      - notMatcher:
+          matcher:
+            emptyFieldMatcher: {path: [spec, template, spec, containers, {allIndexes: true}, ports]}
+      - anyMatcher:
+          matchers:
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: web}
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: worker}
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: app, name: gone}
+`), 0o644)
+	got, err := Check(optionsFor(t, []string{rules}, inputs{desired: []string{desired}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, rules, []want{
+		{Warning, 18, "kindNamespaceNameMatcher {kind: Deployment, name: worker, namespace: app} names the desired apps/Deployment app/worker, but no desired object matches the whole andMatcher with it: it fails notMatcher {matcher: {emptyFieldMatcher: {path: [spec, template, spec, containers, {allIndexes: true}, ports]}}} (line 12)",
+			"remove the name: kapp never applies the rule to the object it names"},
+		{Warning, 19, "kindNamespaceNameMatcher {kind: Deployment, name: gone, namespace: app} matches none of the desired objects",
+			"the desired Deployment objects have namespace/name app/web, app/worker"}})
+}
+
 // TestArgoCDRulesPointToCheck (newcomer3 finding 7): lint given an Argo CD Application said only
 // that it holds no kapp Config; it says which command judges Argo CD's ignoreDifferences.
 func TestArgoCDRulesPointToCheck(t *testing.T) {

@@ -117,11 +117,38 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 				and := ctlconf.ResourceMatcher{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}
 				if len(c.matching(c.candidates(and), []ctlconf.ResourceMatcher{and})) == 0 {
 					at := nth(list, k)
-					c.add(Warning, at, describe(at)+" matches none of the desired objects", c.nearMiss(name))
+					msg, hint := c.noneWith(name, m.AndMatcher.Matchers, j, item.field("andMatcher").field("matchers"))
+					c.add(Warning, at, describe(at)+msg, hint)
 				}
 			}
 		}
 	}
+}
+
+// noneWith says why a name of the anyMatcher at ands[j] selects nothing with the andMatcher's
+// other matchers: the object it names is missing (what the desired objects of its kind are
+// called), or it is there and fails the others (which, with their lines), where "matches
+// none of the desired objects" listed the very object it said was missing (newcomer11 N11-4).
+func (c *checker) noneWith(name ctlconf.ResourceMatcher, ands []ctlconf.ResourceMatcher, j int, items at) (msg, hint string) {
+	named := c.matching(c.candidates(name), []ctlconf.ResourceMatcher{name})
+	if len(named) == 0 {
+		return " matches none of the desired objects", c.nearMiss(name)
+	}
+	var failed []string
+	for i, other := range ands {
+		if i != j && len(c.matching(named, []ctlconf.ResourceMatcher{other})) == 0 {
+			failed = append(failed, fmt.Sprintf("%s (line %d)", describe(nth(items, i)), c.line(nth(items, i))))
+		}
+	}
+	ids := make([]string, len(named))
+	for i, r := range named {
+		ids[i] = r.id.String()
+	}
+	msg = fmt.Sprintf(" names the desired %s, but no desired object matches the whole andMatcher with it", strings.Join(ids, ", "))
+	if len(failed) > 0 {
+		msg += ": it fails " + strings.Join(failed, " and ")
+	}
+	return msg, "remove the name: kapp never applies the rule to the object it names"
 }
 
 // candidates are the resources m can match: those a kindNamespaceNameMatcher it requires (itself,

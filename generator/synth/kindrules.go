@@ -148,7 +148,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 			}
 		}
 	}
-	return g.finish(append(rules, g.dropRules()...)...)
+	return g.finish(unmatched(append(rules, g.dropRules()...), matched)...)
 }
 
 // split divides the kind's rule between the resources a plain copy is right on (the kind except

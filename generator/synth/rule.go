@@ -191,6 +191,10 @@ type Rule struct {
 	// While says when the copy acts, for a default the server chooses by what else the object
 	// holds (dependentGated): the fields its matchers find empty or not, and why.
 	While string
+	// Unmatched are resources of the rule's kinds whose manifests its matchers reject (a gate, an
+	// emptyFieldMatcher on what the manifest holds, or the names of the kind's misfits): a rules
+	// Secret, which names the resources each rule is for (OwnResources), leaves them out.
+	Unmatched []pair.Identity
 	// Also are the other ytt rules naming exactly the resources this one names, run in the same
 	// ytt evaluation: kapp evaluates every ytt rule once per resource it matches, under each base,
 	// on every deploy. Each keeps its own sources, paths, classes and evidence.
