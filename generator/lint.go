@@ -58,7 +58,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	findings, err := a.lintFiles(files)
-	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, NamespaceUnused: a.Set.NamespaceUnused, VersionWarning: a.Set.VersionWarning}, err
+	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, NamespaceDefaulted: a.Set.NamespaceDefaulted, NamespaceUnused: a.Set.NamespaceUnused, VersionWarning: a.Set.VersionWarning}, err
 }
 
 // refusedRules are lint's findings on the rule files alone where kapp refuses one of their
@@ -125,9 +125,10 @@ func lintErrorList(findings []lint.Finding) string {
 // LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for
 // desired objects without one, if any, and that the server's minor version has no defaults data.
 type LintNotes struct {
-	InferredNamespace string
-	NamespaceUnused   bool // -n was given, yet every namespaced desired object declares its namespace
-	VersionWarning    string
+	InferredNamespace  string
+	NamespaceDefaulted bool // no -n and no live object: namespaced desired objects without one are in default
+	NamespaceUnused    bool // -n was given, yet every namespaced desired object declares its namespace
+	VersionWarning     string
 }
 
 // Lint lints the kapp Configs under rules against the analysed objects, read as check reads them

@@ -41,6 +41,11 @@ func lintCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, notes.InferredNamespace, notes.NamespaceUnused)
+			if notes.NamespaceDefaulted {
+				// the rules name the namespace they were generated for: judged in another, each
+				// name "matches none of the desired objects" (newcomer11 N11-6)
+				fmt.Fprintln(c.App.ErrWriter, "note: namespace default assumed for the desired objects without one (no -n, and no live object to infer it from): -n to choose the namespace the package is installed into")
+			}
 			noteVersion(c, notes.VersionWarning)
 			out := c.App.Writer
 			if f == format.Text {

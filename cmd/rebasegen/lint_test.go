@@ -121,6 +121,32 @@ func TestLintInfersNamespace(t *testing.T) {
 	}
 }
 
+// TestLintSaysItAssumedDefault (newcomer11 N11-6): lint -d without -n and without live objects
+// put the desired objects without a namespace into default and said nothing, so every name of
+// rules generated for the install namespace "matched none of the desired objects" (35 warnings
+// for a package's Secret) with no hint why; it says so, and -n takes the note away.
+func TestLintSaysItAssumedDefault(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, replicas]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
+`), 0o644)
+	note := "note: namespace default assumed for the desired objects without one (no -n, and no live object to infer it from): -n to choose the namespace the package is installed into\n"
+	r := rebasegen(t, "lint", "-r", rules, fix[0], fix[1])
+	if r.code != 0 || !strings.Contains(r.stdout, "matches none of the desired objects") || r.stderr != note {
+		t.Errorf("lint without -n: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := rebasegen(t, "lint", "-r", rules, fix[0], fix[1], fix[4], fix[5]); r.code != 0 || strings.Contains(r.stdout, "match") || r.stderr != "" {
+		t.Errorf("lint -n %s: exit %d\nstdout:\n%s\nstderr:\n%s", fix[5], r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestLintRendersYTTRulesWithValues: lint reads a rules file generate wrote with --output ytt as
 // check does, rendered with --value; it read the #@ lines as plain YAML and warned that the
 // matcher's namespace <nil> matches nothing.
