@@ -3,7 +3,6 @@ package generator_test
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -59,11 +59,9 @@ func TestHiddenChangeNamesTheRuleThatHidesIt(t *testing.T) {
 		// the oracle: kapp applies the manifest's value under both bases with each other file
 		// alone, never with the hider alone
 		applied := func(files []string) (n int) {
-			for _, against := range []bool{true, false} {
-				for _, ch := range kappChanges(t, tc.in, files, against) {
-					if ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == tc.kind && !reflect.DeepEqual(tc.value(ch.NewResource().UnstructuredObject()), tc.value(ch.ExistingResource().UnstructuredObject())) {
-						n++
-					}
+			for _, ch := range kapptest.BothBases(t, tc.in.Desired, tc.in.Live[0], tc.in.Namespace, files) {
+				if kapptest.Updates(tc.kind, tc.value)(ch.Change) {
+					n++
 				}
 			}
 			return n
@@ -134,18 +132,13 @@ rebaseRules:
 		unstructured.RemoveNestedField(u.Object, "spec", "template", "spec", "containers")
 	})
 	keepsImage := func(files []string) bool {
-		for _, against := range []bool{true, false} {
-			for _, ch := range kappChanges(t, removed, files, against) {
-				if ch.NewResource() == nil || ch.NewResource().Kind() != "Deployment" {
-					continue
-				}
-				cs, _, _ := unstructured.NestedSlice(ch.NewResource().UnstructuredObject(), "spec", "template", "spec", "containers")
-				if len(cs) > 0 && cs[0].(map[string]any)["image"] == "nginx:1.25" {
-					return true
-				}
+		return kapptest.MakesEither(t, removed.Desired, removed.Live[0], removed.Namespace, files, func(ch ctldiff.Change) bool {
+			if ch.NewResource() == nil || ch.NewResource().Kind() != "Deployment" {
+				return false
 			}
-		}
-		return false
+			cs, _, _ := unstructured.NestedSlice(ch.NewResource().UnstructuredObject(), "spec", "template", "spec", "containers")
+			return len(cs) > 0 && cs[0].(map[string]any)["image"] == "nginx:1.25"
+		})
 	}
 	if !keepsImage([]string{hand}) || keepsImage([]string{generated}) {
 		t.Fatal("oracle: kapp should put the removed containers back with the hand rule alone, not with the generated rules alone")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 )
 
 // TestChangesKappsDefaultConfigHidesAreNotPending (issue 23, probe13 P13-2): kapp v0.66.0's
@@ -14,7 +15,7 @@ import (
 // so finalizers and ownerReferences added in Git never reach the object kapp applies. check
 // called them "pending change from Git (kapp applies it on deploy)" and exited 0; they are
 // hidden, naming kapp's default Config. Oracle: kapp's
-// deploy diff (kappChanges), both bases: the object it applies holds the live finalizers and
+// deploy diff (kapptest.BothBases), both bases: the object it applies holds the live finalizers and
 // ownerReferences (none).
 func TestChangesKappsDefaultConfigHidesAreNotPending(t *testing.T) {
 	manifest, err := os.ReadFile("../fixtures/hpa-replicas/desired.yaml")
@@ -40,17 +41,15 @@ rebaseRules:
 	in := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", changed)},
 		Live: []string{"../fixtures/hpa-replicas/live.yaml"}, Namespace: "hpa-replicas"}
 	applied := map[string]bool{}
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, in, []string{rules}, against) {
-			if ch.NewResource() == nil || ch.NewResource().Kind() != "Deployment" {
-				continue
-			}
-			obj := ch.NewResource().UnstructuredObject()["metadata"].(map[string]any)
-			for _, f := range []string{"finalizers", "ownerReferences"} {
-				live := ch.ExistingResource().UnstructuredObject()["metadata"].(map[string]any)[f]
-				if !reflect.DeepEqual(obj[f], live) {
-					applied[f] = true
-				}
+	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], in.Namespace, []string{rules}) {
+		if ch.NewResource() == nil || ch.NewResource().Kind() != "Deployment" {
+			continue
+		}
+		obj := ch.NewResource().UnstructuredObject()["metadata"].(map[string]any)
+		for _, f := range []string{"finalizers", "ownerReferences"} {
+			live := ch.ExistingResource().UnstructuredObject()["metadata"].(map[string]any)[f]
+			if !reflect.DeepEqual(obj[f], live) {
+				applied[f] = true
 			}
 		}
 	}

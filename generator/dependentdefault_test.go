@@ -7,11 +7,10 @@ import (
 
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/rulesets"
 )
 
@@ -80,13 +79,13 @@ func TestPolicyTypesCopyFollowsTheEgressRules(t *testing.T) {
 			[]string{webPolicy + egressRule, dbPolicy, strings.Replace(apiPolicy, egressRule, "  ingress:\n  - {}\n", 1)}, []string{"web", "api"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			live := writeFile(t, "live.yaml", kappDeployed(t, "shop", strings.Join(tc.before, "---\n")))
+			live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", strings.Join(tc.before, "---\n")))
 			before := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", strings.Join(tc.before, "---\n"))}, Live: []string{live}, Namespace: "shop"}
 			rules, _ := generatedRules(t, before)
 			pr := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", strings.Join(tc.after, "---\n"))}, Live: []string{live}, Namespace: "shop"}
 			for _, against := range []bool{true, false} {
 				updated := map[string]bool{}
-				for _, ch := range kappChanges(t, pr, []string{rules}, against) {
+				for _, ch := range kapptest.Changes(t, pr.Desired, pr.Live[0], pr.Namespace, []string{rules}, against) {
 					name := ch.NewResource().Name()
 					if ch.Op() != ctldiff.ChangeOpUpdate {
 						continue
@@ -158,19 +157,7 @@ func TestDependentDefaultsAreTheServers(t *testing.T) {
 					}
 				}
 			}
-			obj, err := legacyscheme.Scheme.New(gvk)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-				t.Fatal(err)
-			}
-			legacyscheme.Scheme.Default(obj)
-			out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, _, _ := unstructured.NestedFieldNoCopy(out, strings.Split(d.Path, ".")...)
+			v, _, _ := unstructured.NestedFieldNoCopy(kapptest.Defaulted(t, u.Object), strings.Split(d.Path, ".")...)
 			return v
 		}
 		if empty, filled := defaulted(false), defaulted(true); empty == nil || reflect.DeepEqual(empty, filled) {

@@ -7,6 +7,7 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/lint"
 )
 
@@ -15,7 +16,7 @@ import (
 // (it never asks them). The mutation check took the matchers at their word: a rule excluding
 // [spec, replicas] on a kind no manifest holds passed check, exit 0, while kapp's deploy keeps
 // every Deployment's replicas changed in Git. The oracle is kapp's deploy of the replicas bumped
-// in Git (kappChanges): hidden exactly where kapp then keeps the Deployment under the rule and
+// in Git (kapptest.Changes): hidden exactly where kapp then keeps the Deployment under the rule and
 // updates it without.
 func TestExclusionRuleHidesInEveryResource(t *testing.T) {
 	v1, bumped, in := versionedRefInputs(t, "versioned-reference", "versioned-ref", "replicas: 1", "replicas: 3")
@@ -23,7 +24,8 @@ func TestExclusionRuleHidesInEveryResource(t *testing.T) {
 	rules := writeFile(t, "exclude.yml", config+"diffAgainstExistingFieldExclusionRules:\n- path: [spec, replicas]\n  resourceMatchers:\n"+
 		"  - apiVersionKindMatcher: {apiVersion: example.com/v1, kind: Nothing}\n")
 	updates := func(rules string) bool {
-		return kappMakesBoth(t, in(bumped), rules, func(ch ctldiff.Change) bool {
+		deployed := in(bumped)
+		return kapptest.MakesBoth(t, deployed.Desired, deployed.Live[0], deployed.Namespace, []string{rules}, func(ch ctldiff.Change) bool {
 			return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == "Deployment"
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -31,14 +32,12 @@ func TestHeadlessServiceMadeNormalInGitIsNamed(t *testing.T) {
 	})}
 	// the oracle, kapp's side: the Service kapp's deploy applies still holds None (its built-in
 	// rule copies the live clusterIP), under either base
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, in, nil, against) {
-			if ch.NewResource() == nil || ch.NewResource().Kind() != "Service" {
-				continue
-			}
-			if ip, _, _ := unstructured.NestedString(ch.NewResource().UnstructuredObject(), "spec", "clusterIP"); ip != "None" {
-				t.Fatalf("oracle: kapp's deploy applies clusterIP %q, not the live None: the removal would take effect", ip)
-			}
+	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], in.Namespace, nil) {
+		if ch.NewResource() == nil || ch.NewResource().Kind() != "Service" {
+			continue
+		}
+		if ip, _, _ := unstructured.NestedString(ch.NewResource().UnstructuredObject(), "spec", "clusterIP"); ip != "None" {
+			t.Fatalf("oracle: kapp's deploy applies clusterIP %q, not the live None: the removal would take effect", ip)
 		}
 	}
 	rep, _, err := generator.Explain(in)

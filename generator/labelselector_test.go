@@ -1,19 +1,13 @@
 package generator_test
 
 import (
-	"os"
-	"reflect"
 	"strings"
 	"testing"
 
-	ctlconf "carvel.dev/kapp/pkg/kapp/config"
-	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
-	ctllog "carvel.dev/kapp/pkg/kapp/logger"
-	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -89,82 +83,7 @@ kind: Config
 // updates a Deployment's spec.selector, under either base.
 func kappChangesSelector(t *testing.T, in generator.Inputs, ruleFiles []string) bool {
 	t.Helper()
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, in, ruleFiles, against) {
-			if ch.Op() != ctldiff.ChangeOpUpdate || ch.NewResource().Kind() != "Deployment" {
-				continue
-			}
-			selector := func(r ctlres.Resource) any {
-				return r.UnstructuredObject()["spec"].(map[string]any)["selector"]
-			}
-			if !reflect.DeepEqual(selector(ch.NewResource()), selector(ch.ExistingResource())) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// kappChanges are the changes kapp's deploy of in's manifests with the rule files makes, diffed
-// against the last-applied copy (against) or the live object: kapp v0.66.0 as `kapp deploy`
-// prepares and diffs (cmd/app/deploy.go: NewConfFromResourcesWithDefaults,
-// LabeledResources.Prepare with the live objects' app label, the live objects as kapp lists them
-// without their identity annotation, ChangeSetWithVersionedRs).
-func kappChanges(t *testing.T, in generator.Inputs, ruleFiles []string, against bool) []ctldiff.Change {
-	t.Helper()
-	read := func(p string) []ctlres.Resource {
-		bs, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := ctlres.NewFileResource(ctlres.NewBytesSource(bs)).Resources()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rs
-	}
-	var all []ctlres.Resource
-	for _, p := range append(append([]string{}, in.Desired...), ruleFiles...) {
-		all = append(all, read(p)...)
-	}
-	news, conf, err := ctlconf.NewConfFromResourcesWithDefaults(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := "app"
-	for _, l := range read(in.Live[0]) {
-		if v := l.Labels()[kappconv.AppLabel]; v != "" {
-			app = v
-		}
-	}
-	for _, r := range news {
-		if r.Namespace() == "" {
-			r.SetNamespace(in.Namespace)
-		}
-	}
-	sel, err := labels.Parse(kappconv.AppLabel + "=" + app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ctlres.NewLabeledResources(sel, ctlres.IdentifiedResources{}, ctllog.NewNoopLogger()).Prepare(
-		news, conf.OwnershipLabelMods(), conf.LabelScopingMods(true), conf.AdditionalLabels()); err != nil {
-		t.Fatal(err)
-	}
-	lives := read(in.Live[0])
-	for _, l := range lives {
-		if _, ok := l.Annotations()[kappconv.IdentityAnnotation]; ok {
-			if err := ctlres.NewIdentityAnnotation(l).RemoveMod().Apply(l); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
-	if err := ctldiff.NewRenewableResources(lives, news).Prepare(); err != nil {
-		t.Fatal(err)
-	}
-	changes, err := ctldiff.NewChangeSetWithVersionedRs(lives, news, conf.TemplateRules(), ctldiff.ChangeSetOpts{AgainstLastApplied: against}, cf).Calculate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return changes
+	return kapptest.MakesEither(t, in.Desired, in.Live[0], in.Namespace, ruleFiles, kapptest.Updates("Deployment", func(obj map[string]any) any {
+		return obj["spec"].(map[string]any)["selector"]
+	}))
 }

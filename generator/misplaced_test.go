@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -41,7 +42,7 @@ spec:
 // diffs of the displaced item (exit 3, the cause unnamed); it names each value written onto
 // another item, the rule and the item it comes from, failing the gate (newcomer10 N10-9).
 func TestIndexCopyOntoAnInsertedItemIsNamed(t *testing.T) {
-	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", envWeb))
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", envWeb))
 	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", envWeb)}, Live: []string{live}, Namespace: "shop"})
 	sidecar := strings.Replace(envWeb, "      - name: app\n", "      - name: sidecar\n        image: busybox\n      - name: app\n", 1)
 	for _, tc := range []struct {
@@ -53,9 +54,9 @@ func TestIndexCopyOntoAnInsertedItemIsNamed(t *testing.T) {
 		path:     "spec.template.spec.containers[name=sidecar].imagePullPolicy",
 		from:     "spec.template.spec.containers[name=app].imagePullPolicy",
 		wrong: func(t *testing.T, applied map[string]any) {
-			d := defaulted(t, applied)
+			d := kapptest.DefaultedDeployment(t, applied)
 			got := d.Spec.Template.Spec.Containers[0]
-			want := defaulted(t, manifestOf(t, sidecar)).Spec.Template.Spec.Containers[0]
+			want := kapptest.DefaultedDeployment(t, manifestOf(t, sidecar)).Spec.Template.Spec.Containers[0]
 			if got.Name != "sidecar" || got.ImagePullPolicy == want.ImagePullPolicy {
 				t.Fatalf("oracle: kapp applies %s with imagePullPolicy %s, the API server defaults %s: not the case the test is about", got.Name, got.ImagePullPolicy, want.ImagePullPolicy)
 			}
@@ -66,7 +67,7 @@ func TestIndexCopyOntoAnInsertedItemIsNamed(t *testing.T) {
 		path:     "spec.template.spec.containers[name=app].env[name=MODE].valueFrom.fieldRef.apiVersion",
 		from:     "spec.template.spec.containers[name=app].env[name=POD_NAME].valueFrom.fieldRef.apiVersion",
 		wrong: func(t *testing.T, applied map[string]any) {
-			refused := deploymentRefused(t, applied, "shop")
+			refused := kapptest.DeploymentRefused(t, applied, "shop")
 			if refused == nil || !strings.Contains(refused.Error(), "env[0].valueFrom") {
 				t.Fatalf("oracle: the API server's validation does not refuse the object kapp applies as the test expects: %v", refused)
 			}
@@ -75,7 +76,7 @@ func TestIndexCopyOntoAnInsertedItemIsNamed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", tc.manifest)}, Live: []string{live}, Namespace: "shop"}
 			updated := false
-			for _, ch := range kappChanges(t, in, []string{rules}, false) {
+			for _, ch := range kapptest.Changes(t, in.Desired, in.Live[0], in.Namespace, []string{rules}, false) {
 				if ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == "Deployment" {
 					updated = true
 					tc.wrong(t, ch.NewResource().UnstructuredObject())

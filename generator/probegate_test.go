@@ -5,15 +5,10 @@ import (
 	"testing"
 
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	"k8s.io/kubernetes/pkg/apis/apps"
-	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
-	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -60,23 +55,21 @@ spec:
 // N10-1). The oracle is kapp's own deploy diff under the generated rules, under both bases: the
 // object it applies holds tcpSocket alone.
 func TestProbeHandlerCopyKeepsItsGateBesideAnUnprobedDeployment(t *testing.T) {
-	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", probedWeb+"---\n"+unprobedWorker))
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", probedWeb+"---\n"+unprobedWorker))
 	before := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", probedWeb+"---\n"+unprobedWorker)}, Live: []string{live}, Namespace: "shop"}
 	rules, _ := generatedRules(t, before)
 	switched := strings.Replace(probedWeb, "httpGet: {path: /healthz, port: 8080}", "tcpSocket: {port: 8080}", 1)
 	pr := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", switched+"---\n"+unprobedWorker)}, Live: []string{live}, Namespace: "shop"}
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, pr, []string{rules}, against) {
-			if ch.NewResource().Name() != "web" {
-				continue
-			}
-			if ch.Op() != ctldiff.ChangeOpUpdate {
-				t.Fatalf("against last applied %v: kapp's op on web is %s, want update", against, ch.Op())
-			}
-			probe := ch.NewResource().UnstructuredObject()["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["readinessProbe"].(map[string]any)
-			if _, both := probe["httpGet"]; both {
-				t.Errorf("against last applied %v: kapp applies a readinessProbe with httpGet beside tcpSocket, which the API server refuses: %v", against, probe)
-			}
+	for _, ch := range kapptest.BothBases(t, pr.Desired, pr.Live[0], pr.Namespace, []string{rules}) {
+		if ch.NewResource().Name() != "web" {
+			continue
+		}
+		if ch.Op() != ctldiff.ChangeOpUpdate {
+			t.Fatalf("against last applied %v: kapp's op on web is %s, want update", ch.AgainstLastApplied, ch.Op())
+		}
+		probe := ch.NewResource().UnstructuredObject()["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["readinessProbe"].(map[string]any)
+		if _, both := probe["httpGet"]; both {
+			t.Errorf("against last applied %v: kapp applies a readinessProbe with httpGet beside tcpSocket, which the API server refuses: %v", ch.AgainstLastApplied, probe)
 		}
 	}
 	checkedClean(t, pr, rules)
@@ -103,13 +96,13 @@ func checkedClean(t *testing.T, in generator.Inputs, rules ...string) {
 // (newcomer10 N10-1). The oracle is the API server's own validation of the Deployment
 // (k8s.io/kubernetes pkg/apis/apps/validation ValidateDeployment), which refuses it.
 func TestTwoProbeHandlersAreNamed(t *testing.T) {
-	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", probedWeb))
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", probedWeb))
 	two := strings.Replace(probedWeb, "httpGet: {path: /healthz, port: 8080}", "httpGet: {path: /healthz, port: 8080}\n          tcpSocket: {port: 8080}", 1)
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(two), &m); err != nil {
 		t.Fatal(err)
 	}
-	refused := deploymentRefused(t, m, "shop")
+	refused := kapptest.DeploymentRefused(t, m, "shop")
 	if refused == nil || !strings.Contains(refused.Error(), "readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type") {
 		t.Fatalf("the API server's validation does not refuse the manifest as the test expects: %v", refused)
 	}
@@ -122,28 +115,4 @@ func TestTwoProbeHandlersAreNamed(t *testing.T) {
 	if _, _, err := generator.Explain(in); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("explain: %v, want an error containing %q", err, want)
 	}
-}
-
-// deploymentRefused is the API server's validation of a Deployment created in ns, as it decodes
-// and defaults it (k8s.io/kubernetes pkg/apis/apps/validation ValidateDeployment): nil when it
-// accepts it.
-func deploymentRefused(t *testing.T, obj map[string]any, ns string) error {
-	t.Helper()
-	internal := &apps.Deployment{}
-	if err := legacyscheme.Scheme.Convert(defaulted(t, obj), internal, nil); err != nil {
-		t.Fatal(err)
-	}
-	internal.Namespace = ns
-	return appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}).ToAggregate()
-}
-
-// defaulted is obj as the API server's defaulting code leaves a Deployment it decodes.
-func defaulted(t *testing.T, obj map[string]any) *appsv1.Deployment {
-	t.Helper()
-	d := &appsv1.Deployment{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, d); err != nil {
-		t.Fatal(err)
-	}
-	legacyscheme.Scheme.Default(d)
-	return d
 }

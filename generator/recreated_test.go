@@ -15,7 +15,7 @@ import (
 // passed check (exit 0) on the image bump made in Git: the live object one write later varied
 // neither, yet a Deployment deleted and created again (kapp's fallback-on-replace, a restore, a
 // kubectl delete and redeploy) has another of each, and kapp keeps the old image from then on.
-// The oracle is kapp's deploy (kappChanges) against the capture as recreated: the object
+// The oracle is kapp's deploy (kapptest.Changes) against the capture as recreated: the object
 // kapp applies holds the old image under the rule, the new one without it.
 func TestRuleRecognisingTheObjectBeforeItIsRecreatedIsHidden(t *testing.T) {
 	in := imageBumped(t, fixture("hpa-replicas"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -54,7 +55,7 @@ func TestContainersReorderedInGitArePending(t *testing.T) {
 	t.Run("in Git", func(t *testing.T) {
 		in := fixtureEdited(t, "image-pull-policy", "Deployment", swap)
 		applied := false
-		for _, ch := range kappChanges(t, in, []string{rules}, true) {
+		for _, ch := range kapptest.Changes(t, in.Desired, in.Live[0], in.Namespace, []string{rules}, true) {
 			if ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == "Deployment" {
 				names := func(u map[string]any) []string {
 					cs, _, _ := unstructured.NestedSlice(u, "spec", "template", "spec", "containers")

@@ -7,6 +7,7 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -37,14 +38,12 @@ spec:
 // naming the field. Oracle: kapp's own deploy diff under both bases (the object it applies) and
 // the API server's ValidateDeployment of it.
 func TestStrategyRollingUpdateNeverBesideRecreate(t *testing.T) {
-	live := writeFile(t, "live.yaml", kappDeployed(t, "shop", rollingWeb))
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", rollingWeb))
 	before := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", rollingWeb)}, Live: []string{live}, Namespace: "shop"}
 	rules, _ := generatedRules(t, before)
-	for _, against := range []bool{true, false} { // unchanged: no update, the ghost diff removed
-		for _, ch := range kappChanges(t, before, []string{rules}, against) {
-			if ch.Op() != ctldiff.ChangeOpKeep {
-				t.Errorf("against last applied %v: unchanged manifest, kapp's op is %s", against, ch.Op())
-			}
+	for _, ch := range kapptest.BothBases(t, before.Desired, before.Live[0], before.Namespace, []string{rules}) { // unchanged: no update, the ghost diff removed
+		if ch.Op() != ctldiff.ChangeOpKeep {
+			t.Errorf("against last applied %v: unchanged manifest, kapp's op is %s", ch.AgainstLastApplied, ch.Op())
 		}
 	}
 	recreate := strings.Replace(rollingWeb, "type: RollingUpdate", "type: Recreate", 1)
@@ -63,15 +62,13 @@ rebaseRules:
 		rules   string
 		refused bool
 	}{{rules, false}, {handWritten, true}} {
-		for _, against := range []bool{true, false} {
-			for _, ch := range kappChanges(t, pr, []string{c.rules}, against) {
-				if ch.Op() != ctldiff.ChangeOpUpdate {
-					t.Fatalf("%s, against last applied %v: kapp's op is %s, want update", c.rules, against, ch.Op())
-				}
-				err := deploymentRefused(t, ch.NewResource().UnstructuredObject(), "shop")
-				if refused := err != nil && strings.Contains(err.Error(), "spec.strategy.rollingUpdate: Forbidden"); refused != c.refused {
-					t.Fatalf("%s, against last applied %v: the API server refuses the object kapp applies: %v, want %v (%v)", c.rules, against, refused, c.refused, err)
-				}
+		for _, ch := range kapptest.BothBases(t, pr.Desired, pr.Live[0], pr.Namespace, []string{c.rules}) {
+			if ch.Op() != ctldiff.ChangeOpUpdate {
+				t.Fatalf("%s, against last applied %v: kapp's op is %s, want update", c.rules, ch.AgainstLastApplied, ch.Op())
+			}
+			err := kapptest.DeploymentRefused(t, ch.NewResource().UnstructuredObject(), "shop")
+			if refused := err != nil && strings.Contains(err.Error(), "spec.strategy.rollingUpdate: Forbidden"); refused != c.refused {
+				t.Fatalf("%s, against last applied %v: the API server refuses the object kapp applies: %v, want %v (%v)", c.rules, ch.AgainstLastApplied, refused, c.refused, err)
 			}
 		}
 		checked, err := generator.Check(pr, []string{c.rules})

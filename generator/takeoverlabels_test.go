@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -95,7 +96,7 @@ func TestKappLabelsOnTakeoverAreAdoption(t *testing.T) {
 func kappLabelsAdded(t *testing.T, in generator.Inputs) []string {
 	t.Helper()
 	var out []string
-	for _, ch := range kappChanges(t, in, nil, false) {
+	for _, ch := range kapptest.Changes(t, in.Desired, in.Live[0], in.Namespace, nil, false) {
 		if ch.Op() != ctldiff.ChangeOpUpdate {
 			continue
 		}

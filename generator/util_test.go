@@ -13,6 +13,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
@@ -196,27 +197,25 @@ func keepYTT(body, matcher string) string {
 }
 
 // deployedImage is the image fixtures/hpa-replicas' Deployment runs once kapp deploys in under
-// rules (kapp's deploy diff under both bases, kappChanges): the one kapp applies, or the live one
+// rules (kapp's deploy diff under both bases, kapptest.BothBases): the one kapp applies, or the live one
 // where kapp applies nothing; "A or B" where the bases disagree.
 func deployedImage(t *testing.T, in generator.Inputs, rules []string) string {
 	t.Helper()
 	image := ""
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, in, rules, against) {
-			res := ch.NewOrExistingResource()
-			if res.Kind() != "Deployment" {
-				continue
-			}
-			if ch.Op() != ctldiff.ChangeOpUpdate {
-				res = ch.ExistingResource()
-			}
-			containers, _, _ := unstructured.NestedSlice(res.UnstructuredObject(), "spec", "template", "spec", "containers")
-			got, _ := containers[0].(map[string]any)["image"].(string)
-			if image != "" && image != got {
-				return image + " or " + got
-			}
-			image = got
+	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], in.Namespace, rules) {
+		res := ch.NewOrExistingResource()
+		if res.Kind() != "Deployment" {
+			continue
 		}
+		if ch.Op() != ctldiff.ChangeOpUpdate {
+			res = ch.ExistingResource()
+		}
+		containers, _, _ := unstructured.NestedSlice(res.UnstructuredObject(), "spec", "template", "spec", "containers")
+		got, _ := containers[0].(map[string]any)["image"].(string)
+		if image != "" && image != got {
+			return image + " or " + got
+		}
+		image = got
 	}
 	return image
 }

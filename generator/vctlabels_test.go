@@ -1,15 +1,13 @@
 package generator_test
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
-	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
-	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -74,22 +72,11 @@ func TestKappLabelRulesChangingVolumeClaimTemplatesFailTheGate(t *testing.T) {
 // updates the labels of a StatefulSet's spec.volumeClaimTemplates, under either base.
 func kappChangesClaimTemplates(t *testing.T, in generator.Inputs, ruleFiles []string) bool {
 	t.Helper()
-	for _, against := range []bool{true, false} {
-		for _, ch := range kappChanges(t, in, ruleFiles, against) {
-			if ch.Op() != ctldiff.ChangeOpUpdate || ch.NewResource().Kind() != "StatefulSet" {
-				continue
-			}
-			templates := func(r ctlres.Resource) []any {
-				var labels []any
-				for _, tpl := range r.UnstructuredObject()["spec"].(map[string]any)["volumeClaimTemplates"].([]any) {
-					labels = append(labels, tpl.(map[string]any)["metadata"].(map[string]any)["labels"])
-				}
-				return labels
-			}
-			if !reflect.DeepEqual(templates(ch.NewResource()), templates(ch.ExistingResource())) {
-				return true
-			}
+	return kapptest.MakesEither(t, in.Desired, in.Live[0], in.Namespace, ruleFiles, kapptest.Updates("StatefulSet", func(obj map[string]any) any {
+		var labels []any
+		for _, tpl := range obj["spec"].(map[string]any)["volumeClaimTemplates"].([]any) {
+			labels = append(labels, tpl.(map[string]any)["metadata"].(map[string]any)["labels"])
 		}
-	}
-	return false
+		return labels
+	}))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/ytttest"
 )
@@ -34,7 +35,7 @@ end`, "apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}")
 // adding it and at the one changing the ConfigMap, which check said "this deploy applies" while
 // kapp keeps the Deployment on cfg-ver-1; and the unchanged manifests' cfg was called a pending
 // change kapp applies, where kapp keeps the Deployment. The oracle is kapp's deploy
-// (kappChanges): check reports the reference hidden exactly where kapp, on the ConfigMap's
+// (kapptest.Changes): check reports the reference hidden exactly where kapp, on the ConfigMap's
 // change, keeps the Deployment under the rules and updates it without them, and pending exactly
 // where kapp updates the Deployment under the rules.
 func TestVersionedReferenceAsKappDeploysIt(t *testing.T) {
@@ -56,7 +57,7 @@ end`, "kindNamespaceNameMatcher: {kind: ConfigMap, namespace: versioned-xref, na
 // mutation check drew no value naming a version there: a rule putting the live annotation back
 // wherever kapp wrote a versioned name passed check, exit 0, at the pull request adding it; and
 // the unchanged manifests' annotation was a pending change this deploy applies, where kapp keeps
-// the consumer. The oracle, as for templateRules references, is kapp's deploy (kappChanges).
+// the consumer. The oracle, as for templateRules references, is kapp's deploy (kapptest.Changes).
 func TestExplicitVersionedReferenceAsKappDeploysIt(t *testing.T) {
 	referenceAsKappDeploysIt(t, versionedRef{dir: "versioned-explicit-ref", ns: "versioned-xref", kind: "ConfigMap", keep: keepExplicitRefRule,
 		ref: `core/ConfigMap versioned-xref/consumer metadata.annotations["kapp.k14s.io/versioned-explicit-ref"]`})
@@ -77,7 +78,8 @@ func referenceAsKappDeploysIt(t *testing.T, sc versionedRef) {
 	// a rule for another kind: check judges the manifests under kapp's built-in rules alone
 	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules:\n- type: copy\n  sources: [existing]\n  paths: [[spec]]\n  resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: v1, kind: Service}\n")
 	updates := func(desired, rules string) bool { // kapp's deploy updates the referencing resource, under both bases
-		return kappMakesBoth(t, in(desired), rules, func(ch ctldiff.Change) bool {
+		deployed := in(desired)
+		return kapptest.MakesBoth(t, deployed.Desired, deployed.Live[0], deployed.Namespace, []string{rules}, func(ch ctldiff.Change) bool {
 			return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == sc.kind
 		})
 	}
@@ -119,13 +121,14 @@ func referenceAsKappDeploysIt(t *testing.T, sc versionedRef) {
 // version's diff under NAME-ver-(N+1). A rule naming cfg-ver-1, as it appears live, was ruled out
 // by the manifest's name cfg and never judged: check passed (exit 0) a rule keeping every change
 // of the ConfigMap from the deploy. The oracle is kapp's deploy of the ConfigMap changed in Git
-// (kappChanges): the data change is hidden exactly where kapp then creates no new version under
+// (kapptest.Changes): the data change is hidden exactly where kapp then creates no new version under
 // the rule, and does without it.
 func TestRuleNamingAVersionIsJudged(t *testing.T) {
 	v1, v2, in := versionedRefInputs(t, "versioned-reference", "versioned-ref", "k: v1", "k: v2")
 	const config = "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n"
 	newVersion := func(rules string) bool {
-		return kappMakesBoth(t, in(v2), rules, func(ch ctldiff.Change) bool {
+		deployed := in(v2)
+		return kapptest.MakesBoth(t, deployed.Desired, deployed.Live[0], deployed.Namespace, []string{rules}, func(ch ctldiff.Change) bool {
 			return ch.Op() == ctldiff.ChangeOpAdd && ch.NewResource().Name() == "cfg-ver-2"
 		})
 	}
@@ -168,18 +171,6 @@ func versionedRefInputs(t *testing.T, dir, ns, old, new string) (v1, changed str
 	}
 }
 
-// kappMakesBoth reports whether kapp's deploy of in with the rule file makes a change want holds,
-// under both bases.
-func kappMakesBoth(t *testing.T, in generator.Inputs, rules string, want func(ctldiff.Change) bool) bool {
-	t.Helper()
-	for _, against := range []bool{true, false} {
-		if !slices.ContainsFunc(kappChanges(t, in, []string{rules}, against), want) {
-			return false
-		}
-	}
-	return true
-}
-
 // checkHides reports whether check of in with the rule file finds field ("Kind namespace/name
 // path") hidden, with all it finds hidden.
 func checkHides(t *testing.T, in generator.Inputs, rules, field string) (bool, []verdict.Hidden) {
@@ -200,7 +191,7 @@ func replaceRule(body, matcher string) string {
 // TestExplainCallsKappsRewrittenReferenceNoChange (issue 23, fix25e): explain, which runs no
 // kapp, called an unchanged reference to a versioned ConfigMap pending (the manifest declares
 // cfg, the live object cfg-ver-1: kapp's rewrite, no change). The oracle is kapp's deploy
-// (kappChanges): the reference is pending exactly where kapp's deploy, with no rules but its
+// (kapptest.Changes): the reference is pending exactly where kapp's deploy, with no rules but its
 // own, updates the referencing resource (the ConfigMap changed in Git: kapp writes cfg-ver-2).
 func TestExplainCallsKappsRewrittenReferenceNoChange(t *testing.T) {
 	none := writeFile(t, "none.yml", "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\n")
@@ -220,7 +211,8 @@ func TestExplainCallsKappsRewrittenReferenceNoChange(t *testing.T) {
 					pending = pending || f.Class == classify.Pending && r.ID.String()+" "+f.Path.String() == sc.ref
 				}
 			}
-			want := kappMakesBoth(t, in(desired), none, func(ch ctldiff.Change) bool {
+			deployed := in(desired)
+			want := kapptest.MakesBoth(t, deployed.Desired, deployed.Live[0], deployed.Namespace, []string{none}, func(ch ctldiff.Change) bool {
 				return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Kind() == sc.kind
 			})
 			if pending != want {

@@ -1,4 +1,4 @@
-package generator_test
+package kapptest
 
 import (
 	"fmt"
@@ -9,22 +9,15 @@ import (
 	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
-
-	// the API server's defaulting of the kinds kappDeployed creates
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	_ "k8s.io/kubernetes/pkg/apis/networking/install"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappprep"
 )
 
-// kappDeployed is a live capture of manifests (YAML documents, namespaced kinds) as a first
+// Deployed is a live capture of manifests (YAML documents, namespaced kinds) as a first
 // `kapp deploy` into ns leaves them on an API server without controllers, where no real cluster
 // is at hand: each object as kapp v0.66.0 prepares it (its built-in Config: app and association
 // labels, label scoping) and creates it (its identity annotation), defaulted by the API server's
@@ -33,7 +26,7 @@ import (
 // its diff's md5, which kapp must accept: checked), with managedFields of one Update by kapp
 // holding every field, as the server records kapp's create and update. It returns the live
 // objects' YAML.
-func kappDeployed(t *testing.T, ns, manifests string) string {
+func Deployed(t testing.TB, ns, manifests string) string {
 	t.Helper()
 	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults(nil)
 	if err != nil {
@@ -58,19 +51,7 @@ func kappDeployed(t *testing.T, ns, manifests string) string {
 			t.Fatal(err)
 		}
 		gvk := applied.GroupVersionKind()
-		typed, err := legacyscheme.Scheme.New(gvk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(created.UnstructuredObject(), typed); err != nil {
-			t.Fatal(err)
-		}
-		legacyscheme.Scheme.Default(typed)
-		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		live := &unstructured.Unstructured{Object: obj}
+		live := &unstructured.Unstructured{Object: Defaulted(t, created.UnstructuredObject())}
 		delete(live.Object, "status")
 		live.SetAPIVersion(gvk.GroupVersion().String())
 		live.SetKind(gvk.Kind)

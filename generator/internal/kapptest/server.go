@@ -1,0 +1,62 @@
+package kapptest
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+
+	// the API server's defaulting of the kinds the oracles default (legacyscheme)
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+)
+
+// Defaulted is obj (its apiVersion and kind set) as the API server's defaulting code
+// (k8s.io/kubernetes' scheme, as the server decodes a request) leaves it; obj is left as it is.
+func Defaulted(t testing.TB, obj map[string]any) map[string]any {
+	t.Helper()
+	gvk := (&unstructured.Unstructured{Object: obj}).GroupVersionKind()
+	typed, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
+		t.Fatal(err)
+	}
+	legacyscheme.Scheme.Default(typed)
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// DefaultedDeployment is obj as the API server's defaulting code leaves a Deployment it decodes.
+func DefaultedDeployment(t testing.TB, obj map[string]any) *appsv1.Deployment {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, d); err != nil {
+		t.Fatal(err)
+	}
+	legacyscheme.Scheme.Default(d)
+	return d
+}
+
+// DeploymentRefused is the API server's validation of a Deployment created in ns, as it decodes
+// and defaults it (k8s.io/kubernetes pkg/apis/apps/validation ValidateDeployment): nil when it
+// accepts it.
+func DeploymentRefused(t testing.TB, obj map[string]any, ns string) error {
+	t.Helper()
+	internal := &apps.Deployment{}
+	if err := legacyscheme.Scheme.Convert(DefaultedDeployment(t, obj), internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	internal.Namespace = ns
+	return appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}).ToAggregate()
+}
