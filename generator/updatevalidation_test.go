@@ -110,8 +110,10 @@ metadata: {name: fast}
 driverName: pd.csi.storage.gke.io
 parameters: {iops: %s}
 `
+	// affinity is a nodeAffinity on node (the hostname label), or on KEY=VALUE
 	affinity := func(node string) string {
-		return "{required: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [" + node + "]}]}]}}"
+		key, value := pvAffinityOn(node)
+		return "{required: {nodeSelectorTerms: [{matchExpressions: [{key: " + key + ", operator: In, values: [" + value + "]}]}]}}"
 	}
 	for _, tc := range []struct {
 		name, live, desired string
@@ -157,12 +159,38 @@ parameters: {iops: %s}
 		{
 			name: "ResourceQuota scopes", fails: true,
 			live: fill(quota, "[NotBestEffort]"), desired: fill(quota, "[BestEffort]"),
-			oracle: func() field.ErrorList { return quotaUpdate(api.ResourceQuotaScopeBestEffort) },
+			oracle: func() field.ErrorList {
+				return quotaUpdate([]api.ResourceQuotaScope{api.ResourceQuotaScopeNotBestEffort}, api.ResourceQuotaScopeBestEffort)
+			},
+		},
+		{
+			// the server compares the scopes as a set (fix28f: the cautious ruleset entry failed the gate)
+			name: "ResourceQuota scopes reordered",
+			live: fill(quota, "[NotBestEffort, NotTerminating]"), desired: fill(quota, "[NotTerminating, NotBestEffort]"),
+			oracle: func() field.ErrorList {
+				return quotaUpdate([]api.ResourceQuotaScope{api.ResourceQuotaScopeNotBestEffort, api.ResourceQuotaScopeNotTerminating}, api.ResourceQuotaScopeNotTerminating, api.ResourceQuotaScopeNotBestEffort)
+			},
 		},
 		{
 			name: "PersistentVolume nodeAffinity changed", fails: true,
 			live: fill(pv, "nodeAffinity: "+affinity("node-1")), desired: fill(pv, "nodeAffinity: "+affinity("node-2")),
 			oracle: func() field.ErrorList { return pvUpdate("node-1", "node-2") },
+		},
+		{
+			// the server lets a beta topology label become its GA name (fix28f: the cautious
+			// ruleset entry failed the gate); another zone stays refused
+			name: "PersistentVolume nodeAffinity from the beta zone label to the GA one",
+			live: fill(pv, "nodeAffinity: "+affinity("failure-domain.beta.kubernetes.io/zone=zone-a")), desired: fill(pv, "nodeAffinity: "+affinity("topology.kubernetes.io/zone=zone-a")),
+			oracle: func() field.ErrorList {
+				return pvUpdate("failure-domain.beta.kubernetes.io/zone=zone-a", "topology.kubernetes.io/zone=zone-a")
+			},
+		},
+		{
+			name: "PersistentVolume nodeAffinity from the beta zone label to the GA one on another zone", fails: true,
+			live: fill(pv, "nodeAffinity: "+affinity("failure-domain.beta.kubernetes.io/zone=zone-a")), desired: fill(pv, "nodeAffinity: "+affinity("topology.kubernetes.io/zone=zone-b")),
+			oracle: func() field.ErrorList {
+				return pvUpdate("failure-domain.beta.kubernetes.io/zone=zone-a", "topology.kubernetes.io/zone=zone-b")
+			},
 		},
 		{
 			name: "PersistentVolume nodeAffinity set where it had none",
@@ -236,17 +264,26 @@ func cidrUpdate(cidrs ...string) field.ErrorList {
 	return netvalidation.ValidateServiceCIDRUpdate(c(cidrs...), c("10.96.0.0/16"))
 }
 
-// quotaUpdate is the server's validation of the update of the test's ResourceQuota (scope
-// NotBestEffort) to one of scopes.
-func quotaUpdate(scopes ...api.ResourceQuotaScope) field.ErrorList {
+// quotaUpdate is the server's validation of the update of the test's ResourceQuota of scopes
+// live to one of scopes.
+func quotaUpdate(live []api.ResourceQuotaScope, scopes ...api.ResourceQuotaScope) field.ErrorList {
 	q := func(scopes ...api.ResourceQuotaScope) *api.ResourceQuota {
 		return &api.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: "dra", ResourceVersion: "1"}, Spec: api.ResourceQuotaSpec{Hard: api.ResourceList{api.ResourcePods: apiresource.MustParse("10")}, Scopes: scopes}}
 	}
-	return corevalidation.ValidateResourceQuotaUpdate(q(scopes...), q(api.ResourceQuotaScopeNotBestEffort))
+	return corevalidation.ValidateResourceQuotaUpdate(q(scopes...), q(live...))
+}
+
+// pvAffinityOn is the label and value of a nodeAffinity on node: KEY=VALUE, or a node name (the
+// hostname label).
+func pvAffinityOn(node string) (key, value string) {
+	if key, value, ok := strings.Cut(node, "="); ok {
+		return key, value
+	}
+	return "kubernetes.io/hostname", node
 }
 
 // pvUpdate is the server's validation of the update of the test's local PersistentVolume, its
-// nodeAffinity on node from (none where ""), to one on node to.
+// nodeAffinity on node from (none where ""), to one on node to (pvAffinityOn).
 func pvUpdate(from, to string) field.ErrorList {
 	v := func(node string) *api.PersistentVolume {
 		out := &api.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "local-1", ResourceVersion: "1"}, Spec: api.PersistentVolumeSpec{
@@ -255,7 +292,8 @@ func pvUpdate(from, to string) field.ErrorList {
 			PersistentVolumeSource: api.PersistentVolumeSource{Local: &api.LocalVolumeSource{Path: "/mnt/disk"}},
 		}}
 		if node != "" {
-			out.Spec.NodeAffinity = &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: api.NodeSelectorOpIn, Values: []string{node}}}}}}}
+			key, value := pvAffinityOn(node)
+			out.Spec.NodeAffinity = &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{{Key: key, Operator: api.NodeSelectorOpIn, Values: []string{value}}}}}}}
 		}
 		return out
 	}

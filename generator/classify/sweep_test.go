@@ -91,10 +91,6 @@ func TestImmutabilitySweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	const status = "a status subresource: kapp updates the main resource, whose strategy keeps the live status"
-	pvSource := []string{"/PersistentVolume spec.volumeMode"}
-	for _, src := range []string{"gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder", "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi"} {
-		pvSource = append(pvSource, "/PersistentVolume spec."+src)
-	}
 	var events []string
 	for _, p := range []string{"regarding", "reason", "note", "deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "type", "eventTime", "action", "related", "reportingController", "reportingInstance"} {
 		events = append(events, "events.k8s.io/Event "+p)
@@ -118,16 +114,16 @@ func TestImmutabilitySweep(t *testing.T) {
 		"core/events.go ValidateEventUpdate":                                                             {sites: 14, immutable: events},
 		"core/validation.go ValidateConfigMapUpdate":                                                     {sites: 3, immutable: []string{"/ConfigMap immutable", "/ConfigMap data", "/ConfigMap binaryData"}},
 		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 3, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}},
-		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 2, immutable: pvSource},
+		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 2, validated: []string{"/PersistentVolume"}},
 		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 2, not: status},
 		"core/validation.go ValidatePodUpdate":                                                           {sites: 1, immutable: []string{"/Pod spec"}},
 		"core/validation.go ValidatePodEphemeralContainersUpdate":                                        {sites: 1, not: "the ephemeralcontainers subresource, which kapp does not use"},
 		"core/validation.go ValidatePodResize":                                                           {sites: 1, not: "the resize subresource, which kapp does not use"},
 		"core/validation.go ValidateNodeUpdate":                                                          {sites: 5, immutable: []string{"/Node spec.podCIDR", "/Node spec.podCIDRs", "/Node spec.providerID", "/Node spec.externalID"}},
-		"core/validation.go ValidateResourceQuotaUpdate":                                                 {sites: 1, immutable: []string{"/ResourceQuota spec.scopes"}},
+		"core/validation.go ValidateResourceQuotaUpdate":                                                 {sites: 1, validated: []string{"/ResourceQuota"}},
 		"core/validation.go ValidateSecretUpdate":                                                        {sites: 3, immutable: []string{"/Secret type", "/Secret immutable", "/Secret data", "/Secret stringData"}},
 		"core/validation.go validateLoadBalancerClassField":                                              {sites: 1, validated: []string{"/Service"}},
-		"core/validation.go validatePvNodeAffinity":                                                      {sites: 1, immutable: []string{"/PersistentVolume spec.nodeAffinity"}},
+		"core/validation.go validatePvNodeAffinity":                                                      {sites: 1, validated: []string{"/PersistentVolume"}},
 		"core/validation.go validateServiceExternalTrafficFieldsUpdate":                                  {sites: 1, validated: []string{"/Service"}},
 		"core/validation.go validateUpgradeDowngradeClusterIPs":                                          {sites: 3, validated: []string{"/Service"}},
 		"core/validation.go validateUpgradeDowngradeIPFamilies":                                          {sites: 3, validated: []string{"/Service"}},

@@ -17,6 +17,8 @@ import (
 	certvalidation "k8s.io/kubernetes/pkg/apis/certificates/validation"
 	"k8s.io/kubernetes/pkg/apis/coordination"
 	coordvalidation "k8s.io/kubernetes/pkg/apis/coordination/validation"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/apis/networking"
 	netvalidation "k8s.io/kubernetes/pkg/apis/networking/validation"
 	"k8s.io/kubernetes/pkg/apis/resource"
@@ -25,6 +27,7 @@ import (
 	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
 	"k8s.io/kubernetes/pkg/apis/storagemigration"
 	svmvalidation "k8s.io/kubernetes/pkg/apis/storagemigration/validation"
+	volumevalidation "k8s.io/kubernetes/pkg/volume/validation"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
@@ -82,6 +85,17 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 	}},
 	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}: {"pkg/apis/storagemigration/validation ValidateStorageVersionMigrationUpdate", func(n, o runtime.Object) field.ErrorList {
 		return svmvalidation.ValidateStorageVersionMigrationUpdate(n.(*storagemigration.StorageVersionMigration), o.(*storagemigration.StorageVersionMigration))
+	}},
+	// a ResourceQuota's scopes compare as a set (a reorder is let) and a PersistentVolume's
+	// nodeAffinity may move from a beta topology label to its GA name: run, not listed (fix28f)
+	{Group: "", Kind: "ResourceQuota"}: {"pkg/apis/core/validation ValidateResourceQuotaUpdate", func(n, o runtime.Object) field.ErrorList {
+		return corevalidation.ValidateResourceQuotaUpdate(n.(*api.ResourceQuota), o.(*api.ResourceQuota))
+	}},
+	{Group: "", Kind: "PersistentVolume"}: {"pkg/apis/core/validation ValidatePersistentVolume, ValidatePersistentVolumeUpdate; pkg/volume/validation ValidatePersistentVolume", func(n, o runtime.Object) field.ErrorList {
+		nw, old := n.(*api.PersistentVolume), o.(*api.PersistentVolume)
+		opts := corevalidation.ValidationOptionsForPersistentVolume(nw, old)
+		errs := append(corevalidation.ValidatePersistentVolume(nw, opts), volumevalidation.ValidatePersistentVolume(nw)...)
+		return append(errs, corevalidation.ValidatePersistentVolumeUpdate(nw, old, opts)...)
 	}},
 	{Group: "apps", Kind: "ControllerRevision"}: {"pkg/apis/apps/validation ValidateControllerRevisionUpdate", func(n, o runtime.Object) field.ErrorList {
 		return appsvalidation.ValidateControllerRevisionUpdate(n.(*apps.ControllerRevision), o.(*apps.ControllerRevision))
