@@ -13,6 +13,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/emit"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
@@ -86,6 +87,7 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, g.Set.InferredNamespace, g.Set.NamespaceUnused)
+			noteInstallNamespace(c, opts, g.Set.InferredNamespace, g.Rules)
 			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
 			noteRedacted(c, g.Set.Redacted)
 			noteVersion(c, g.Set.VersionWarning)
@@ -148,6 +150,23 @@ func generateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// noteInstallNamespace says that a rules Secret is for a PackageInstall in one namespace while its
+// rules name the one inferred from the live objects (newcomer11 N11-8: a consumer installing in
+// prod with the author's capture of shop got rules for shop without a word). The Secret names
+// each ruled resource with its namespace (synth.OwnResources), and kapp-controller installs the
+// objects without a namespace into the PackageInstall's spec.defaultNamespace, else its own
+// namespace: only the first can make the rules right. A namespace given with -n is the user's
+// statement of where the objects go, so it is not questioned.
+func noteInstallNamespace(c *cli.Context, o emit.Options, inferred string, rules []synth.Rule) {
+	ns, pi := emit.PackageInstallRef(o.PackageInstall)
+	if o.Format != emit.FormatSecret || inferred == "" || ns == "" || ns == inferred ||
+		!slices.ContainsFunc(synth.Ruled(rules), func(id pair.Identity) bool { return id.Namespace == inferred }) {
+		return
+	}
+	fmt.Fprintf(c.App.ErrWriter, "note: the Secret is for the PackageInstall %[1]s in namespace %[2]s, but its rules name namespace %[3]s, where the live objects hold the desired objects without a namespace: kapp-controller installs those into the PackageInstall's spec.defaultNamespace, else into its own namespace %[2]s, so the rules hold only if its spec.defaultNamespace is %[3]s; else generate with -n %[2]s from live objects captured there (rebasegen capture --package-install %[2]s/%[1]s)\n",
+		escape.Text(pi), escape.Text(ns), escape.Text(inferred))
 }
 
 // failedWhy says why generate's verification failed: the rules left ghost diffs or hid a change,

@@ -146,3 +146,28 @@ func desiredObjects(t *testing.T, in []string) []*unstructured.Unstructured {
 	}
 	return out
 }
+
+// TestSecretForAnInstallElsewhereSaysWhereItsRulesHold (newcomer11 N11-8): generate -o secret
+// --package-install prod/NAME without -n, the live objects holding the objects without a namespace
+// in another namespace, wrote rules naming that namespace for a Secret in prod without a word. It
+// says so, naming both namespaces; not when the PackageInstall's namespace is the inferred one, nor
+// when -n chose the namespace.
+func TestSecretForAnInstallElsewhereSaysWhereItsRulesHold(t *testing.T) {
+	in := scenario(t, "package-app") // -d desired -l live -n package-app; no desired object names a namespace
+	noN := in[:4]
+	note := "note: the Secret is for the PackageInstall shop in namespace prod, but its rules name namespace package-app, where the live objects hold the desired objects without a namespace: kapp-controller installs those into the PackageInstall's spec.defaultNamespace, else into its own namespace prod, so the rules hold only if its spec.defaultNamespace is package-app; else generate with -n prod from live objects captured there (rebasegen capture --package-install prod/shop)\n"
+	r := rebasegen(t, append([]string{"generate", "-q", "-o", "secret", "--package-install", "prod/shop"}, noN...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, note) ||
+		!strings.Contains(r.stdout, "\n  namespace: prod\n") || !strings.Contains(r.stdout, "namespace: package-app, name: shop-api}") {
+		t.Errorf("--package-install prod/shop without -n: exit %d, want the Secret in prod naming package-app/shop-api and the note %q\nstdout:\n%s\nstderr:\n%s", r.code, note, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{
+		append([]string{"--package-install", "package-app/shop"}, noN...),
+		append([]string{"--package-install", "prod/shop"}, in...),
+	} {
+		r := rebasegen(t, append([]string{"generate", "-q", "-o", "secret"}, args...)...)
+		if r.code != 0 || strings.Contains(r.stderr, "note: the Secret is for") {
+			t.Errorf("%v: exit %d, want no note on the install's namespace\nstderr:\n%s", args, r.code, r.stderr)
+		}
+	}
+}
