@@ -54,11 +54,24 @@ type Dependent struct {
 }
 
 // DeployOption is a kapp deploy flag (--name) that changes neither which resources kapp diffs
-// nor what it applies; Values, when given, are the only values for which that holds.
+// nor what it applies; Values, when given, are the only values for which that holds. Min, when
+// given, is the least integer value kapp deploys with (below it kapp fails: Source says how).
 type DeployOption struct {
 	Flag   string   `json:"flag"`
 	Values []string `json:"values,omitempty"`
+	Min    *int64   `json:"min,omitempty"`
 	Source string   `json:"source"`
+}
+
+// DeployOptionMin returns the least integer value kapp deploys with given --flag, and whether
+// there is one.
+func (rs *Ruleset) DeployOptionMin(flag string) (int64, bool) {
+	for _, o := range rs.DeployOptions {
+		if o.Flag == flag && o.Min != nil {
+			return *o.Min, true
+		}
+	}
+	return 0, false
 }
 
 // DeployOptionHolds reports whether kapp deploy given --flag=value diffs and applies what it

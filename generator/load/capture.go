@@ -31,13 +31,22 @@ func CaptureDirs(live, crds []string) (liveOut, crdsOut []string, _ error) {
 			continue
 		}
 		f := filepath.Join(l, CaptureLive)
-		if _, err := os.Stat(f); err != nil {
+		st, err = os.Stat(f)
+		if err != nil {
 			return nil, nil, fmt.Errorf("--live %s: a directory holding %s, as rebasegen capture writes it, without its %s: give --live the file of live objects (the server's version is read from the %s beside it)",
 				l, ServerVersionFile, CaptureLive, ServerVersionFile)
 		}
+		// Found in a directory, not named: a pipe here would be opened as if named and wait
+		// for a writer forever, so these files are held to what any file found is held to.
+		if !st.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("reading %s: %s", f, notAFile(st.Mode(), false))
+		}
 		liveOut = append(liveOut, f)
 		if c := filepath.Join(l, CaptureCRDs); !slices.Contains(crds, c) {
-			if _, err := os.Stat(c); err == nil {
+			if st, err := os.Stat(c); err == nil {
+				if !st.Mode().IsRegular() {
+					return nil, nil, fmt.Errorf("reading %s: %s", c, notAFile(st.Mode(), false))
+				}
 				crdsOut = append(crdsOut, c)
 			}
 		}

@@ -95,3 +95,33 @@ func TestReaderReadsAPipeOnce(t *testing.T) {
 		t.Errorf("a nil Reader read stdin")
 	}
 }
+
+// TestCaptureDirRefusesAPipe (issue 23, probe16 P16-2): a named pipe as a capture directory's
+// live.yaml or crds.yaml was handed on as if named on the command line and opened: every
+// command waited forever for a writer. Found in a directory, it is refused by name.
+func TestCaptureDirRefusesAPipe(t *testing.T) {
+	for _, pipe := range []string{CaptureLive, CaptureCRDs} {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, ServerVersionFile), `{"major":"1","minor":"37","gitVersion":"v1.37.2"}`)
+		if pipe != CaptureLive {
+			write(t, filepath.Join(dir, CaptureLive), obj("a"))
+		}
+		if err := syscall.Mkfifo(filepath.Join(dir, pipe), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := within(t, "CaptureDirs and Docs", func() (any, error) {
+			live, crds, err := CaptureDirs([]string{dir}, nil)
+			if err != nil {
+				return nil, err
+			}
+			r := NewReader(nil)
+			if _, err := Docs(live, r); err != nil {
+				return nil, err
+			}
+			return Docs(crds, r)
+		})
+		if err == nil || !strings.Contains(err.Error(), pipe) || !strings.Contains(err.Error(), "a named pipe in a directory, not a regular file") {
+			t.Errorf("%s a pipe: got %v, want it refused by name", pipe, err)
+		}
+	}
+}

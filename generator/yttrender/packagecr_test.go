@@ -1,6 +1,7 @@
 package yttrender
 
 import (
+	kapputil "carvel.dev/kapp/pkg/kapp/util"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,5 +106,34 @@ func TestRawOptionRefusalNamesItsLine(t *testing.T) {
 	want := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[0].kapp.rawOptions[1]: --filter-kind=HorizontalPodAutoscaler changes", f, line)
 	if line == 0 || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// probe16 P16-1: a concurrency rawOption below 1 passed kapp's flag parsing (an int) and was
+// allowed by name, so check exited 0, while kapp deploy panics on it (before applying anything,
+// or after the first apply for --wait-concurrency). It is refused naming the option; 1 and more
+// pass. The oracle is kapp's own throttle (util.NewThrottle), given the same value.
+func TestRawOptionConcurrencyKappPanicsOnIsRefused(t *testing.T) {
+	for _, flag := range []string{"--apply-concurrency", "--wait-concurrency", "--existing-non-labeled-resources-check-concurrency"} {
+		for _, tc := range []struct {
+			value string
+			n     int
+		}{{"0", 0}, {"-3", -3}, {"0x0", 0}, {"1", 1}, {"0x10", 16}} {
+			kappPanics := func() (p bool) {
+				defer func() { p = recover() != nil }()
+				kapputil.NewThrottle(tc.n)
+				return false
+			}()
+			o := flag + "=" + tc.value
+			f := packageCRWith(t, map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--wait-timeout=5m, \""+o+"\"]\n")
+			_, err := Package{CR: f}.Render(nil)
+			want := "spec.template.spec.deploy[0].kapp.rawOptions[1]: kapp deploy fails with " + o
+			switch {
+			case kappPanics && (err == nil || !strings.Contains(err.Error(), want)):
+				t.Errorf("%s: kapp panics; got %v, want an error holding %q", o, err, want)
+			case !kappPanics && err != nil:
+				t.Errorf("%s: kapp takes it; got %v", o, err)
+			}
+		}
 	}
 }
