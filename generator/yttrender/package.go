@@ -328,16 +328,8 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 	opts := template.NewOptions()
 	// the Package's valuesFrom paths first: kapp-controller adds a PackageInstall's values after them
 	opts.DataValuesFlags.FromFiles = slices.Concat(cr.valuesOrder, p.ValuesFiles)
-	opts.DataValuesFlags.ReadFilesFunc = func(path string) ([]*files.File, error) {
-		if fs, ok := cr.valuesFiles[path]; ok {
-			return fs, nil
-		}
-		values, ok := in.Values[path]
-		if !ok {
-			return nil, fmt.Errorf("reading %s: not among the --values files read", path)
-		}
-		return ytt(values)
-	}
+	valueFiles := map[string]bool{} // as ytt names them in its errors
+	opts.DataValuesFlags.ReadFilesFunc = readValues(cr, in, valueFiles)
 	opts.FileMarksOpts.FileMarks = cr.step.FileMarks
 	opts.IgnoreUnknownComments = cr.step.IgnoreUnknownComments
 	opts.StrictYAML = cr.step.Strict
@@ -350,7 +342,7 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 			return rendering{}, err
 		}
 		// ytt's own message, as `ytt` prints it
-		return rendering{}, fmt.Errorf("rendering %s %s with ytt:\n%s", p.what(), name, out.Err)
+		return rendering{}, fmt.Errorf("rendering %s %s with ytt:\n%s", p.what(), name, withholdValueLines(out.Err.Error(), valueFiles))
 	}
 	r := rendering{name: name}
 	if inspect { // data values are one document

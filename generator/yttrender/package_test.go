@@ -215,3 +215,41 @@ func TestMissingDataValueIsOneLine(t *testing.T) {
 		t.Errorf("another struct's missing field: %v", err)
 	}
 }
+
+// probe16 P16-3: ytt's data-value errors quote the offending line of a values file or a
+// --value-yaml argument, and a value meant for a Secret (a password of the wrong type, or under
+// a misspelt key) was printed in clear. The line is withheld; the file, its line number and
+// ytt's finding stay. A template's own lines are still quoted.
+func TestDataValueErrorsWithholdTheValues(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	pkg := filepath.Dir(write("pkg/schema.yml", "#@data/values-schema\n---\ndb:\n  user: app\n  password: \"\"\n"))
+	write("pkg/secret.yml", "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData:\n  password: #@ data.values.db.password\n")
+	for _, tc := range []struct {
+		name, secret, want string
+		p                  Package
+	}{
+		{"wrong type in a file", "90210735", "values.yml:\n    |\n  3 | ", Package{ValuesFiles: []string{write("values.yml", "db:\n  user: app\n  password: 90210735\n")}}},
+		{"misspelt key in a file", "s3cr3t-Pa55w0rd", "typo.yml:\n    |\n  3 | ", Package{ValuesFiles: []string{write("typo.yml", "db:\n  user: app\n  pasword: \"s3cr3t-Pa55w0rd\"\n")}}},
+		{"--value-yaml", "90210735", "(data-value-yaml arg):\n    |\n  1 | ", Package{ValuesYAML: []string{"db.password=90210735"}}},
+	} {
+		tc.p.Dirs = []string{pkg}
+		_, err := tc.p.Render(nil)
+		if err == nil || strings.Contains(err.Error(), tc.secret) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error naming %q without %q", tc.name, err, tc.want, tc.secret)
+		}
+	}
+	write("bad/app.yml", "#@ x = 1 +\napiVersion: v1\n")
+	if _, err := (Package{Dirs: []string{filepath.Join(dir, "bad")}}).Render(nil); err == nil || !strings.Contains(err.Error(), "app.yml:2 | apiVersion: v1") {
+		t.Errorf("a template's error: got %v, want its line quoted", err)
+	}
+}
