@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -37,6 +38,12 @@ func toJSON(chunk []byte, first int, budget int64) ([]byte, error) {
 	}
 	js, err := yaml.YAMLToJSONStrict(chunk)
 	if err == nil {
+		// strict decoding compares keys as written: `on` and "true" pass, one key for kapp
+		if yaml11Key.Match(chunk) {
+			if dup := duplicateKey(chunk, first); dup != "" {
+				return nil, fmt.Errorf("%s", dup)
+			}
+		}
 		return js, nil
 	}
 	if dup := duplicateKey(chunk, first); dup != "" {
@@ -222,10 +229,15 @@ func duplicateKey(chunk []byte, first int) string {
 				if path != "" {
 					p = path + "." + k.Value
 				}
-				if line, ok := seen[k.Value]; ok {
-					return fmt.Sprintf("field %s: duplicate key %q at line %d, first defined at line %d", p, k.Value, k.Line+first-1, line+first-1)
+				key := keyAsKappReads(k)
+				if line, ok := seen[key]; ok {
+					as := ""
+					if key != k.Value {
+						as = fmt.Sprintf(", which kapp reads as %q", key)
+					}
+					return fmt.Sprintf("field %s: duplicate key %q at line %d%s, first defined at line %d", p, k.Value, k.Line+first-1, as, line+first-1)
 				}
-				seen[k.Value] = k.Line
+				seen[key] = k.Line
 				if d := walk(n.Content[i+1], p); d != "" {
 					return d
 				}
@@ -234,6 +246,32 @@ func duplicateKey(chunk []byte, first int) string {
 		return ""
 	}
 	return walk(&doc, "")
+}
+
+// yaml11Plain matches a plain scalar that YAML 1.1, which kapp's reader (sigs.k8s.io/yaml)
+// follows, may resolve to something other than its text: a number, a bool (on, yes, y...), null.
+var yaml11Plain = regexp.MustCompile(`\A(?:[-+.~0-9].*|(?i:y|yes|n|no|on|off|true|false|null))\z`)
+
+// yaml11Key finds a line (or flow mapping entry) whose key yaml11Plain may match: only YAML
+// holding one is walked for keys equal as kapp reads them.
+var yaml11Key = regexp.MustCompile(`(?m)(?:^|[{,])[ \t-]*(?:[-+.~0-9][^:\n,{}]*|(?i:y|yes|n|no|on|off|true|false|null))[ \t]*:(?:[ \t]|$)`)
+
+// keyAsKappReads is the JSON key kapp's reader makes of mapping key k: `on` and "true" are one
+// key there (both "true"), and it keeps the last of them silently (probe16 P16-6). A key that
+// may resolve so is resolved by that reader itself.
+func keyAsKappReads(k *yaml3.Node) string {
+	if k.Style&(yaml3.DoubleQuotedStyle|yaml3.SingleQuotedStyle|yaml3.LiteralStyle|yaml3.FoldedStyle) != 0 || !yaml11Plain.MatchString(k.Value) {
+		return k.Value
+	}
+	js, err := yaml.YAMLToJSON([]byte(k.Value + ": 0\n"))
+	var m map[string]any
+	if err != nil || json.Unmarshal(js, &m) != nil || len(m) != 1 {
+		return k.Value
+	}
+	for key := range m {
+		return key
+	}
+	return k.Value
 }
 
 var (

@@ -51,6 +51,13 @@ func TestDuplicateKeys(t *testing.T) {
 			`in.yaml: document 1 (line 1): field spec.containers[0].name: duplicate key "name" at line 9, first defined at line 7`},
 		{"flow mapping", obj("a") + "data: {x: 1, x: 2}\n",
 			`in.yaml: document 1 (line 1): field data.x: duplicate key "x" at line 5, first defined at line 5`},
+		// probe16 P16-6: one key for kapp's YAML 1.1 reader, which kept the last silently
+		{"on and \"true\"", obj("a") + "data:\n  \"true\": new\n  on: old\n",
+			`in.yaml: document 1 (line 1): field data.on: duplicate key "on" at line 7, which kapp reads as "true", first defined at line 6`},
+		{"1 and \"1\"", obj("a") + "data:\n  1: a\n  \"1\": b\n",
+			`in.yaml: document 1 (line 1): field data.1: duplicate key "1" at line 7, first defined at line 6`},
+		{"0x10 and 16", obj("a") + "data:\n  0x10: a\n  \"16\": b\n",
+			`in.yaml: document 1 (line 1): field data.16: duplicate key "16" at line 7, first defined at line 6`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Bytes("in.yaml", []byte(tc.data))
