@@ -2,12 +2,14 @@ package main
 
 import (
 	"debug/buildinfo"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -15,15 +17,40 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 )
 
-// buildCLI builds the rebasegen binary with a version stamped in, as `make build` does.
+// builtCLI is the binary buildCLI builds, once for the package's tests: linking the whole command
+// is the most expensive set-up here (four builds took as long as the rest of the package under
+// CI's load), and every caller wants the same binary. TestMain removes its directory.
+var builtCLI struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// buildCLI is the rebasegen binary built with a version stamped in, as `make build` does.
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rebasegen")
-	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	builtCLI.once.Do(func() {
+		if builtCLI.dir, builtCLI.err = os.MkdirTemp("", "rebasegen-cli-"); builtCLI.err != nil {
+			return
+		}
+		bin := filepath.Join(builtCLI.dir, "rebasegen")
+		if out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, ".").CombinedOutput(); err != nil {
+			builtCLI.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		builtCLI.bin = bin
+	})
+	if builtCLI.err != nil {
+		t.Fatal(builtCLI.err)
 	}
-	return bin
+	return builtCLI.bin
+}
+
+// removeBuiltCLI removes what buildCLI built, if it built anything.
+func removeBuiltCLI() {
+	if builtCLI.dir != "" {
+		os.RemoveAll(builtCLI.dir)
+	}
 }
 
 // `version` and `--version` print the stamped version and, for each embedded module, the version

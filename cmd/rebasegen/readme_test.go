@@ -24,11 +24,20 @@ import (
 
 // TestMain makes the test binary the rebasegen command of the README's scripts (testscript).
 // --quiet: a run over 2 seconds on a loaded machine would add a timing line the README does not show.
+// The binary buildCLI built is removed when the tests end.
 func TestMain(m *testing.M) {
 	yttrender.RenderChild() // packages render in a child process, as the command renders them
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBuiltCLI{m}, map[string]func(){
 		"rebasegen": func() { os.Exit(run(append([]string{os.Args[0], "--quiet"}, os.Args[1:]...))) },
 	})
+}
+
+// removingBuiltCLI runs the tests, then removes the binary buildCLI built for them.
+type removingBuiltCLI struct{ m *testing.M }
+
+func (r removingBuiltCLI) Run() int {
+	defer removeBuiltCLI()
+	return r.m.Run()
 }
 
 // The README is the single source of its examples: TestREADME runs every one of them.
