@@ -103,6 +103,15 @@ func TestScriptArguments(t *testing.T) {
 			"INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_FAIL_ON_ADOPTION=true"},
 			[]string{"check", "--output", "github", "--package", "pkg", "--value", "name=shop", "--value", "greeting=hello world; $(id) `id`",
 				"--value-yaml", "replicas=3", "--live", "live.yaml", "--rules", "r.yml", "--fail-on-adoption"}},
+		// newcomer12 N12-3: a consumer's Package CR alone (no package directory, no manifests), a
+		// package of two paths (like ytt -f, one per line), the Argo CD target, the server version
+		// and --no-operational the rules were generated with
+		{[]string{"INPUT_PACKAGE_CR=package.yml", "INPUT_LIVE=live.yaml", "INPUT_RULES=secret.yml"},
+			[]string{"check", "--output", "github", "--live", "live.yaml", "--rules", "secret.yml", "--package-cr", "package.yml"}},
+		{[]string{"INPUT_PACKAGE=config\noverlays\n", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_TARGET=argocd",
+			"INPUT_SERVER_VERSION=v1.35.0", "INPUT_NO_OPERATIONAL=true"},
+			[]string{"check", "--output", "github", "--package", "config", "--package", "overlays", "--live", "live.yaml", "--rules", "r.yml",
+				"--target", "argocd", "--server-version", "v1.35.0", "--no-operational"}},
 	} {
 		cmd := exec.Command("bash", "check.sh")
 		cmd.Env = append(os.Environ(), append(tc.env, "REBASEGEN="+echo)...)
@@ -114,7 +123,7 @@ func TestScriptArguments(t *testing.T) {
 			t.Errorf("%v:\n got %q\nwant %q", tc.env, got, tc.want)
 		}
 	}
-	for _, input := range []string{"fail-on-drift", "fail-on-adoption"} {
+	for _, input := range []string{"fail-on-drift", "fail-on-adoption", "no-operational"} {
 		cmd := exec.Command("bash", "check.sh")
 		cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "INPUT_"+strings.ToUpper(strings.ReplaceAll(input, "-", "_"))+"=yes", "REBASEGEN="+echo)
 		if out, err := cmd.Output(); exitCode(t, err) != 1 || !strings.Contains(string(out), "::error::"+input+": want true or false") {

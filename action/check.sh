@@ -20,14 +20,14 @@ add_list() { # FLAG LINES: one flag per non-empty line
   done <<<"$2"
   return 0
 }
-# a package, plain manifests or both, as rebasegen generate was given them: rules generated from
-# -d desired.yaml are stale when the same file comes as a package
-pkg=${INPUT_PACKAGE:-} desired=${INPUT_DESIRED:-}
-if [[ -z ${pkg//[[:space:]]/} && -z ${desired//[[:space:]]/} ]]; then
-  echo "::error::give the package input (a ytt package) or desired (plain manifests), as the rules were generated from"
+# a package (its paths, or a consumer's Package CR), plain manifests or both, as rebasegen generate
+# was given them: rules generated from -d desired.yaml are stale when the same file comes as a package
+pkg=${INPUT_PACKAGE:-} cr=${INPUT_PACKAGE_CR:-} desired=${INPUT_DESIRED:-}
+if [[ -z ${pkg//[[:space:]]/} && -z ${cr//[[:space:]]/} && -z ${desired//[[:space:]]/} ]]; then
+  echo "::error::give the package input (a ytt package), package-cr (a kapp-controller Package) or desired (plain manifests), as the rules were generated from"
   exit 1
 fi
-if [[ -n ${pkg//[[:space:]]/} ]]; then args+=(--package "$pkg"); fi
+add_list --package "$pkg"
 add_list --desired "$desired"
 add_list --values "${INPUT_VALUES:-}"
 add_list --value "${INPUT_VALUE:-}"
@@ -37,7 +37,13 @@ add_list --rules "${INPUT_RULES:?the rules input is required}"
 add_list --ruleset "${INPUT_RULESET:-}"
 add_list --crd "${INPUT_CRD:-}"
 # only when given: rebasegen's own default applies otherwise
-if [[ -n ${INPUT_NAMESPACE:-} ]]; then args+=(--namespace "$INPUT_NAMESPACE"); fi
+one() { # FLAG VALUE: FLAG VALUE when VALUE is not blank
+  if [[ -n ${2//[[:space:]]/} ]]; then args+=("$1" "$2"); fi
+}
+one --package-cr "$cr"
+one --namespace "${INPUT_NAMESPACE:-}"
+one --target "${INPUT_TARGET:-}"
+one --server-version "${INPUT_SERVER_VERSION:-}"
 flag() { # NAME VALUE: --NAME when VALUE is true
   case $2 in
   true) args+=("--$1") ;;
@@ -47,4 +53,5 @@ flag() { # NAME VALUE: --NAME when VALUE is true
 }
 flag fail-on-drift "${INPUT_FAIL_ON_DRIFT:-false}"
 flag fail-on-adoption "${INPUT_FAIL_ON_ADOPTION:-false}"
+flag no-operational "${INPUT_NO_OPERATIONAL:-false}"
 exec "${REBASEGEN:-rebasegen}" "${args[@]}"
