@@ -46,6 +46,8 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		switch {
 		case l.Hidden:
 			evidence = "Argo CD does not show it under the ignores, which hide it though none should: " + l.Reason
+		case l.Kind == verdict.KindImmutable: // the sync fails on it
+			fails = true
 		case l.Kind == verdict.KindResidual:
 			// a ghost the manifest must fix: the resource stays OutOfSync after every sync
 			evidence, fails = "Argo CD keeps showing the resource OutOfSync for it, and no ignore may take it: "+l.Reason, true
@@ -80,7 +82,8 @@ type Report struct {
 func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
 	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept, Severity: true,
 		Labels: map[verdict.Kind]string{verdict.KindPending: "pending change from Git (Argo CD syncs it)",
-			verdict.KindAdoption: "adoption (another tool's bookkeeping on an object Argo CD took over)"}}
+			verdict.KindImmutable: "pending change from Git that Argo CD's sync fails on (the API server refuses the update)",
+			verdict.KindAdoption:  "adoption (another tool's bookkeeping on an object Argo CD took over)"}}
 	if f != format.JSON {
 		return verdict.Write(w, f, vr, annotate)
 	}

@@ -113,8 +113,10 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 			case reason != "":
 				ghost = false
 				l := Left{Resource: r.ID, Path: p.String(), Reason: reason, Kind: verdict.KindUnknown, Hidden: !under[p.String()]}
+				blocks := false // the API server refuses the update (classify's evidence says why)
 				if f, ok := explaining(r, p); ok {
 					l.Class, l.Kind = f.Label(), kindOf(f.Class)
+					blocks = f.Blocks && f.Path.String() == p.String()
 					if f.Class == classify.Pending && f.Path.String() == p.String() {
 						// judged against Argo CD's last sync (classify reads its
 						// last-applied-configuration as kapp's original): the evidence says why
@@ -135,6 +137,11 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+": a change made in Git, which a sync applies"
 				case (l.Kind == verdict.KindUnknown || l.Kind == verdict.KindAdoption || l.Kind == verdict.KindPending) && !declared: // newcomer3 finding 3(c); probe7 minor: kapp's adoption is no class of Argo CD's
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
+				}
+				if blocks && l.Kind == verdict.KindPending {
+					if without, why := refusal(desired.Unstructured, l.Reason); why != "" {
+						l.Kind, l.Reason = verdict.KindImmutable, without+why
+					}
 				}
 				out.Left = append(out.Left, l)
 				at = append(at, p)

@@ -388,3 +388,56 @@ func TestAtomicListChangedInGitIsPending(t *testing.T) {
 		t.Errorf("left %v, want %v", got, want)
 	}
 }
+
+// probe16 P16-7: a change made in Git that the API server refuses on update (a Deployment's
+// selector, immutable in apps/v1) was only "pending (Argo CD syncs it)", and check passed,
+// while the sync's kubectl apply is refused ("spec.selector: ... field is immutable", the
+// probe's run on a real API server). It fails the gate, worded for Argo CD: no kapp advice,
+// Argo CD's own Replace=true sync option named; with that option on the manifest Argo CD
+// replaces the object and the change is pending again.
+func TestChangeTheServerRefusesFailsTheArgoCDGate(t *testing.T) {
+	const sel = "spec.selector.matchLabels.tier"
+	add := func(text string) string {
+		text = strings.Replace(text, "    matchLabels:\n      app.kubernetes.io/name: web\n", "    matchLabels:\n      app.kubernetes.io/name: web\n      tier: front\n", 1)
+		return strings.Replace(text, "      labels:\n        app.kubernetes.io/name: web\n", "      labels:\n        app.kubernetes.io/name: web\n        tier: front\n", 1)
+	}
+	desired := add(readFixture(t, "argo-hpa", "desired.yaml"))
+	if !strings.Contains(desired, "tier: front") {
+		t.Fatal("the selector was not edited")
+	}
+	for _, tc := range []struct {
+		name, desired string
+		kind          string
+		fails         bool
+	}{
+		{"in place", desired, "immutable", true},
+		{"Replace=true", strings.Replace(desired, "metadata:\n  name: web\n  labels:", "metadata:\n  name: web\n  annotations:\n    argocd.argoproj.io/sync-options: Replace=true\n  labels:", 1), "pending", false},
+	} {
+		a := analyzeFiles(t, tc.desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+		s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec: {}\n")
+		res, err := argocd.Synthesize(a.Report, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := argocd.Verify(a.Report, s, res.Ghost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range argocd.Findings(res.Left, v, nil, "") {
+			if f.Path != sel {
+				continue
+			}
+			found = true
+			if string(f.Kind) != tc.kind || f.Fails != tc.fails {
+				t.Errorf("%s: %s %s fails=%v, want %s fails=%v: %s", tc.name, f.Kind, f.Path, f.Fails, tc.kind, tc.fails, f.Evidence)
+			}
+			if tc.fails && (strings.Contains(f.Evidence, "kapp") || !strings.Contains(f.Evidence, "Replace=true")) {
+				t.Errorf("%s: evidence %q, want Argo CD's words and remedy", tc.name, f.Evidence)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no finding on %s", tc.name, sel)
+		}
+	}
+}
