@@ -301,8 +301,9 @@ func injectedPaths(is []Injection) []string {
 	return out
 }
 
-// PathPattern compiles a ruleset path: [*] matches any list item, and the pattern also
-// matches every field below the one it names.
+// PathPattern compiles a ruleset path: [*] matches any list item, a quoted key ending in *
+// (["prefix*"]) any map key beginning with prefix, and the pattern also matches every field below
+// the one it names.
 //
 // Compiled patterns are kept, by path: a comparison of one object (package compare) classifies
 // one pair per call, and compiling every ruleset's patterns again each time was most of its cost.
@@ -315,6 +316,7 @@ func PathPattern(p string) (*regexp.Regexp, error) {
 		return re.(*regexp.Regexp), nil
 	}
 	q := strings.ReplaceAll(regexp.QuoteMeta(p), `\[\*\]`, `\[[^\]]*\]`)
+	q = strings.ReplaceAll(q, `\*"\]`, `[^"]*"\]`)
 	re, err := regexp.Compile(`^` + q + `($|[.\[])`)
 	if err == nil {
 		compiled.Store(p, re)

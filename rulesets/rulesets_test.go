@@ -60,6 +60,26 @@ func TestPathPattern(t *testing.T) {
 	}
 }
 
+// A quoted key ending in * is a prefix of map keys (a Pod's AppArmor annotations, one per
+// container: fix28f).
+func TestPathPatternKeyPrefix(t *testing.T) {
+	re, err := PathPattern(`metadata.annotations["container.apparmor.security.beta.kubernetes.io/*"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		`metadata.annotations["container.apparmor.security.beta.kubernetes.io/app"]`: true,
+		`metadata.annotations["container.apparmor.security.beta.kubernetes.io/"]`:    true,
+		`metadata.annotations["container.apparmor.security.beta.kubernetes.io"]`:     false,
+		`metadata.annotations["example.com/container.apparmor"]`:                     false,
+		`metadata.annotations`:                                                       false,
+	} {
+		if re.MatchString(path) != want {
+			t.Errorf("%s: want %v", path, want)
+		}
+	}
+}
+
 func TestUserRulesetWithUnknownKeyIsAnError(t *testing.T) {
 	rs, err := Load()
 	if err != nil {

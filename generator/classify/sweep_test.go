@@ -17,12 +17,13 @@ import (
 )
 
 // refusalTexts are the texts of the refusals of an update that do not call ValidateImmutableField.
-var refusalTexts = []string{"is immutable", "may not change", "may not be changed", "may not be updated", "updates to", "cannot be modified", "cannot be cleared"}
+var refusalTexts = []string{"is immutable", "are immutable", "may not change", "may not be changed", "cannot be changed", "can not be changed", "must not be changed", "may not be updated", "updates to", "cannot be modified", "can not be modified", "cannot be cleared", "decremented", "decrease", "cannot be reverted"}
 
 // refusalSites counts, per function of k8s.io/kubernetes's pkg/apis/*/validation ("group/file.go
 // Func"), the places that refuse a change on update: calls of ValidateImmutableField and
-// ValidateImmutableAnnotation, the FieldImmutableErrorMsg constant, and refusalTexts (comments
-// left out).
+// ValidateImmutableAnnotation, the FieldImmutableErrorMsg constant, refusalTexts (comments left
+// out), and, in a function on an update's path (onUpdatePath), each field.Forbidden, whatever its
+// wording (fix28f: "may not add AppArmor annotations", "update to nil is forbidden when ...").
 func refusalSites(t *testing.T) map[string]int {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
@@ -51,8 +52,16 @@ func refusalSites(t *testing.T) map[string]int {
 				continue
 			}
 			key := group + "/" + filepath.Base(f) + " " + fn.Name.Name
+			update := onUpdatePath(fn)
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				switch n := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && update && sel.Sel.Name == "Forbidden" {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "field" {
+							sites[key]++
+							return false // one site, whatever its message says
+						}
+					}
 				case *ast.Ident:
 					switch n.Name {
 					case "ValidateImmutableField", "ValidateImmutableAnnotation", "FieldImmutableErrorMsg", "fieldImmutableErrorMsg":
@@ -68,6 +77,22 @@ func refusalSites(t *testing.T) map[string]int {
 		}
 	}
 	return sites
+}
+
+// onUpdatePath reports whether fn validates an update: its name says so, or it is given the old
+// object (a parameter named old...).
+func onUpdatePath(fn *ast.FuncDecl) bool {
+	if strings.Contains(fn.Name.Name, "Update") {
+		return true
+	}
+	for _, p := range fn.Type.Params.List {
+		for _, n := range p.Names {
+			if strings.HasPrefix(strings.ToLower(n.Name), "old") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // How each refusal of an update in Kubernetes' validation is known here: fields of
@@ -97,12 +122,12 @@ func TestImmutabilitySweep(t *testing.T) {
 	}
 	reviewed := map[string]refusalCover{
 		"apps/validation.go ValidateControllerRevisionUpdate":                                            {sites: 1, validated: []string{"apps/ControllerRevision"}},
-		"apps/validation.go ValidateDaemonSetSpecUpdate":                                                 {sites: 1, immutable: []string{"apps/DaemonSet spec.selector"}},
+		"apps/validation.go ValidateDaemonSetSpecUpdate":                                                 {sites: 2, immutable: []string{"apps/DaemonSet spec.selector"}, not: "spec.templateGeneration (must not be decremented): the strategy's PrepareForUpdate sets it from the live one (pkg/registry/apps/daemonset/strategy.go)"},
 		"apps/validation.go ValidateDeploymentUpdate":                                                    {sites: 1, immutable: []string{"apps/Deployment spec.selector"}},
 		"apps/validation.go ValidateReplicaSetUpdate":                                                    {sites: 1, immutable: []string{"apps/ReplicaSet spec.selector"}},
 		"apps/validation.go ValidateStatefulSetUpdate":                                                   {sites: 4, immutable: []string{"apps/StatefulSet spec.selector", "apps/StatefulSet spec.volumeClaimTemplates", "apps/StatefulSet spec.serviceName", "apps/StatefulSet spec.podManagementPolicy"}},
 		"batch/validation.go ValidateJobSpecUpdate":                                                      {sites: 6, immutable: []string{"batch/Job spec.selector", "batch/Job spec.completionMode", "batch/Job spec.podFailurePolicy", "batch/Job spec.backoffLimitPerIndex", "batch/Job spec.managedBy", "batch/Job spec.successPolicy"}},
-		"batch/validation.go ValidateJobStatusUpdate":                                                    {sites: 2, not: status},
+		"batch/validation.go ValidateJobStatusUpdate":                                                    {sites: 4, not: status},
 		"batch/validation.go validateCompletions":                                                        {sites: 1, immutable: []string{"batch/Job spec.completions"}},
 		"batch/validation.go validateJobSchedulingUpdate":                                                {sites: 1, not: "spec.scheduling: feature gate WorkloadWithJob (alpha, off by default), the field is refused on create"},
 		"batch/validation.go validatePodResourceUpdatesOnly":                                             {sites: 1, immutable: []string{"batch/Job spec.template"}},
@@ -113,22 +138,22 @@ func TestImmutabilitySweep(t *testing.T) {
 		"coordination/validation.go ValidateLeaseCandidateSpecUpdate":                                    {sites: 1, validated: []string{"coordination.k8s.io/LeaseCandidate"}},
 		"core/events.go ValidateEventUpdate":                                                             {sites: 14, immutable: events},
 		"core/validation.go ValidateConfigMapUpdate":                                                     {sites: 3, immutable: []string{"/ConfigMap immutable", "/ConfigMap data", "/ConfigMap binaryData"}},
-		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 3, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}},
-		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 2, validated: []string{"/PersistentVolume"}},
-		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 2, not: status},
+		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 8, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}, not: "KNOWN GAP (fix28f, not fixed): volumeAttributesClassName set to nil or empty while the live status.currentVolumeAttributesClassName is set is refused, but the spec entry excepts a bound claim's volumeAttributesClassName"},
+		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 4, validated: []string{"/PersistentVolume"}},
+		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 3, not: status},
 		"core/validation.go ValidatePodUpdate":                                                           {sites: 1, immutable: []string{"/Pod spec"}},
-		"core/validation.go ValidatePodEphemeralContainersUpdate":                                        {sites: 1, not: "the ephemeralcontainers subresource, which kapp does not use"},
-		"core/validation.go ValidatePodResize":                                                           {sites: 1, not: "the resize subresource, which kapp does not use"},
+		"core/validation.go ValidatePodEphemeralContainersUpdate":                                        {sites: 3, not: "the ephemeralcontainers subresource, which kapp does not use"},
+		"core/validation.go ValidatePodResize":                                                           {sites: 16, not: "the resize subresource, which kapp does not use"},
 		"core/validation.go ValidateNodeUpdate":                                                          {sites: 5, immutable: []string{"/Node spec.podCIDR", "/Node spec.podCIDRs", "/Node spec.providerID", "/Node spec.externalID"}},
 		"core/validation.go ValidateResourceQuotaUpdate":                                                 {sites: 1, validated: []string{"/ResourceQuota"}},
 		"core/validation.go ValidateSecretUpdate":                                                        {sites: 3, immutable: []string{"/Secret type", "/Secret immutable", "/Secret data", "/Secret stringData"}},
-		"core/validation.go validateLoadBalancerClassField":                                              {sites: 1, validated: []string{"/Service"}},
+		"core/validation.go validateLoadBalancerClassField":                                              {sites: 2, validated: []string{"/Service"}},
 		"core/validation.go validatePvNodeAffinity":                                                      {sites: 1, validated: []string{"/PersistentVolume"}},
 		"core/validation.go validateServiceExternalTrafficFieldsUpdate":                                  {sites: 1, validated: []string{"/Service"}},
 		"core/validation.go validateUpgradeDowngradeClusterIPs":                                          {sites: 3, validated: []string{"/Service"}},
 		"core/validation.go validateUpgradeDowngradeIPFamilies":                                          {sites: 3, validated: []string{"/Service"}},
 		"discovery/validation.go ValidateEndpointSliceUpdate":                                            {sites: 1, immutable: []string{"discovery.k8s.io/EndpointSlice addressType"}},
-		"lifecycle/validation.go ValidateEvictionStatusResponder":                                        {sites: 1, not: status},
+		"lifecycle/validation.go ValidateEvictionStatusResponder":                                        {sites: 2, not: status},
 		"lifecycle/validation.go ValidateEvictionTargetResponders":                                       {sites: 1, not: status},
 		"networking/validation.go ValidateIPAddressUpdate":                                               {sites: 1, validated: []string{"networking.k8s.io/IPAddress"}},
 		"networking/validation.go ValidateServiceCIDRUpdate":                                             {sites: 3, validated: []string{"networking.k8s.io/ServiceCIDR"}},
@@ -138,7 +163,7 @@ func TestImmutabilitySweep(t *testing.T) {
 		"rbac/validation.go ValidateRoleBindingUpdate":                                                   {sites: 1, immutable: []string{"rbac.authorization.k8s.io/RoleBinding roleRef"}},
 		"resource/validation.go ValidateResourceClaimTemplateUpdate":                                     {sites: 1, validated: []string{"resource.k8s.io/ResourceClaimTemplate"}},
 		"resource/validation.go ValidateResourceClaimUpdate":                                             {sites: 1, validated: []string{"resource.k8s.io/ResourceClaim"}},
-		"resource/validation.go validateResourceClaimStatusUpdate":                                       {sites: 1, not: status},
+		"resource/validation.go validateResourceClaimStatusUpdate":                                       {sites: 3, not: status},
 		"resource/validation.go validateResourceSliceSpec":                                               {sites: 3, validated: []string{"resource.k8s.io/ResourceSlice"}},
 		"resource/validation_resourcepoolstatusrequest.go validateResourcePoolStatusRequestStatusUpdate": {sites: 1, not: status},
 		"scheduling/validation.go ValidatePriorityClassUpdate":                                           {sites: 2, immutable: []string{"scheduling.k8s.io/PriorityClass value", "scheduling.k8s.io/PriorityClass preemptionPolicy"}},
@@ -150,6 +175,23 @@ func TestImmutabilitySweep(t *testing.T) {
 		"storage/validation.go ValidateVolumeAttachmentUpdate":                                           {sites: 1, immutable: []string{"storage.k8s.io/VolumeAttachment spec"}},
 		"storagemigration/validation.go ValidateStorageVersionMigrationStatusUpdate":                     {sites: 1, not: status},
 		"storagemigration/validation.go ValidateStorageVersionMigrationUpdate":                           {sites: 1, validated: []string{"storagemigration.k8s.io/StorageVersionMigration"}},
+		"apps/validation.go ValidateDaemonSetStatusUpdate":                                               {sites: 1, not: status},
+		"apps/validation.go ValidateDeploymentStatusUpdate":                                              {sites: 1, not: status},
+		"apps/validation.go ValidateStatefulSetStatusUpdate":                                             {sites: 1, not: status},
+		"certificates/validation.go validateCertificateSigningRequestUpdate":                             {sites: 5, not: "status.conditions and status.certificate: the main resource's PrepareForUpdate keeps the live status (pkg/registry/certificates/certificates/strategy.go); the approval and status subresources, which kapp does not use"},
+		"core/validation.go ValidateContainerStateTransition":                                            {sites: 2, not: status},
+		"core/validation.go ValidateInitContainerStateTransition":                                        {sites: 2, not: status},
+		"core/validation.go ValidateEphemeralContainerStateTransition":                                   {sites: 1, not: status},
+		"core/validation.go ValidateLoadBalancerStatus":                                                  {sites: 2, not: status},
+		"core/validation.go ValidateContainerUpdates":                                                    {sites: 1, immutable: []string{"/Pod spec"}},
+		"core/validation.go validateOnlyAddedTolerations":                                                {sites: 1, immutable: []string{"/Pod spec"}},
+		"core/validation.go validateOnlyDeletedSchedulingGates":                                          {sites: 1, immutable: []string{"/Pod spec"}},
+		"core/validation.go validateContainerResize":                                                     {sites: 2, not: "ValidatePodResize's: the resize subresource, which kapp does not use"},
+		"core/validation.go validatePodLevelResourcesResize":                                             {sites: 4, not: "ValidatePodResize's: the resize subresource, which kapp does not use"},
+		"core/validation.go validatePodResizeContainerOrdering":                                          {sites: 4, not: "ValidatePodResize's: the resize subresource, which kapp does not use"},
+		"core/validation.go ValidatePodSpecificAnnotationUpdates":                                        {sites: 4, immutable: []string{`/Pod metadata.annotations["container.apparmor.security.beta.kubernetes.io/*"]`, `/Pod metadata.annotations["kubernetes.io/config.mirror"]`}},
+		"core/validation.go validateService":                                                             {sites: 8, validated: []string{"/Service"}},
+		"lifecycle/validation.go ValidateEvictionStatus":                                                 {sites: 1, not: status},
 	}
 	sites := refusalSites(t)
 	keys := make([]string, 0, len(sites))
