@@ -114,3 +114,86 @@ func manifestOf(t *testing.T, s string) map[string]any {
 	}
 	return m
 }
+
+const rbacAndLimits = `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: reader
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects:
+- kind: ServiceAccount
+  name: web
+- kind: User
+  name: alice@example.com
+---
+apiVersion: v1
+kind: LimitRange
+metadata:
+  name: defaults
+spec:
+  limits:
+  - type: Container
+    max: {cpu: "1", memory: 512Mi}
+`
+
+// The same through a list without merge keys (RoleBinding subjects, LimitRange limits): the
+// generated copy by index of the server's default of one item (a User subject's apiGroup, a
+// Container limit's default and defaultRequest) lands, once Git inserts an item first, on
+// another item, where the API server refuses it (kapp's deploy fails). The oracle is kapp
+// v0.66.0's deploy (the object its update applies) and the API server's own validation of it
+// (ValidateRoleBindingUpdate, ValidateLimitRange). check called these PRs pending, exit 0; it
+// names the value written onto another item, failing the gate (newcomer12 N12-2).
+func TestIndexCopyThroughAnAtomicListIsNamed(t *testing.T) {
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", rbacAndLimits))
+	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", rbacAndLimits)}, Live: []string{live}, Namespace: "shop"})
+	for _, tc := range []struct {
+		name, kind, manifest, path, refused string
+	}{{
+		name: "subject", kind: "RoleBinding",
+		manifest: strings.Replace(rbacAndLimits, "subjects:\n", "subjects:\n- kind: ServiceAccount\n  name: metrics\n", 1),
+		path:     "subjects[1].apiGroup", refused: "subjects[1].apiGroup",
+	}, {
+		name: "limit", kind: "LimitRange",
+		manifest: strings.Replace(rbacAndLimits, "  limits:\n", "  limits:\n  - type: Pod\n    max: {cpu: \"2\", memory: 1Gi}\n", 1),
+		path:     "spec.limits[0].default.cpu", refused: "spec.limits[0].default",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", tc.manifest)}, Live: []string{live}, Namespace: "shop"}
+			updated := false
+			for _, ch := range kapptest.Changes(t, in.Desired, in.Live[0], in.Namespace, []string{rules}, false) {
+				if ch.Op() != ctldiff.ChangeOpUpdate || ch.NewResource().Kind() != tc.kind {
+					continue
+				}
+				updated = true
+				var refused error
+				if tc.kind == "RoleBinding" {
+					refused = kapptest.RoleBindingUpdateRefused(t, ch.NewResource().UnstructuredObject(), ch.ExistingResource().UnstructuredObject())
+				} else {
+					refused = kapptest.LimitRangeRefused(t, ch.NewResource().UnstructuredObject())
+				}
+				if refused == nil || !strings.Contains(refused.Error(), tc.refused) {
+					t.Fatalf("oracle: the API server's validation does not refuse %s in the object kapp applies: %v", tc.refused, refused)
+				}
+			}
+			if !updated {
+				t.Fatalf("oracle: kapp's deploy does not update the %s", tc.kind)
+			}
+			c, err := generator.Check(in, []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range c.Findings(verdict.Gate{}) {
+				if f.Kind == verdict.KindHidden && f.Path == tc.path {
+					found = true
+					if !f.Fails || !strings.Contains(f.Evidence, "rules.yml:") || !strings.Contains(f.Evidence, "another item's value") || !strings.Contains(f.Evidence, "copies by index") {
+						t.Errorf("check: %s: fails %v, evidence %q; want it failing, naming the rule, another item's value and the copy by index", f.Path, f.Fails, f.Evidence)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("check: no finding at %s (another item's value kapp's copy by index writes there); findings: %v", tc.path, c.Findings(verdict.Gate{}))
+			}
+		})
+	}
+}

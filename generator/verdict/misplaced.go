@@ -39,7 +39,7 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 	var asked []classify.Resource
 	for _, r := range in.Report.Resources {
 		if slices.ContainsFunc(r.Findings, func(f classify.Finding) bool {
-			return f.Reordered || len(f.Path) > 0 && f.Path[len(f.Path)-1].Key != nil
+			return f.Reordered || len(f.Path) > 0 && f.Path[len(f.Path)-1].Key != nil || slices.ContainsFunc(f.Path, isIndex)
 		}) {
 			asked = append(asked, r)
 		}
@@ -51,6 +51,7 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 		path, from fielddiff.Path // by key: where the value lands, the live item it comes from
 		index      int            // the item's index on both sides
 		list       fielddiff.Path // the list, by key
+		other      int            // an atomic list's: the manifest's index of the live item at index; -1 for a keyed list
 	}
 	defaults, err := classify.NewRemovals(in.Report)
 	if err != nil {
@@ -81,10 +82,27 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 		}
 		onLive, onApplied := fielddiff.NewLookup(live.Object), fielddiff.NewLookup(applied.Object)
 		for _, d := range deltas {
-			if d.Change != fielddiff.Removed || d.Noise != "" || !slices.ContainsFunc(d.Path, func(pe fieldpath.PathElement) bool { return pe.Key != nil }) {
-				continue // only what the rules added to the manifest, inside a keyed list's item
+			if d.Change != fielddiff.Removed || d.Noise != "" || !slices.ContainsFunc(d.Path, func(pe fieldpath.PathElement) bool { return pe.Key != nil || pe.Index != nil }) {
+				continue // only what the rules added to the manifest, inside a list's item
 			}
 			for _, leaf := range leaves(d.Path, d.Desired) {
+				if list, index, other, ok := moved(leaf.path, desired.Object, live.Object); ok {
+					// an atomic list's item: the copy by index always takes the live value at the
+					// same index, which is another item's when the items moved (newcomer12 N12-2)
+					if dv, set, known := defaults.Gives(desired.Unstructured, leaf.path); known && set && fielddiff.Equal(dv, leaf.v) {
+						continue
+					}
+					if lv, ok := onLive.Get(leaf.path); !ok || !fielddiff.Equal(lv, leaf.v) {
+						continue // not the live value at the same index: not a copy by index
+					}
+					mu.Lock()
+					if byResource[i] == nil {
+						byResource[i] = map[string]found{}
+					}
+					byResource[i][leaf.path.String()] = found{path: leaf.path, from: leaf.path, index: index, list: list, other: other}
+					mu.Unlock()
+					continue
+				}
 				if lv, ok := onLive.Get(leaf.path); ok && fielddiff.Equal(lv, leaf.v) {
 					continue // the live object holds it in the same item
 				}
@@ -105,7 +123,7 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 				if byResource[i] == nil {
 					byResource[i] = map[string]found{}
 				}
-				byResource[i][leaf.path.String()] = found{path: leaf.path, from: from, index: index, list: list}
+				byResource[i][leaf.path.String()] = found{path: leaf.path, from: from, index: index, list: list, other: -1}
 				mu.Unlock()
 			}
 		}
@@ -126,6 +144,13 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 			h := Hidden{Resource: r.ID, Path: k, Rewritten: true}
 			h.Rule, h.At = blame.writer(r, f.path)
 			n := len(f.list)
+			if f.other >= 0 {
+				h.How = fmt.Sprintf("the object kapp applies holds here the value the live object holds at %s: the rule copies by index, and item %d of %s (a list without merge keys, whose items are told apart by their content) is live the item the manifest declares at index %d (items inserted, removed or reordered in Git); the API server's defaulting gives this item another value there, or none (a ServiceAccount subject's apiGroup, a Pod limit's default, which it refuses)",
+					escape.Text(f.from.String()), f.index, escape.Text(f.list.String()), f.other)
+				h.Misplaced = true
+				out = append(out, h)
+				continue
+			}
 			h.How = fmt.Sprintf("the object kapp applies holds here the value the live object holds at %s: the rule copies by index, and item %d of %s is %s live, %s desired (items inserted, removed, renamed or reordered in Git); the API server's defaulting gives this item another value there, or none (an image's pull policy; a fieldRef beside a value, which it refuses), and the item the value belongs to lacks it",
 				escape.Text(f.from.String()), f.index, escape.Text(f.list.String()), escape.Text(keyOf(f.from[n])), escape.Text(keyOf(f.path[n])))
 			h.Misplaced = true
@@ -133,6 +158,40 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 		}
 	}
 	return out, nil
+}
+
+func isIndex(pe fieldpath.PathElement) bool { return pe.Index != nil }
+
+// moved finds, walking p, the first list item selected by index (an atomic list's) that is
+// another item live than in the manifest: the live item at that index is not the manifest's
+// there (it lacks or changes a value the manifest's declares) but is the manifest's item at
+// another index (other), which holds all its declared values; an item Git edited in place
+// matches no other item, and keeps what the copy gives it.
+func moved(p fielddiff.Path, desired, live map[string]any) (list fielddiff.Path, index, other int, ok bool) {
+	for j, pe := range p {
+		if pe.Key != nil || pe.Value != nil {
+			return nil, 0, 0, false // a keyed list's item: matched by key (the caller's other case)
+		}
+		if pe.Index == nil {
+			continue
+		}
+		dv, dok := p[:j].Get(desired)
+		lv, lok := p[:j].Get(live)
+		dl, dlist := dv.([]any)
+		ll, llist := lv.([]any)
+		i := *pe.Index
+		if !dok || !lok || !dlist || !llist || i >= len(dl) || i >= len(ll) {
+			return nil, 0, 0, false
+		}
+		if !holds(ll[i], dl[i]) {
+			for k := range dl {
+				if k != i && holds(ll[i], dl[k]) {
+					return p[:j], i, k, true
+				}
+			}
+		}
+	}
+	return nil, 0, 0, false
 }
 
 // leaf is a value at its path (by key).

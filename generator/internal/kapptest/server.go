@@ -4,17 +4,23 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	"k8s.io/kubernetes/pkg/apis/core"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/apis/rbac"
+	rbacvalidation "k8s.io/kubernetes/pkg/apis/rbac/validation"
 
 	// the API server's defaulting of the kinds the oracles default (legacyscheme)
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 )
 
 // Defaulted is obj (its apiVersion and kind set) as the API server's defaulting code
@@ -59,4 +65,38 @@ func DeploymentRefused(t testing.TB, obj map[string]any, ns string) error {
 	}
 	internal.Namespace = ns
 	return appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}).ToAggregate()
+}
+
+// internal is obj decoded as typed (a v1 type) and defaulted, converted to into (the internal
+// type the API server validates).
+func internal(t testing.TB, obj map[string]any, typed, into runtime.Object) {
+	t.Helper()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
+		t.Fatal(err)
+	}
+	legacyscheme.Scheme.Default(typed)
+	if err := legacyscheme.Scheme.Convert(typed, into, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RoleBindingUpdateRefused is the API server's validation of an update of the RoleBinding live
+// to obj (k8s.io/kubernetes pkg/apis/rbac/validation ValidateRoleBindingUpdate): nil when it
+// accepts it.
+func RoleBindingUpdateRefused(t testing.TB, obj, live map[string]any) error {
+	t.Helper()
+	var n, o rbac.RoleBinding
+	internal(t, obj, &rbacv1.RoleBinding{}, &n)
+	internal(t, live, &rbacv1.RoleBinding{}, &o)
+	n.ResourceVersion = o.ResourceVersion
+	return rbacvalidation.ValidateRoleBindingUpdate(&n, &o).ToAggregate()
+}
+
+// LimitRangeRefused is the API server's validation of a LimitRange (k8s.io/kubernetes
+// pkg/apis/core/validation ValidateLimitRange): nil when it accepts it.
+func LimitRangeRefused(t testing.TB, obj map[string]any) error {
+	t.Helper()
+	var n core.LimitRange
+	internal(t, obj, &corev1.LimitRange{}, &n)
+	return corevalidation.ValidateLimitRange(&n).ToAggregate()
 }
