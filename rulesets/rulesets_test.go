@@ -72,7 +72,7 @@ func TestPathPatternKeyPrefix(t *testing.T) {
 		`metadata.annotations["container.apparmor.security.beta.kubernetes.io/"]`:    true,
 		`metadata.annotations["container.apparmor.security.beta.kubernetes.io"]`:     false,
 		`metadata.annotations["example.com/container.apparmor"]`:                     false,
-		`metadata.annotations`:                                                       false,
+		`metadata.annotations`: false,
 	} {
 		if re.MatchString(path) != want {
 			t.Errorf("%s: want %v", path, want)
