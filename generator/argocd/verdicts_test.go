@@ -34,14 +34,7 @@ func TestOneFieldOneVerdict(t *testing.T) {
 	a := analyzeFiles(t, desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
 	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences:\n"+
 		"  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas], jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == \"web\") | .image']}\n")
-	res, err := argocd.Synthesize(a.Report, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := argocd.Verify(a.Report, s, res.Ghost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, v := synthesizeAndVerify(t, a, s)
 	const image = "spec.template.spec.containers[name=web].image"
 	var kinds []string
 	for _, f := range argocd.Findings(res.Left, v, nil, "") {
@@ -415,14 +408,7 @@ func TestChangeTheServerRefusesFailsTheArgoCDGate(t *testing.T) {
 	} {
 		a := analyzeFiles(t, tc.desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
 		s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec: {}\n")
-		res, err := argocd.Synthesize(a.Report, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := argocd.Verify(a.Report, s, res.Ghost)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, v := synthesizeAndVerify(t, a, s)
 		found := false
 		for _, f := range argocd.Findings(res.Left, v, nil, "") {
 			if f.Path != sel {

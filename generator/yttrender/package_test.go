@@ -174,16 +174,7 @@ func TestRenderChildSameAsInProcess(t *testing.T) {
 // call stack over several lines, with no word of --value. Other errors stay ytt's.
 func TestMissingDataValueIsOneLine(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		f := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	write := func(name, text string) string { return writeFile(t, filepath.Join(dir, name), text) }
 	const header = "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
 	rules := write("rules.yml", header+"  name: x\n  namespace: #@ data.values.namespace\n")
 	nested := write("nested.yml", header+"  name: #@ data.values.app.name\n")
@@ -222,16 +213,7 @@ func TestMissingDataValueIsOneLine(t *testing.T) {
 // ytt's finding stay. A template's own lines are still quoted.
 func TestDataValueErrorsWithholdTheValues(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		f := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	write := func(name, text string) string { return writeFile(t, filepath.Join(dir, name), text) }
 	pkg := filepath.Dir(write("pkg/schema.yml", "#@data/values-schema\n---\ndb:\n  user: app\n  password: \"\"\n"))
 	write("pkg/secret.yml", "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData:\n  password: #@ data.values.db.password\n")
 	for _, tc := range []struct {
@@ -252,4 +234,16 @@ func TestDataValueErrorsWithholdTheValues(t *testing.T) {
 	if _, err := (Package{Dirs: []string{filepath.Join(dir, "bad")}}).Render(nil); err == nil || !strings.Contains(err.Error(), "app.yml:2 | apiVersion: v1") {
 		t.Errorf("a template's error: got %v, want its line quoted", err)
 	}
+}
+
+// writeFile writes text to f, making its directory, and returns f.
+func writeFile(t *testing.T, f, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
