@@ -247,3 +247,94 @@ func threeWayOutputs(t *testing.T, in generator.Inputs, rules []string) string {
 	}
 	return b.String()
 }
+
+// The same field, kapp last applied info and kubectl edit set debug, now removed from the
+// manifest: kapp's update leaves it out under either base, removing the person's debug. check
+// reported the drift alone (no pending change, nothing of Git in its evidence, "pending": []) and
+// explain's summary counted no pending change (issue 24, fix28e). Now the removal made in Git is
+// a pending change beside the drift, in every format, --fail-on-drift failing on the drift alone;
+// a rule keeping the cluster's value hides it, as kapp's engine keeps debug.
+func TestAFieldRemovedInGitThatAPersonChangedIsPendingAndDrift(t *testing.T) {
+	in := fixture("human-drift")
+	manifest, err := os.ReadFile(in.Desired[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := strings.Replace(string(manifest), "  log-level: info\n", "", 1)
+	if removed == string(manifest) {
+		t.Fatal("the fixture's manifest does not declare log-level: info")
+	}
+	generated, _ := generatedText(t, in, emit.Options{})
+	rules := []string{writeFile(t, "rules.yml", generated)}
+	in.Desired = []string{writeFile(t, "desired.yaml", removed)}
+	if !kapptest.MakesBoth(t, in.Desired, in.Live[0], in.Namespace, rules, func(ch ctldiff.Change) bool {
+		if ch.NewResource() == nil {
+			return false
+		}
+		_, holds := ch.NewResource().UnstructuredObject()["data"].(map[string]any)["log-level"]
+		return ch.Op() == ctldiff.ChangeOpUpdate && ch.NewResource().Name() == "shop-config" && !holds
+	}) {
+		t.Fatal("kapp does not remove log-level from the ConfigMap under both bases: the test's premise")
+	}
+
+	const subject = "core/ConfigMap human-drift/shop-config data.log-level: "
+	const threeWay = "kapp last applied info (kapp.k14s.io/original)"
+	outs := threeWayOutputs(t, in, rules)
+	for _, w := range []string{
+		"text pending change from Git (kapp applies it on deploy): " + subject + "a change made in Git: " + threeWay + "; the manifest no longer declares it, so this deploy removes kubectl-edit's debug (drift, reported apart)",
+		"Git changed it too: " + threeWay + ", and the manifest no longer declares it, so this deploy removes kubectl-edit's debug (a pending change from Git, reported apart)",
+		"text check: kapp keeps 0/2 paired resources, 1 pending change from Git, applied on deploy;",
+		"github ::warning file=" + in.Desired[0] + ",line=1::pending change from Git (kapp applies it on deploy): " + subject + "a change made in Git: " + threeWay,
+		`json pending/pending core/ConfigMap human-drift/shop-config data.log-level "info" - "debug"`,
+		`json drift/drift core/ConfigMap human-drift/shop-config data.log-level "info" - "debug"`,
+		"pending 1 (changes made in Git: this deploy applies them; 1 of them to a field that drifted too, its row drift)",
+		`explain-json data.log-level drift "info"`,
+	} {
+		if !strings.Contains(outs, w) {
+			t.Errorf("want %q in:\n%s", w, outs)
+		}
+	}
+	c, err := generator.Check(in, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, failOnDrift := range []bool{false, true} {
+		var kinds []string
+		for _, f := range c.Findings(verdict.Gate{FailOnDrift: failOnDrift}) {
+			if f.Path == "data.log-level" {
+				kinds = append(kinds, fmt.Sprintf("%s:%v", f.Kind, f.Fails))
+			}
+		}
+		if got, want := strings.Join(kinds, " "), fmt.Sprintf("drift:%v pending:false", failOnDrift); got != want {
+			t.Errorf("--fail-on-drift=%v: the field's findings failing: %s, want %s", failOnDrift, got, want)
+		}
+	}
+
+	keep := append(rules, writeFile(t, "keep.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  paths:
+  - [data, log-level]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}
+`))
+	if !kapptest.MakesBoth(t, in.Desired, in.Live[0], in.Namespace, keep, func(ch ctldiff.Change) bool {
+		return ch.NewResource() != nil && ch.NewResource().Name() == "shop-config" && ch.NewResource().UnstructuredObject()["data"].(map[string]any)["log-level"] == "debug"
+	}) {
+		t.Fatal("kapp does not keep log-level debug under the rule keeping the cluster's value, under both bases: the test's premise")
+	}
+	kouts := threeWayOutputs(t, in, keep)
+	for _, w := range []string{
+		"text hidden: " + subject + "a change made in Git is hidden by " + keep[1] + ":4",
+		"Git changed it too: " + threeWay + ", and the manifest no longer declares it, which the rules in force keep this deploy from removing it (hidden, reported apart); kept by " + keep[1] + ":4",
+	} {
+		if !strings.Contains(kouts, w) {
+			t.Errorf("under the rule keeping the cluster's value: want %q in:\n%s", w, kouts)
+		}
+	}
+	if strings.Contains(kouts, "text pending change") || strings.Contains(kouts, "json pending/") {
+		t.Errorf("under the rule keeping the cluster's value: a pending change kapp never applies:\n%s", kouts)
+	}
+}

@@ -52,19 +52,18 @@ func (r *Report) GitToo() int {
 // gitToo marks f, a Drift finding of a field the manifest declares, where the manifest declares
 // another value than the applier last applied (or one it did not apply at all): Git changed the
 // field too. Its evidence is given the three values, masked as f's are (secret: a Secret's data,
-// kubectl's copy of the applied manifest). A field the manifest no longer declares is left
-// alone, as is a record the manifest's value matches (the person's edit alone).
+// kubectl's copy of the applied manifest). A field the manifest no longer declares is a removal
+// made in Git where the last apply held it (fix28e: a person's edit of a field Git then removed
+// was reported as drift alone), the person's addition alone where it did not; a record the
+// manifest's value matches is the person's edit alone.
 func gitToo(fc fieldContext, d fielddiff.Delta, f *Finding, secret bool) {
-	if f.Class != Drift || fc.sentAt == nil || d.Change == fielddiff.Added || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
+	if f.Class != Drift || fc.sentAt == nil || d.Change == fielddiff.Canonical || d.Path.String() == "apiVersion" {
 		return
 	}
 	want, declared := d.Path.GetDeclared(fielddiff.FoldStringData(fc.desired).Object) // f.Desired is masked for a Secret
-	if !declared {
-		return
-	}
 	original, held := fc.sentAt.GetDeclared(d.Path)
 	held = held && original != nil // kapp's last apply stored a null as no value
-	if held && fielddiff.Equal(original, want) {
+	if !declared && !held || held && declared && fielddiff.Equal(original, want) {
 		return
 	}
 	if secret {
@@ -81,11 +80,14 @@ func gitToo(fc fieldContext, d fielddiff.Delta, f *Finding, secret bool) {
 	if !held {
 		last = fc.lastApply.String() + " did not hold it"
 	}
-	declares := "the manifest now declares " + quoted(f.Desired)
+	declares, applies, applying := "the manifest now declares "+quoted(f.Desired), ", which "+fc.lastApply.deploy+" applies over "+live, "applying"
+	if !declared { // removed in Git: kapp's update (its built-in rules alone) leaves the field out
+		declares, applies, applying = "the manifest no longer declares it", ", so "+fc.lastApply.deploy+" removes "+live, "removing it"
+	}
 	f.GitToo = &GitChange{Original: original, Held: held,
-		Evidence: "a change made in Git: " + last + "; " + declares + ", which " + fc.lastApply.deploy + " applies over " + live + " (drift, reported apart)",
-		Also:     "; Git changed it too: " + last + ", and " + declares + ", which " + fc.lastApply.deploy + " applies over " + live + " (a pending change from Git, reported apart)",
-		Hidden:   "; Git changed it too: " + last + ", and " + declares + ", which the rules in force keep " + fc.lastApply.deploy + " from applying (hidden, reported apart)"}
+		Evidence: "a change made in Git: " + last + "; " + declares + applies + " (drift, reported apart)",
+		Also:     "; Git changed it too: " + last + ", and " + declares + applies + " (a pending change from Git, reported apart)",
+		Hidden:   "; Git changed it too: " + last + ", and " + declares + ", which the rules in force keep " + fc.lastApply.deploy + " from " + applying + " (hidden, reported apart)"}
 	f.Evidence += f.GitToo.Also
 }
 
