@@ -86,11 +86,86 @@ func TestExplainGroupsFleets(t *testing.T) {
 			t.Errorf("--group=false: %d Deployments listed, want %d", got, n)
 		}
 	}
-	if a, b := lines[explainGroupAbove+20], lines[explainGroupAbove+50]; a != b || a > 100 {
+	if a, b := lines[explainGroupAbove+20], lines[explainGroupAbove+50]; a != b || a > 120 { // 120: a line per difference whose evidence varies (fix28e), wrapped
 		t.Errorf("grouped explain: %d and %d lines, want the same few", a, b)
 	}
 	small := rebasegen(t, append([]string{"explain", "--group"}, scenario(t, "hpa-replicas")...)...)
 	if !strings.Contains(small.stdout, "apps/Deployment: 1 resource\n") {
 		t.Errorf("--group on 2 resources: not grouped:\n%s", small.stdout)
+	}
+}
+
+// TestExplainGroupedSaysWhereEvidenceDiffers (issue 24, fix28e): a grouped difference showed one
+// example's evidence whatever the others said; a drift's class names no manager, so three
+// ConfigMaps edited by hand, two with kubectl edit and one with kubectl patch at another time,
+// read as kubectl edit's alone. Now an evidence that varies is marked "e.g." and a line says
+// which words vary in which resources; one the same for every resource is shown as it is.
+func TestExplainGroupedSaysWhereEvidenceDiffers(t *testing.T) {
+	fix := scenario(t, "human-drift")
+	configMap := func(file string) string {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			if strings.Contains(doc, "\nkind: ConfigMap\n") || strings.HasPrefix(doc, "apiVersion: v1\nkind: ConfigMap\n") {
+				return doc
+			}
+		}
+		t.Fatalf("%s: no ConfigMap", file)
+		return ""
+	}
+	desired, live := configMap(fix[1]), configMap(fix[3])
+	for _, want := range []string{"manager: kubectl-edit\n", `time: "2026-11-26T01:45:23Z"`, "/ConfigMap/shop-config;", "\n  name: shop-config\n"} {
+		if !strings.Contains(live, want) {
+			t.Fatalf("the fixture's live ConfigMap holds no %q", want)
+		}
+	}
+	var ds, ls []string
+	for i := range 3 {
+		name := fmt.Sprintf("shop-%d", i)
+		ds = append(ds, strings.Replace(desired, "name: shop-config", "name: "+name, 1))
+		l := strings.NewReplacer("/ConfigMap/shop-config;", "/ConfigMap/"+name+";", "\n  name: shop-config\n", "\n  name: "+name+"\n").Replace(live)
+		if i == 2 { // edited with kubectl patch, later
+			l = strings.NewReplacer("manager: kubectl-edit\n", "manager: kubectl-patch\n", `time: "2026-11-26T01:45:23Z"`, `time: "2026-11-26T02:00:00Z"`).Replace(l)
+		}
+		ls = append(ls, l)
+	}
+	dir := t.TempDir()
+	write := func(name string, docs []string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(docs, "\n---\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	r := rebasegen(t, "explain", "--group", "--wide", "-d", write("desired.yaml", ds), "-l", write("live.yaml", ls), "-n", fix[5])
+	if r.code != 0 {
+		t.Fatalf("explain: exit %d\n%s", r.code, r.stderr)
+	}
+	var row, differs, artifact string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  data.log-level ") && strings.Contains(l, " 3/3 "):
+			row = l
+		case strings.HasPrefix(l, "  data.log-level evidence differs: "):
+			differs = l
+		case strings.HasPrefix(l, "  metadata.annotations "):
+			artifact = l
+		}
+	}
+	if !strings.Contains(row, "  e.g. managedFields: kubectl-edit changed it") {
+		t.Errorf("the drift's row does not mark its evidence an example: %q\n%s", row, r.stdout)
+	}
+	for _, w := range []string{
+		`"...kubectl-edit changed it (manager kubectl-edit, operation Update, at 2026-11-26T01:45:23Z); a tool people use by hand: kubectl edit default manager (k8s.io/kubectl pkg/cmd/edit)" in human-drift/shop-0, human-drift/shop-1`,
+		`"...kubectl-patch changed it (manager kubectl-patch, operation Update, at 2026-11-26T02:00:00Z); a tool people use by hand: kubectl patch default manager (k8s.io/kubectl pkg/cmd/patch/patch.go)" in human-drift/shop-2`,
+	} {
+		if !strings.Contains(differs, w[:60]) || !strings.Contains(differs, w[strings.LastIndex(w, `" in `):]) {
+			t.Errorf("want %q (cut) in the line saying where the evidence differs: %q\n%s", w, differs, r.stdout)
+		}
+	}
+	if artifact == "" || strings.Contains(artifact, "e.g.") || strings.Contains(r.stdout, "metadata.annotations evidence differs") {
+		t.Errorf("kapp's artifact, the same evidence for all three, is marked as an example: %q\n%s", artifact, r.stdout)
 	}
 }

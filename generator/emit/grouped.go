@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -17,14 +18,19 @@ import (
 const groupNames = 3
 
 // WriteExplainGrouped writes explain's text for a fleet: per kind, each difference (path and
-// class) once, with how many of the kind's resources have it, one example's values and evidence
-// (timestamps and values vary from resource to resource), and which resources when not all of
-// them; then the summary WriteExplainText ends with. width as WriteExplainText's.
+// class) once, with how many of the kind's resources have it, its values and evidence where every
+// resource has the same, else one example's marked "e.g." (timestamps and values vary from
+// resource to resource, and a drift's manager: the class names none) and, for the evidence, what
+// differs in which resources (evidenceLine); and which resources when not all of them; then the
+// summary WriteExplainText ends with. width as WriteExplainText's.
 func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width int) error {
 	type group struct {
 		f     classify.Finding
 		names []string
 		same  bool // every resource has the example's values
+		// the evidences, in the order first seen (the example's first), and the resources of each
+		evidences []string
+		by        map[string][]string
 	}
 	type kind struct {
 		name      string
@@ -54,12 +60,16 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 			key := f.Path.String() + "\x00" + f.Label() + covered(f)
 			g := k.byKey[key]
 			if g == nil {
-				g = &group{f: f, same: true}
+				g = &group{f: f, same: true, by: map[string][]string{}}
 				k.byKey[key] = g
 				k.groups = append(k.groups, g)
 			}
 			g.names = append(g.names, name)
 			g.same = g.same && values(f) == values(g.f)
+			if g.by[f.Evidence] == nil {
+				g.evidences = append(g.evidences, f.Evidence)
+			}
+			g.by[f.Evidence] = append(g.by[f.Evidence], name)
 			if f.Warning != "" {
 				wk := escape.Text(f.Path.String()) + ": " + escape.Text(f.Warning)
 				if k.warnings[wk] == 0 {
@@ -85,7 +95,11 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 			if !g.same {
 				vals = "e.g. " + vals
 			}
-			rows = append(rows, row{escape.Text(g.f.Path.String()), fmt.Sprintf("%s%s  %d/%d", pal.class(g.f), covered(g.f), len(g.names), k.resources), vals, escape.Text(g.f.Evidence)})
+			ev := escape.Text(g.f.Evidence)
+			if len(g.evidences) > 1 {
+				ev = "e.g. " + ev
+			}
+			rows = append(rows, row{escape.Text(g.f.Path.String()), fmt.Sprintf("%s%s  %d/%d", pal.class(g.f), covered(g.f), len(g.names), k.resources), vals, ev})
 		}
 		var table strings.Builder
 		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
@@ -105,6 +119,11 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 		for _, g := range k.groups {
 			if len(g.names) < k.resources {
 				fmt.Fprintln(b, pathLine("  ", escape.Text(g.f.Path.String()), " in "+nameList(g.names), width))
+			}
+		}
+		for _, g := range k.groups {
+			if len(g.evidences) > 1 {
+				fmt.Fprintln(b, pathLine("  ", escape.Text(g.f.Path.String()), evidenceLine(g.evidences, g.by), width))
 			}
 		}
 		for _, wk := range k.warnOrder {
@@ -139,6 +158,60 @@ func WriteExplainGrouped(w io.Writer, rep *classify.Report, pal Palette, width i
 	writeSummary(b, rep, width)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// evidenceLine says where the evidences of one grouped difference differ (every other word is
+// the same in all): the words that vary, as each evidence holds them, and in which resources,
+// the most common first (the example's first of equals), groupNames of them and how many more.
+func evidenceLine(evidences []string, by map[string][]string) string {
+	split := make([][]string, len(evidences))
+	shortest := -1
+	for i, e := range evidences {
+		split[i] = strings.Split(escape.Text(e), " ")
+		if shortest < 0 || len(split[i]) < shortest {
+			shortest = len(split[i])
+		}
+	}
+	same := func(at func(ws []string) string) bool {
+		for _, ws := range split[1:] {
+			if at(ws) != at(split[0]) {
+				return false
+			}
+		}
+		return true
+	}
+	prefix := 0
+	for prefix < shortest && same(func(ws []string) string { return ws[prefix] }) {
+		prefix++
+	}
+	suffix := 0
+	for prefix+suffix < shortest && same(func(ws []string) string { return ws[len(ws)-1-suffix] }) {
+		suffix++
+	}
+	order := make([]int, len(evidences))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(by[evidences[order[a]]]) > len(by[evidences[order[b]]]) })
+	var parts []string
+	for _, i := range order[:min(len(order), groupNames)] {
+		mid := strings.Join(split[i][prefix:len(split[i])-suffix], " ")
+		if rs := []rune(mid); len(rs) > 60 {
+			mid = string(rs[:57]) + "..."
+		}
+		if prefix > 0 {
+			mid = "..." + mid
+		}
+		if suffix > 0 {
+			mid += "..."
+		}
+		parts = append(parts, `"`+mid+`" in `+nameList(by[evidences[i]]))
+	}
+	s := " evidence differs: " + strings.Join(parts, "; ")
+	if more := len(evidences) - len(parts); more > 0 {
+		s += "; and " + words.Count(more, "more variant")
+	}
+	return s
 }
 
 // nameList is the first few names, escaped, and how many more.
