@@ -217,7 +217,7 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := kappDeployAccepts(in.Package, in.Reader); err != nil {
+	if err := kappDeployAccepts(in.Package, in.Reader, rs); err != nil {
 		return nil, nil, nil, err
 	}
 	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}

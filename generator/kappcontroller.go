@@ -3,6 +3,9 @@ package generator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -11,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
+	"github.com/rebasegen/rebasegen/rulesets"
 )
 
 // kappControllerAccepts refuses, for a Package kapp-controller deploys (--package-cr), a Config
@@ -50,21 +54,38 @@ func minimumRequired(c load.Object) (minimum, field string) {
 }
 
 // kappDeployAccepts refuses a Package (--package-cr) whose kapp deploy step passes a rawOption
-// kapp deploy refuses the value of: kapp-controller's kapp fails on its arguments, and no change
-// of the package is applied, whatever the rules (probe14 P14-3). yttrender allows the option by
-// name; kapp, which that stage does not link, judges the value (kappglobal.KappDeployRefuses).
-func kappDeployAccepts(p yttrender.Package, r *load.Reader) error {
+// value kapp deploy refuses (kapp-controller's kapp then fails on its arguments: no change of the
+// package is applied, whatever the rules; probe14 P14-3), one below the least kapp deploys with
+// (kapp panics: probe16 P16-1), or one under which kapp diffs or applies otherwise (a skip update
+// strategy). yttrender allows the option by name; each value is judged here once, as kapp reads
+// it (kappglobal.KappDeployParse: "0x0" is 0, "T" is true).
+func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset) error {
 	options, err := p.DeployRawOptions(r)
 	if err != nil || len(options) == 0 {
 		return err
 	}
-	values := make([]string, len(options))
+	given := make([]string, len(options))
 	for i, o := range options {
-		values[i] = o.Option
+		given[i] = o.Option
 	}
-	i, err := kappglobal.KappDeployRefuses(values)
-	if err != nil && i >= 0 {
-		return fmt.Errorf("%s: kapp deploy refuses %q (no change of the package is applied): %w", options[i].At, options[i].Option, err)
+	values, i, err := kappglobal.KappDeployParse(given)
+	if err != nil {
+		if i >= 0 {
+			return fmt.Errorf("%s: kapp deploy refuses %q (no change of the package is applied): %w", options[i].At, options[i].Option, err)
+		}
+		return err
 	}
-	return err
+	for i, o := range options {
+		flag, _, _ := strings.Cut(o.Option, "=")
+		allowed, _ := rs.DeployOption(flag)
+		if allowed.Values != nil && !slices.Contains(allowed.Values, values[i]) {
+			return fmt.Errorf("%s: %s %s", o.At, o.Option, yttrender.ChangesWhatKappApplies)
+		}
+		if allowed.Min != nil {
+			if n, err := strconv.ParseInt(values[i], 10, 64); err == nil && n < *allowed.Min {
+				return fmt.Errorf("%s: kapp deploy fails with %s (no change of the package is applied): %s is at least %d for kapp", o.At, o.Option, flag, *allowed.Min)
+			}
+		}
+	}
+	return nil
 }

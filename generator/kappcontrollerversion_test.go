@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	kapputil "carvel.dev/kapp/pkg/kapp/util"
+
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
@@ -83,7 +85,14 @@ func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
 		{`["--diff-context=2 --filter-kind=HorizontalPodAutoscaler"]`, `package.yml: document 1 (line 75): spec.template.spec.deploy[0].kapp.rawOptions[0]: kapp deploy refuses "--diff-context=2 --filter-kind=HorizontalPodAutoscaler" (no change of the package is applied): invalid argument "2 --filter-kind=HorizontalPodAutoscaler" for "--diff-context" flag: strconv.ParseInt`},
 		{`[--wait-timeout=5m, --wait-timeout=soon]`, `spec.template.spec.deploy[0].kapp.rawOptions[1]: kapp deploy refuses "--wait-timeout=soon" (no change of the package is applied): invalid argument "soon" for "--wait-timeout" flag: time: invalid duration "soon"`},
 		{`[--kube-api-qps=fast]`, `rawOptions[0]: kapp deploy refuses "--kube-api-qps=fast"`}, // a global flag of kapp's
-		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false]`, ""},
+		// values under which kapp diffs or applies otherwise, as kapp reads them: skip applies
+		// nothing; with the existing objects check off kapp never lists the unlabelled objects it
+		// would take over and creates them, which the API server refuses (kapp v0.66.0
+		// labeled_resources.go AllAndMatching); F and 0 are kapp's false too
+		{`[--wait-timeout=5m, --apply-default-update-strategy=skip]`, `spec.template.spec.deploy[0].kapp.rawOptions[1]: --apply-default-update-strategy=skip changes which resources kapp diffs or what it applies`},
+		{`[--existing-non-labeled-resources-check=0]`, `rawOptions[0]: --existing-non-labeled-resources-check=0 changes`},
+		{`[--existing-non-labeled-resources-check=F]`, `rawOptions[0]: --existing-non-labeled-resources-check=F changes`},
+		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10]`, ""},
 	} {
 		cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: "+c.options+"\n", 1)
 		if cr == string(data) {
@@ -97,6 +106,42 @@ func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
 			t.Errorf("%s: want no error, got %v", c.options, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: want an error holding %q, got %v", c.options, c.want, err)
+		}
+	}
+}
+
+// probe16 P16-1: a concurrency rawOption below 1 passed kapp's flag parsing (an int) and was
+// allowed by name, so check exited 0, while kapp deploy panics on it (before applying anything,
+// or after the first apply for --wait-concurrency). It is refused naming the option; 1 and more
+// pass (TestPackageCRRawOptionKappRefusesIsNamed). The oracle is kapp's own throttle
+// (util.NewThrottle), given the number kapp reads.
+func TestRawOptionConcurrencyKappPanicsOnIsRefused(t *testing.T) {
+	pkg := filepath.Join("..", "fixtures", "packages", "hpa-web")
+	data, err := os.ReadFile(filepath.Join(pkg, "package.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--apply-concurrency", "--wait-concurrency", "--existing-non-labeled-resources-check-concurrency"} {
+		for _, tc := range []struct {
+			value string
+			n     int
+		}{{"0", 0}, {"-3", -3}, {"0x0", 0}} {
+			kappPanics := func() (p bool) {
+				defer func() { p = recover() != nil }()
+				kapputil.NewThrottle(tc.n)
+				return false
+			}()
+			if !kappPanics {
+				t.Fatalf("%d: kapp takes it; the test's values are those kapp panics on", tc.n)
+			}
+			o := flag + "=" + tc.value
+			cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: [--wait-timeout=5m, \""+o+"\"]\n", 1)
+			in := generator.Inputs{Live: []string{filepath.Join("..", "fixtures", "hpa-replicas", "live.yaml")}, Namespace: "hpa-replicas",
+				Package: yttrender.Package{CR: writeFile(t, "package.yml", cr), ValuesFiles: []string{filepath.Join(pkg, "values.yml")}}}
+			_, err := generator.Check(in, nil)
+			if want := "spec.template.spec.deploy[0].kapp.rawOptions[1]: kapp deploy fails with " + o; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: kapp panics; got %v, want an error holding %q", o, err, want)
+			}
 		}
 	}
 }

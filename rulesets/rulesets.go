@@ -54,8 +54,9 @@ type Dependent struct {
 }
 
 // DeployOption is a kapp deploy flag (--name) that changes neither which resources kapp diffs
-// nor what it applies; Values, when given, are the only values for which that holds. Min, when
-// given, is the least integer value kapp deploys with (below it kapp fails: Source says how).
+// nor what it applies; Values, when given, are the only values for which that holds, as kapp
+// holds them once parsed (a bool is "true" or "false"). Min, when given, is the least integer
+// value kapp deploys with (below it kapp fails: Source says how).
 type DeployOption struct {
 	Flag   string   `json:"flag"`
 	Values []string `json:"values,omitempty"`
@@ -63,26 +64,15 @@ type DeployOption struct {
 	Source string   `json:"source"`
 }
 
-// DeployOptionMin returns the least integer value kapp deploys with given --flag, and whether
-// there is one.
-func (rs *Ruleset) DeployOptionMin(flag string) (int64, bool) {
-	for _, o := range rs.DeployOptions {
-		if o.Flag == flag && o.Min != nil {
-			return *o.Min, true
-		}
-	}
-	return 0, false
-}
-
-// DeployOptionHolds reports whether kapp deploy given --flag=value diffs and applies what it
-// does without it.
-func (rs *Ruleset) DeployOptionHolds(flag, value string) bool {
+// DeployOption returns the kapp deploy flag --flag a Package's deploy step may pass, and whether
+// it may pass it at all.
+func (rs *Ruleset) DeployOption(flag string) (DeployOption, bool) {
 	for _, o := range rs.DeployOptions {
 		if o.Flag == flag {
-			return o.Values == nil || slices.Contains(o.Values, value)
+			return o, true
 		}
 	}
-	return false
+	return DeployOption{}, false
 }
 
 // Operational is an annotation people stamp on purpose at run time, with the manager of the tool

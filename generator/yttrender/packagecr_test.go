@@ -1,7 +1,6 @@
 package yttrender
 
 import (
-	kapputil "carvel.dev/kapp/pkg/kapp/util"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,13 +58,8 @@ func TestPackageCRTemplateAsKappControllerRunsIt(t *testing.T) {
 		// kapp-controller passes the deploy step's rawOptions to kapp deploy: a flag that changes
 		// what kapp diffs or applies is refused, naming it; one that does not passes
 		{"rawOptions that leave kapp's diff alone", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--wait-timeout=5m, --apply-default-update-strategy=fallback-on-replace, --diff-changes=true]\n", "a"},
-		{"rawOptions: a skip update strategy", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--wait-timeout=5m, --apply-default-update-strategy=skip]\n", "spec.template.spec.deploy[0].kapp.rawOptions[1]: --apply-default-update-strategy=skip changes which resources kapp diffs or what it applies"},
 		{"rawOptions: a filter", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--filter-kind=HorizontalPodAutoscaler]\n", "spec.template.spec.deploy[0].kapp.rawOptions[0]: --filter-kind=HorizontalPodAutoscaler changes"},
 		{"rawOptions: diff-run", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--diff-run=true]\n", "rawOptions[0]: --diff-run=true changes"},
-		// off, kapp never lists the existing unlabelled objects: it creates what it would adopt,
-		// and the API server refuses the create (kapp v0.66.0 labeled_resources.go AllAndMatching)
-		{"rawOptions: existing objects check on", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--existing-non-labeled-resources-check=true]\n", "a"},
-		{"rawOptions: existing objects check off", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--existing-non-labeled-resources-check=0]\n", "rawOptions[0]: --existing-non-labeled-resources-check=0 changes"},
 		{"rawOptions: not --name=value", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--diff-run]\n", `rawOptions[0]: "--diff-run" is not of the form --name=value`},
 		{"two deploy steps", map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp: {}\n      - kapp: {}\n", "spec.template.spec.deploy has 2 steps"},
 	} {
@@ -106,34 +100,5 @@ func TestRawOptionRefusalNamesItsLine(t *testing.T) {
 	want := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[0].kapp.rawOptions[1]: --filter-kind=HorizontalPodAutoscaler changes", f, line)
 	if line == 0 || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
-	}
-}
-
-// probe16 P16-1: a concurrency rawOption below 1 passed kapp's flag parsing (an int) and was
-// allowed by name, so check exited 0, while kapp deploy panics on it (before applying anything,
-// or after the first apply for --wait-concurrency). It is refused naming the option; 1 and more
-// pass. The oracle is kapp's own throttle (util.NewThrottle), given the same value.
-func TestRawOptionConcurrencyKappPanicsOnIsRefused(t *testing.T) {
-	for _, flag := range []string{"--apply-concurrency", "--wait-concurrency", "--existing-non-labeled-resources-check-concurrency"} {
-		for _, tc := range []struct {
-			value string
-			n     int
-		}{{"0", 0}, {"-3", -3}, {"0x0", 0}, {"1", 1}, {"0x10", 16}} {
-			kappPanics := func() (p bool) {
-				defer func() { p = recover() != nil }()
-				kapputil.NewThrottle(tc.n)
-				return false
-			}()
-			o := flag + "=" + tc.value
-			f := packageCRWith(t, map[string]string{"a.yml": configMap("a")}, "      - ytt: {}\n      deploy:\n      - kapp:\n          rawOptions: [--wait-timeout=5m, \""+o+"\"]\n")
-			_, err := Package{CR: f}.Render(nil)
-			want := "spec.template.spec.deploy[0].kapp.rawOptions[1]: kapp deploy fails with " + o
-			switch {
-			case kappPanics && (err == nil || !strings.Contains(err.Error(), want)):
-				t.Errorf("%s: kapp panics; got %v, want an error holding %q", o, err, want)
-			case !kappPanics && err != nil:
-				t.Errorf("%s: kapp takes it; got %v", o, err)
-			}
-		}
 	}
 }

@@ -3,7 +3,6 @@ package yttrender
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/rulesets"
@@ -51,8 +50,9 @@ var kappFlag = regexp.MustCompile(`\A(--[a-z]+(?:-[a-z]+)*)=(.+)\z`)
 
 // deployOptions refuses a deploy step rebasegen cannot judge: kapp-controller runs exactly one
 // (pkg/app/app_deploy.go), and passes its rawOptions to kapp deploy; a flag that changes which
-// resources kapp diffs or what it applies (--filter-kind, --diff-run, a skip update strategy)
-// would make every verdict wrong, so only the flags rulesets knows to leave both alone pass.
+// resources kapp diffs or what it applies (--filter-kind, --diff-run) would make every verdict
+// wrong, so only the flags rulesets knows to leave both alone pass. Their values are judged as
+// kapp parses them, which this stage does not link (generator.kappDeployAccepts).
 func deployOptions(file string, data []byte, cr packageCR) error {
 	deploy := cr.Spec.Template.Spec.Deploy
 	if len(deploy) > 1 {
@@ -72,17 +72,13 @@ func deployOptions(file string, data []byte, cr packageCR) error {
 			if m == nil {
 				return fmt.Errorf("%s: %q is not of the form --name=value, which kapp-controller requires", at, o)
 			}
-			if !rs.DeployOptionHolds(m[1], m[2]) {
-				return fmt.Errorf("%s: %s changes which resources kapp diffs or what it applies, which rebasegen does not model: its verdict would not hold for this Package's deploys", at, o)
-			}
-			// Parsed as pflag parses an int (base prefixes too); a value kapp cannot parse at all
-			// is kapp's to refuse, with its own message (generator.kappDeployAccepts).
-			if least, ok := rs.DeployOptionMin(m[1]); ok {
-				if v, err := strconv.ParseInt(m[2], 0, 64); err == nil && v < least {
-					return fmt.Errorf("%s: kapp deploy fails with %s (no change of the package is applied): %s is at least %d for kapp", at, o, m[1], least)
-				}
+			if _, ok := rs.DeployOption(m[1]); !ok {
+				return fmt.Errorf("%s: %s %s", at, o, ChangesWhatKappApplies)
 			}
 		}
 	}
 	return nil
 }
+
+// ChangesWhatKappApplies ends the refusal of a rawOption rebasegen's verdicts do not hold under.
+const ChangesWhatKappApplies = "changes which resources kapp diffs or what it applies, which rebasegen does not model: its verdict would not hold for this Package's deploys"
