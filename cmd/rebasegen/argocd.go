@@ -96,7 +96,7 @@ func generateArgoCD(c *cli.Context) error {
 		return err
 	}
 	v := g.Verification
-	r := argocd.Report{Summary: v.Summary(len(g.Ignores), g.Left), Verification: v, Ignores: len(g.Ignores)}
+	r := argocd.Report{Verification: v, Ignores: len(g.Ignores)}
 	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
 	if rf == format.Text {
 		// the server version's warning is said above (noteVersion)
@@ -104,6 +104,7 @@ func generateArgoCD(c *cli.Context) error {
 	} else {
 		r.Findings = argocd.Findings(g.Left, v, nil, a.Set.VersionWarning)
 	}
+	r.Summary = v.Summary(len(g.Ignores), g.Left, r.Findings)
 	if err := r.Write(out, rf, c.String("output-file")); err != nil {
 		return err
 	}
@@ -208,8 +209,8 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := argocd.Report{Summary: v.Summary(len(s.Ignores)+len(s.Overrides), res.Left), Findings: argocd.Findings(res.Left, v, unpaired, a.Set.VersionWarning),
-		Verification: v, Ignores: len(s.Ignores) + len(s.Overrides)}
+	r := argocd.Report{Findings: argocd.Findings(res.Left, v, unpaired, a.Set.VersionWarning), Verification: v, Ignores: len(s.Ignores) + len(s.Overrides)}
+	r.Summary = v.Summary(r.Ignores, res.Left, r.Findings)
 	for _, l := range argocd.LintSettings(a.Report, s) {
 		r.Lints = append(r.Lints, l.Finding())
 	}

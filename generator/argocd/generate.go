@@ -53,10 +53,29 @@ func Generate(rep *classify.Report, f Format, app string, header []string, file 
 }
 
 // Summary is the verdict's line: "2 ignores; 1 resource Argo CD showed OutOfSync for ghost diffs only, in sync under them; 40 declared values changed in turn, each shown",
-// with the resources left OutOfSync for ghosts no ignore may take (left's residual).
-func (v Verification) Summary(ignores int, left []Left) string {
+// with the resources left OutOfSync for ghosts no ignore may take (left's residual) and the
+// changes made in Git among the findings (fs: Findings'), counted apart as the kapp target's
+// summary counts them: what a sync applies is no ghost, and a CI log that lists them one by one
+// said nothing of them in its last line (fix28e item 3).
+func (v Verification) Summary(ignores int, left []Left, fs []verdict.Finding) string {
 	s := fmt.Sprintf("%s; %s Argo CD shows OutOfSync for ghost diffs only, %d in sync under them (Argo CD's StateDiff)",
 		words.Count(ignores, "ignore"), words.Count(v.Ghost, "resource"), v.InSync)
+	n := map[verdict.Kind]int{}
+	for _, f := range fs {
+		n[f.Kind]++
+	}
+	if k := n[verdict.KindPending]; k > 0 {
+		s += fmt.Sprintf("; %s from Git, which a sync applies", words.Count(k, "pending change"))
+	}
+	if k := n[verdict.KindImmutable]; k > 0 {
+		s += fmt.Sprintf("; %s from Git Argo CD's sync fails on", words.Count(k, "pending change"))
+	}
+	if k := n[verdict.KindPendingCreate]; k > 0 {
+		s += "; " + words.Count(k, "pending create")
+	}
+	if k := n[verdict.KindPendingDelete]; k > 0 {
+		s += "; " + words.Count(k, "pending delete")
+	}
 	if n := Stuck(left); n > 0 {
 		s += fmt.Sprintf("; %s OutOfSync for ghost diffs no ignore may take (fix them in the manifest)", words.Count(n, "resource"))
 	}
