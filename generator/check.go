@@ -202,7 +202,7 @@ func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
 func located(fs []verdict.Finding, at map[valuesource.Field]load.Source) []verdict.Finding {
 	for i, f := range fs {
 		if f.Kind != verdict.KindDrift && f.Kind != verdict.KindPending && f.Kind != verdict.KindImmutable && f.Kind != verdict.KindPendingCreate && f.Kind != verdict.KindUnjudged &&
-			f.Kind != verdict.KindOwnership && f.Kind != verdict.KindDeployFails {
+			f.Kind != verdict.KindOwnership && f.Kind != verdict.KindDeployFails && f.Kind != verdict.KindUnserved {
 			continue
 		}
 		if src, ok := at[valuesource.Field{Resource: f.Resource, Path: f.Path}]; ok {

@@ -15,7 +15,14 @@ import (
 // object exported without managedFields when bare): the finding for path.
 func declaredFinding(t *testing.T, path string, bare bool, edit func(*unstructured.Unstructured)) classify.Finding {
 	t.Helper()
+	return declaredFindingFrom(t, "", path, bare, edit)
+}
+
+// declaredFindingFrom is declaredFinding with the server's version given (--server-version).
+func declaredFindingFrom(t *testing.T, server, path string, bare bool, edit func(*unstructured.Unstructured)) classify.Finding {
+	t.Helper()
 	in := fixture("adopt-kubectl-apply")
+	in.ServerVersion = server
 	rewrite := func(file string, f func(*unstructured.Unstructured)) string {
 		return editedFixture(t, file, func(u *unstructured.Unstructured) bool {
 			if u.GetKind() == "Deployment" {
@@ -65,14 +72,21 @@ func TestDeclaredRevisionAnnotationIsTheControllers(t *testing.T) {
 	}
 }
 
-// An apps/v1beta2 manifest against the apps/v1 object the server returns: drift, saying the
-// manifest's version is no longer served.
-func TestConvertedAPIVersionSaysNoLongerServed(t *testing.T) {
+// An apps/v1beta2 manifest against the apps/v1 object the server returns, read from no known
+// server version (the live file is rewritten where no server-version.json is): drift, saying
+// whether the version is served cannot be judged. From a v1.37 server (Kubernetes 1.16 stopped
+// serving apps/v1beta2): unserved, naming the version to use.
+func TestConvertedAPIVersionJudgedByServerVersion(t *testing.T) {
 	f := declaredFinding(t, "apiVersion", false, func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") })
-	if f.Class != classify.Drift {
-		t.Errorf("apiVersion: %s, want drift", f.Class)
+	served := declaredFindingFrom(t, "v1.37.0", "apiVersion", false, func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") })
+	if !served.Unserved || !strings.Contains(served.Evidence, "does not serve Deployment at apps/v1beta2, only at apps/v1:") ||
+		!strings.HasSuffix(served.Evidence, "set the manifest's apiVersion to apps/v1") {
+		t.Errorf("apiVersion from a v1.37 server: want unserved, naming apps/v1, got %s (unserved %v): %q", served.Class, served.Unserved, served.Evidence)
 	}
-	if !strings.Contains(f.Evidence, "apps/v1, converted from the manifest's apps/v1beta2") || !strings.Contains(f.Evidence, "no longer served") {
-		t.Errorf("apiVersion evidence does not name the conversion: %q", f.Evidence)
+	if f.Class != classify.Drift || f.Unserved {
+		t.Errorf("apiVersion: %s (unserved %v), want drift", f.Class, f.Unserved)
+	}
+	if !strings.Contains(f.Evidence, "apps/v1, converted from the manifest's apps/v1beta2") || !strings.Contains(f.Evidence, "cannot be judged: the server's version is not known") {
+		t.Errorf("apiVersion evidence does not name the conversion and why it is not judged: %q", f.Evidence)
 	}
 }

@@ -140,7 +140,7 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	}
 	set.VersionWarning = warning
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd})
+		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
 	if err != nil {
 		return nil, verdict.NameYTTRule(err, own)
 	}

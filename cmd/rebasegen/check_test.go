@@ -77,7 +77,8 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	data := "data"
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Blocks: true}})
-	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+	unserved := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Unserved: true}})
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
@@ -104,7 +105,8 @@ func everyKindVerdict() *verdict.Verdict {
 	data := "data"
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
-	return &verdict.Verdict{Residual: field, Unknown: field, Drift: field, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+	unserved := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Unserved: true}})
+	return &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
@@ -120,6 +122,7 @@ func showsEveryKind(t *testing.T, of format.Format, got string) {
 		verdict.KindUnknown: "unknown", verdict.KindHidden: "hidden", verdict.KindImmutable: "immutable", verdict.KindStale: "stale",
 		verdict.KindDrift: "drift", verdict.KindPending: "pending", verdict.KindAdoption: "adoption", verdict.KindServerVersion: "serverVersion",
 		verdict.KindUnjudged: "unjudged", verdict.KindRuleUnjudged: "rulesUnjudged", verdict.KindOwnership: "ownership", verdict.KindDeployFails: "deployFails",
+		verdict.KindUnserved: "unserved",
 	}
 	for _, k := range verdict.Kinds() {
 		switch of {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/parallel"
@@ -41,6 +42,9 @@ type Options struct {
 	// CRDsFrom says how the caller is given CustomResourceDefinitions, as the evidence of a
 	// custom resource whose CRD is missing names it; "": the command line's (--crd, capture).
 	CRDsFrom string
+	// Server is the API server's version (load.Reader.ReadServerVersion), by which the
+	// manifests' apiVersions are judged (rulesets/served); nil: not known.
+	Server *load.ServerVersion
 }
 
 // Scoped returns the paths of the selectors kapp's built-in label scoping rules write its app
@@ -79,6 +83,7 @@ type classifier struct {
 	paths            *pathTable                // shared by the workers
 
 	version         string           // Options.Version's
+	served          *served          // what the server serves (Options.Server, the CRDs)
 	versionDefaults []versionDefault // Options.Version's differences
 }
 
@@ -180,6 +185,9 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		prepare: opts.Prepare, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
+	}
+	if c.served, err = newServed(opts.Server, crds); err != nil {
+		return nil, err
 	}
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err

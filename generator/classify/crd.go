@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -25,6 +26,7 @@ var crdScheme = func() *runtime.Scheme {
 type crdSchema struct {
 	crdName    string
 	structural *structuralschema.Structural
+	served     bool // spec.versions[].served: the server serves the kind at this version
 }
 
 // crdSchemas holds the structural schema of every CRD version among the inputs.
@@ -61,7 +63,7 @@ func newCRDSchemas(crds []load.Doc) (crdSchemas, error) {
 				return nil, &load.Error{Source: o.Source, Field: "spec.versions." + v.Name + ".schema", Msg: err.Error()}
 			}
 			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-			out[gvk] = &crdSchema{crdName: crd.Name, structural: s}
+			out[gvk] = &crdSchema{crdName: crd.Name, structural: s, served: v.Served}
 		}
 	}
 	return out, nil
@@ -82,6 +84,22 @@ func StructuralSchemas(crds []load.Doc) (map[schema.GroupVersionKind]*structural
 }
 
 func (c crdSchemas) lookup(gvk schema.GroupVersionKind) *crdSchema { return c[gvk] }
+
+// versionsOf names the CRD among the inputs of gk and its versions, sorted, those it serves
+// too; crd is "" when there is none.
+func (c crdSchemas) versionsOf(gk schema.GroupKind) (crd string, versions, served []string) {
+	for gvk, s := range c {
+		if gvk.GroupKind() == gk {
+			crd, versions = s.crdName, append(versions, gvk.Version)
+			if s.served {
+				served = append(served, gvk.Version)
+			}
+		}
+	}
+	slices.Sort(versions)
+	slices.Sort(served)
+	return crd, versions, served
+}
 
 // apply defaults a custom resource the way the server's customresource handler does.
 func (s *crdSchema) apply(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,7 +87,13 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 	}
 	obj, err := scheme.New(gvk)
 	if err != nil {
-		if gvk.Group != "" { // a custom resource whose CRD is nowhere: say which one to pass
+		switch crd, versions, _ := d.crds.versionsOf(gvk.GroupKind()); {
+		case crd != "": // its CRD is among the inputs, without that version (probe15 held/w14)
+			res.mechanism = fmt.Sprintf("CustomResourceDefinition %s, among the inputs, has no version %s (it has %s): nothing defaults the object there", crd, gvk.Version, strings.Join(versions, ", "))
+		case scheme.IsGroupRegistered(gvk.Group):
+			// a version of a built-in group k8s.io/kubernetes no longer has (autoscaling/v2beta2)
+			res.mechanism = fmt.Sprintf("k8s.io/kubernetes %s has no %s at %s: nothing defaults the object there", kappconv.Kubernetes, gvk.Kind, gvk.GroupVersion())
+		case gvk.Group != "": // a custom resource whose CRD is nowhere: say which one to pass
 			from := cmp.Or(d.crdsFrom, "with --crd; rebasegen capture saves it in crds.yaml")
 			res.mechanism = fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (pass the CRD of kind %s, group %s, %s)", gvk.GroupKind(), gvk.Kind, gvk.Group, from)
 			res.noCRD = true

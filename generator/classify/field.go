@@ -19,6 +19,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
 	declared := d.Change != fielddiff.Added
 	path := d.Path.String()
+	if path == "apiVersion" {
+		return c.apiVersion(fc, d) // another version of the kind's group: nothing else explains it
+	}
 	if ok := c.adoption(fc, d, &f); ok {
 		return f
 	}
@@ -264,9 +267,6 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 
 // declaredDrift explains a declared value that differs with nothing but appliers owning it.
 func declaredDrift(fc fieldContext, d fielddiff.Delta) string {
-	if d.Path.String() == "apiVersion" {
-		return fmt.Sprintf("the server returned the object as %v, converted from the manifest's %v: that version is no longer served (or no longer the stored one); update the manifest's apiVersion", d.Live, d.Desired)
-	}
 	var by []string
 	for _, o := range fc.owners {
 		if fc.appliers.has(o.Manager) && o.owns(d.Path) {

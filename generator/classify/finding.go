@@ -71,6 +71,10 @@ type Finding struct {
 	// Blocks: kapp's deploy fails on it (an adoption change, or a change made in Git, to a field
 	// the API server refuses to change); check fails on it whatever its flags.
 	Blocks bool
+	// Unserved: the manifest's apiVersion (Path), at which the API server does not serve the
+	// kind (served.go): kapp's deploy fails before applying anything; check
+	// fails on it whatever its class (Drift).
+	Unserved bool
 	// Pruned: the manifest declares a field the API server does not know and dropped when it
 	// stored the object: a mistake in the manifest, reported, never ruled (Class Unknown).
 	Pruned bool

@@ -42,6 +42,9 @@ const (
 	// KindDeployFails: kapp's deploy fails on the change groups, change rules or update strategy
 	// of this deploy's changes (DeployFails).
 	KindDeployFails Kind = "deploy-fails"
+	// KindUnserved: a manifest's apiVersion at which the API server does not serve its kind
+	// (classify.Finding.Unserved): kapp's deploy fails before applying anything.
+	KindUnserved Kind = "unserved"
 	// KindRuleUnjudged: a hand-written ytt rule deciding on a value the mutation check does not
 	// vary, whose verdict would be luck (RuleUnjudged).
 	KindRuleUnjudged Kind = "rule-unjudged"
@@ -49,7 +52,7 @@ const (
 
 // Kinds returns every kind of finding, in report order; a fresh slice on every call.
 func Kinds() []Kind {
-	return []Kind{KindServerVersion, KindOwnership, KindDeployFails, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged, KindRuleUnjudged}
+	return []Kind{KindServerVersion, KindOwnership, KindDeployFails, KindUnserved, KindResidual, KindPendingCreate, KindPendingDelete, KindUnknown, KindHidden, KindImmutable, KindStale, KindDrift, KindPending, KindAdoption, KindUnjudged, KindRuleUnjudged}
 }
 
 // Label names the kind in front of each finding of it, in every output format that writes
@@ -86,6 +89,8 @@ func (k Kind) Label() string {
 		return "kapp's deploy fails"
 	case KindRuleUnjudged:
 		return "rule not judged"
+	case KindUnserved:
+		return "apiVersion the API server does not serve (kapp's deploy fails on it)"
 	}
 	return ""
 }
@@ -245,6 +250,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, f)
 	}
 	for _, r := range c.Drift {
+		if r.Finding.Unserved {
+			field(KindUnserved, []Residual{r}, true)
+			continue
+		}
 		if gt := r.Finding.GitToo; gt != nil && slices.ContainsFunc(c.Hidden, func(h Hidden) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }) {
 			// the change made in Git beside the drift is hidden, no pending change
 			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
@@ -313,7 +322,7 @@ func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding 
 	fs := v.Verdict.Findings(g)
 	for i, f := range fs {
 		switch f.Kind {
-		case KindPendingCreate, KindPendingDelete, KindImmutable, KindDeployFails:
+		case KindPendingCreate, KindPendingDelete, KindImmutable, KindDeployFails, KindUnserved:
 			fs[i].Fails = false
 		}
 	}

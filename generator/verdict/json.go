@@ -45,6 +45,9 @@ type JSON struct {
 	Ownership []FieldJSON `json:"ownership"`
 	// DeployFails are resources whose change groups, rules or update strategy kapp's deploy fails on.
 	DeployFails []FieldJSON `json:"deployFails"`
+	// Unserved are manifests' apiVersions at which the API server does not serve the kind:
+	// kapp's deploy fails on them.
+	Unserved []FieldJSON `json:"unserved"`
 }
 
 // FieldJSON is one finding in JSON.
@@ -81,7 +84,7 @@ type StaleJSON struct {
 func NewJSON(r Report) (JSON, error) {
 	j := JSON{Version: 1, Residual: []FieldJSON{}, Drift: []FieldJSON{}, Unknown: []FieldJSON{}, Stale: []StaleJSON{}, Lint: r.Lints,
 		Paired: r.Paired, Kept: r.Kept, PendingCreates: []FieldJSON{}, Hidden: []FieldJSON{}, Pending: []FieldJSON{}, Immutable: []FieldJSON{}, PendingDeletes: []FieldJSON{}, ServerVersion: []FieldJSON{}, Unjudged: []FieldJSON{}, RulesUnjudged: []FieldJSON{},
-		Ownership: []FieldJSON{}, DeployFails: []FieldJSON{}}
+		Ownership: []FieldJSON{}, DeployFails: []FieldJSON{}, Unserved: []FieldJSON{}}
 	if j.Lint == nil {
 		j.Lint = []lint.Finding{}
 	}
@@ -129,6 +132,8 @@ func NewJSON(r Report) (JSON, error) {
 			j.Ownership = append(j.Ownership, fj)
 		case KindDeployFails:
 			j.DeployFails = append(j.DeployFails, fj)
+		case KindUnserved:
+			j.Unserved = append(j.Unserved, fj)
 		default:
 			return JSON{}, fmt.Errorf("no json rendering for findings of kind %q", f.Kind)
 		}

@@ -203,6 +203,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	if k := n[KindDeployFails]; k > 0 {
 		pending += ", " + words.Count(k, "change") + " kapp's deploy fails on"
 	}
+	if k := n[KindUnserved]; k > 0 {
+		pending += ", " + words.Count(k, "apiVersion") + " the server does not serve, kapp's deploy fails"
+	}
 	driftLevel := "warning"
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
 		driftLevel = "error"
@@ -245,7 +248,7 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 			if f.Values != nil { // a field changed both in Git and on the cluster: the three values
 				msg += ": " + evidence(f)
 			}
-		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails: // the desired document, as a pending change
+		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails, KindUnserved: // the desired document, as a pending change
 			file, at = f.File, f.Line
 			msg += ": " + evidence(f)
 		case KindAdoption:
@@ -280,7 +283,7 @@ func WriteGenerate(w io.Writer, v *Verdict) error {
 		fmt.Fprintf(&b, "not compared: %s has no live counterpart (kapp would create it)%s\n", escape.Text(u.Resource.String()), hintSuffix(escape.Text(u.Hint)))
 	}
 	for _, f := range v.Findings(Gate{}) {
-		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindRuleUnjudged && f.Kind != KindOwnership && f.Kind != KindDeployFails {
+		if f.Kind != KindResidual && f.Kind != KindHidden && f.Kind != KindRuleUnjudged && f.Kind != KindOwnership && f.Kind != KindDeployFails && f.Kind != KindUnserved {
 			continue
 		}
 		l, err := line(f, "")

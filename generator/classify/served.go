@@ -1,0 +1,126 @@
+package classify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/rulesets"
+)
+
+// served is what rebasegen knows of the versions the API server serves each kind at: kapp's
+// deploy takes an object only at a version discovery lists for its kind, so a manifest on
+// another version fails the deploy before it applies anything (measured: kapp v0.66.0 against
+// kube-apiserver v1.37.2, "Expected to find kind 'autoscaling/v2beta2/HorizontalPodAutoscaler',
+// but did not").
+type served struct {
+	server *load.ServerVersion // nil: not known
+	// data is kube-apiserver's of the server's minor version (rulesets/served); nil: none
+	data *rulesets.Served
+	// known are the minor versions rulesets/served has data for; builtin the groups any of them
+	// serves: Kubernetes' own, never a CRD's or an aggregated API's
+	known   []string
+	builtin map[string]bool
+	crds    crdSchemas // the CRDs among the inputs
+}
+
+func newServed(sv *load.ServerVersion, crds crdSchemas) (*served, error) {
+	all, err := rulesets.ServedVersions()
+	if err != nil {
+		return nil, err
+	}
+	s := &served{server: sv, builtin: map[string]bool{}, crds: crds}
+	for i, d := range all {
+		v, err := version.ParseSemantic(d.Version)
+		if err != nil {
+			return nil, fmt.Errorf("rulesets/served: version %q: %w", d.Version, err)
+		}
+		s.known = append(s.known, minorOf(d.Version))
+		if sv != nil && sameMinor(v, sv.Version) {
+			s.data = &all[i]
+		}
+		for _, gv := range d.GroupVersions {
+			g, _ := schema.ParseGroupVersion(gv.GroupVersion)
+			s.builtin[g.Group] = true
+		}
+	}
+	return s, nil
+}
+
+// servedAt is what is known of whether the server serves a kind at a version: yes or no, and
+// by whose word (source), with the versions it serves the kind at; or neither, and why not.
+type servedAt struct {
+	known, yes bool
+	source     string   // what serves the kind: kube-apiserver v1.37 by default, CRD NAME
+	versions   []string // the group/versions it serves the kind at
+	why        string   // !known: why it cannot be told
+}
+
+// at judges gvk against the server's discovery as rebasegen knows it.
+func (s *served) at(gvk schema.GroupVersionKind) servedAt {
+	gk := gvk.GroupKind()
+	if s.builtin[gk.Group] {
+		switch {
+		case s.server == nil:
+			return servedAt{why: "the server's version is not known (no " + load.ServerVersionFile + " beside the live objects, no --server-version)"}
+		case s.data == nil:
+			return servedAt{why: fmt.Sprintf("rebasegen knows what kube-apiserver serves of %s only (rulesets/served), not of %s (%s)", strings.Join(s.known, ", "), s.server, s.server.Source)}
+		}
+		out := servedAt{known: true, source: fmt.Sprintf("kube-apiserver %s, with its default API resource config (rulesets/served/%s.yaml, read from its discovery; a cluster may enable a version it still has with --runtime-config),", minorOf(s.data.Version), minorOf(s.data.Version))}
+		for _, gv := range s.data.GroupVersions {
+			g, _ := schema.ParseGroupVersion(gv.GroupVersion)
+			if g.Group == gk.Group && slices.Contains(gv.Kinds, gk.Kind) {
+				out.versions = append(out.versions, gv.GroupVersion)
+			}
+		}
+		out.yes = slices.Contains(out.versions, gvk.GroupVersion().String())
+		return out
+	}
+	crd, _, versions := s.crds.versionsOf(gk)
+	if crd == "" {
+		return servedAt{why: fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (a kind of an aggregated API, or pass its CRD)", gk)}
+	}
+	out := servedAt{known: true, source: "CustomResourceDefinition " + crd + ", among the inputs (spec.versions[].served),"}
+	for _, v := range versions {
+		out.versions = append(out.versions, schema.GroupVersion{Group: gk.Group, Version: v}.String())
+	}
+	out.yes = slices.Contains(out.versions, gvk.GroupVersion().String())
+	return out
+}
+
+// apiVersion classifies the manifest's apiVersion where the server returned the object at
+// another version of its group (the version it lists the kind at): kapp's diff shows the
+// change on every deploy, and its deploy fails where the server does not serve the kind at the
+// manifest's version (Unserved). Drift otherwise, as the manifest
+// is what to change.
+func (c *classifier) apiVersion(fc fieldContext, d fielddiff.Delta) Finding {
+	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Drift}
+	gvk, live := fc.desired.GroupVersionKind(), fmt.Sprint(d.Live)
+	converted := fmt.Sprintf("the server returned the object as %v, converted from the manifest's %v", live, d.Desired)
+	s := c.served.at(gvk)
+	switch {
+	case !s.known:
+		f.Evidence = fmt.Sprintf("%s: whether the server serves %s at %s cannot be judged: %s; if it does not, kapp's deploy fails before applying anything, else kapp updates it on every deploy: set the manifest's apiVersion to %s", converted, gvk.Kind, gvk.GroupVersion(), s.why, live)
+	case s.yes:
+		f.Evidence = fmt.Sprintf("%s, which %s serves too: kapp's update succeeds, and kapp updates the object on every deploy, the version differing: set the manifest's apiVersion to %s", converted, s.source, live)
+	default:
+		f.Unserved = true
+		use := live
+		if !slices.Contains(s.versions, live) && len(s.versions) > 0 {
+			use = s.versions[0]
+		}
+		only := "only at " + strings.Join(s.versions, ", ")
+		if len(s.versions) == 0 {
+			only = "nor at any other version"
+		}
+		f.Evidence = fmt.Sprintf("%s: %s does not serve %s at %s, %s: kapp's deploy fails before applying anything (kapp v0.66.0: \"Expected to find kind '%s/%s', but did not: Kubernetes API server did not have matching apiVersion + kind\"); set the manifest's apiVersion to %s",
+			converted, s.source, gvk.Kind, gvk.GroupVersion(), only, gvk.GroupVersion(), gvk.Kind, use)
+		f.Warning = fmt.Sprintf("the server does not serve %s at %s: set the manifest's apiVersion to %s", gvk.Kind, gvk.GroupVersion(), use)
+	}
+	return f
+}
