@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -149,42 +146,4 @@ func schemaOf(t *testing.T, desired string) string {
 		b.WriteString(l)
 	}
 	return b.String()
-}
-
-// README's example of The server's version (an HorizontalPodAutoscaler left on
-// autoscaling/v2beta2) is what check writes, to the line, and its exit status.
-func TestREADMEUnservedExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const command = "    $ rebasegen check -d old-hpa.yaml -l fixtures/hpa-replicas/live.yaml -n hpa-replicas --rules rules.yml\n"
-	_, block, ok := strings.Cut(string(readme), command)
-	if !ok {
-		t.Fatalf("README.md holds no %q", command)
-	}
-	block, _, _ = strings.Cut(block, "\n\n")
-	var want []string
-	for _, l := range strings.Split(block, "\n") {
-		want = append(want, strings.TrimPrefix(l, "    "))
-	}
-	desired := readFixture(t, "hpa-replicas/desired.yaml")
-	fixtures, err := filepath.Abs(filepath.Join("..", "..", "fixtures"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(t.TempDir()) // the README's paths, relative to the repository's root
-	if err := os.Symlink(fixtures, "fixtures"); err != nil {
-		t.Fatal(err)
-	}
-	if r := rebasegen(t, "generate", "-q", "-d", "fixtures/hpa-replicas/desired.yaml", "-l", "fixtures/hpa-replicas/live.yaml", "-n", "hpa-replicas", "--output-file", "rules.yml"); r.code != 0 {
-		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
-	}
-	// sed 's|autoscaling/v2$|autoscaling/v2beta2|'
-	writeIn(t, ".", "old-hpa.yaml", regexp.MustCompile(`(?m)autoscaling/v2$`).ReplaceAllString(desired, "autoscaling/v2beta2"))
-	r := rebasegen(t, "check", "-d", "old-hpa.yaml", "-l", "fixtures/hpa-replicas/live.yaml", "-n", "hpa-replicas", "--rules", "rules.yml")
-	got := strings.Split(r.stdout+"exit "+strconv.Itoa(r.code), "\n")
-	if !slices.Equal(got, want) {
-		t.Errorf("README's example says:\n%s\ncheck writes:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
-	}
 }
