@@ -79,12 +79,13 @@ func captureCommand() *cli.Command {
 			}
 			rules := clientcmd.NewDefaultClientConfigLoadingRules()
 			rules.ExplicitPath = c.String("kubeconfig")
-			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
+			loader := boundedKubeconfig{ClientConfigLoadingRules: rules, reader: load.NewReader(nil), context: c.String("context")}
+			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loader, &clientcmd.ConfigOverrides{CurrentContext: c.String("context")}).ClientConfig()
 			if err != nil && clientcmd.IsEmptyConfig(err) && rules.ExplicitPath == "" {
 				return noKubeconfig(rules.Precedence)
 			}
 			if err != nil {
-				return fmt.Errorf("--kubeconfig %s: %w", escape.Text(orDefault(c.String("kubeconfig"), "($KUBECONFIG or ~/.kube/config)")), err)
+				return fmt.Errorf("%s: %w", kubeconfigSource(rules), err)
 			}
 			opts := capture.Options{App: app, Namespace: namespace, Retries: c.Int("retries"), RequestTimeout: c.Duration("request-timeout")}
 			if argoApp != "" {
@@ -240,11 +241,15 @@ func count(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
+// kubeconfigSource names where the kubeconfig was read from, for an error.
+func kubeconfigSource(rules *clientcmd.ClientConfigLoadingRules) string {
+	switch {
+	case rules.ExplicitPath != "":
+		return "--kubeconfig " + escape.Text(rules.ExplicitPath)
+	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "":
+		return "$KUBECONFIG " + escape.Text(os.Getenv(clientcmd.RecommendedConfigPathEnvVar))
 	}
-	return s
+	return "kubeconfig " + escape.Text(strings.Join(rules.Precedence, ", "))
 }
 
 func multiDoc(objs []*unstructured.Unstructured) []byte {
