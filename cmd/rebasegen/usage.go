@@ -25,7 +25,11 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		}
 		msg := f.format(m[1:])
 		if f.unknown {
-			msg += didYouMean(flagNames(flags), dashed(m[1])) + otherCommands(c, m[1])
+			hint := didYouMean(flagNames(flags), dashed(m[1]))
+			if hint == "" {
+				hint = longerName(c, m[1])
+			}
+			msg += hint + otherCommands(c, m[1])
 		}
 		return usageExit(c, msg)
 	}
@@ -148,6 +152,28 @@ func otherCommands(c *cli.Context, name string) string {
 		return ""
 	}
 	return " (" + dashed(name) + " is a flag of " + strings.Join(has, ", ") + ")"
+}
+
+// longerName is ": did you mean X?" for X, a flag of c's command whose name is the name other
+// commands give the flag name (one letter, or alike) with more after a dash, or "": -o, every
+// other command's --output, is capture's --output-directory (newcomer12 N12-5: kubectl's habit).
+func longerName(c *cli.Context, name string) string {
+	mine := flagNames(c.Command.Flags)
+	for _, cmd := range c.App.Commands {
+		for _, f := range cmd.Flags {
+			if cmd.Name == c.Command.Name || !slices.Contains(f.Names(), name) {
+				continue
+			}
+			for _, other := range f.Names() {
+				for _, m := range mine {
+					if strings.HasPrefix(m, dashed(other)+"-") {
+						return ": did you mean " + m + "?"
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // didYouMean is ": did you mean X?" for the candidate closest to given, or "" when none is close.

@@ -31,6 +31,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "-l", "l.yaml"}, "rebasegen: check: missing --rules"},
 		{[]string{"lint"}, "rebasegen: lint: missing --rules (-r)"},
 		{[]string{"capture", "--app", "a"}, "rebasegen: capture: missing --output-directory"},
+		// newcomer12 N12-5: -o, the output of every other command (and kubectl's), had no suggestion
+		{[]string{"capture", "--app", "a", "-o", "dir"}, "rebasegen: capture: unknown flag -o: did you mean --output-directory? (-o is a flag of explain, generate, check, lint)\n"},
 		{[]string{"--bogus"}, "rebasegen: unknown flag --bogus\nRun 'rebasegen --help' for usage."},
 		{[]string{"genrate"}, "rebasegen: unknown command \"genrate\": did you mean generate?\nRun 'rebasegen --help' for the commands."},
 		{[]string{"help", "explian"}, "rebasegen: unknown command \"explian\": did you mean explain?"},
