@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -89,6 +90,10 @@ func parseDocs(name string, data []byte, limit int64, dicts *dictionaries) ([]Do
 			chunk = append(chunk[:len(chunk):len(chunk)], '\n')
 		}
 		parsed, size, err := parseDoc(chunk, src, first, limit-used, dicts)
+		var e *Error
+		if doc == 1 && errors.As(err, &e) {
+			e.Msg += ownMessagesHint(data)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
