@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
 func captureCommand() *cli.Command {
@@ -101,14 +104,22 @@ func captureCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			files := map[string][]byte{load.CaptureLive: multiDoc(res.Live), load.CaptureDesired: multiDoc(res.Desired),
+			what := "app " + namespace + "/" + app
+			if argoApp != "" {
+				what = "Argo CD Application " + argoApp
+			}
+			// the header by which a later capture knows these files for its own (captureDirectory)
+			captured := func(objs []*unstructured.Unstructured) []byte {
+				return []byte(generated.Seal(generated.CaptureHeader(escape.Text(version), escape.Text(what)) + string(multiDoc(objs))))
+			}
+			files := map[string][]byte{load.CaptureLive: captured(res.Live), load.CaptureDesired: captured(res.Desired),
 				// the server's version: its defaults are what the live objects hold (read back by
 				// explain, generate and check beside the live file)
 				load.ServerVersionFile: append(bytes.TrimSpace(res.ServerVersion), '\n')}
 			crds := ""
 			if len(res.CRDs) > 0 {
 				// their schemas default the custom resources offline: read with --crd
-				files[load.CaptureCRDs] = multiDoc(res.CRDs)
+				files[load.CaptureCRDs] = captured(res.CRDs)
 				crds = fmt.Sprintf(", and the %s of its custom resources into %s (pass it with --crd)", count(len(res.CRDs), "CRD"), escape.Text(filepath.Join(dir, load.CaptureCRDs)))
 			}
 			if err := writeCapture(dir, files); err != nil {
@@ -116,10 +127,6 @@ func captureCommand() *cli.Command {
 			}
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
-			}
-			what := "app " + namespace + "/" + app
-			if argoApp != "" {
-				what = "Argo CD Application " + argoApp
 			}
 			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), what, escape.Text(dir), crds)
 			return nil
@@ -190,7 +197,11 @@ func writeCapture(dir string, files map[string][]byte) (err error) {
 // captureDirectory refuses an output directory holding files capture does not write (a package's
 // config directory, one slip away from "the package's config directory" the rules go into): ytt,
 // kapp-controller and --package would read the live copies with the templates, and a later
-// error would not say where they came from. A directory of an earlier capture is overwritten.
+// error would not say where they came from. The files of an earlier capture are replaced, when
+// capture wrote them: its header, their digest unchanged (server-version.json: a GET /version
+// body); a file named like capture's but hand-written (desired.yaml is the name manifests go by)
+// or edited since is refused, as generate refuses to replace a file it did not write (probe16
+// P16-9).
 func captureDirectory(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -202,15 +213,50 @@ func captureDirectory(dir string) error {
 			foreign = append(foreign, e.Name())
 		}
 	}
-	if len(foreign) == 0 {
-		return nil
+	if len(foreign) > 0 {
+		shown := foreign[:min(len(foreign), 5)]
+		more := ""
+		if len(foreign) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+		}
+		return fmt.Errorf("--output-directory %s holds files capture does not write (%s%s): a package's ytt (or kapp-controller) would read the captured live objects with them; capture into a directory of its own", escape.Text(dir), escape.Text(strings.Join(shown, ", ")), more)
 	}
-	shown := foreign[:min(len(foreign), 5)]
-	more := ""
-	if len(foreign) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	r := load.NewReader(nil)
+	for _, name := range captureFiles {
+		path := filepath.Join(dir, name)
+		data, err := r.ReadFound(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("--output-directory %s: %w", escape.Text(dir), err)
+		}
+		if why := notCaptured(name, data); why != "" {
+			return fmt.Errorf("--output-directory %s: %s %s; capture replaces only the files it wrote, as it wrote them: move it away (or capture into another directory)", escape.Text(dir), name, why)
+		}
 	}
-	return fmt.Errorf("--output-directory %s holds files capture does not write (%s%s): a package's ytt (or kapp-controller) would read the captured live objects with them; capture into a directory of its own", escape.Text(dir), escape.Text(strings.Join(shown, ", ")), more)
+	return nil
+}
+
+// notCaptured says why data, an existing file of a capture directory named name, is not one
+// capture wrote, or "". A blank file holds nothing to lose.
+func notCaptured(name string, data []byte) string {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return ""
+	}
+	if name == load.ServerVersionFile {
+		if _, err := load.ParseServerVersion(data, name); err != nil {
+			return "is not the API server's GET /version body capture writes (" + escape.Text(err.Error()) + ")"
+		}
+		return ""
+	}
+	switch generated.Captured(data) {
+	case generated.Intact:
+		return ""
+	case generated.Edited:
+		return "was edited since capture wrote it (its digest does not match)"
+	}
+	return "has no capture header (#! Captured by rebasegen ...): a file of yours, or of a capture before rebasegen wrote the header"
 }
 
 // noKubeconfig explains an empty client configuration read from files (the kubeconfig files

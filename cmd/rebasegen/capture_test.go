@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -87,9 +89,9 @@ func TestCaptureReplacesTheDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	earlier := map[string]string{
-		"crds.yaml":           "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: olds.x.io}\n",
-		"live.yaml":           "old live\n",
-		"desired.yaml":        "old desired\n",
+		"crds.yaml":           capturedFile("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: olds.x.io}\n"),
+		"live.yaml":           capturedFile("---\nold: live\n"),
+		"desired.yaml":        capturedFile("---\nold: desired\n"),
 		"server-version.json": versionJSON("v1.35.0"),
 	}
 	for name, data := range earlier {
@@ -177,6 +179,68 @@ func TestCaptureArgoCDFlags(t *testing.T) {
 		r := rebasegen(t, append([]string{"capture", "--kubeconfig", kubeconfig, "--output-directory", dir}, tc.args...)...)
 		if r.code != exitError || !strings.HasPrefix(r.stderr, tc.want) {
 			t.Errorf("capture %v: exit %d, stderr:\n%s\nwant %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// capturedFile is body as capture writes it, for app ns/web, by this rebasegen: its header, whose
+// digest is the SHA-256 of the file without the digest line.
+func capturedFile(body string) string {
+	first := "#! Captured by rebasegen " + version + " from app ns/web. Do not edit: capture again to refresh it.\n"
+	sum := sha256.Sum256([]byte(first + body))
+	return first + "#! Digest: sha256:" + hex.EncodeToString(sum[:]) + "\n" + body
+}
+
+// TestCaptureKeepsFilesItDidNotWrite (issue 23, probe16 P16-9): a directory holding a hand-written
+// desired.yaml (the name manifests go by) passed as "an earlier capture", its files known by name
+// only, and capture replaced them. Capture's files carry its header and a digest: a file without
+// the header (hand-written, or a capture's from before the header), edited since, or a
+// server-version.json that is no GET /version body is refused by name, the directory left as it
+// was; the files capture wrote are replaced, and read back by explain as before.
+func TestCaptureKeepsFilesItDidNotWrite(t *testing.T) {
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, oneConfigMap) })
+	capture := func(dir string) result {
+		return rebasegen(t, "capture", "--app", "web", "-n", "ns", "--kubeconfig", kubeconfig, "--output-directory", dir)
+	}
+	dir := filepath.Join(t.TempDir(), "captured")
+	if r := capture(dir); r.code != 0 {
+		t.Fatalf("capture into a new directory: exit %d\n%s", r.code, r.stderr)
+	}
+	live, err := os.ReadFile(filepath.Join(dir, "live.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(live), "\n---\n")
+	if want := capturedFile("---\n" + body); string(live) != want || !strings.Contains(body, "name: c") {
+		t.Fatalf("live.yaml is not the objects under capture's header and their digest:\n%s\nwant\n%s", live, want)
+	}
+	if r := rebasegen(t, "explain", "-l", dir, "-d", filepath.Join(dir, "desired.yaml")); r.code != 0 {
+		t.Errorf("explain of the capture: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := capture(dir); r.code != 0 {
+		t.Errorf("capture into the directory of an earlier capture: exit %d\n%s", r.code, r.stderr)
+	}
+
+	for _, tc := range []struct{ file, data, want string }{
+		{"desired.yaml", "# my hand-written manifests\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "desired.yaml has no capture header"},
+		{"live.yaml", "---\nkind: ConfigMap\n", "live.yaml has no capture header"}, // a capture before the header (fixtures/)
+		{"live.yaml", string(live) + "# my note\n", "live.yaml was edited since capture wrote it"},
+		{"server-version.json", "my notes\n", "server-version.json is not the API server's GET /version body"},
+	} {
+		before, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := capture(dir)
+		checkRejected(t, "capture over "+tc.file+" ("+tc.want+")", r, "--output-directory "+dir+": ", tc.want)
+		if got, _ := os.ReadFile(filepath.Join(dir, tc.file)); string(got) != tc.data {
+			t.Errorf("a refused capture changed %s:\n%s", tc.file, got)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tc.file), before, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

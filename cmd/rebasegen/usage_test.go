@@ -91,8 +91,8 @@ func TestCaptureRefusesADirectoryOfOtherFiles(t *testing.T) {
 		t.Errorf("want exit 1 and %q, got %d:\n%s", want, r.code, r.stderr)
 	}
 	earlier := t.TempDir()
-	for _, f := range []string{"live.yaml", "desired.yaml", "server-version.json"} {
-		if err := os.WriteFile(filepath.Join(earlier, f), []byte("{}\n"), 0o644); err != nil {
+	for f, data := range map[string]string{"live.yaml": capturedFile("---\n{}\n"), "desired.yaml": capturedFile("---\n{}\n"), "server-version.json": versionJSON("v1.37.2")} {
+		if err := os.WriteFile(filepath.Join(earlier, f), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

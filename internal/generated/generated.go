@@ -18,6 +18,11 @@ const (
 	digest     = "#! Digest: sha256:"
 )
 
+// captureMarker opens the header of the YAML files rebasegen capture writes (CaptureHeader): not
+// rules, so not marker, which makes a file rebasegen's output that generate may replace and
+// whose documents are left out of the inputs.
+const captureMarker = "#! Captured by rebasegen "
+
 // headerSpan is how many lines from the top hold the header (the Secret format nests it below
 // the Secret's own comments and metadata).
 const headerSpan = 16
@@ -31,6 +36,17 @@ func Header(version, inputs, command string) string {
 }
 
 var placeholder = strings.Repeat("0", sha256.Size*2)
+
+// CaptureHeader is the header of a file rebasegen capture writes (live.yaml, desired.yaml,
+// crds.yaml), by version from source (the app); the digest is a placeholder until Seal fills it
+// in. A later capture replaces only files bearing it, unedited (Captured).
+func CaptureHeader(version, source string) string {
+	return captureMarker + version + " from " + source + ". Do not edit: capture again to refresh it.\n" +
+		digest + placeholder + "\n"
+}
+
+// Captured reads the capture header of data (CaptureHeader), as Of reads the header of rules.
+func Captured(data []byte) Status { return ofText(data, captureMarker) }
 
 // Seal fills in the digest of text, whose header Header wrote.
 func Seal(text string) string {
@@ -64,9 +80,9 @@ const (
 // header of the body its key holds, whose digest is the body's (a file rebasegen wrote before it
 // sealed the body alone, its digest the whole file's, is Intact too).
 func Of(data []byte) Status {
-	status := ofText(data)
+	status := ofText(data, marker)
 	if s, ok := ReadSecret(data); ok {
-		if status == Intact || ofText([]byte(s.Body)) == Intact {
+		if status == Intact || ofText([]byte(s.Body), marker) == Intact {
 			return Intact
 		}
 		return Edited
@@ -85,13 +101,13 @@ func Marked(data []byte) bool {
 	return false
 }
 
-// ofText reads the header of data's own lines.
-func ofText(data []byte) Status {
+// ofText reads the header opened by mark in data's own lines.
+func ofText(data []byte, mark string) Status {
 	found, recorded := false, ""
 	for _, l := range bytes.SplitN(data, []byte("\n"), headerSpan) {
 		l = bytes.TrimRight(bytes.TrimLeft(l, " "), "\r")
 		switch {
-		case bytes.HasPrefix(l, []byte(marker)):
+		case bytes.HasPrefix(l, []byte(mark)):
 			found = true
 		case bytes.HasPrefix(l, []byte(digest)) && recorded == "":
 			recorded = string(l[len(digest):])

@@ -86,7 +86,7 @@ func ReadSecret(data []byte) (Secret, bool) {
 				}
 			}
 			s.Keys = append(s.Keys, key)
-			if s.Key == "" && !key.Encoded && ofText([]byte(key.Value)) != None {
+			if s.Key == "" && !key.Encoded && ofText([]byte(key.Value), marker) != None {
 				s.Key, s.Body, s.Line = key.Name, key.Value, k.Line
 			}
 		}
