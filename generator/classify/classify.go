@@ -240,8 +240,10 @@ type fieldContext struct {
 	stored    *storage          // prepared (or defaulted), after the storage round trip
 	prunedAt  *fielddiff.Lookup // a custom resource as its CRD's schema prunes it; nil for other kinds
 	crd       string            // that CRD's name
-	mechanism string
-	strategy  string // names the create strategy's PrepareForCreate, "" without one
+	// whether the API server's validation of the update refuses it, worked out on first use
+	crdRefusal *crdRefusal
+	mechanism  string
+	strategy   string // names the create strategy's PrepareForCreate, "" without one
 	// what the applier sent (kapp.k14s.io/original; for an object Argo CD syncs, what its last
 	// client-side sync applied), nil when unknown; lastApply names the record
 	sent      map[string]any
@@ -323,7 +325,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
 		if dr.pruned != nil {
-			fc.prunedAt, fc.crd = fielddiff.NewLookup(dr.pruned.Object), dr.crd
+			fc.prunedAt, fc.crd, fc.crdRefusal = fielddiff.NewLookup(dr.pruned.Object), dr.crd, &crdRefusal{}
 		}
 	}
 	var findings []fielddiff.Delta

@@ -26,7 +26,8 @@ var crdScheme = func() *runtime.Scheme {
 type crdSchema struct {
 	crdName    string
 	structural *structuralschema.Structural
-	served     bool // spec.versions[].served: the server serves the kind at this version
+	served     bool      // spec.versions[].served: the server serves the kind at this version
+	update     crdUpdate // the server's update validation of the version, compiled on first use
 }
 
 // crdSchemas holds the structural schema of every CRD version among the inputs.
@@ -63,7 +64,8 @@ func newCRDSchemas(crds []load.Doc) (crdSchemas, error) {
 				return nil, &load.Error{Source: o.Source, Field: "spec.versions." + v.Name + ".schema", Msg: err.Error()}
 			}
 			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-			out[gvk] = &crdSchema{crdName: crd.Name, structural: s, served: v.Served}
+			status := v.Subresources != nil && v.Subresources.Status != nil
+			out[gvk] = &crdSchema{crdName: crd.Name, structural: s, served: v.Served, update: crdUpdate{props: internal.OpenAPIV3Schema, status: status}}
 		}
 	}
 	return out, nil

@@ -48,6 +48,9 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 	if why, ok := updateRefused(fc); refused && ok {
 		return why, true, true
 	}
+	if why, ok := c.crdUpdateRefused(fc); refused && ok {
+		return why, true, true
+	}
 	return "", false, false
 }
 

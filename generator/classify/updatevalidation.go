@@ -149,17 +149,23 @@ func updateErrors(v updateValidation, manifest, live map[string]any) []string {
 			f.Set(reflect.ValueOf(old.DeepCopyObject()).Elem().FieldByName(name))
 		}
 	}
-	var errs []string
-	for _, e := range v.validate(nw, old) {
+	return errorTexts(v.validate(nw, old))
+}
+
+// errorTexts are errs as field, type and detail, each once: never the value, which may be large
+// (a whole spec) or a secret.
+func errorTexts(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
 		msg := e.Field + ": " + e.Type.String()
 		if e.Detail != "" {
 			msg += ": " + e.Detail
 		}
-		if !slices.Contains(errs, msg) {
-			errs = append(errs, msg)
+		if !slices.Contains(out, msg) {
+			out = append(out, msg)
 		}
 	}
-	return errs
+	return out
 }
 
 // internalObject decodes obj, of any version the server serves, into its kind's internal type,
