@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
@@ -221,6 +222,50 @@ func inRuleChild(req ruleRequest, budget uint64) (ruleResult, error) {
 		return ruleResult{}, errors.New(res.Err)
 	}
 	return res, nil
+}
+
+// evalRuleWithin is req evaluated in the rule child within limits' time and memory, its errors
+// as a package render's name the rule (label): the check's own evaluations of a rule (one per
+// changed manifest) started a child process each, ~40 process starts for a check of three
+// Services; the rule child, started once, serves them as it serves kapp's engine's. An evaluation
+// over its time kills the child (the next one starts another).
+func evalRuleWithin(label string, req ruleRequest, limits renderLimits) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := inRuleChild(req, limits.memory)
+		done <- err
+	}()
+	result := func(err error) error {
+		if errors.As(err, new(*MemoryExceeded)) {
+			return overBudget(label, limits.memory)
+		}
+		if err != nil {
+			return fmt.Errorf("rendering %s with ytt: %w", label, err)
+		}
+		return nil
+	}
+	timer := time.NewTimer(limits.timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return result(err)
+	case <-timer.C:
+	}
+	select {
+	case err := <-done: // done meanwhile: the child may serve another evaluation already
+		return result(err)
+	default:
+	}
+	// the evaluation holds ruleMu until it sees its child die: killed, unless it had yet to
+	// start it, then again
+	for {
+		StopRuleChild()
+		select {
+		case <-done:
+			return timedOut(label, limits.timeout)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // StopRuleChild kills the rule child, if one runs: an evaluation abandoned for its time budget

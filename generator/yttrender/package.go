@@ -215,8 +215,13 @@ func (p Package) RenderFiles(rd *load.Reader, source string, templates []Templat
 // EvalRebaseRule evaluates a ytt rebase rule's overlay on one resource as kapp v0.66.0's
 // yttresmod.OverlayContractV1Mod does (the resource as resource.yml, the overlay as overlay.yml,
 // the rule's sources as data values), within the budget of a package render: kapp runs the rule
-// in its own process without one. source names the rule in errors.
+// in its own process without one. source names the rule in errors. Where this executable serves
+// renders, it runs in the rule child kapp's engine's evaluations run in (evalRuleWithin), else in
+// this process with the heap watched.
 func EvalRebaseRule(source, overlay string, resource, sources []byte) error {
+	if childRenders.Load() {
+		return evalRuleWithin("ytt rebase rule "+source, ruleRequest{Overlay: overlay, Resource: resource, Values: sources}, defaultLimits)
+	}
 	p := Package{What: "ytt rebase rule", Source: source, Templates: []Template{
 		{Source: source, Name: "resource.yml", Data: resource},
 		{Source: source, Name: "overlay.yml", Data: []byte(overlay)},
