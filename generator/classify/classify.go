@@ -397,5 +397,6 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}
+	c.consequences(fc, res.Findings)
 	return res, nil
 }

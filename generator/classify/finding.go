@@ -101,6 +101,9 @@ type Finding struct {
 	// GitToo: a Drift finding whose field Git changed too since the applier's last apply (the
 	// three-way view): the change made in Git beside the person's edit; nil for any other.
 	GitToo *GitChange
+	// Follows: a Drift finding the API server sets only for the person's changes at these paths
+	// (the drift findings of the same resource): it goes with them (consequences); nil otherwise.
+	Follows []string
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

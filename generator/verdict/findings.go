@@ -265,6 +265,9 @@ func (c *Verdict) Findings(g Gate) []Finding {
 				by = "the rules in force together"
 			}
 			out[len(out)-1].Evidence += "; kept by " + by + ": kapp will NOT revert it"
+		} else if kept := keptCauses(c.DriftKept, r); len(kept) > 0 {
+			out[len(out)-1].Evidence += "; the rules keep " + strings.Join(kept, ", ") + ": kapp's deploy removes this field and the API server sets it again, " +
+				"so kapp shows it as an update again whenever it diffs against the live object (a ghost diff that comes back after every deploy), until that change is undone on the cluster or declared in the manifest"
 		}
 	}
 	field(KindPending, pending, false) // the deploy's purpose: reported, never failing
@@ -279,6 +282,19 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		}
 		out = append(out, Finding{Kind: KindUnjudged, Resource: u.Resource,
 			Evidence: "rebasegen capture redacted its values (" + strings.Join(keys, ", ") + "): they were taken as the manifest's, so a change to them, in Git or on the cluster, cannot be seen; not counted as kept (check it against live objects read with the values: kubectl get -o yaml --show-managed-fields)"})
+	}
+	return out
+}
+
+// keptCauses are the drifts the rules keep among those r's field follows (classify.Finding.Follows:
+// the server sets it for them): the server sets it again after kapp's deploy removes it, as long
+// as the person's change stays (newcomer12 N12-4).
+func keptCauses(kept []Kept, r Residual) []string {
+	var out []string
+	for _, p := range r.Finding.Follows {
+		if slices.ContainsFunc(kept, func(k Kept) bool { return k.Resource == r.Resource && k.Path == p }) {
+			out = append(out, p)
+		}
 	}
 	return out
 }
