@@ -3,7 +3,6 @@ package verdict
 // Which rule files a hidden change is blamed on, where the rules in force come from several.
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -21,8 +20,10 @@ import (
 // cannot help, for a removal only the hand rule puts back (newcomer11 N11-3). Where one file is
 // needed, the change is blamed on its rules as blame names them with that file's rules alone in
 // force (blameBy); where several are, on the rules in force together (Together: no file or
-// line), each file's named, files in name order; where none is (each alone hides it, or the
-// manifest does), blame's answer stands.
+// line), each file's named, files in name order; where none is, on every file whose rules alone
+// hide it, where several do, named in name order (EachAlone), the first's rule the one At names;
+// else (the package's own Configs hide it, or fewer than two files' rules alone do) blame's
+// answer stands.
 func (v *Verdict) blameFiles(in Input, pending []Residual) error {
 	// the package's own Configs shape the manifest kapp applies (a Config's additionalLabels
 	// make a change, they do not hide one): never left out
@@ -83,13 +84,17 @@ func (v *Verdict) blameFiles(in Input, pending []Residual) error {
 		}
 	}
 	named := map[string]map[string]Hidden{} // by file: the changes as blame names them with its rules alone
+	name := func(f string) error {
+		if named[f] != nil {
+			return nil
+		}
+		var err error
+		named[f], err = hidden(func(string) bool { return false }, func(file string) bool { return file != f && slices.Contains(files, file) })
+		return err
+	}
 	for _, fs := range needs {
 		for _, f := range fs {
-			if named[f] != nil {
-				continue
-			}
-			var err error
-			if named[f], err = hidden(func(string) bool { return false }, func(file string) bool { return file != f && slices.Contains(files, file) }); err != nil {
+			if err := name(f); err != nil {
 				return err
 			}
 		}
@@ -98,6 +103,25 @@ func (v *Verdict) blameFiles(in Input, pending []Residual) error {
 		fs := needs[h.String()]
 		switch len(fs) {
 		case 0:
+			// no file is needed: each of several may hide it alone, and blame named whichever
+			// --rules gave first (fix28e item 4); every such file is named, in name order
+			var alone []Hidden
+			for _, f := range files {
+				if err := name(f); err != nil {
+					return err
+				}
+				if by, ok := named[f][h.String()]; ok && by.At != (RuleAt{}) {
+					alone = append(alone, by)
+				}
+			}
+			if len(alone) > 1 {
+				rules := make([]string, len(alone))
+				for k, by := range alone {
+					rules[k] = by.Rule
+				}
+				v.Hidden[i].Rule = strings.Join(rules, " and by ") + ", each alone"
+				v.Hidden[i].At, v.Hidden[i].EachAlone = alone[0].At, true
+			}
 		case 1:
 			if by, ok := named[fs[0]][h.String()]; ok {
 				v.Hidden[i].Rule, v.Hidden[i].At = by.Rule, by.At
@@ -105,7 +129,12 @@ func (v *Verdict) blameFiles(in Input, pending []Residual) error {
 		default:
 			names := make([]string, len(fs))
 			for k, f := range fs {
-				names[k] = cmp.Or(named[f][h.String()].Rule, f)
+				// the file itself where blame names no rule of its alone (a rule making another
+				// file's matcher hold writes no value of the change itself)
+				names[k] = f
+				if by := named[f][h.String()]; by.At.File == f {
+					names[k] = by.Rule
+				}
 			}
 			v.Hidden[i].Rule = "the rules in force together, no one file's alone: " + strings.Join(names, "; ") + " (with any of their files left out, the change is not hidden)"
 			v.Hidden[i].At, v.Hidden[i].Together = RuleAt{}, true

@@ -217,8 +217,11 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		// hiding it only together: either file's change does, regenerating one file does not
 		// (newcomer11 N11-3)
 		change := "take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them)"
-		if h.Together {
+		switch {
+		case h.Together:
 			change = "take this field out of the paths of one of these rules, or this resource out of its resourceMatchers"
+		case h.EachAlone:
+			change = "take this field out of the paths of each of these rules, or this resource out of their resourceMatchers (rules rebasegen generated: regenerate them)"
 		}
 		switch {
 		case h.Removed && h.Hypothetical:

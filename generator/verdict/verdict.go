@@ -157,6 +157,9 @@ type Hidden struct {
 	// Together: no one rule file's rules hide the change, only those of the files Rule names in
 	// force together (blameFiles): At is zero, and no one file's change lets it through.
 	Together bool
+	// EachAlone: each of several rule files' rules hide the change alone (blameFiles): Rule names
+	// every one, At the first in name order.
+	EachAlone bool
 	// Hypothetical: the mutation check's, a change Git could make that these manifests do not
 	// (the finding says what would happen), not one this deploy applies.
 	Hypothetical bool
