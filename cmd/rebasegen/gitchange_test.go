@@ -34,6 +34,7 @@ func TestCheckGitChanges(t *testing.T) {
 		}
 	}
 	noResources := func(m string) string { return strings.Replace(m, resources, "", 1) }
+	generated := generatedRules(t) // every case changes the same fixture: generated once (was once per case)
 	type run struct {
 		cmd       string   // check, explain (--wide) or lint
 		withRules bool     // the case's rules file too
@@ -164,7 +165,7 @@ stringData:
 			if edit == nil {
 				edit = then()
 			}
-			g := changedInGit(t, edit)
+			g := changedFrom(t, generated, edit)
 			rules := ""
 			if tc.rules != "" {
 				rules = g.file(t, "case.yml", tc.rules)
@@ -229,22 +230,37 @@ func jsonFindings(t *testing.T, out string) string {
 // gitChange is the hpa-replicas fixture with rules generated for it and its desired objects
 // changed in Git, as a pull request changes a package.
 type gitChange struct {
-	dir     string
-	rules   string   // dir/rules.yml, generated from the unchanged fixture
+	dir     string   // the changed manifest's, and the case's files
+	rules   string   // rules.yml generated from the unchanged fixture (generatedRules)
 	desired string   // dir/desired.yaml, the changed manifest
 	inputs  []string // -d desired and the fixture's live objects
 }
 
-// changedInGit generates rules for the hpa-replicas fixture into dir/rules.yml and writes its
+// changedInGit generates rules for the hpa-replicas fixture (generatedRules) and writes its
 // desired objects as edit changes them to dir/desired.yaml.
 func changedInGit(t *testing.T, edit func(string) string) gitChange {
 	t.Helper()
-	fix := scenario(t, "hpa-replicas")
-	g := gitChange{dir: t.TempDir()}
-	g.rules = filepath.Join(g.dir, "rules.yml")
-	if r := rebasegen(t, append([]string{"generate", "--output-file", g.rules}, fix...)...); r.code != 0 {
+	return changedFrom(t, generatedRules(t), edit)
+}
+
+// generatedRules generates rules for the unchanged hpa-replicas fixture into rules.yml of a
+// directory of t's, and returns its path: the same for every change of the fixture, so a test
+// judging several changes generates once (each generate is a verified run of kapp's engine).
+func generatedRules(t *testing.T) string {
+	t.Helper()
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, scenario(t, "hpa-replicas")...)...); r.code != 0 {
 		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
 	}
+	return rules
+}
+
+// changedFrom is changedInGit with the rules generated already (generatedRules), left
+// unchanged; the changed manifest is written in a directory of t's.
+func changedFrom(t *testing.T, rules string, edit func(string) string) gitChange {
+	t.Helper()
+	fix := scenario(t, "hpa-replicas")
+	g := gitChange{dir: t.TempDir(), rules: rules}
 	data, err := os.ReadFile(fix[1])
 	if err != nil {
 		t.Fatal(err)

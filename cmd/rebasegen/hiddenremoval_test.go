@@ -33,7 +33,7 @@ func TestHiddenRemovalSaysHowToApplyIt(t *testing.T) {
 			t.Errorf("--output %s: exit %d, want 3 and the hidden removal saying %q:\n%s", format, res.code, how, out)
 		}
 	}
-	g = changedInGit(t, func(m string) string { return strings.Replace(m, "image: nginx:1.25", "image: nginx:1.26", 1) })
+	g = changedFrom(t, g.rules, func(m string) string { return strings.Replace(m, "image: nginx:1.25", "image: nginx:1.26", 1) })
 	res := rebasegen(t, g.check("--rules", g.file(t, "guess.yml", configOf(guessImageRule)))...)
 	if res.code != 3 || !strings.Contains(res.stdout, "hidden: ") || strings.Contains(res.stdout, "to apply the removal") {
 		t.Errorf("a hidden image bump: exit %d, want 3, hidden, and no removal's advice:\n%s", res.code, res.stdout)

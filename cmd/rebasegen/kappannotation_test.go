@@ -46,7 +46,7 @@ func TestKappAnnotationAddedInGitIsPending(t *testing.T) {
 		t.Errorf("explain: want %s pending:\n%s", path, res.stdout)
 	}
 
-	g = changedInGit(t, func(m string) string {
+	g = changedFrom(t, g.rules, func(m string) string {
 		m = strings.Replace(m, "image: nginx:1.25", "image: nginx:1.27", 1)
 		return strings.Replace(m, "  labels:\n    app.kubernetes.io/name: web\n", "  labels:\n    app.kubernetes.io/name: web\n    kapp.k14s.io/mine: x\n", 1)
 	})
