@@ -3,10 +3,12 @@ package verdict
 // The rules a hidden change is blamed on, and the owners that mask it.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -52,7 +54,6 @@ func (b *blame) resource(r classify.Resource, objs ...map[string]any) *blamed {
 		for _, obj := range x.objs {
 			x.lookups = append(x.lookups, fielddiff.NewLookup(obj))
 		}
-		x.reach = make([][]reach, len(b.rules))
 		x.trace(b, live.Unstructured)
 	}
 	if len(objs) == 0 {
@@ -76,7 +77,11 @@ type blamed struct {
 	objs    []map[string]any
 	lookups []*fielddiff.Lookup // per object: list items found by key through an index
 	matches []int8              // per rule: 0 not asked yet, 1 matches, -1 does not
-	reach   [][]reach
+	reach   []reach             // per object, made when first asked (reachers)
+	// reached: reachers' last answer, for the path reachedAt in the first reachedN objects
+	reached   []bool
+	reachedAt fielddiff.Path
+	reachedN  int
 	// steps: kapp's rebase of the manifest with the Configs in force, a step per rebase mod
 	// (kappcover.Trace); from[i] is rule i's first, -1 for a rule not traced (no rebaseRules
 	// rule, or no trace: kapp failed, or the rules are not the last of kapp's mods)
@@ -168,9 +173,9 @@ func (x *blamed) stepLookup(k int) *fielddiff.Lookup {
 	return l
 }
 
-// reach is where a rule's paths resolve in one object, by key (pathKey): each path, and each
-// path above one of them.
-type reach struct{ at, above map[string]bool }
+// reach is where the rules' paths resolve in one object, by key (pathKey): at each path, and at
+// each path above one of them, the rules (by index) resolving there.
+type reach struct{ at, above map[string][]int }
 
 // responsible names the rules in force that hide the change at p (by key): those kapp's rebase
 // of the manifest shows rewriting the value, each as kapp matched it at its turn (a matcher may
@@ -285,34 +290,54 @@ func (x *blamed) reachesIn(i int, p fielddiff.Path, objs []map[string]any) bool 
 		last := p[len(p)-1]
 		return last.FieldName != nil && rule.keys[*last.FieldName]
 	}
-	if x.reach[i] == nil {
-		x.reach[i] = make([]reach, len(x.objs))
+	return x.reachers(p, len(objs))[i]
+}
+
+// reachers is, per rule, whether its paths resolve at p (by key) or under or above it in one of
+// the first n objects, found through the index of where every rule's paths resolve (reach): p's
+// prefixes are looked up once, not once per rule. Asked rule by rule, each answer built p's keys
+// again: a check hiding N values with N rules on one object did N×N of them (probe16 P16-5). The
+// last answer is kept: responsible asks about one p for every rule in turn.
+func (x *blamed) reachers(p fielddiff.Path, n int) []bool {
+	if x.reached != nil && x.reachedN == n && slices.EqualFunc(x.reachedAt, p, fieldpath.PathElement.Equals) {
+		return x.reached
 	}
-	for j, obj := range objs {
-		in := &x.reach[i][j]
-		if in.at == nil {
-			in.at, in.above = map[string]bool{}, map[string]bool{}
-			for _, kp := range rule.paths {
-				for _, q := range resolved(obj, kp) {
-					in.at[pathKey(q)] = true
-					for n := range len(q) + 1 {
-						in.above[pathKey(q[:n])] = true
+	if x.reach == nil {
+		x.reach = make([]reach, len(x.objs))
+		for j, obj := range x.objs {
+			in := reach{at: map[string][]int{}, above: map[string][]int{}}
+			for i, rule := range x.rules {
+				if rule.ytt != nil || rule.keys != nil {
+					continue
+				}
+				for _, kp := range rule.paths {
+					for _, q := range resolved(obj, kp) {
+						in.at[pathKey(q)] = append(in.at[pathKey(q)], i)
+						for m := range len(q) + 1 {
+							in.above[pathKey(q[:m])] = append(in.above[pathKey(q[:m])], i)
+						}
 					}
 				}
 			}
+			x.reach[j] = in
 		}
+	}
+	out := make([]bool, len(x.rules))
+	for j := range n {
+		in := x.reach[j]
 		// p (by index) lies under a resolved path, or above one
 		at := x.lookups[j].ByIndex(p)
-		if in.above[pathKey(at)] {
-			return true
+		for _, i := range in.above[pathKey(at)] {
+			out[i] = true
 		}
-		for n := range len(at) + 1 {
-			if in.at[pathKey(at[:n])] {
-				return true
+		for m := range len(at) + 1 {
+			for _, i := range in.at[pathKey(at[:m])] {
+				out[i] = true
 			}
 		}
 	}
-	return false
+	x.reached, x.reachedAt, x.reachedN = out, slices.Clone(p), n
+	return out
 }
 
 // pathKey is p as a map key: its elements equal where the paths' are (fielddiff.Path.HasPrefix
