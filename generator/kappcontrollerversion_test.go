@@ -92,7 +92,12 @@ func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
 		{`[--wait-timeout=5m, --apply-default-update-strategy=skip]`, `spec.template.spec.deploy[0].kapp.rawOptions[1]: --apply-default-update-strategy=skip changes which resources kapp diffs or what it applies`},
 		{`[--existing-non-labeled-resources-check=0]`, `rawOptions[0]: --existing-non-labeled-resources-check=0 changes`},
 		{`[--existing-non-labeled-resources-check=F]`, `rawOptions[0]: --existing-non-labeled-resources-check=F changes`},
-		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10]`, ""},
+		// probe17 P17-4: values kapp parses but then fails on (kapp v0.66.0 binary: "Building Core
+		// clientset: burst is required to be greater than 0 ..."); a negative number of changes
+		// to keep panics in kapp's GC of app changes after the apply
+		{`[--kube-api-burst=0]`, `rawOptions[0]: kapp deploy fails with --kube-api-burst=0`},
+		{`[--app-changes-max-to-keep=-1]`, `rawOptions[0]: kapp deploy fails with --app-changes-max-to-keep=-1`},
+		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10, --kube-api-burst=1, --app-changes-max-to-keep=0]`, ""},
 	} {
 		cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: "+c.options+"\n", 1)
 		if cr == string(data) {
