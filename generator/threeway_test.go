@@ -83,30 +83,11 @@ func TestAFieldChangedInGitAndOnTheClusterIsPendingAndDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, failOnDrift := range []bool{false, true} { // the pending change never fails the gate, the drift as the flag says
-		var kinds []string
-		for _, f := range c.Findings(verdict.Gate{FailOnDrift: failOnDrift}) {
-			if f.Path == "data.log-level" {
-				kinds = append(kinds, fmt.Sprintf("%s:%v", f.Kind, f.Fails))
-			}
-		}
-		if got, want := strings.Join(kinds, " "), fmt.Sprintf("drift:%v pending:false", failOnDrift); got != want {
-			t.Errorf("--fail-on-drift=%v: the field's findings failing: %s, want %s", failOnDrift, got, want)
-		}
-	}
+	logLevelDriftAndPending(t, c)
 
 	// A rule keeping the cluster's value hides the change made in Git: kapp applies debug (its
 	// engine, under either base), no pending change, and the drift says so.
-	keep := append(rules, writeFile(t, "keep.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- type: copy
-  sources: [existing]
-  paths:
-  - [data, log-level]
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}
-`))
+	keep := append(rules, keepLogLevelRules(t))
 	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], in.Namespace, keep) {
 		if ch.NewResource() != nil && ch.NewResource().Name() == "shop-config" && ch.NewResource().UnstructuredObject()["data"].(map[string]any)["log-level"] != "debug" {
 			t.Fatalf("kapp (against last applied: %v) applies %v under the rule keeping the cluster's value: the test's premise", ch.AgainstLastApplied, ch.NewResource().UnstructuredObject()["data"])
@@ -298,28 +279,9 @@ func TestAFieldRemovedInGitThatAPersonChangedIsPendingAndDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, failOnDrift := range []bool{false, true} {
-		var kinds []string
-		for _, f := range c.Findings(verdict.Gate{FailOnDrift: failOnDrift}) {
-			if f.Path == "data.log-level" {
-				kinds = append(kinds, fmt.Sprintf("%s:%v", f.Kind, f.Fails))
-			}
-		}
-		if got, want := strings.Join(kinds, " "), fmt.Sprintf("drift:%v pending:false", failOnDrift); got != want {
-			t.Errorf("--fail-on-drift=%v: the field's findings failing: %s, want %s", failOnDrift, got, want)
-		}
-	}
+	logLevelDriftAndPending(t, c)
 
-	keep := append(rules, writeFile(t, "keep.yml", `apiVersion: kapp.k14s.io/v1alpha1
-kind: Config
-rebaseRules:
-- type: copy
-  sources: [existing]
-  paths:
-  - [data, log-level]
-  resourceMatchers:
-  - apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}
-`))
+	keep := append(rules, keepLogLevelRules(t))
 	if !kapptest.MakesBoth(t, in.Desired, in.Live[0], in.Namespace, keep, func(ch ctldiff.Change) bool {
 		return ch.NewResource() != nil && ch.NewResource().Name() == "shop-config" && ch.NewResource().UnstructuredObject()["data"].(map[string]any)["log-level"] == "debug"
 	}) {
@@ -337,4 +299,35 @@ rebaseRules:
 	if strings.Contains(kouts, "text pending change") || strings.Contains(kouts, "json pending/") {
 		t.Errorf("under the rule keeping the cluster's value: a pending change kapp never applies:\n%s", kouts)
 	}
+}
+
+// logLevelDriftAndPending asserts the three-way report of data.log-level: a drift, failing as
+// --fail-on-drift says, beside a pending change from Git that never fails the gate.
+func logLevelDriftAndPending(t *testing.T, c *generator.Checked) {
+	t.Helper()
+	for _, failOnDrift := range []bool{false, true} {
+		var kinds []string
+		for _, f := range c.Findings(verdict.Gate{FailOnDrift: failOnDrift}) {
+			if f.Path == "data.log-level" {
+				kinds = append(kinds, fmt.Sprintf("%s:%v", f.Kind, f.Fails))
+			}
+		}
+		if got, want := strings.Join(kinds, " "), fmt.Sprintf("drift:%v pending:false", failOnDrift); got != want {
+			t.Errorf("--fail-on-drift=%v: the field's findings failing: %s, want %s", failOnDrift, got, want)
+		}
+	}
+}
+
+// keepLogLevelRules writes a rule keeping the cluster's data.log-level of every ConfigMap.
+func keepLogLevelRules(t *testing.T) string {
+	return writeFile(t, "keep.yml", `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [existing]
+  paths:
+  - [data, log-level]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}
+`)
 }
