@@ -111,3 +111,47 @@ func TestKappArtifactRuleKeepsNoAnnotation(t *testing.T) {
 		t.Errorf("kapp keeps the annotation the manifest does not declare: updates %v, drift kept %v", c.Updates, c.DriftKept)
 	}
 }
+
+// A person's annotation on the only object of its kind (kubectl annotate) is drift kapp's deploy
+// removes, leaving kapp's empty annotations map: the rules generated before that deploy hold after
+// it. The kind was left out of the artifact's rule, so the next check found a residual ghost diff
+// (`- annotations: {}`) on the very deploy generate predicted (newcomer13 N13-3).
+func TestKappArtifactRuleHoldsOnceAnnotationDriftIsReverted(t *testing.T) {
+	in := fixture("package-app")
+	drifted := in
+	drifted.Live = []string{editedFixture(t, in.Live[0], func(u *unstructured.Unstructured) bool {
+		if u.GetKind() == "ServiceAccount" && u.GetName() == "shop" {
+			a := u.GetAnnotations()
+			a["team"] = "payments"
+			u.SetAnnotations(a)
+			mf := u.Object["metadata"].(map[string]any)
+			mf["managedFields"] = append(mf["managedFields"].([]any), map[string]any{
+				"apiVersion": "v1", "fieldsType": "FieldsV1", "manager": "kubectl-annotate", "operation": "Update", "time": "2026-11-27T14:12:00Z",
+				"fieldsV1": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:team": map[string]any{}}}},
+			})
+		}
+		return true
+	})}
+	g, err := generator.Generate(drifted, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated := false
+	for _, u := range g.Verification.Updates {
+		updated = updated || u.Resource.Kind == "ServiceAccount"
+	}
+	if !updated {
+		t.Fatalf("the person's annotation is not reported as one kapp's deploy removes: %s", g.Verification.Summary())
+	}
+	var b bytes.Buffer
+	if err := emit.WriteRules(&b, g.Rules, emit.Header{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := generator.Check(in, []string{writeFile(t, "rules.yml", b.String())}) // the live objects after that deploy
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Residual {
+		t.Errorf("residual ghost diff after the deploy reverted the drift: %s %v", r.Resource, r.Finding.Path)
+	}
+}

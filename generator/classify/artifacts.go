@@ -14,7 +14,10 @@ import (
 // only annotations are kapp's own, kapp strips them when it reads the object but keeps
 // `annotations: {}`, so under the live base every such resource shows `- annotations: {}`
 // (measured with kapp v0.66.0). The field diff hides kapp's keys, so this is added here.
-func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) {
+// reverted are the live keys kapp's deploy removes (RevertedAnnotations): once it has, the map
+// is kapp's alone, and rules written without the artifact stopped holding after the very deploy
+// generate predicted (newcomer13 N13-3: a person's `kubectl annotate` left the kind out).
+func emptyAnnotations(desired, live *unstructured.Unstructured, reverted map[string]bool) (Finding, bool) {
 	if len(desired.GetAnnotations()) > 0 {
 		return Finding{}, false
 	}
@@ -22,10 +25,19 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 	if len(ann) == 0 {
 		return Finding{}, false
 	}
+	others := false
 	for k := range ann {
 		if !strings.HasPrefix(k, kappconv.Prefix) {
-			return Finding{}, false
+			if !reverted[k] {
+				return Finding{}, false
+			}
+			others = true
 		}
+	}
+	evidence := "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
+		"shown as removed whenever kapp diffs against the live object (kapp v" + kappconv.Kapp + ")"
+	if others {
+		evidence += "; the live object's other annotations are a person's or removed in Git, which kapp's deploy removes: the map is empty from then on"
 	}
 	return Finding{
 		Path:     fielddiff.FromFields([]string{"metadata", "annotations"}),
@@ -34,9 +46,27 @@ func emptyAnnotations(desired, live *unstructured.Unstructured) (Finding, bool) 
 		Owner:    "kapp",
 		Live:     map[string]any{},
 		KappView: true,
-		Evidence: "kapp strips its own annotations from the live object and keeps an empty annotations map, " +
-			"shown as removed whenever kapp diffs against the live object (kapp v" + kappconv.Kapp + ")",
+		Evidence: evidence,
 	}, true
+}
+
+// RevertedAnnotations returns the live annotations that kapp's deploy removes among findings
+// (one resource's): a person's (drift) or one Git removed (pending), only live holding it, which
+// no rule keeps (kapp's or the package's rules do).
+func RevertedAnnotations(findings []Finding) map[string]bool {
+	var out map[string]bool
+	for _, f := range findings {
+		if f.Class != Drift && f.Class != Pending || f.Change != fielddiff.Added || f.Covered() || len(f.Path) != 3 {
+			continue
+		}
+		if fields, ok := f.Path.Fields(); ok && fields[0] == "metadata" && fields[1] == "annotations" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[fields[2]] = true
+		}
+	}
+	return out
 }
 
 // stringDataMoved finds a Secret whose stringData the server moved into data: the field diff

@@ -312,7 +312,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 	}
 	res.Findings = make([]Finding, 0, len(findings)+3) // exactly: a fleet's findings are a large part of what a run keeps
-	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){emptyAnnotations, stringDataMoved, identity} {
+	for _, artifact := range []func(d, l *unstructured.Unstructured) (Finding, bool){stringDataMoved, identity} {
 		if f, ok := artifact(desired.Unstructured, live.Unstructured); ok {
 			f.Path = c.paths.share(f.Path)
 			res.Findings = append(res.Findings, f)
@@ -353,6 +353,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		f.Evidence, f.Warning = unique.Make(f.Evidence).Value(), unique.Make(f.Warning).Value()
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
+	}
+	// after the fields: the annotations kapp's deploy removes are among their findings
+	if f, ok := emptyAnnotations(desired.Unstructured, live.Unstructured, RevertedAnnotations(res.Findings)); ok {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = slices.Insert(res.Findings, 0, f)
 	}
 	c.consequences(fc, res.Findings)
 	return res, nil

@@ -91,7 +91,7 @@ func fits(r classify.Resource, sets [][]fielddiff.Path, isEmpty func(fielddiff.P
 			annotations := isEmpty(p) && p.String() == "metadata.annotations"
 			switch {
 			case annotations:
-				leaf = emptyForKapp // kapp's artifact: its rule copies only while none is declared
+				leaf = emptyForKapp(classify.RevertedAnnotations(r.Findings)) // kapp's artifact: its rule copies only while none is declared
 			case isEmpty(p):
 				leaf = emptyOrDeclared
 			}
@@ -240,15 +240,19 @@ func emptyOrDeclared(d, l any, dok, lok bool) string {
 }
 
 // emptyForKapp: the live annotations are empty as kapp reads them, without its identity annotation
-// (removed when kapp lists objects) and history annotations (removed by a rule after the copy).
-func emptyForKapp(d, l any, dok, lok bool) string {
-	m, _ := l.(map[string]any)
-	for k := range m {
-		if k != kappconv.IdentityAnnotation && !slices.Contains(kappconv.HistoryAnnotations(), k) {
-			return emptyOrDeclared(d, m, dok, lok)
+// (removed when kapp lists objects) and history annotations (removed by a rule after the copy),
+// once kapp's deploy has removed the reverted ones (classify.RevertedAnnotations: the artifact's
+// finding counts them gone; the rule's remove takes them before that deploy, as kapp would).
+func emptyForKapp(reverted map[string]bool) func(d, l any, dok, lok bool) string {
+	return func(d, l any, dok, lok bool) string {
+		m, _ := l.(map[string]any)
+		for k := range m {
+			if k != kappconv.IdentityAnnotation && !slices.Contains(kappconv.HistoryAnnotations(), k) && !reverted[k] {
+				return emptyOrDeclared(d, m, dok, lok)
+			}
 		}
+		return ""
 	}
-	return ""
 }
 
 func sameKey(d, l any, key value.FieldList) bool {
