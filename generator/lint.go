@@ -43,6 +43,13 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	installNs := ""
+	if ns, ok := files.InstallNamespace(); ok && err == nil && a.Set.NamespaceDefaulted {
+		// the rules Secret tells the install namespace, in which generate named the objects:
+		// judged in default, each name "matched none of the desired objects" (newcomer13 N13-4)
+		in.Namespace, installNs = ns, ns
+		a, err = analyze(in, files.Configs)
+	}
 	if f := refusedRules(err, in, files); f != nil {
 		return f, LintNotes{}, nil
 	}
@@ -58,7 +65,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	findings, err := a.lintFiles(files)
-	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, NamespaceDefaulted: a.Set.NamespaceDefaulted, NamespaceUnused: a.Set.NamespaceUnused, VersionWarning: a.Set.VersionWarning}, err
+	return findings, LintNotes{InferredNamespace: a.Set.InferredNamespace, InstallNamespace: installNs, NamespaceDefaulted: a.Set.NamespaceDefaulted, NamespaceUnused: a.Set.NamespaceUnused, VersionWarning: a.Set.VersionWarning}, err
 }
 
 // refusedRules are lint's findings on the rule files alone where kapp refuses one of their
@@ -125,7 +132,10 @@ func lintErrorList(findings []lint.Finding) string {
 // LintNotes are what lint says besides its findings (pair.Set's): the namespace inferred for
 // desired objects without one, if any, and that the server's minor version has no defaults data.
 type LintNotes struct {
-	InferredNamespace  string
+	InferredNamespace string
+	// InstallNamespace: no -n and no live object, the namespace of the rules Secrets (the
+	// PackageInstall's) taken for the desired objects without one
+	InstallNamespace   string
 	NamespaceDefaulted bool // no -n and no live object: namespaced desired objects without one are in default
 	NamespaceUnused    bool // -n was given, yet every namespaced desired object declares its namespace
 	VersionWarning     string

@@ -41,6 +41,9 @@ func lintCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, notes.InferredNamespace, notes.NamespaceUnused)
+			if notes.InstallNamespace != "" {
+				fmt.Fprintf(c.App.ErrWriter, "note: namespace %s taken for the desired objects without one from the rules Secret's (the PackageInstall's, into which kapp-controller installs them): -n to choose\n", escape.Text(notes.InstallNamespace))
+			}
 			if notes.NamespaceDefaulted {
 				// the rules name the namespace they were generated for: judged in another, each
 				// name "matches none of the desired objects" (newcomer11 N11-6)

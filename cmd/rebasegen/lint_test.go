@@ -147,6 +147,27 @@ rebaseRules:
 	}
 }
 
+// TestLintTakesTheRulesSecretsNamespace (newcomer13 N13-4): the rules Secret generate wrote for a
+// PackageInstall, linted against the manifests without -n and without live objects, was judged
+// with the objects in default: every name in it (the install namespace's, where kapp-controller
+// installs them) "matched none of the desired objects", with a suggestion that would break it. The
+// Secret is the PackageInstall's namespace's: lint takes it, says so, and -n still chooses.
+func TestLintTakesTheRulesSecretsNamespace(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	secret := filepath.Join(t.TempDir(), "secret.yml")
+	if r := rebasegen(t, append([]string{"generate", "-q", "-o", "secret", "--package-install", fix[5] + "/web", "--output-file", secret}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	r := rebasegen(t, "lint", "-r", secret, fix[0], fix[1])
+	want := "note: namespace " + fix[5] + " taken for the desired objects without one from the rules Secret's (the PackageInstall's, into which kapp-controller installs them): -n to choose\n"
+	if r.code != 0 || r.stdout != "0 errors, 0 warnings\n" || r.stderr != want {
+		t.Errorf("lint without -n: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := rebasegen(t, "lint", "-r", secret, fix[0], fix[1], "-n", "elsewhere"); r.code != 0 || !strings.Contains(r.stdout, "matches none of the desired objects") || r.stderr != "" {
+		t.Errorf("lint -n elsewhere: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestLintRendersYTTRulesWithValues: lint reads a rules file generate wrote with --output ytt as
 // check does, rendered with --value; it read the #@ lines as plain YAML and warned that the
 // matcher's namespace <nil> matches nothing.

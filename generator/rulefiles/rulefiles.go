@@ -30,6 +30,9 @@ type Files struct {
 	// NoRules: the first path holding objects but no rules (manifests given as --rules); the
 	// caller reports it after any error about its inputs, which may be the same mistake's cause
 	NoRules error
+	// SecretNamespaces: the namespace of each rules Secret read (IsRulesSecret), once each, in
+	// reading order; "" for one written without
+	SecretNamespaces []string
 	// secrets: each rules Secret written in a file whose files ytt rendered, by the name of the
 	// rendering
 	secrets map[string]secretAt
@@ -70,6 +73,9 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 					out.Configs = append(out.Configs, o)
 				}
 			case o.GetKind() == "Secret" && o.GetAPIVersion() == "v1":
+				if IsRulesSecret(o) && !slices.Contains(out.SecretNamespaces, o.GetNamespace()) {
+					out.SecretNamespaces = append(out.SecretNamespaces, o.GetNamespace())
+				}
 				fs, err := lint.SecretFiles(o)
 				if err != nil && !lint.HoldsRulesKey(o) {
 					continue // an ordinary Secret among manifests: no rules source
@@ -118,6 +124,16 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 		}
 	}
 	return out, nil
+}
+
+// InstallNamespace is the namespace of the PackageInstall the rules Secrets are for, when every
+// one names the same: kapp-controller reads a PackageInstall's ytt-paths-from-secret-name Secret
+// from the PackageInstall's namespace, and installs the package's objects without one there.
+func (f Files) InstallNamespace() (string, bool) {
+	if len(f.SecretNamespaces) != 1 || f.SecretNamespaces[0] == "" {
+		return "", false
+	}
+	return f.SecretNamespaces[0], true
 }
 
 // Refused is the input error for rule paths check cannot judge, nil when there is none: a path
