@@ -68,6 +68,12 @@ func (x wrapping) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteVerbatim writes s unwrapped (textwrap.Verbatim): a diff's lines.
+func (x wrapping) WriteVerbatim(s string) error {
+	_, err := io.WriteString(x.w, s)
+	return err
+}
+
 // explainWidth is the width explain lays its fields out for: the terminal's; in a file or pipe
 // $COLUMNS, else 80 (evidence on a line of its own, as on a terminal); 0 with --wide (one line
 // per field, for grep).

@@ -9,6 +9,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
+	"github.com/rebasegen/rebasegen/internal/textwrap"
 	"github.com/rebasegen/rebasegen/internal/words"
 )
 
@@ -128,23 +129,41 @@ func labelled(f Finding, still, label string) (string, error) {
 	return label + ": " + subject(f, still), nil
 }
 
+// writeText writes r as text, the prose wrapped where w wraps lines and every diff (a stale file's,
+// kapp's excerpt under a residual) never: each line of a diff whole (textwrap.WriteVerbatim).
 func writeText(w io.Writer, r Report) error {
 	var b strings.Builder
+	verbatim := func(s string) error { // the prose so far, then s
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		b.Reset()
+		return textwrap.WriteVerbatim(w, s)
+	}
 	for _, f := range r.Findings {
 		l, err := r.line(f)
 		if err != nil {
 			return err
 		}
-		switch f.Kind {
-		case KindStale:
-			fmt.Fprintf(&b, "%s:\n%s", l, escape.Lines(f.Diff))
+		switch {
+		case f.Kind == KindStale:
+			fmt.Fprintf(&b, "%s:\n", l)
+			if err := verbatim(escape.Lines(f.Diff)); err != nil {
+				return err
+			}
 			if f.InPlace != "" {
 				fmt.Fprintf(&b, "%s\n", escape.Text(inPlaceHint(f.InPlace)))
 			}
-		case KindDrift: // a warning unless --fail-on-drift: the level says which
+		case f.Kind == KindDrift: // a warning unless --fail-on-drift: the level says which
 			fmt.Fprintf(&b, "%s: %s: %s\n", severity(f), l, evidence(f))
-		case KindServerVersion:
+		case f.Kind == KindServerVersion:
 			fmt.Fprintf(&b, "%s: %s\n", severity(f), l)
+		case f.Kind == KindResidual && f.Path == "" && strings.Contains(f.Evidence, "\n"): // the applier's diff after its first line
+			said, diff, _ := strings.Cut(evidence(f), "\n")
+			fmt.Fprintf(&b, "%s: %s\n", l, said)
+			if err := verbatim(diff + "\n"); err != nil {
+				return err
+			}
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", l, evidence(f))
 		}
