@@ -63,6 +63,9 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			opts := generateOptions(c, format)
+			if err := opts.Misplaced(); err != nil {
+				return err // a format's flag given with another
+			}
 			if err := opts.Recordable(); err != nil {
 				return err // the Regenerate line could not rerun the command
 			}

@@ -517,3 +517,26 @@ func TestRuleCountMatchesTheFile(t *testing.T) {
 		t.Errorf("the summary counts %d rules, the file holds %d", n, len(cfg.RebaseRules))
 	}
 }
+
+// TestFormatFlagWithAnotherFormatIsAUsageError (newcomer13 N13-8): --namespace-value (the ytt
+// format's) and --package-install (the secret format's) given with another format did nothing,
+// exit 0, and the header's Regenerate line recorded them as if the file followed them. A usage
+// error naming the flag and the format it needs, before any work: nothing written.
+func TestFormatFlagWithAnotherFormatIsAUsageError(t *testing.T) {
+	fix := scenario(t, "hpa-replicas") // -d desired -l live -n ns
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--namespace-value", "ns"}, "rebasegen: --namespace-value ns needs --output ytt: --output config writes each namespace as it is, following no data value\n"},
+		{[]string{"-o", "secret", "--package-install", "shop", "--namespace-value", "ns"}, "rebasegen: --namespace-value ns needs --output ytt: --output secret writes each namespace as it is, following no data value\n"},
+		{[]string{"--package-install", "hpa-replicas/web"}, "rebasegen: --package-install hpa-replicas/web needs --output secret: --output config writes no Secret for a PackageInstall\n"},
+		{[]string{"-o", "ytt", "--package-install", "web"}, "rebasegen: --package-install web needs --output secret: --output ytt writes no Secret for a PackageInstall\n"},
+	} {
+		out := filepath.Join(t.TempDir(), "rules.yml")
+		r := rebasegen(t, append(append([]string{"generate", "-q", "--output-file", out}, tc.args...), fix...)...)
+		if _, err := os.Stat(out); r.code != exitError || r.stderr != tc.want || r.stdout != "" || err == nil {
+			t.Errorf("%v: exit %d, file written: %v\nstdout:\n%s\nstderr:\n%s\nwant:\n%s", tc.args, r.code, err == nil, r.stdout, r.stderr, tc.want)
+		}
+	}
+}

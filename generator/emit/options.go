@@ -64,6 +64,24 @@ var optionFlags = []optionFlag{
 	{name: "output-file", one: func(o *Options) *string { return &o.OutputFile }},
 }
 
+// Misplaced refuses a flag of another format than o.Format's: --namespace-value is the ytt
+// format's, --package-install the secret format's. Taken with another, it did nothing, and the
+// header's Regenerate line recorded it, as if the file followed it (newcomer13 N13-8). generate
+// asks before any work; a header read back (check) is regenerated as it is.
+func (o Options) Misplaced() error {
+	f := o.Format
+	if f == "" {
+		f = FormatConfig
+	}
+	switch {
+	case len(o.NamespaceValues) > 0 && f != FormatYTT:
+		return fmt.Errorf("--namespace-value %s needs --output ytt: --output %s writes each namespace as it is, following no data value", escape.Text(o.NamespaceValues[0]), f)
+	case o.PackageInstall != "" && f != FormatSecret:
+		return fmt.Errorf("--package-install %s needs --output secret: --output %s writes no Secret for a PackageInstall", escape.Text(o.PackageInstall), f)
+	}
+	return nil
+}
+
 // PackageInstallRef splits a PackageInstall named as --package-install takes it, [NAMESPACE/]NAME:
 // the namespace ("" when not given: the objects' namespace, --namespace) and the name. A
 // PackageInstall may sit in another namespace than the objects it installs (its
