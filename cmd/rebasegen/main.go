@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
@@ -25,6 +26,7 @@ const (
 )
 
 func main() {
+	argocd.JQChild()        // an Argo CD jq child of this process (started by argocd.Diff) ends here
 	yttrender.RenderChild() // a package render child of this process (started by load) ends here
 	os.Exit(run(os.Args))
 }

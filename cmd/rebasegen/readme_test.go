@@ -19,6 +19,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 )
 
@@ -26,6 +27,7 @@ import (
 // --quiet: a run over 2 seconds on a loaded machine would add a timing line the README does not show.
 // The binary buildCLI built is removed when the tests end.
 func TestMain(m *testing.M) {
+	argocd.JQChild()        // Argo CD's comparisons under jq expressions run in a child process, as the command runs them
 	yttrender.RenderChild() // packages render in a child process, as the command renders them
 	testscript.Main(removingBuiltCLI{m}, map[string]func(){
 		"rebasegen": func() { os.Exit(run(append([]string{os.Args[0], "--quiet"}, os.Args[1:]...))) },

@@ -50,8 +50,10 @@ type Settings struct {
 	// filter is argocd-cm's resource filter (resource.exclusions, inclusions, selectors)
 	filter resourceFilter
 	// gvks is the cluster's GVK parser Argo CD types objects with (schema.go): the built-in kinds'
-	// and the inputs' CRDs'; nil for the built-in kinds' only.
-	gvks *managedfields.GvkParser
+	// and the inputs' CRDs'; nil for the built-in kinds' only. schema is the document it is
+	// parsed from, for the jq child (nil for the built-in kinds' only).
+	gvks   *managedfields.GvkParser
+	schema []byte
 }
 
 // appRef is an Application, as a tracking id names it: its name, or namespace_name for an
@@ -255,7 +257,9 @@ func (s Settings) compareOptions() settings.ArgoCDDiffOptions {
 }
 
 // Plain is s without its ignores: Argo CD's comparison under the same compare options.
-func (s Settings) Plain() Settings { return Settings{CompareOptions: s.CompareOptions, gvks: s.gvks} }
+func (s Settings) Plain() Settings {
+	return Settings{CompareOptions: s.CompareOptions, gvks: s.gvks, schema: s.schema}
+}
 
 // overrides are s's overrides with the status ignore settings.GetResourceOverrides adds for
 // ignoreResourceStatusField: for every kind when it is unset, "all" or a value Argo CD does not
@@ -281,8 +285,8 @@ func (s Settings) overrides() map[string]v1alpha1.ResourceOverride {
 // judgedJQTimeout is the deadline of a jq ignore in rebasegen's own comparisons, in place of
 // Argo CD's (normalizers.DefaultJQExecutionTimeout): Argo CD skips an expression past its
 // deadline, so under Argo CD's a slow expression's verdict would depend on this machine's load.
-// Diff bounds every expression by its steps first (maxJQSteps), so this deadline is never the
-// one that stops it: the verdict judges every expression within the bound applied, as an Argo CD
+// Diff bounds every expression by its steps first (maxJQSteps), and the jq child by its time
+// (jqLimits), so this deadline is never the one that stops it: the verdict judges every expression within the bound applied, as an Argo CD
 // controller with time to spare applies it, whatever the load; lint reports an expression whose
 // steps come anywhere near Argo CD's limit.
 const judgedJQTimeout = time.Hour
@@ -310,18 +314,31 @@ func (s Settings) config() (argodiff.DiffConfig, error) {
 func Diff(desired, live *unstructured.Unstructured, s Settings) (*gdiff.DiffResult, error) {
 	diffs.Add(1)
 	s = s.For(live)
-	dc, err := s.config()
-	if err != nil {
-		return nil, fmt.Errorf("argo cd diff settings: %w", err)
-	}
-	if err := s.jqBounded(desired, live); err != nil {
-		return nil, err
-	}
 	p, err := s.parser()
 	if err != nil {
 		return nil, err
 	}
 	if err := s.managersUnjudged(desired, p); err != nil {
+		return nil, err
+	}
+	if !s.inChild(desired) {
+		return s.compare(desired, live)
+	}
+	req, err := s.request(opDiff, desired, live)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.call(req, desired)
+	return res.Diff, err
+}
+
+// compare is Diff's comparison, in the jq child where an expression of s applies.
+func (s Settings) compare(desired, live *unstructured.Unstructured) (*gdiff.DiffResult, error) {
+	dc, err := s.config()
+	if err != nil {
+		return nil, fmt.Errorf("argo cd diff settings: %w", err)
+	}
+	if err := s.jqBounded(desired, live); err != nil {
 		return nil, err
 	}
 	target, err := tracked(desired, live)

@@ -75,7 +75,7 @@ func batchShows(desired, live *unstructured.Unstructured, s Settings, base *gdif
 		return nil, false, nil
 	}
 	if n, err := s.ignorer(); err != nil || n != nil {
-		if alike, err := takesAlike(n, desired, mut, changes); err != nil || !alike {
+		if alike, err := s.takesAlike(n, desired, mut, changes); err != nil || !alike {
 			return nil, false, nil //nolint:nilerr // judged alone, where the error is the change's
 		}
 	}

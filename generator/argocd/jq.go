@@ -79,6 +79,38 @@ func jqSteps(code *gojq.Code, obj any, limit int) (int, bool) {
 	return ctx.steps, false
 }
 
+// jqPaths runs program on obj (as Argo CD's normalizer gives it: jqInput) to its end or to limit
+// steps: the steps it took, and the first output that is a path of at most one element (a path
+// query's selecting a whole object or a top-level field), where it stops when stopShort.
+func jqPaths(program string, obj map[string]any, limit int, stopShort bool) (steps int, short []any, found bool, err error) {
+	q, err := gojq.Parse(program)
+	var code *gojq.Code
+	if err == nil {
+		code, err = gojq.Compile(q)
+	}
+	if err != nil {
+		return 0, nil, false, err
+	}
+	ctx := newStepContext(limit)
+	iter := code.RunWithContext(ctx, jqInput(obj))
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if _, isErr := v.(error); isErr {
+			break // past limit, or an error, which ends it as in Argo CD's normalizer
+		}
+		if p, ok := v.([]any); ok && len(p) <= 1 && !found {
+			short, found = p, true
+			if stopShort {
+				break
+			}
+		}
+	}
+	return ctx.steps, short, found, nil
+}
+
 // jqFor are the jq expressions of s's entries that apply to u, as Argo CD's ignore normalizer
 // matches them (Applies).
 func (s Settings) jqFor(u *unstructured.Unstructured) []string {

@@ -98,15 +98,14 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 		}
 		for _, expr := range ig.JQPathExpressions {
 			q, err := gojq.Parse("path(" + expr + ")")
-			var code *gojq.Code
 			if err == nil {
-				code, err = gojq.Compile(q)
+				_, err = gojq.Compile(q)
 			}
 			if err != nil {
 				out = append(out, Lint{At: e.at, Error: true, Where: where(ig, expr), What: "does not compile as jq: " + err.Error()})
 				continue
 			}
-			if l, bad := runJQ(rep, ig, code); bad {
+			if l, bad := runJQ(rep, ig, "path("+expr+")"); bad {
 				l.Where, l.At = where(ig, expr), e.at
 				out = append(out, l)
 			}
@@ -115,35 +114,31 @@ func LintSettings(rep *classify.Report, s Settings) []Lint {
 	return out
 }
 
-// runJQ runs a jq path query on every desired and live object ig applies to, its steps counted.
-func runJQ(rep *classify.Report, ig Ignore, code *gojq.Code) (Lint, bool) {
+// runJQ runs a jq path query on every desired and live object ig applies to, its steps counted,
+// in the jq child where this executable serves one.
+func runJQ(rep *classify.Report, ig Ignore, program string) (Lint, bool) {
+	s := Settings{Ignores: []Ignore{ig}}
 	for _, r := range rep.Resources {
 		desired, live, err := r.Objects()
 		if err != nil {
 			continue
 		}
-		if !(Settings{Ignores: []Ignore{ig}}).Applies(desired.Unstructured) {
+		if !s.Applies(desired.Unstructured) {
 			continue
 		}
 		for i, o := range []map[string]any{desired.UnstructuredContent(), live.UnstructuredContent()} {
 			obj := redacted(o)
-			ctx := newStepContext(slowJQSteps)
-			in := jqInput(obj)
-			iter := code.RunWithContext(ctx, in)
-			for {
-				v, ok := iter.Next()
-				if !ok {
-					break
-				}
-				if _, isErr := v.(error); isErr {
-					break // past slowJQSteps, it is reported as slow below
-				}
-				if p, ok := v.([]any); ok && len(p) <= 1 && i == 0 {
-					return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(p, obj), r.ID)}, true
-				}
-			}
-			if ctx.steps > slowJQSteps {
-				side := [...]string{"desired", "live"}[i]
+			side := [...]string{"desired", "live"}[i]
+			res, err := s.paths(program, obj, slowJQSteps, i == 0)
+			switch {
+			case overChild(err):
+				return Lint{Error: true, What: fmt.Sprintf("on the %s object of %s %s: Argo CD gives an expression %s and skips it past that, or its controller runs out of memory first",
+					side, r.ID, overWhat(err), time.Duration(normalizers.DefaultJQExecutionTimeout))}, true
+			case err != nil:
+				continue
+			case res.Found && i == 0:
+				return Lint{Error: true, What: fmt.Sprintf("selects %s of %s whole: it ignores every field below it", jqPathWords(res.Short, obj), r.ID)}, true
+			case res.Steps > slowJQSteps:
 				return Lint{Error: true, What: fmt.Sprintf("runs for over %d jq steps on the %s object of %s, about a tenth of what Argo CD's %s limit allows: whether Argo CD applies it depends on its controller's load (past the limit it skips it, and the field shows); rebasegen's verdict judges it applied (up to %d steps)",
 					slowJQSteps, side, r.ID, time.Duration(normalizers.DefaultJQExecutionTimeout), maxJQSteps)}, true
 			}

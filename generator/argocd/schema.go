@@ -126,22 +126,36 @@ var objectMetaDefinitions = map[string]any{
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/definitions/" + name} }
 
 // builtinParser is the parser of a cluster serving the built-in kinds only.
-var builtinParser = sync.OnceValues(func() (*managedfields.GvkParser, error) { return newParser(nil) })
-
-// parserFor is the parser of a cluster serving the built-in kinds and the CRDs among crds, each
-// version with a schema as the API server publishes it in /openapi/v2.
-func parserFor(crds []load.Doc) (*managedfields.GvkParser, error) {
-	if len(crds) == 0 {
-		return builtinParser()
-	}
-	schemas, err := classify.StructuralSchemas(crds)
+var builtinParser = sync.OnceValues(func() (*managedfields.GvkParser, error) {
+	doc, err := schemaDoc(nil)
 	if err != nil {
 		return nil, err
 	}
-	return newParser(schemas)
+	return parseSchema(doc)
+})
+
+// parserFor is the parser of a cluster serving the built-in kinds and the CRDs among crds, each
+// version with a schema as the API server publishes it in /openapi/v2, and the document it is
+// parsed from (nil for the built-in kinds' only).
+func parserFor(crds []load.Doc) (*managedfields.GvkParser, []byte, error) {
+	if len(crds) == 0 {
+		p, err := builtinParser()
+		return p, nil, err
+	}
+	schemas, err := classify.StructuralSchemas(crds)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := schemaDoc(schemas)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := parseSchema(doc)
+	return p, doc, err
 }
 
-func newParser(crds map[schema.GroupVersionKind]*structuralschema.Structural) (*managedfields.GvkParser, error) {
+// schemaDoc is the /openapi/v2 document of the built-in kinds and crds.
+func schemaDoc(crds map[schema.GroupVersionKind]*structuralschema.Structural) ([]byte, error) {
 	defs := map[string]any{}
 	for name, def := range builtinDefinitions() {
 		defs[name] = def
@@ -153,10 +167,11 @@ func newParser(crds map[schema.GroupVersionKind]*structuralschema.Structural) (*
 		}
 		defs[crdModelName(gvk)] = def
 	}
-	doc, err := json.Marshal(map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": "rebasegen"}, "paths": map[string]any{}, "definitions": defs})
-	if err != nil {
-		return nil, err
-	}
+	return json.Marshal(map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": "rebasegen"}, "paths": map[string]any{}, "definitions": defs})
+}
+
+// parseSchema is the parser of an /openapi/v2 document.
+func parseSchema(doc []byte) (*managedfields.GvkParser, error) {
 	d, err := openapiv2.ParseDocument(doc)
 	if err != nil {
 		return nil, fmt.Errorf("the schema Argo CD types objects with: %w", err)
@@ -263,11 +278,11 @@ func (s Settings) withSchemas(rep *classify.Report) (Settings, error) {
 	if s.gvks != nil {
 		return s, nil
 	}
-	p, err := parserFor(rep.CRDs)
+	p, doc, err := parserFor(rep.CRDs)
 	if err != nil {
 		return Settings{}, err
 	}
-	s.gvks = p
+	s.gvks, s.schema = p, doc
 	return s, nil
 }
 

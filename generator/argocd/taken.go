@@ -34,10 +34,23 @@ func (s Settings) ignorer() (diff.Normalizer, error) {
 	return normalizers.NewIgnoreNormalizer(s.Ignores, s.Overrides, normalizers.IgnoreNormalizerOpts{JQExecutionTimeout: judgedJQTimeout})
 }
 
-// taken are the fields (by key) of u that n takes from it.
-func taken(n diff.Normalizer, u *unstructured.Unstructured) (map[string]fielddiff.Path, error) {
+// taken are the fields (by key) of u that n, s's ignorer, takes from it: in the jq child where an
+// expression of s applies to u.
+func (s Settings) taken(n diff.Normalizer, u *unstructured.Unstructured) (map[string]fielddiff.Path, error) {
 	left := u.DeepCopy()
-	if err := n.Normalize(left); err != nil {
+	if s.inChild(u) {
+		req, err := s.request(opNormalize, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.call(req, u)
+		if err != nil {
+			return nil, err
+		}
+		if left, err = decodeObject(res.Object); err != nil {
+			return nil, err
+		}
+	} else if err := n.Normalize(left); err != nil {
 		return nil, err
 	}
 	kept := map[string]bool{}
@@ -54,14 +67,14 @@ func taken(n diff.Normalizer, u *unstructured.Unstructured) (map[string]fielddif
 	return out, nil
 }
 
-// takesAlike reports whether n takes the same fields from mut, desired with changes made, as
+// takesAlike reports whether n, s's ignorer, takes the same fields from mut, desired with changes made, as
 // from desired, but in the changes' own items.
-func takesAlike(n diff.Normalizer, desired, mut *unstructured.Unstructured, changes []change) (bool, error) {
-	before, err := taken(n, desired)
+func (s Settings) takesAlike(n diff.Normalizer, desired, mut *unstructured.Unstructured, changes []change) (bool, error) {
+	before, err := s.taken(n, desired)
 	if err != nil {
 		return false, err
 	}
-	after, err := taken(n, mut)
+	after, err := s.taken(n, mut)
 	if err != nil {
 		return false, err
 	}

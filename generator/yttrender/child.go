@@ -1,10 +1,8 @@
 package yttrender
 
-// Rendering a package in a child process whose memory the kernel bounds. ytt cannot be cancelled
-// and a template can allocate without bound: a polled heap watch sees an allocation only after it
-// is made, so one huge allocation overshoots the budget or kills the whole process. A child whose
-// data segment is limited (RLIMIT_DATA: the Go heap's mappings count) fails its allocation instead,
-// and the parent turns its death into the error an over-budget render gets.
+// Rendering a package in a child process whose memory the kernel bounds (internal/child): ytt
+// cannot be cancelled and a template can allocate without bound; the parent turns the child's
+// death into the error an over-budget render gets.
 
 import (
 	"bytes"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/child"
 )
 
 // childEnv holds, in a render child's environment, the memory budget in bytes.
@@ -39,7 +38,7 @@ func RenderChild() {
 	}
 	budget, ok := os.LookupEnv(childEnv)
 	if !ok {
-		childRenders.Store(memoryBounded && !raceDetector)
+		childRenders.Store(child.Bounded)
 		return
 	}
 	os.Exit(serveRender(budget))
@@ -63,7 +62,7 @@ type renderResult struct {
 
 // serveRender is the child: the render within budget bytes of memory more than it holds now.
 func serveRender(budget string) int {
-	return serveChild("render child", budget, func(in io.Reader, out io.Writer) error {
+	return child.Serve("render child", budget, func(in io.Reader, out io.Writer) error {
 		var req renderRequest
 		if err := json.NewDecoder(in).Decode(&req); err != nil {
 			return fmt.Errorf("reading the request: %w", err)
@@ -76,32 +75,6 @@ func serveRender(budget string) int {
 		res.Name, res.Rendered, res.From = r.name, r.yaml, r.from
 		return json.NewEncoder(out).Encode(res)
 	})
-}
-
-// serveChild is a child's start and end: its memory limited to budget bytes more than it holds
-// now, serve reads the requests on standard input and writes the results to file descriptor 3,
-// the pipe its parent reads; an error is one line on standard error, which the parent quotes,
-// and exit status 1.
-func serveChild(who, budget string, serve func(in io.Reader, out io.Writer) error) int {
-	err := func() error {
-		n, err := strconv.ParseUint(budget, 10, 64)
-		if err != nil {
-			return err
-		}
-		if err := limitMemory(n); err != nil {
-			return err
-		}
-		out := os.NewFile(3, "result")
-		if out == nil {
-			return errors.New("no result pipe (file descriptor 3)")
-		}
-		return serve(os.Stdin, out)
-	}()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "rebasegen %s: %v\n", who, err)
-		return 1
-	}
-	return 0
 }
 
 // renderInChild renders the package in a child process of this executable, within limits: a child
@@ -125,7 +98,7 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), childEnv+"="+strconv.FormatUint(limits.memory, 10))
 	cmd.Stdin = bytes.NewReader(req)
-	var stderr head
+	var stderr child.Head
 	cmd.Stderr = &stderr
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
@@ -156,29 +129,15 @@ func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (
 		// memory", "runtime: out of memory: cannot allocate ..."), a new thread's stack (which
 		// counts as data too: "runtime/cgo: pthread_create failed: Resource temporarily
 		// unavailable"), or the kernel's OOM killer
-		if outOfMemory(stderr.b) || killed(cmd.ProcessState) {
+		if child.OutOfMemory(stderr.Bytes()) || child.Killed(cmd.ProcessState) {
 			return rendering{}, overBudget(name, limits.memory)
 		}
-		return rendering{}, fmt.Errorf("rendering %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.first())
+		return rendering{}, fmt.Errorf("rendering %s with ytt: the render process failed (%v): %s", name, waitErr, stderr.First())
 	}
 	if res.Err != "" {
 		return rendering{}, errors.New(res.Err)
 	}
 	return rendering{name: res.Name, yaml: res.Rendered, from: res.From}, nil
-}
-
-// outOfMemory reports whether a child's stderr says it ran out of its memory: the Go runtime's
-// fatal errors for an allocation over the limit, a new thread's stack over it, or a segmentation
-// violation, which the Go runtime's garbage collector (go1.27) dies of when the kernel refuses it
-// memory under the limit: the child runs ytt alone, pure Go with no unsafe code, so a fault there
-// is the runtime's, failing to get memory.
-func outOfMemory(stderr []byte) bool {
-	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed"} {
-		if bytes.Contains(stderr, []byte(s)) {
-			return true
-		}
-	}
-	return bytes.HasPrefix(bytes.TrimSpace(stderr), []byte("SIGSEGV: segmentation violation"))
 }
 
 func overBudget(name string, memory uint64) error {
@@ -196,20 +155,3 @@ func (e budgetError) Error() string { return e.msg }
 
 // OverBudget reports whether err is a render abandoned for its time or memory budget.
 func OverBudget(err error) bool { return errors.As(err, new(budgetError)) }
-
-// head keeps the first 4 KiB written to it: a dying child's stderr starts with what went wrong
-// (Go's "fatal error: out of memory", a panic's message) and goes on with every goroutine's stack.
-type head struct{ b []byte }
-
-func (h *head) Write(p []byte) (int, error) {
-	if n := 4<<10 - len(h.b); n > 0 {
-		h.b = append(h.b, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// first is the first line written.
-func (h *head) first() string {
-	line, _, _ := bytes.Cut(bytes.TrimSpace(h.b), []byte("\n"))
-	return string(line)
-}

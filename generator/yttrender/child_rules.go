@@ -8,21 +8,15 @@ package yttrender
 // a process start each), and one over the budget dies without taking rebasegen with it.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	cmdtpl "carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
 	"carvel.dev/ytt/pkg/files"
 
+	"github.com/rebasegen/rebasegen/internal/child"
 	"github.com/rebasegen/rebasegen/internal/yttreads"
 )
 
@@ -48,16 +42,8 @@ type ruleResult struct {
 // budget bytes of memory more than it holds now, each result written to file descriptor 3; it
 // ends when its parent closes its standard input.
 func serveRules(budget string) int {
-	return serveChild("ytt rule child", budget, func(in io.Reader, out io.Writer) error {
-		dec, enc := json.NewDecoder(in), json.NewEncoder(out)
-		for {
-			var req ruleRequest
-			if err := dec.Decode(&req); err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return fmt.Errorf("reading a request: %w", err)
-			}
+	return child.Serve("ytt rule child", budget, func(in io.Reader, out io.Writer) error {
+		return child.Loop(in, out, func(req ruleRequest) ruleResult {
 			var res ruleResult
 			var evalErr error
 			if req.Trace {
@@ -71,10 +57,8 @@ func serveRules(budget string) int {
 			if evalErr != nil {
 				res.Err = evalErr.Error()
 			}
-			if err := enc.Encode(res); err != nil {
-				return err
-			}
-		}
+			return res
+		})
 	})
 }
 
@@ -118,58 +102,8 @@ func (e *MemoryExceeded) Error() string {
 	return fmt.Sprintf("it needs more than %d MiB of memory (a template building ever larger values?)", e.Memory>>20)
 }
 
-// ruleChild is the running rule child.
-type ruleChild struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *json.Decoder
-	result *os.File
-	stderr *head
-	budget uint64
-}
-
-var (
-	ruleMu   sync.Mutex // one evaluation at a time (kapp's engine serialises ytt anyway)
-	rules    *ruleChild
-	ruleProc atomic.Pointer[os.Process] // for StopRuleChild, which must not wait for ruleMu
-)
-
-func startRuleChild(budget uint64) (*ruleChild, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	c := &ruleChild{cmd: exec.Command(exe), result: r, out: json.NewDecoder(r), stderr: &head{}, budget: budget}
-	c.cmd.Env = append(os.Environ(), ruleChildEnv+"="+strconv.FormatUint(budget, 10))
-	c.cmd.Stderr = c.stderr
-	c.cmd.ExtraFiles = []*os.File{w}
-	if c.in, err = c.cmd.StdinPipe(); err != nil {
-		r.Close()
-		w.Close()
-		return nil, err
-	}
-	if err := c.cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return nil, err
-	}
-	w.Close()
-	ruleProc.Store(c.cmd.Process)
-	return c, nil
-}
-
-// stop ends the child and reports how it ended.
-func (c *ruleChild) stop() error {
-	c.in.Close()
-	err := c.cmd.Wait()
-	c.result.Close()
-	ruleProc.CompareAndSwap(c.cmd.Process, nil)
-	return err
-}
+// rules is the rule child: one evaluation at a time (kapp's engine serialises ytt anyway).
+var rules = child.Server{Env: ruleChildEnv, Who: "the ytt rule process"}
 
 // EvalRuleInChild evaluates a ytt rebase rule's overlay on resource with the data values values
 // (kapp's yttresmod files) in the rule child, started on first use, within budget bytes of memory,
@@ -191,32 +125,12 @@ func TraceRuleInChild(overlay string, resource, values []byte, budget uint64) (y
 
 // inRuleChild is req's result from the rule child.
 func inRuleChild(req ruleRequest, budget uint64) (ruleResult, error) {
-	ruleMu.Lock()
-	defer ruleMu.Unlock()
-	if rules != nil && rules.budget != budget {
-		_ = rules.stop()
-		rules = nil
-	}
-	if rules == nil {
-		c, err := startRuleChild(budget)
-		if err != nil {
-			return ruleResult{}, fmt.Errorf("starting the ytt rule process: %w", err)
-		}
-		rules = c
-	}
-	c := rules
 	var res ruleResult
-	err := json.NewEncoder(c.in).Encode(req)
-	if err == nil {
-		err = c.out.Decode(&res)
-	}
-	if err != nil { // the child died: over its memory, or killed (StopRuleChild)
-		rules = nil
-		waitErr := c.stop()
-		if outOfMemory(c.stderr.b) || killed(c.cmd.ProcessState) {
+	if err := rules.Call(req, &res, budget); err != nil {
+		if errors.As(err, new(*child.MemoryExceeded)) {
 			return ruleResult{}, &MemoryExceeded{Memory: budget}
 		}
-		return ruleResult{}, fmt.Errorf("the ytt rule process failed (%v): %s", waitErr, c.stderr.first())
+		return ruleResult{}, err
 	}
 	if res.Err != "" {
 		return ruleResult{}, errors.New(res.Err)
@@ -230,48 +144,21 @@ func inRuleChild(req ruleRequest, budget uint64) (ruleResult, error) {
 // Services; the rule child, started once, serves them as it serves kapp's engine's. An evaluation
 // over its time kills the child (the next one starts another).
 func evalRuleWithin(label string, req ruleRequest, limits renderLimits) error {
-	done := make(chan error, 1)
-	go func() {
-		_, err := inRuleChild(req, limits.memory)
-		done <- err
-	}()
-	result := func(err error) error {
-		if errors.As(err, new(*MemoryExceeded)) {
-			return overBudget(label, limits.memory)
-		}
-		if err != nil {
-			return fmt.Errorf("rendering %s with ytt: %w", label, err)
-		}
-		return nil
+	var res ruleResult
+	err := rules.CallWithin(req, &res, limits.memory, limits.timeout)
+	switch {
+	case errors.Is(err, child.ErrTimeout):
+		return timedOut(label, limits.timeout)
+	case errors.As(err, new(*child.MemoryExceeded)):
+		return overBudget(label, limits.memory)
+	case err != nil:
+		return fmt.Errorf("rendering %s with ytt: %w", label, err)
+	case res.Err != "":
+		return fmt.Errorf("rendering %s with ytt: %s", label, res.Err)
 	}
-	timer := time.NewTimer(limits.timeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		return result(err)
-	case <-timer.C:
-	}
-	select {
-	case err := <-done: // done meanwhile: the child may serve another evaluation already
-		return result(err)
-	default:
-	}
-	// the evaluation holds ruleMu until it sees its child die: killed, unless it had yet to
-	// start it, then again
-	for {
-		StopRuleChild()
-		select {
-		case <-done:
-			return timedOut(label, limits.timeout)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return nil
 }
 
 // StopRuleChild kills the rule child, if one runs: an evaluation abandoned for its time budget
 // must not run on.
-func StopRuleChild() {
-	if p := ruleProc.Load(); p != nil {
-		_ = p.Kill()
-	}
-}
+func StopRuleChild() { rules.Kill() }

@@ -52,7 +52,7 @@ func TestEvalRebaseRuleOneProcess(t *testing.T) {
 		if err := EvalRebaseRule("r.yml", rule, resource, values); err != nil {
 			t.Fatal(err)
 		}
-		p := ruleProc.Load()
+		p := rules.Process()
 		if p == nil {
 			t.Fatal("no rule child runs: the evaluation ran in a process of its own")
 		}

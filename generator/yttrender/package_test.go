@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/child"
 )
 
 const pkgDir = "../../fixtures/packages/hpa-web"
@@ -93,7 +94,7 @@ func TestRenderBounded(t *testing.T) {
 	}
 	if childRenders.Load() {
 		t.Run("child", testRenderBounded)
-	} else if memoryBounded && !raceDetector {
+	} else if child.Bounded {
 		t.Fatal("TestMain did not call RenderChild")
 	}
 	childRenders.Store(false)

@@ -1,4 +1,4 @@
-package yttrender
+package child
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ func limitMemory(budget uint64) error {
 	}
 	limit := data + budget
 	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
-		return fmt.Errorf("limiting the render's memory: %w", err)
+		return fmt.Errorf("limiting the child's memory: %w", err)
 	}
 	debug.SetMemoryLimit(int64(budget - budget/8))
 	return nil
@@ -47,8 +47,8 @@ func vmData() (uint64, error) {
 	return 0, fmt.Errorf("/proc/self/status has no VmData")
 }
 
-// killed: the process was killed with SIGKILL (the kernel's OOM killer sends it).
-func killed(st *os.ProcessState) bool {
+// Killed: the process was killed with SIGKILL (the kernel's OOM killer sends it).
+func Killed(st *os.ProcessState) bool {
 	ws, ok := st.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }

@@ -1,7 +1,7 @@
 //go:build race
 
-package yttrender
+package child
 
 // raceDetector: built with -race, whose runtime (ThreadSanitizer) maps shadow memory no data
-// segment limit leaves room for: renders run in-process, bounded by the heap watch alone.
+// segment limit leaves room for: no child's memory is bounded (Bounded is false).
 const raceDetector = true

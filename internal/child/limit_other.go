@@ -1,6 +1,6 @@
 //go:build !linux
 
-package yttrender
+package child
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 )
 
 // memoryBounded: no RLIMIT_DATA that counts the Go heap's mappings (macOS ignores it for mmap):
-// packages render in-process, within the heap watch.
+// work a caller would give a child runs in its own process.
 const memoryBounded = false
 
 func limitMemory(uint64) error {
-	return errors.New("a render child's memory cannot be limited on this OS")
+	return errors.New("a child's memory cannot be limited on this OS")
 }
 
-func killed(*os.ProcessState) bool { return false }
+func Killed(*os.ProcessState) bool { return false }

@@ -1,6 +1,6 @@
 //go:build !race
 
-package yttrender
+package child
 
 // raceDetector: see race.go.
 const raceDetector = false
