@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -84,6 +85,11 @@ func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset
 		if allowed.Min != nil {
 			if n, err := strconv.ParseInt(values[i], 10, 64); err == nil && n < *allowed.Min {
 				return fmt.Errorf("%s: kapp deploy fails with %s (no change of the package is applied): %s is at least %d for kapp", o.At, o.Option, flag, *allowed.Min)
+			}
+		}
+		if least, err := time.ParseDuration(allowed.MinDuration); err == nil {
+			if d, err := time.ParseDuration(values[i]); err == nil && d < least {
+				return fmt.Errorf("%s: kapp deploy fails with %s whenever a resource it applies is not done at once (a Deployment rolling out), and the changes of later change groups wait for the next sync: %s is at least %v for kapp", o.At, o.Option, flag, least)
 			}
 		}
 	}

@@ -97,7 +97,14 @@ func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
 		// to keep panics in kapp's GC of app changes after the apply
 		{`[--kube-api-burst=0]`, `rawOptions[0]: kapp deploy fails with --kube-api-burst=0`},
 		{`[--app-changes-max-to-keep=-1]`, `rawOptions[0]: kapp deploy fails with --app-changes-max-to-keep=-1`},
-		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10, --kube-api-burst=1, --app-changes-max-to-keep=0]`, ""},
+		// probe17 P17-4: a wait timeout kapp parses, under which every deploy that changes a
+		// Deployment fails (kapp v0.66.0 binary on kube-apiserver v1.37.2: "Timed out waiting
+		// after 1ns for resources: [deployment/web ...]", a later change group not applied); 0s
+		// is no time at all for kapp, not no limit
+		{`[--wait-timeout=1ns]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=1ns whenever a resource it applies is not done at once`},
+		{`[--wait-timeout=0s]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=0s`},
+		{`[--wait-timeout=999ms]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=999ms`},
+		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10, --kube-api-burst=1, --app-changes-max-to-keep=0, --wait-timeout=1s]`, ""},
 	} {
 		cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: "+c.options+"\n", 1)
 		if cr == string(data) {

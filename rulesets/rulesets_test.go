@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
@@ -34,6 +35,9 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 	for _, o := range rs.DeployOptions {
 		if o.Source == "" || !strings.HasPrefix(o.Flag, "--") {
 			t.Errorf("deploy option without a --flag or a source: %+v", o)
+		}
+		if _, err := time.ParseDuration(o.MinDuration); o.MinDuration != "" && err != nil {
+			t.Errorf("deploy option %s: minDuration: %v", o.Flag, err)
 		}
 	}
 	for _, d := range rs.Dependent {
