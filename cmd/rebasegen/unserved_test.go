@@ -103,7 +103,7 @@ func TestCheckJudgesACustomResourceVersionByItsCRD(t *testing.T) {
 	// the CRD has v1alpha1 only
 	out, code := check("lacking.yaml", fix[3])
 	if code != exitPending || !strings.Contains(out, label) ||
-		!strings.Contains(out, "CustomResourceDefinition backups.crd-defaults.rebasegen.dev, among the inputs (spec.versions[].served), does not serve Backup at crd-defaults.rebasegen.dev/v1beta1, only at crd-defaults.rebasegen.dev/v1alpha1") ||
+		!strings.Contains(out, "CustomResourceDefinition backups.crd-defaults.rebasegen.dev as the manifests declare it, which kapp applies before the custom resources (spec.versions[].served), does not serve Backup at crd-defaults.rebasegen.dev/v1beta1, only at crd-defaults.rebasegen.dev/v1alpha1: kapp's deploy fails before applying anything") ||
 		!strings.Contains(out, "set the manifest's apiVersion to crd-defaults.rebasegen.dev/v1alpha1\n") {
 		t.Errorf("a version the CRD lacks: want exit %d and the apiVersion failing, got %d:\n%s", exitPending, code, out)
 	}
@@ -121,10 +121,12 @@ func TestCheckJudgesACustomResourceVersionByItsCRD(t *testing.T) {
 		desiredCRD[1] = strings.Replace(desiredCRD[1], "__SCHEMA__", schema, 1)
 		out, code := check("served-"+served+".yaml", live, desiredCRD...)
 		unserved := strings.Contains(out, label)
-		if served == "true" && (unserved || !strings.Contains(out, "warning: drift: crd-defaults.rebasegen.dev/Backup crd-defaults/nightly apiVersion: the server returned the object as crd-defaults.rebasegen.dev/v1alpha1, converted from the manifest's crd-defaults.rebasegen.dev/v1beta1, which CustomResourceDefinition backups.crd-defaults.rebasegen.dev, among the inputs (spec.versions[].served), serves too")) {
+		if served == "true" && (unserved || !strings.Contains(out, "warning: drift: crd-defaults.rebasegen.dev/Backup crd-defaults/nightly apiVersion: the server returned the object as crd-defaults.rebasegen.dev/v1alpha1, converted from the manifest's crd-defaults.rebasegen.dev/v1beta1, which CustomResourceDefinition backups.crd-defaults.rebasegen.dev as the manifests declare it, which kapp applies before the custom resources (spec.versions[].served), serves too")) {
 			t.Errorf("a version the CRD serves: want the apiVersion as drift, got exit %d:\n%s", code, out)
 		}
-		if served == "false" && (code != exitPending || !unserved || !strings.Contains(out, "does not serve Backup at crd-defaults.rebasegen.dev/v1beta1, only at crd-defaults.rebasegen.dev/v1alpha1")) {
+		if served == "false" && (code != exitPending || !unserved || !strings.Contains(out, "does not serve Backup at crd-defaults.rebasegen.dev/v1beta1, only at crd-defaults.rebasegen.dev/v1alpha1: kapp's deploy applies the CRD first")) {
+			// the manifests' CRD lists v1beta1: kapp's check of the kinds passes, its update then
+			// fails (measured with kapp v0.66.0: "Expected to find type for resource")
 			t.Errorf("a version the CRD does not serve: want exit %d and the apiVersion failing, got %d:\n%s", exitPending, code, out)
 		}
 	}

@@ -143,7 +143,11 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}
-	if c.served, err = newServed(opts.Server, crds); err != nil {
+	applied, err := appliedCRDs(crds, set.DesiredCRDs)
+	if err != nil {
+		return nil, err
+	}
+	if c.served, err = newServed(opts.Server, applied, crds); err != nil {
 		return nil, err
 	}
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
@@ -323,6 +327,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.Findings = append(res.Findings, f)
 	}
 	for _, f := range slices.Concat(kappNonce(fc, desired.Source.String()), kappAnnotationsFromGit(fc), c.kappLabelsFromGit(fc, prepared)) {
+		f.Path = c.paths.share(f.Path)
+		res.Findings = append(res.Findings, f)
+	}
+	if f, ok := c.unservedKept(fc); ok {
 		f.Path = c.paths.share(f.Path)
 		res.Findings = append(res.Findings, f)
 	}

@@ -41,8 +41,10 @@ type crdUpdate struct {
 // crdUpdateRefused says why the API server refuses kapp's in-place update of fc's custom
 // resource, as evidence to append: its CRD's update validation fails on the manifest, pruned and
 // defaulted as the server does a request, against the live object. As updateRefused, an error
-// the update to what kapp last applied (kapp.k14s.io/original) meets as well is left out. A
-// custom resource whose CRD is not among the inputs is not judged.
+// the update to what kapp last applied (kapp.k14s.io/original) meets as well is left out. The
+// CRD is the desired one where the manifests declare it (appliedCRDs: kapp applies it first,
+// probe17 P17-2), else the live one; a custom resource whose CRD is not among the inputs is not
+// judged.
 func (c *classifier) crdUpdateRefused(fc fieldContext) (string, bool) {
 	if fc.crdRefusal == nil {
 		return "", false
@@ -58,7 +60,8 @@ type crdRefusal struct {
 }
 
 func (c *classifier) crdRefusalOf(fc fieldContext) string {
-	s := c.defaults.crds.lookup(fc.desired.GroupVersionKind())
+	// the CRD as kapp's deploy leaves it before it updates the custom resource (appliedCRDs)
+	s := c.served.crds.lookup(fc.desired.GroupVersionKind())
 	// an old object of another version is converted by the server first (the CRD's conversion
 	// strategy, perhaps a webhook): not judged here
 	if s == nil || fc.live.GetAPIVersion() != fc.desired.GetAPIVersion() {
@@ -77,8 +80,12 @@ func (c *classifier) crdRefusalOf(fc fieldContext) string {
 	if len(errs) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s, as CRD %s's validation says (k8s.io/apiextensions-apiserver %s pkg/registry/customresource ValidateUpdate: its OpenAPI schema and x-kubernetes-validations rules, oldSelf the live object): %s; change the manifest so that the update is valid, annotate it with %s: fallback-on-replace (kapp then deletes and recreates the object), or give the object a new name",
-		fc.id.Kind, escape.Text(s.crdName), kappconv.Kubernetes, escape.Text(strings.Join(errs, "; ")), kappconv.UpdateStrategy)
+	crd := "CRD " + escape.Text(s.crdName)
+	if s.desired {
+		crd += " as the manifests declare it, which kapp applies before the custom resources,"
+	}
+	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s, as the validation of %s says (k8s.io/apiextensions-apiserver %s pkg/registry/customresource ValidateUpdate: its OpenAPI schema and x-kubernetes-validations rules, oldSelf the live object): %s; change the manifest so that the update is valid, annotate it with %s: fallback-on-replace (kapp then deletes and recreates the object), or give the object a new name",
+		fc.id.Kind, crd, kappconv.Kubernetes, escape.Text(strings.Join(errs, "; ")), kappconv.UpdateStrategy)
 }
 
 // updateErrors are the errors of the update sending manifest over live (errorTexts: the rule's

@@ -87,7 +87,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 	}
 	obj, err := scheme.New(gvk)
 	if err != nil {
-		switch crd, versions, _ := d.crds.versionsOf(gvk.GroupKind()); {
+		switch crd, versions, _, _ := d.crds.versionsOf(gvk.GroupKind()); {
 		case crd != "": // its CRD is among the inputs, without that version (probe15 held/w14)
 			res.mechanism = fmt.Sprintf("CustomResourceDefinition %s, among the inputs, has no version %s (it has %s): nothing defaults the object there", crd, gvk.Version, strings.Join(versions, ", "))
 		case scheme.IsGroupRegistered(gvk.Group):

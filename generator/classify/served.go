@@ -26,15 +26,16 @@ type served struct {
 	// serves: Kubernetes' own, never a CRD's or an aggregated API's
 	known   []string
 	builtin map[string]bool
-	crds    crdSchemas // the CRDs among the inputs
+	crds    crdSchemas // the CRDs among the inputs, as kapp's deploy applies them (appliedCRDs)
+	inputs  crdSchemas // the CRDs among the inputs (a version both the desired and the live CRD hold: the live one's)
 }
 
-func newServed(sv *load.ServerVersion, crds crdSchemas) (*served, error) {
+func newServed(sv *load.ServerVersion, crds, inputs crdSchemas) (*served, error) {
 	all, err := rulesets.ServedVersions()
 	if err != nil {
 		return nil, err
 	}
-	s := &served{server: sv, builtin: map[string]bool{}, crds: crds}
+	s := &served{server: sv, builtin: map[string]bool{}, crds: crds, inputs: inputs}
 	for i, d := range all {
 		v, err := version.ParseSemantic(d.Version)
 		if err != nil {
@@ -59,6 +60,24 @@ type servedAt struct {
 	source     string   // what serves the kind: kube-apiserver v1.37 by default, CRD NAME
 	versions   []string // the group/versions it serves the kind at
 	why        string   // !known: why it cannot be told
+	fails      string   // !yes: how kapp's deploy fails on the manifest
+	// applied: the CRD that says so is a desired object's, which kapp's deploy applies first
+	applied bool
+}
+
+// only names the versions s serves the kind at, as "only at ..." or "at no version".
+func (s servedAt) only() string {
+	if len(s.versions) == 0 {
+		return "at no version"
+	}
+	return "only at " + strings.Join(s.versions, ", ")
+}
+
+// precheckFails is how kapp's deploy fails on a manifest whose apiVersion and kind neither
+// discovery nor a CRD among the manifests lists (kapp v0.66.0 pkg/kapp/resourcesmisc/crds.go
+// IsNamespaced: the local CRDs' every spec.versions[].name counts, served or not).
+func precheckFails(gvk schema.GroupVersionKind) string {
+	return fmt.Sprintf("kapp's deploy fails before applying anything (kapp v0.66.0: \"Expected to find kind '%s/%s', but did not: Kubernetes API server did not have matching apiVersion + kind\")", gvk.GroupVersion(), gvk.Kind)
 }
 
 // at judges gvk against the server's discovery as rebasegen knows it.
@@ -71,7 +90,7 @@ func (s *served) at(gvk schema.GroupVersionKind) servedAt {
 		case s.data == nil:
 			return servedAt{why: fmt.Sprintf("rebasegen knows what kube-apiserver serves of %s only (rulesets/served), not of %s (%s)", strings.Join(s.known, ", "), s.server, s.server.Source)}
 		}
-		out := servedAt{known: true, source: fmt.Sprintf("kube-apiserver %s, with its default API resource config (rulesets/served/%s.yaml, read from its discovery; a cluster may enable a version it still has with --runtime-config),", minorOf(s.data.Version), minorOf(s.data.Version))}
+		out := servedAt{known: true, fails: precheckFails(gvk), source: fmt.Sprintf("kube-apiserver %s, with its default API resource config (rulesets/served/%s.yaml, read from its discovery; a cluster may enable a version it still has with --runtime-config),", minorOf(s.data.Version), minorOf(s.data.Version))}
 		for _, gv := range s.data.GroupVersions {
 			g, _ := schema.ParseGroupVersion(gv.GroupVersion)
 			if g.Group == gk.Group && slices.Contains(gv.Kinds, gk.Kind) {
@@ -81,11 +100,18 @@ func (s *served) at(gvk schema.GroupVersionKind) servedAt {
 		out.yes = slices.Contains(out.versions, gvk.GroupVersion().String())
 		return out
 	}
-	crd, _, versions := s.crds.versionsOf(gk)
+	crd, _, versions, desired := s.crds.versionsOf(gk)
 	if crd == "" {
 		return servedAt{why: fmt.Sprintf("no CustomResourceDefinition for %s among the inputs (a kind of an aggregated API, or pass its CRD)", gk)}
 	}
-	out := servedAt{known: true, source: "CustomResourceDefinition " + crd + ", among the inputs (spec.versions[].served),"}
+	out := servedAt{known: true, fails: precheckFails(gvk), source: "CustomResourceDefinition " + crd + ", among the inputs (spec.versions[].served),"}
+	if desired {
+		out.source, out.applied = "CustomResourceDefinition "+crd+" as the manifests declare it, which kapp applies before the custom resources (spec.versions[].served),", true
+		// kapp's precheck passes on a version the desired CRD lists or the live one serves
+		if live := s.inputs.lookup(gvk); s.crds.lookup(gvk) != nil || live != nil && live.served {
+			out.fails = appliedCRDFails
+		}
+	}
 	for _, v := range versions {
 		out.versions = append(out.versions, schema.GroupVersion{Group: gk.Group, Version: v}.String())
 	}
@@ -106,6 +132,10 @@ func (c *classifier) apiVersion(fc fieldContext, d fielddiff.Delta) Finding {
 	switch {
 	case !s.known:
 		f.Evidence = fmt.Sprintf("%s: whether the server serves %s at %s cannot be judged: %s; if it does not, kapp's deploy fails before applying anything, else kapp updates it on every deploy: set the manifest's apiVersion to %s", converted, gvk.Kind, gvk.GroupVersion(), s.why, live)
+	case s.yes && s.applied && !slices.Contains(s.versions, live):
+		// the manifest moves off a version the CRD it declares stops serving: the way to go
+		// (measured: kapp v0.66.0 updates the object at the new version)
+		f.Evidence = fmt.Sprintf("%s, which %s serves, and no longer %s: kapp's update succeeds; keep the manifest's apiVersion", converted, s.source, live)
 	case s.yes:
 		f.Evidence = fmt.Sprintf("%s, which %s serves too: kapp's update succeeds, and kapp updates the object on every deploy, the version differing: set the manifest's apiVersion to %s", converted, s.source, live)
 	default:
@@ -114,13 +144,39 @@ func (c *classifier) apiVersion(fc fieldContext, d fielddiff.Delta) Finding {
 		if !slices.Contains(s.versions, live) && len(s.versions) > 0 {
 			use = s.versions[0]
 		}
-		only := "only at " + strings.Join(s.versions, ", ")
-		if len(s.versions) == 0 {
-			only = "nor at any other version"
-		}
-		f.Evidence = fmt.Sprintf("%s: %s does not serve %s at %s, %s: kapp's deploy fails before applying anything (kapp v0.66.0: \"Expected to find kind '%s/%s', but did not: Kubernetes API server did not have matching apiVersion + kind\"); set the manifest's apiVersion to %s",
-			converted, s.source, gvk.Kind, gvk.GroupVersion(), only, gvk.GroupVersion(), gvk.Kind, use)
+		f.Evidence = fmt.Sprintf("%s: %s does not serve %s at %s, %s: %s; set the manifest's apiVersion to %s", converted, s.source, gvk.Kind, gvk.GroupVersion(), s.only(), s.fails, use)
 		f.Warning = fmt.Sprintf("the server does not serve %s at %s: set the manifest's apiVersion to %s", gvk.Kind, gvk.GroupVersion(), use)
 	}
 	return f
+}
+
+// appliedCRDFails is how kapp's deploy fails on a custom resource at a version the CRD among
+// the manifests lists but does not serve: kapp's check of the kinds passes, it applies the CRD,
+// then fails on the object (measured, kapp v0.66.0 on kube-apiserver v1.37.2: the version unserved
+// by this deploy, NotFound, findings/probe17/P17-2; unserved before, "Expected to find type for
+// resource"; an object with nothing to change passes this deploy, and the next one fails on it).
+const appliedCRDFails = "kapp's deploy applies the CRD first (it lists the version, so kapp's check of the kinds passes), then fails on this object (kapp v0.66.0: \"update ...: the server could not find the requested resource (reason: NotFound)\" where this deploy stops serving the version, \"Expected to find type for resource\" where it was not served; with nothing to change in the object, the next deploy fails on it)"
+
+// unservedKept is the finding for a custom resource whose manifest keeps the live object's
+// apiVersion while the CRD among the desired objects, which kapp applies first, no longer serves
+// it (served: false, or the version dropped): there is no apiVersion difference for apiVersion to
+// judge (probe17 P17-2: check exited 0). Only with the desired CRD: the live object was read at
+// that version, so the live CRD served it.
+func (c *classifier) unservedKept(fc fieldContext) (Finding, bool) {
+	gvk, v := fc.desired.GroupVersionKind(), fc.desired.GetAPIVersion()
+	if v != fc.live.GetAPIVersion() {
+		return Finding{}, false
+	}
+	s := c.served.at(gvk)
+	if !s.known || s.yes || !s.applied {
+		return Finding{}, false
+	}
+	f := Finding{Path: fielddiff.FromFields([]string{"apiVersion"}), Change: fielddiff.Same, Desired: v, Live: v, Class: Drift, Unserved: true}
+	to := "one it serves"
+	if len(s.versions) > 0 {
+		to = s.versions[0]
+	}
+	f.Evidence = fmt.Sprintf("%s does not serve %s at %s, %s: %s; set the manifest's apiVersion to %s", s.source, gvk.Kind, v, s.only(), s.fails, to)
+	f.Warning = fmt.Sprintf("the CRD the manifests declare does not serve %s at %s: set the manifest's apiVersion to %s", gvk.Kind, v, to)
+	return f, true
 }

@@ -55,6 +55,10 @@ type Set struct {
 	// held compactly, as the pairs are (a fixture mix at 10,000 pairs holds 1,128 of them, 10 MB
 	// decoded, a tenth of generate's live heap while kapp's engine verifies the rules).
 	CRDs []load.Doc
+	// DesiredCRDs are the CustomResourceDefinitions among the desired objects (also in CRDs):
+	// kapp's deploy applies them before any custom resource (its default Config's change groups),
+	// so the API server judges the custom resources' updates with these, not the live ones.
+	DesiredCRDs []load.Doc
 	// InferredNamespace is the namespace given to namespaced desired objects without one when
 	// Options.Namespace was empty and their live counterparts are all in it; empty otherwise.
 	InferredNamespace string
@@ -108,11 +112,14 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 		resources = append(resources, d)
 	}
-	for _, side := range [][]load.Doc{resources, live} {
+	for i, side := range [][]load.Doc{resources, live} {
 		for _, d := range side {
 			if d.GroupKind() == crdGK {
 				crds = append(crds, d)
 			}
+		}
+		if i == 0 {
+			set.DesiredCRDs = slices.Clip(crds)
 		}
 	}
 	all, err := load.Objects(configs)

@@ -1,0 +1,100 @@
+package generator_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// crdVersion is one spec.versions item of the test's Vault CRD; immutable puts the transition
+// rule `self == oldSelf` on spec.bucket.
+func crdVersion(name string, served, storage, immutable bool) string {
+	rule := ""
+	if immutable {
+		rule = ", x-kubernetes-validations: [{rule: self == oldSelf, message: bucket is immutable}]"
+	}
+	return fmt.Sprintf("{name: %s, served: %t, storage: %t, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {bucket: {type: string%s}, note: {type: string}}}}}}}",
+		name, served, storage, rule)
+}
+
+// vaultCRD is the test's CRD with versions.
+func vaultCRD(versions ...string) string {
+	return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: vaults.crdapplied.rebasegen.dev}\n" +
+		"spec: {group: crdapplied.rebasegen.dev, scope: Namespaced, names: {kind: Vault, plural: vaults, singular: vault, listKind: VaultList}, versions: [" + strings.Join(versions, ", ") + "]}\n"
+}
+
+// liveCRD is manifest as kapp applied it, with the status the server records: its stored versions.
+func liveCRD(t *testing.T, manifest string, stored ...string) string {
+	return kappApplied(t, manifest, func(o map[string]any) {
+		o["status"] = map[string]any{"storedVersions": stored,
+			"acceptedNames": map[string]any{"kind": "Vault", "plural": "vaults", "singular": "vault", "listKind": "VaultList"}}
+	})
+}
+
+// A pull request that changes a CRD and a custom resource of it together is judged with the CRD
+// the manifests declare: kapp's deploy applies CRDs before custom resources (its default Config's
+// change groups), so the API server judges the custom resource's update with the new CRD (probe17
+// P17-2, measured with kapp v0.66.0 on kube-apiserver v1.37.2: a transition rule added beside a
+// change of the field it guards is refused, "Invalid value: \"backups-eu\": bucket is immutable";
+// an object left on a version the CRD stops serving fails "the server could not find the
+// requested resource (reason: NotFound)", or, with nothing to change in it, the next deploy fails
+// "Expected to find type for resource"; an object moved to the new version deploys). check judged
+// with the live CRD: exit 0 on both failures.
+func TestCustomResourceJudgedWithTheCRDKappAppliesFirst(t *testing.T) {
+	const vault = `apiVersion: crdapplied.rebasegen.dev/%s
+kind: Vault
+metadata: {name: nightly, namespace: vaults}
+spec: {bucket: %s, note: a}
+`
+	v1 := vaultCRD(crdVersion("v1", true, true, false))
+	for _, tc := range []struct {
+		name              string
+		live, crd         string // the CRD kapp last applied, the manifests' CRD
+		version, bucket   string
+		want              verdict.Kind // the Backup's finding that fails the gate; "" for none
+		evidence, noKinds string
+	}{
+		{name: "transition rule added with the change it forbids", live: v1, crd: vaultCRD(crdVersion("v1", true, true, true)),
+			version: "v1", bucket: "backups-eu", want: verdict.KindImmutable, evidence: "spec.bucket: Invalid value: bucket is immutable"},
+		{name: "version no longer served, object on it changed", live: v1, crd: vaultCRD(crdVersion("v1", false, false, false), crdVersion("v2", true, true, false)),
+			version: "v1", bucket: "backups-eu", want: verdict.KindUnserved, evidence: "does not serve Vault at crdapplied.rebasegen.dev/v1, only at crdapplied.rebasegen.dev/v2"},
+		{name: "version no longer served, object on it unchanged", live: v1, crd: vaultCRD(crdVersion("v1", false, false, false), crdVersion("v2", true, true, false)),
+			version: "v1", bucket: "backups", want: verdict.KindUnserved, evidence: "the next deploy fails on it"},
+		// controls: the same verdicts as with the live CRD
+		{name: "CRD unchanged", live: v1, crd: vaultCRD(crdVersion("v1", true, true, false)), version: "v1", bucket: "backups-eu"},
+		{name: "rule removed with the change it forbade", live: vaultCRD(crdVersion("v1", true, true, true)), crd: vaultCRD(crdVersion("v1", true, true, false)),
+			version: "v1", bucket: "backups-eu"},
+		{name: "object moved to the version still served", live: v1, crd: vaultCRD(crdVersion("v1", false, false, false), crdVersion("v2", true, true, false)),
+			version: "v2", bucket: "backups-eu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveCR := kappApplied(t, fill(vault, "v1", "backups"), func(map[string]any) {})
+			in := generator.Inputs{
+				Desired:   []string{writeFile(t, "desired.yaml", tc.crd+"---\n"+fill(vault, tc.version, tc.bucket))},
+				Live:      []string{writeFile(t, "live.yaml", liveCRD(t, tc.live, "v1")+"---\n"+liveCR)},
+				Namespace: "vaults",
+			}
+			ch, err := generator.Check(in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failing []string
+			for _, f := range ch.Findings(verdict.Gate{}) {
+				if f.Resource.Kind != "Vault" || !f.Fails || f.Kind == verdict.KindResidual {
+					continue
+				}
+				failing = append(failing, string(f.Kind))
+				if f.Kind != tc.want || !strings.Contains(f.Evidence, tc.evidence) || !strings.Contains(f.Evidence, "vaults.crdapplied.rebasegen.dev as the manifests declare it") {
+					t.Errorf("check: want %q (%s), got %s %s: %s", tc.want, tc.evidence, f.Kind, f.Path, f.Evidence)
+				}
+			}
+			if tc.want != "" && !slices.Contains(failing, string(tc.want)) {
+				t.Errorf("check: want a failing %s finding on the Vault, got %v", tc.want, failing)
+			}
+		})
+	}
+}
