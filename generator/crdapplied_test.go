@@ -98,3 +98,50 @@ spec: {bucket: %s, note: a}
 		})
 	}
 }
+
+// A CRD update that drops a version status.storedVersions lists is refused by the API server,
+// which fails kapp's deploy at the CRD (measured with kapp v0.66.0 on kube-apiserver v1.37.2:
+// `status.storedVersions[0]: Invalid value: "v1alpha1": missing from spec.versions; v1alpha1 was
+// previously a storage version...`): check exited 0 with the custom resource at the live
+// version, on a pending change. Dropping a version that was never stored, or keeping the stored
+// one unserved, is accepted (both measured: kapp's deploy succeeds).
+func TestCRDUpdateDroppingAStoredVersionFailsTheGate(t *testing.T) {
+	const vault = "apiVersion: crdapplied.rebasegen.dev/%s\nkind: Vault\nmetadata: {name: nightly, namespace: vaults}\nspec: {bucket: backups, note: a}\n"
+	for _, tc := range []struct {
+		name       string
+		live, crd  string
+		stored, cr string // the live CRD's stored version, the manifest's Vault version
+		refused    bool
+	}{
+		{name: "stored version dropped", live: vaultCRD(crdVersion("v1", true, true, false)), crd: vaultCRD(crdVersion("v2", true, true, false)), stored: "v1", cr: "v2", refused: true},
+		{name: "stored version kept, unserved", live: vaultCRD(crdVersion("v1", true, true, false)), crd: vaultCRD(crdVersion("v1", false, false, false), crdVersion("v2", true, true, false)), stored: "v1", cr: "v2"},
+		{name: "version never stored dropped", live: vaultCRD(crdVersion("v1", true, true, false), crdVersion("v2", true, false, false)), crd: vaultCRD(crdVersion("v1", true, true, false)), stored: "v1", cr: "v1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{
+				Desired:   []string{writeFile(t, "desired.yaml", tc.crd+"---\n"+fill(vault, tc.cr))},
+				Live:      []string{writeFile(t, "live.yaml", liveCRD(t, tc.live, tc.stored)+"---\n"+kappApplied(t, fill(vault, tc.stored), func(map[string]any) {}))},
+				Namespace: "vaults",
+			}
+			ch, err := generator.Check(in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := false
+			for _, f := range ch.Findings(verdict.Gate{}) {
+				if f.Resource.Kind != "CustomResourceDefinition" || f.Kind == verdict.KindResidual {
+					continue
+				}
+				if f.Kind == verdict.KindImmutable && f.Fails && strings.Contains(f.Evidence, "status.storedVersions[0]: Invalid value: missing from spec.versions; v1 was previously a storage version") &&
+					strings.Contains(f.Evidence, "never have kapp replace a CRD") {
+					refused = true
+				} else if f.Fails {
+					t.Errorf("check: unexpected failing %s %s: %s", f.Kind, f.Path, f.Evidence)
+				}
+			}
+			if refused != tc.refused {
+				t.Errorf("check: the CRD's update refused: %v, want %v", refused, tc.refused)
+			}
+		})
+	}
+}

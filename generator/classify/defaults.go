@@ -47,6 +47,19 @@ var aggregatorScheme = func() *runtime.Scheme {
 	return s
 }()
 
+// schemeOf is the scheme of the server that serves group's built-in kinds, with its defaulters
+// and internal types, and the Go module of that server's code: CustomResourceDefinitions are the
+// apiextensions server's, APIServices kube-aggregator's, the rest kube-apiserver's.
+func schemeOf(group string) (*runtime.Scheme, string) {
+	switch group {
+	case "apiextensions.k8s.io":
+		return crdScheme, "k8s.io/apiextensions-apiserver"
+	case "apiregistration.k8s.io":
+		return aggregatorScheme, "k8s.io/kube-aggregator"
+	}
+	return legacyscheme.Scheme, "k8s.io/kubernetes"
+}
+
 // defaulter computes what the API server's defaulting makes of a desired object.
 type defaulter struct {
 	crds     crdSchemas
@@ -77,14 +90,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 		res.mechanism = fmt.Sprintf("structural-schema defaulting of CRD %s (k8s.io/apiextensions-apiserver %s)", s.crdName, kappconv.Kubernetes)
 		return res, err == nil, err
 	}
-	// CustomResourceDefinitions are served by the apiextensions server, with its own defaulters.
-	scheme := legacyscheme.Scheme
-	switch gvk.Group {
-	case "apiextensions.k8s.io":
-		scheme = crdScheme
-	case "apiregistration.k8s.io": // served by kube-aggregator
-		scheme = aggregatorScheme
-	}
+	scheme, _ := schemeOf(gvk.Group)
 	obj, err := scheme.New(gvk)
 	if err != nil {
 		switch crd, versions, _, _ := d.crds.versionsOf(gvk.GroupKind()); {
