@@ -14,6 +14,7 @@ import (
 // rebaseRules rule's mods among its steps: the rules are the last Configs' (generate judges its
 // own rules after the package's).
 func (x *blamed) trace(b *blame, live *unstructured.Unstructured) {
+	x.hasTrace = true
 	if b.inForce == nil && !b.failed {
 		rb, err := kappcover.New(b.configs, false)
 		b.inForce, b.failed = &rb, err != nil
@@ -39,8 +40,24 @@ func (x *blamed) trace(b *blame, live *unstructured.Unstructured) {
 	}
 }
 
-// traced reports whether kapp's rebase of the manifest says whether rule i matched.
-func (x *blamed) traced(i int) bool { return x.from != nil && x.from[i] >= 0 }
+// traced reports whether kapp's rebase of the manifest says whether rule i matched. The trace
+// is made when first asked, and the owner's trace of another resource dropped: a resource with
+// no value a rule may hide is never traced, and one trace is held at a time.
+func (x *blamed) traced(i int) bool {
+	if !x.hasTrace && x.owner != nil && x.desired != nil {
+		if held := x.owner.holding; held != nil && held != x {
+			held.untrace()
+		}
+		x.owner.holding = x
+		x.trace(x.owner, x.live)
+	}
+	return x.from != nil && x.from[i] >= 0
+}
+
+// untrace drops the trace, made again if asked again (the same: the objects do not change).
+func (x *blamed) untrace() {
+	x.hasTrace, x.prepared, x.steps, x.from, x.stepLookups = false, nil, nil, nil, nil
+}
 
 // rewrote reports whether rule i changed the value at p (by key) in kapp's rebase of the
 // manifest: what the rules before it left differs from what it leaves.
