@@ -113,15 +113,24 @@ func batchShows(desired, live *unstructured.Unstructured, s Settings, base *gdif
 		return nil, false, err
 	}
 	a, b := fielddiff.NewLookup(after), fielddiff.NewLookup(before)
+	at := make([]fielddiff.Path, len(changes))
+	for k, c := range changes {
+		at[k] = c.read
+	}
+	outOfSync, err := outOfSyncAt(res, at...)
+	if err != nil {
+		return nil, false, err
+	}
 	// Shown: Argo CD predicts the changed value there (the value removed: nothing) where the
-	// reference does not. A value an ignore removes is predicted as the live one, or not at all.
+	// reference does not, or shows the changed field OutOfSync (outOfSyncAt). A value an
+	// ignore removes is predicted as the live one, or not at all.
 	for k, c := range changes {
 		va, inA := a.Get(c.read)
 		vb, inB := b.Get(c.read)
 		if c.removal {
-			shown[k] = !inA && inB
+			shown[k] = !inA && inB || outOfSync[c.read.String()]
 		} else {
-			shown[k] = inA && fielddiff.Equal(va, c.value) && !(inB && fielddiff.Equal(vb, c.value))
+			shown[k] = inA && fielddiff.Equal(va, c.value) && !(inB && fielddiff.Equal(vb, c.value)) || outOfSync[c.read.String()]
 		}
 	}
 	// The changes met if the predicted objects differ anywhere else (a value Argo CD's

@@ -78,7 +78,7 @@ func (m *mutation) file(keyed fielddiff.Path, blame func() (verdict.RuleAt, erro
 
 // hidesChange: under sub, Argo CD shows mut (a declared value changed in turn) as no change
 // against live; strip: with the manifest's own ignore annotation out of force.
-func (m *mutation) hidesChange(mut *unstructured.Unstructured) func(Settings, bool) (bool, error) {
+func (m *mutation) hidesChange(mut *unstructured.Unstructured, at fielddiff.Path) func(Settings, bool) (bool, error) {
 	return func(sub Settings, strip bool) (bool, error) {
 		d, changed := m.desired, mut
 		if strip {
@@ -88,7 +88,7 @@ func (m *mutation) hidesChange(mut *unstructured.Unstructured) func(Settings, bo
 		if err != nil {
 			return false, err
 		}
-		shown, err := shows(changed, m.live, sub, base)
+		shown, err := shows(changed, m.live, sub, base, at)
 		return !shown, err
 	}
 }
@@ -177,7 +177,7 @@ func (m *mutation) values() error {
 		}
 		mut := desired.DeepCopy()
 		c.at.Set(mut.Object, c.value)
-		if err := m.record(keyed, m.hidesChange(mut)); err != nil {
+		if err := m.record(keyed, m.hidesChange(mut, c.read)); err != nil {
 			return err
 		}
 	}
@@ -252,14 +252,15 @@ func (m *mutation) single(p fielddiff.Path) error {
 			break
 		}
 		drawn = true
-		shown, err := shows(mut, live, s, m.resolved)
+		read := fielddiff.ByKey(mut, p)
+		shown, err := shows(mut, live, s, m.resolved, read)
 		if err != nil {
 			return err
 		}
 		if shown {
 			break
 		}
-		seen, err := shows(withoutAnnotatedIgnores(mut), live, s.Plain(), m.plain)
+		seen, err := shows(withoutAnnotatedIgnores(mut), live, s.Plain(), m.plain, read)
 		if err != nil {
 			return err
 		}
@@ -272,7 +273,7 @@ func (m *mutation) single(p fielddiff.Path) error {
 		m.v.Mutation++
 	}
 	if hidden != nil {
-		return m.record(fielddiff.ByKey(desired, p), m.hidesChange(hidden))
+		return m.record(fielddiff.ByKey(desired, p), m.hidesChange(hidden, fielddiff.ByKey(hidden, p)))
 	}
 	return nil
 }
@@ -330,10 +331,10 @@ func (m *mutation) removals() error {
 			}
 			// A removal Argo CD's diff fails on (a list item's merge key) is an error Argo CD
 			// shows, not a change it hides.
-			if shown, err := shows(mut, live, s, m.resolved); err != nil || shown {
+			if shown, err := shows(mut, live, s, m.resolved, keyedOf[i]); err != nil || shown {
 				continue
 			}
-			if seen, err := shows(withoutAnnotatedIgnores(mut), live, s.Plain(), m.plain); err == nil && seen {
+			if seen, err := shows(withoutAnnotatedIgnores(mut), live, s.Plain(), m.plain, keyedOf[i]); err == nil && seen {
 				removed = append(removed, i)
 			}
 		}
@@ -342,7 +343,7 @@ func (m *mutation) removals() error {
 	for _, i := range removed {
 		mut := desired.DeepCopy()
 		remove(mut.Object, paths[i])
-		if err := m.record(keyedOf[i], m.hidesChange(mut)); err != nil {
+		if err := m.record(keyedOf[i], m.hidesChange(mut, keyedOf[i])); err != nil {
 			return err
 		}
 	}

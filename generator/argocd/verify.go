@@ -198,7 +198,7 @@ func (s Settings) alone(e entry) (sub Settings, strip bool) {
 // base's, or in sync where base was not (the change takes away a difference base showed: a
 // removal that a two-way diff, without a last applied configuration, takes as nothing to change
 // also drops a change made in Git to a field below it, which is no change hidden).
-func shows(desired, live *unstructured.Unstructured, s Settings, base *gdiff.DiffResult) (bool, error) {
+func shows(desired, live *unstructured.Unstructured, s Settings, base *gdiff.DiffResult, at fielddiff.Path) (bool, error) {
 	res, err := Diff(desired, live, s)
 	if err != nil {
 		return false, err
@@ -206,7 +206,30 @@ func shows(desired, live *unstructured.Unstructured, s Settings, base *gdiff.Dif
 	if !res.Modified {
 		return base.Modified, nil
 	}
-	return !bytes.Equal(res.PredictedLive, base.PredictedLive), nil
+	if !bytes.Equal(res.PredictedLive, base.PredictedLive) {
+		return true, nil
+	}
+	shown, err := outOfSyncAt(res, at)
+	return shown[at.String()], err
+}
+
+// outOfSyncAt are the fields (by key) Argo CD shows OutOfSync in res, when asked about some (ats).
+// A value changed or removed there shows, though Argo CD predicts the same live object as
+// without the change: an ignore
+// that takes the field from the manifest alone (a jq expression selecting by the value, so that
+// it takes the value Git changed and not the live one) has Argo CD show the field's removal
+// whatever the manifest's value, and a sync apply the manifest (probe17: an image bump under
+// `select(.image | test("^nginx:1\\.25$") | not) | .image` is OutOfSync in Argo CD's StateDiff).
+func outOfSyncAt(res *gdiff.DiffResult, ats ...fielddiff.Path) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ats) == 0 || !res.Modified {
+		return out, nil
+	}
+	paths, err := shownPaths(res)
+	for _, p := range paths {
+		out[p.String()] = true
+	}
+	return out, err
 }
 
 // annotatedIgnoresPath is the field of the ignore annotation, which the comparison without
