@@ -21,9 +21,10 @@ import (
 // `kapp deploy` into ns leaves them on an API server without controllers, where no real cluster
 // is at hand: each object as kapp v0.66.0 prepares it (its built-in Config: app and association
 // labels, label scoping) and creates it (its identity annotation), defaulted by the API server's
-// own defaulting code (k8s.io/kubernetes' scheme, as the server decodes a create), then recorded
+// own defaulting and conversion code (k8s.io/kubernetes' scheme, as the server decodes and stores a create: Stored), then recorded
 // as kapp records its last apply (ResourceWithHistory.RecordLastAppliedResource: the original and
-// its diff's md5, which kapp must accept: checked), with managedFields of one Update by kapp
+// its diff's md5, which kapp must accept: checked), a versioned resource under kapp's NAME-ver-1
+// and the references to it rewritten as kapp's first deploy writes them, with managedFields of one Update by kapp
 // holding every field, as the server records kapp's create and update. It returns the live
 // objects' YAML.
 func Deployed(t testing.TB, ns, manifests string) string {
@@ -34,8 +35,8 @@ func Deployed(t testing.TB, ns, manifests string) string {
 	}
 	const app = "1795657522226205023"
 	cf := ctldiff.NewChangeFactory(conf.RebaseMods(), conf.DiffAgainstLastAppliedFieldExclusionMods(), conf.DiffAgainstExistingFieldExclusionMods(), ctldiff.ChangeOpts{})
-	var out strings.Builder
-	for i, doc := range strings.Split(manifests, "\n---\n") {
+	var prepared []ctlres.Resource
+	for _, doc := range strings.Split(manifests, "\n---\n") {
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
 			t.Fatal(err)
@@ -46,12 +47,22 @@ func Deployed(t testing.TB, ns, manifests string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		prepared = append(prepared, ctlres.NewResourceUnstructured(*applied, ctlres.ResourceType{}))
+	}
+	// kapp's first deploy names each versioned resource NAME-ver-1 and writes that name into the
+	// references its templateRules name, in place (diff/change_set_with_versioned_rs.go)
+	if _, err := ctldiff.NewChangeSetWithVersionedRs(nil, prepared, conf.TemplateRules(), ctldiff.ChangeSetOpts{}, cf).Calculate(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for i, res := range prepared {
+		applied := &unstructured.Unstructured{Object: res.DeepCopy().UnstructuredObject()}
 		created := ctlres.NewResourceUnstructured(*applied.DeepCopy(), ctlres.ResourceType{})
 		if err := ctlres.NewIdentityAnnotation(created).AddMod().Apply(created); err != nil {
 			t.Fatal(err)
 		}
 		gvk := applied.GroupVersionKind()
-		live := &unstructured.Unstructured{Object: Defaulted(t, created.UnstructuredObject())}
+		live := &unstructured.Unstructured{Object: Stored(t, created.UnstructuredObject())}
 		delete(live.Object, "status")
 		live.SetAPIVersion(gvk.GroupVersion().String())
 		live.SetKind(gvk.Kind)

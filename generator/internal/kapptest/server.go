@@ -8,6 +8,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
@@ -37,6 +38,34 @@ func Defaulted(t testing.TB, obj map[string]any) map[string]any {
 	}
 	legacyscheme.Scheme.Default(typed)
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Stored is obj (its apiVersion and kind set) as the API server stores it on a create: decoded
+// and defaulted (Defaulted), converted to the internal version and back (a Secret's stringData
+// merged into data, base64-encoded), as the server's decode and its storage encoding do.
+func Stored(t testing.TB, obj map[string]any) map[string]any {
+	t.Helper()
+	gv := (&unstructured.Unstructured{Object: obj}).GroupVersionKind().GroupVersion()
+	typed, err := legacyscheme.Scheme.New(gv.WithKind((&unstructured.Unstructured{Object: obj}).GetKind()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(Defaulted(t, obj), typed); err != nil {
+		t.Fatal(err)
+	}
+	in, err := legacyscheme.Scheme.ConvertToVersion(typed, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := legacyscheme.Scheme.ConvertToVersion(in, gv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(back)
 	if err != nil {
 		t.Fatal(err)
 	}
