@@ -72,21 +72,36 @@ func TestDeclaredRevisionAnnotationIsTheControllers(t *testing.T) {
 	}
 }
 
-// An apps/v1beta2 manifest against the apps/v1 object the server returns, read from no known
-// server version (the live file is rewritten where no server-version.json is): drift, saying
-// whether the version is served cannot be judged. From a v1.37 server (Kubernetes 1.16 stopped
-// serving apps/v1beta2): unserved, naming the version to use.
+// An apps/v1beta2 manifest against the apps/v1 object the server returns. From a v1.15 server
+// (rulesets/served has no data for it; Kubernetes 1.16 stopped serving apps/v1beta2): drift,
+// saying whether the version is served cannot be judged. From a v1.37 server: unserved, naming
+// the version to use. From no known server version (the live file is rewritten where no
+// server-version.json is): unserved too, as no server version rebasegen supports (v1.33 and
+// later) serves it; from a v1.16 server (the release that stopped serving it) and one newer than
+// rulesets/served's data: unserved (issue 23, probe17 P17-3: drift, not judged, but on v1.37).
 func TestConvertedAPIVersionJudgedByServerVersion(t *testing.T) {
-	f := declaredFinding(t, "apiVersion", false, func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") })
-	served := declaredFindingFrom(t, "v1.37.0", "apiVersion", false, func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") })
+	v1beta2 := func(u *unstructured.Unstructured) { u.SetAPIVersion("apps/v1beta2") }
+	f := declaredFindingFrom(t, "v1.15.12", "apiVersion", false, v1beta2)
+	served := declaredFindingFrom(t, "v1.37.0", "apiVersion", false, v1beta2)
 	if !served.Unserved || !strings.Contains(served.Evidence, "does not serve Deployment at apps/v1beta2, only at apps/v1:") ||
 		!strings.HasSuffix(served.Evidence, "set the manifest's apiVersion to apps/v1") {
 		t.Errorf("apiVersion from a v1.37 server: want unserved, naming apps/v1, got %s (unserved %v): %q", served.Class, served.Unserved, served.Evidence)
 	}
-	if f.Class != classify.Drift || f.Unserved {
-		t.Errorf("apiVersion: %s (unserved %v), want drift", f.Class, f.Unserved)
+	if f.Class != classify.Drift || f.Unserved || !f.ServedUnknown {
+		t.Errorf("apiVersion from a v1.15 server: %s (unserved %v, not judged %v), want drift not judged", f.Class, f.Unserved, f.ServedUnknown)
 	}
-	if !strings.Contains(f.Evidence, "apps/v1, converted from the manifest's apps/v1beta2") || !strings.Contains(f.Evidence, "cannot be judged: the server's version is not known") {
+	if !strings.Contains(f.Evidence, "apps/v1, converted from the manifest's apps/v1beta2") || !strings.Contains(f.Evidence, "cannot be judged: rebasegen knows what kube-apiserver serves of v1.37 only (rulesets/served), not of v1.15.12") {
 		t.Errorf("apiVersion evidence does not name the conversion and why it is not judged: %q", f.Evidence)
+	}
+	for _, v := range []string{"v1.16.0", "v1.38.1"} { // the release that stopped serving it; one rulesets/ has no data for
+		f := declaredFindingFrom(t, v, "apiVersion", false, v1beta2)
+		if !f.Unserved || !strings.Contains(f.Evidence, "kube-apiserver "+v+" (--server-version) does not serve Deployment at apps/v1beta2, which Kubernetes stopped serving in v1.16") {
+			t.Errorf("apiVersion from a %s server: want unserved, removed in v1.16, got %s (unserved %v): %q", v, f.Class, f.Unserved, f.Evidence)
+		}
+	}
+	unknown := declaredFinding(t, "apiVersion", false, v1beta2)
+	if !unknown.Unserved || !strings.Contains(unknown.Evidence, "the server's version is not known") ||
+		!strings.Contains(unknown.Evidence, "does not serve Deployment at apps/v1beta2, which Kubernetes stopped serving in v1.16 (Deprecated API Migration Guide: https://kubernetes.io/docs/reference/using-api/deprecation-guide/#deployment-v116") {
+		t.Errorf("apiVersion from no known server version: want unserved, removed in v1.16, got %s (unserved %v): %q", unknown.Class, unknown.Unserved, unknown.Evidence)
 	}
 }

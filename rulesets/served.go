@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,4 +49,35 @@ func ServedVersions() ([]Served, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil
+}
+
+// Removed is an API version of Kubernetes' own kinds that a Kubernetes release stopped serving
+// (rulesets/removed/apiversions.yaml, from the Deprecated API Migration Guide): no kube-apiserver of that
+// release or later serves the kinds at it.
+type Removed struct {
+	RemovedIn  string   `json:"removedIn"`  // the release that stopped serving it: v1.26
+	APIVersion string   `json:"apiVersion"` // autoscaling/v2beta2
+	Kinds      []string `json:"kinds"`
+	Source     string   `json:"source"` // the guide's section saying so
+}
+
+//go:embed removed/apiversions.yaml
+var removedFile []byte
+
+// RemovedAPIVersions reads rulesets/removed/apiversions.yaml, each entry checked: a release, an apiVersion
+// with a group (the core group's v1 was never removed), kinds and a source.
+func RemovedAPIVersions() ([]Removed, error) {
+	var doc struct {
+		Removed []Removed `json:"removed"`
+	}
+	if err := yaml.UnmarshalStrict(removedFile, &doc); err != nil {
+		return nil, fmt.Errorf("rulesets/removed/apiversions.yaml: %w", err)
+	}
+	for i, r := range doc.Removed {
+		_, err := version.ParseSemantic(r.RemovedIn + ".0")
+		if err != nil || !strings.Contains(r.APIVersion, "/") || len(r.Kinds) == 0 || r.Source == "" {
+			return nil, fmt.Errorf("rulesets/removed/apiversions.yaml: removed[%d]: want removedIn vMAJOR.MINOR, an apiVersion GROUP/VERSION, kinds and a source: %+v", i, r)
+		}
+	}
+	return doc.Removed, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -84,4 +85,53 @@ func TestServedGroupVersionsAreTheDefaultAPIResourceConfigs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("rulesets/served %s holds\n%v\nk8s.io/kubernetes pkg/controlplane enables by default\n%v", all[i].Version, got, want)
 	}
+}
+
+// Every entry of rulesets/removed/apiversions.yaml cites its release's section of the Deprecated
+// API Migration Guide (its anchors end in -vMAJORMINOR: #horizontalpodautoscaler-v126), and no
+// kube-apiserver rulesets/served read at or after that release lists the kind at that version:
+// the hand-copied removals agree with what the servers measured serve (a removal the data
+// contradicts, or a typo in a group or kind the servers still serve, fails here).
+func TestRemovedAPIVersionsAreNotServed(t *testing.T) {
+	removed, err := RemovedAPIVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := ServedVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const guide = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/#"
+	checked := 0
+	for _, r := range removed {
+		anchor := "-v" + strings.ReplaceAll(strings.TrimPrefix(r.RemovedIn, "v"), ".", "")
+		if !strings.HasPrefix(r.Source, guide) || !strings.HasSuffix(r.Source, anchor) {
+			t.Errorf("%s %v: source %q is not the guide's section of %s (%s...%s)", r.APIVersion, r.Kinds, r.Source, r.RemovedIn, guide, anchor)
+		}
+		for _, s := range all {
+			if semverLess(s.Version, r.RemovedIn) {
+				continue
+			}
+			for _, gv := range s.GroupVersions {
+				for _, k := range r.Kinds {
+					if gv.GroupVersion == r.APIVersion && slices.Contains(gv.Kinds, k) {
+						t.Errorf("%s %s: removed in %s, but rulesets/served %s serves it", r.APIVersion, k, r.RemovedIn, s.Version)
+					}
+				}
+			}
+			checked++
+		}
+	}
+	if len(removed) == 0 || checked == 0 {
+		t.Fatalf("nothing checked: %d removals", len(removed))
+	}
+}
+
+// semverLess says whether v1.25.16 is older than the release v1.26, by minor version.
+func semverLess(version, release string) bool {
+	minor := func(v string) int {
+		n, _ := strconv.Atoi(strings.Split(v, ".")[1])
+		return n
+	}
+	return minor(version) < minor(release)
 }

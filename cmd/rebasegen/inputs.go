@@ -42,7 +42,7 @@ func classifyFlags() []cli.Flag {
 
 // serverVersionFlag is --server-version of every command that reads live objects.
 func serverVersionFlag() cli.Flag {
-	return &cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z (default: the server-version.json rebasegen capture writes beside live.yaml)"}
+	return &cli.StringFlag{Name: "server-version", Usage: "Kubernetes version of the API server the live objects come from, vX.Y.Z: its defaults, and the API versions it serves (a manifest on one it does not serve fails check) (default: the server-version.json rebasegen capture writes beside live.yaml)"}
 }
 
 const namespaceUsage = "namespace of namespaced desired objects without one (not given: where their live counterparts are; an error naming the namespaces when they are in several; default when none is live)"

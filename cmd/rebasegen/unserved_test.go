@@ -25,23 +25,31 @@ func readFixture(t *testing.T, name string, edits ...string) string {
 	return s
 }
 
+// v2beta2Change is the hpa-replicas fixture, its rules generated in dir, and pr: its manifest
+// with the HPA on autoscaling/v2beta2 and maxReplicas 5 -> 7 (a change made in Git).
+func v2beta2Change(t *testing.T) (fix []string, dir, rules, pr string) {
+	t.Helper()
+	fix = scenario(t, "hpa-replicas")
+	dir = t.TempDir()
+	rules = filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	pr = writeIn(t, dir, "pr.yaml", readFixture(t, "hpa-replicas/desired.yaml",
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler", "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler",
+		"maxReplicas: 5", "maxReplicas: 7"))
+	return fix, dir, rules, pr
+}
+
 // Regression (issue 23, probe15 P15-3): a manifest left on autoscaling/v2beta2, which
 // Kubernetes 1.26 stopped serving, checked against objects of a 1.37 server, with a change made
 // in Git beside it: check warned of drift ("no longer served (or no longer the stored one)") and
 // exited 0, while kapp's update of the object fails (kapp v0.66.0 resource_types.go: no type for
 // a version discovery does not list). It fails the gate in every format, naming the version and
-// the one to use; where the server's version is unknown, or one rebasegen has no data for, it
+// the one to use; on a server of a version rebasegen has no data for that still served it, it
 // says it cannot judge, and warns.
 func TestCheckFailsAnAPIVersionTheServerDoesNotServe(t *testing.T) {
-	fix := scenario(t, "hpa-replicas")
-	dir := t.TempDir()
-	rules := filepath.Join(dir, "rules.yml")
-	if r := rebasegen(t, append([]string{"generate", "--output-file", rules}, fix...)...); r.code != 0 {
-		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
-	}
-	pr := writeIn(t, dir, "pr.yaml", readFixture(t, "hpa-replicas/desired.yaml",
-		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler", "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler",
-		"maxReplicas: 5", "maxReplicas: 7"))
+	fix, _, rules, pr := v2beta2Change(t)
 	args := []string{"check", "--rules", rules, "-d", pr, "-l", fix[3], "-n", fix[5]}
 	const label = "apiVersion the API server does not serve (kapp's deploy fails on it): autoscaling/HorizontalPodAutoscaler hpa-replicas/web apiVersion: "
 	r := rebasegen(t, args...)
@@ -61,20 +69,49 @@ func TestCheckFailsAnAPIVersionTheServerDoesNotServe(t *testing.T) {
 		t.Errorf("github: want exit %d and an error at the HPA's apiVersion line, got %d:\n%s", exitPending, r.code, r.stdout)
 	}
 
-	// a server of a version rebasegen has no data for, and one of no known version: not judged
+	// a server of a version rebasegen has no data for, which still served autoscaling/v2beta2:
+	// not judged, and the summary says so
+	r = rebasegen(t, append(args, "--server-version=v1.25.16")...)
+	want := "warning: drift: autoscaling/HorizontalPodAutoscaler hpa-replicas/web apiVersion: the server returned the object as autoscaling/v2, converted from the manifest's autoscaling/v2beta2: whether the server serves HorizontalPodAutoscaler at autoscaling/v2beta2 cannot be judged: rebasegen knows what kube-apiserver serves of v1.37 only (rulesets/served), not of v1.25.16 (--server-version)"
+	if r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "does not serve") ||
+		!strings.Contains(r.stdout, ", 1 apiVersion not judged (whether the server serves it is not known: kapp's deploy fails if it does not);") {
+		t.Errorf("v1.25.16: want exit 0, the apiVersion as drift not judged and counted so in the summary, got %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Regression (issue 23, probe17 P17-3): a manifest on autoscaling/v2beta2 (Kubernetes 1.26
+// stopped serving it) with a change made in Git beside it passed check (exit 0, "cannot be
+// judged") on every server version but v1.37, the one rulesets/served has data for. A removal is
+// a fact for every later server (rulesets/removed): it fails the gate on v1.33 to v1.36, and
+// where the server's version is not known (no version rebasegen supports serves it); v1.37 is
+// judged by its data as before. A server that still served it (v1.25):
+// TestCheckFailsAnAPIVersionTheServerDoesNotServe; the first release that did not, and one
+// after the data: TestConvertedAPIVersionJudgedByServerVersion.
+func TestRemovedAPIVersionFailsOnEveryLaterServer(t *testing.T) {
+	fix, dir, rules, pr := v2beta2Change(t)
 	noVersion := writeIn(t, dir, "live.yaml", readFixture(t, "hpa-replicas/live.yaml"))
-	for _, c := range []struct{ live, flag, why string }{
-		{fix[3], "--server-version=v1.25.16", "rebasegen knows what kube-apiserver serves of v1.37 only (rulesets/served), not of v1.25.16 (--server-version)"},
-		{noVersion, "", "the server's version is not known (no server-version.json beside the live objects, no --server-version)"},
+	const label = "apiVersion the API server does not serve (kapp's deploy fails on it): autoscaling/HorizontalPodAutoscaler hpa-replicas/web apiVersion: the server returned the object as autoscaling/v2, converted from the manifest's autoscaling/v2beta2: "
+	const removed = " does not serve HorizontalPodAutoscaler at autoscaling/v2beta2, which Kubernetes stopped serving in v1.26 (Deprecated API Migration Guide: https://kubernetes.io/docs/reference/using-api/deprecation-guide/#horizontalpodautoscaler-v126; rulesets/removed/apiversions.yaml): kapp's deploy fails before applying anything"
+	for _, c := range []struct {
+		live, version string
+		code          int
+		want          string
+	}{
+		{fix[3], "v1.33.1", exitPending, label + "kube-apiserver v1.33.1 (--server-version)" + removed},
+		{fix[3], "v1.34.0", exitPending, label + "kube-apiserver v1.34.0 (--server-version)" + removed},
+		{fix[3], "v1.35.0", exitPending, label + "kube-apiserver v1.35.0 (--server-version)" + removed},
+		{fix[3], "v1.36.3", exitPending, label + "kube-apiserver v1.36.3 (--server-version)" + removed},
+		{noVersion, "", exitPending, label + "a kube-apiserver of any version rebasegen supports (v1.33 and later, the oldest rulesets/defaults or rulesets/served holds; the server's version is not known: for an older server, give --server-version)" + removed},
+		{fix[3], "v1.37.2", exitPending, label + "kube-apiserver v1.37, with its default API resource config (rulesets/served/v1.37.yaml, read from its discovery; a cluster may enable a version it still has with --runtime-config), does not serve HorizontalPodAutoscaler at autoscaling/v2beta2, only at autoscaling/v1, autoscaling/v2: kapp's deploy fails"},
 	} {
-		args := []string{"check", "--rules", rules, "-d", pr, "-l", c.live, "-n", fix[5]}
-		if c.flag != "" {
-			args = append(args, c.flag)
+		args := []string{"check", "-q", "--rules", rules, "-d", pr, "-l", c.live, "-n", fix[5]}
+		if c.version != "" {
+			args = append(args, "--server-version", c.version)
 		}
 		r := rebasegen(t, args...)
-		want := "warning: drift: autoscaling/HorizontalPodAutoscaler hpa-replicas/web apiVersion: the server returned the object as autoscaling/v2, converted from the manifest's autoscaling/v2beta2: whether the server serves HorizontalPodAutoscaler at autoscaling/v2beta2 cannot be judged: " + c.why
-		if r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "does not serve") {
-			t.Errorf("%s %s: want exit 0 and the apiVersion as drift not judged, got %d:\n%s%s", c.live, c.flag, r.code, r.stdout, r.stderr)
+		if r.code != c.code || !strings.Contains(r.stdout, c.want) || !strings.Contains(r.stdout, "set the manifest's apiVersion to autoscaling/v2\n") ||
+			!strings.Contains(r.stdout, "pending change from Git (kapp applies it on deploy): autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas") {
+			t.Errorf("%s %q: want exit %d and\n%s\ngot %d:\n%s%s", c.live, c.version, c.code, c.want, r.code, r.stdout, r.stderr)
 		}
 	}
 }

@@ -75,6 +75,10 @@ type Finding struct {
 	// kind (served.go): kapp's deploy fails before applying anything; check
 	// fails on it whatever its class (Drift).
 	Unserved bool
+	// ServedUnknown: the manifest's apiVersion (Path), where whether the API server serves the
+	// kind at it cannot be judged (served.go: no data for the server's version): Drift, and
+	// check's summary names it, as kapp's deploy may fail on it.
+	ServedUnknown bool
 	// Pruned: the manifest declares a field the API server does not know and dropped when it
 	// stored the object: a mistake in the manifest, reported, never ruled (Class Unknown).
 	Pruned bool

@@ -26,6 +26,11 @@ type served struct {
 	// serves: Kubernetes' own, never a CRD's or an aggregated API's
 	known   []string
 	builtin map[string]bool
+	// removed are the API versions Kubernetes stopped serving (rulesets/removed/apiversions.yaml), a fact for
+	// every later server whether or not rulesets/served has its data; oldest is the oldest minor
+	// version rebasegen has data for (rulesets/defaults, rulesets/served), the oldest it supports
+	removed []rulesets.Removed
+	oldest  *version.Version
 	crds    crdSchemas // the CRDs among the inputs, as kapp's deploy applies them (appliedCRDs)
 	inputs  crdSchemas // the CRDs among the inputs (a version both the desired and the live CRD hold: the live one's)
 }
@@ -35,7 +40,15 @@ func newServed(sv *load.ServerVersion, crds, inputs crdSchemas) (*served, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &served{server: sv, builtin: map[string]bool{}, crds: crds, inputs: inputs}
+	removed, err := rulesets.RemovedAPIVersions()
+	if err != nil {
+		return nil, err
+	}
+	defaults, err := rulesets.Versions()
+	if err != nil {
+		return nil, err
+	}
+	s := &served{server: sv, builtin: map[string]bool{}, removed: removed, crds: crds, inputs: inputs}
 	for i, d := range all {
 		v, err := version.ParseSemantic(d.Version)
 		if err != nil {
@@ -45,12 +58,31 @@ func newServed(sv *load.ServerVersion, crds, inputs crdSchemas) (*served, error)
 		if sv != nil && sameMinor(v, sv.Version) {
 			s.data = &all[i]
 		}
+		s.older(v)
 		for _, gv := range d.GroupVersions {
 			g, _ := schema.ParseGroupVersion(gv.GroupVersion)
 			s.builtin[g.Group] = true
 		}
 	}
+	for _, d := range defaults {
+		v, err := version.ParseSemantic(d.Version)
+		if err != nil {
+			return nil, fmt.Errorf("rulesets/defaults: version %q: %w", d.Version, err)
+		}
+		s.older(v)
+	}
+	for _, r := range removed {
+		g, _ := schema.ParseGroupVersion(r.APIVersion)
+		s.builtin[g.Group] = true // extensions: served by no version rulesets/served holds
+	}
 	return s, nil
+}
+
+// older makes v the oldest version rebasegen supports when it is older.
+func (s *served) older(v *version.Version) {
+	if s.oldest == nil || v.LessThan(s.oldest) {
+		s.oldest = v
+	}
 }
 
 // servedAt is what is known of whether the server serves a kind at a version: yes or no, and
@@ -61,12 +93,17 @@ type servedAt struct {
 	versions   []string // the group/versions it serves the kind at
 	why        string   // !known: why it cannot be told
 	fails      string   // !yes: how kapp's deploy fails on the manifest
+	removed    string   // !yes by rulesets/removed/apiversions.yaml: the release that stopped serving it, and the source
 	// applied: the CRD that says so is a desired object's, which kapp's deploy applies first
 	applied bool
 }
 
-// only names the versions s serves the kind at, as "only at ..." or "at no version".
+// only names the versions s serves the kind at, as "only at ..." or "at no version"; or the
+// release that stopped serving the manifest's.
 func (s servedAt) only() string {
+	if s.removed != "" {
+		return s.removed
+	}
 	if len(s.versions) == 0 {
 		return "at no version"
 	}
@@ -84,6 +121,9 @@ func precheckFails(gvk schema.GroupVersionKind) string {
 func (s *served) at(gvk schema.GroupVersionKind) servedAt {
 	gk := gvk.GroupKind()
 	if s.builtin[gk.Group] {
+		if r, ok := s.removal(gvk); ok && s.data == nil {
+			return r
+		}
 		switch {
 		case s.server == nil:
 			return servedAt{why: "the server's version is not known (no " + load.ServerVersionFile + " beside the live objects, no --server-version)"}
@@ -119,6 +159,27 @@ func (s *served) at(gvk schema.GroupVersionKind) servedAt {
 	return out
 }
 
+// removal is what rulesets/removed/apiversions.yaml says of gvk: not served by a server at or after the
+// release that stopped serving it; where the server's version is not known, not served by the
+// oldest version rebasegen supports (a removal before it holds for every supported server: the
+// live objects are then judged with the linked version's defaults too).
+func (s *served) removal(gvk schema.GroupVersionKind) (servedAt, bool) {
+	at := s.oldest
+	source := fmt.Sprintf("a kube-apiserver of any version rebasegen supports (%s and later, the oldest rulesets/defaults or rulesets/served holds; the server's version is not known: for an older server, give --server-version)", minorOf("v"+s.oldest.String()))
+	if s.server != nil {
+		at, source = s.server.Version, fmt.Sprintf("kube-apiserver %s (%s)", s.server, s.server.Source)
+	}
+	for _, r := range s.removed {
+		in, _ := version.ParseSemantic(r.RemovedIn + ".0") // validated when loaded
+		if r.APIVersion != gvk.GroupVersion().String() || !slices.Contains(r.Kinds, gvk.Kind) || !in.LessThan(at) && !sameMinor(in, at) {
+			continue
+		}
+		return servedAt{known: true, source: source, fails: precheckFails(gvk),
+			removed: fmt.Sprintf("which Kubernetes stopped serving in %s (Deprecated API Migration Guide: %s; rulesets/removed/apiversions.yaml)", r.RemovedIn, r.Source)}, true
+	}
+	return servedAt{}, false
+}
+
 // apiVersion classifies the manifest's apiVersion where the server returned the object at
 // another version of its group (the version it lists the kind at): kapp's diff shows the
 // change on every deploy, and its deploy fails where the server does not serve the kind at the
@@ -131,6 +192,7 @@ func (c *classifier) apiVersion(fc fieldContext, d fielddiff.Delta) Finding {
 	s := c.served.at(gvk)
 	switch {
 	case !s.known:
+		f.ServedUnknown = true
 		f.Evidence = fmt.Sprintf("%s: whether the server serves %s at %s cannot be judged: %s; if it does not, kapp's deploy fails before applying anything, else kapp updates it on every deploy: set the manifest's apiVersion to %s", converted, gvk.Kind, gvk.GroupVersion(), s.why, live)
 	case s.yes && s.applied && !slices.Contains(s.versions, live):
 		// the manifest moves off a version the CRD it declares stops serving: the way to go

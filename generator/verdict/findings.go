@@ -120,6 +120,9 @@ type Finding struct {
 	// Values: a field changed both in Git and on the cluster (its drift and its pending change):
 	// the three values; nil for any other finding.
 	Values *ThreeWay
+	// ServedUnknown: a drift finding of a manifest's apiVersion whose serving cannot be judged
+	// (classify.Finding.ServedUnknown): the summary counts it apart, as kapp's deploy may fail.
+	ServedUnknown bool
 }
 
 // ThreeWay is a field changed both in Git and on the cluster (classify.GitChange): what the
@@ -262,6 +265,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
 		}
 		field(KindDrift, []Residual{r}, g.FailOnDrift)
+		out[len(out)-1].ServedUnknown = r.Finding.ServedUnknown
 		if i := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }); i >= 0 {
 			by := c.DriftKept[i].Rule
 			if c.DriftKept[i].At == (RuleAt{}) {

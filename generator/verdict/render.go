@@ -179,8 +179,12 @@ func writeText(w io.Writer, r Report) error {
 // summary is check's one summary line, lint's counts in it.
 func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	n := map[Kind]int{}
+	const servedUnknown Kind = "served-unknown" // counted apart: drift findings (Finding.ServedUnknown)
 	for _, f := range fs {
 		n[f.Kind]++
+		if f.ServedUnknown {
+			n[servedUnknown]++
+		}
 	}
 	pending := ""
 	if k := n[KindPendingCreate]; k > 0 {
@@ -224,6 +228,9 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 	}
 	if k := n[KindUnserved]; k > 0 {
 		pending += ", " + words.Count(k, "apiVersion") + " the server does not serve, kapp's deploy fails"
+	}
+	if k := n[servedUnknown]; k > 0 {
+		pending += ", " + words.Count(k, "apiVersion") + " not judged (whether the server serves it is not known: kapp's deploy fails if it does not)"
 	}
 	driftLevel := "warning"
 	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindDrift && f.Fails }) {
