@@ -41,16 +41,43 @@ func generatedVersioned(t *testing.T, ns, manifests string) (generator.Inputs, s
 func TestVersionedStringDataSecretChecks(t *testing.T) {
 	const ns = "vs"
 	in, rules := generatedVersioned(t, ns, versionedSecret)
-	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], ns, []string{rules}) {
-		if ch.Op() != ctldiff.ChangeOpKeep && ch.Op() != ctldiff.ChangeOpNoop {
-			t.Fatalf("oracle: kapp's deploy (against last applied %v) makes %s %s under the generated rules", ch.AgainstLastApplied, ch.Op(), ch.NewResource().Name())
-		}
-	}
+	kappKeepsAll(t, in, rules)
 	c, err := generator.Check(in, []string{rules})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Residual)+len(c.Stale)+len(c.Pending)+len(c.Hidden) != 0 || c.Kept != c.Paired || c.Paired != 1 {
 		t.Errorf("want clean, kapp keeping the Secret: kept %d/%d, residual %v, stale %v, pending %v, hidden %v", c.Kept, c.Paired, c.Residual, c.Stale, c.Pending, c.Hidden)
+	}
+}
+
+// TestRecoveredVersionedResourcePairs (issue 24, newcomer13 N13-2): with no --desired, each
+// manifest is recovered from kapp.k14s.io/original, where kapp recorded a versioned resource
+// under the NAME-ver-N it gave it; recovered so, it was a pending create of NAME-ver-1 (kapp
+// would make NAME-ver-1-ver-1) and a pending delete of the live NAME-ver-1: check exited 3 on an
+// app exactly as deployed. The oracle is kapp's deploy of the package itself (kapptest.BothBases,
+// the manifest named NAME as the package names it): it keeps the Secret, so check is clean.
+func TestRecoveredVersionedResourcePairs(t *testing.T) {
+	const ns = "vr"
+	in, rules := generatedVersioned(t, ns, versionedSecret)
+	kappKeepsAll(t, in, rules)
+	in.Desired = nil
+	c, err := generator.Check(in, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Residual)+len(c.Pending)+len(c.Hidden) != 0 || c.Kept != c.Paired || c.Paired != 1 {
+		t.Errorf("want clean, kapp keeping the Secret: kept %d/%d, residual %v, pending %v, hidden %v", c.Kept, c.Paired, c.Residual, c.Pending, c.Hidden)
+	}
+}
+
+// kappKeepsAll fails t unless kapp's deploy of in under the rules (kapptest.BothBases) keeps every
+// resource, under both bases.
+func kappKeepsAll(t *testing.T, in generator.Inputs, rules string) {
+	t.Helper()
+	for _, ch := range kapptest.BothBases(t, in.Desired, in.Live[0], in.Namespace, []string{rules}) {
+		if ch.Op() != ctldiff.ChangeOpKeep && ch.Op() != ctldiff.ChangeOpNoop {
+			t.Fatalf("oracle: kapp's deploy (against last applied %v) makes %s %s under the generated rules", ch.AgainstLastApplied, ch.Op(), ch.NewResource().Name())
+		}
 	}
 }

@@ -346,14 +346,32 @@ func redactSecret(m map[string]any) {
 // kubectl's last-applied configuration for Argo CD's client-side apply).
 func desired(live []*unstructured.Unstructured, key string) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
+	newest := map[string][2]int{} // a versioned resource's base key: its place in out and version
 	for _, l := range live {
 		orig, ok := l.GetAnnotations()[key]
 		if !ok {
 			continue
 		}
 		var m map[string]any
-		if json.Unmarshal([]byte(orig), &m) == nil {
-			out = append(out, &unstructured.Unstructured{Object: m})
+		if json.Unmarshal([]byte(orig), &m) != nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		name, ver := kappconv.Recovered(u.GetName(), u.GetAnnotations())
+		if ver < 0 || key != kappconv.Original { // kubectl's record: no kapp versioning
+			out = append(out, u)
+			continue
+		}
+		// a versioned resource, named as its package names it (pair's fromOriginals): its
+		// newest record only, the one kapp diffs (kapp keeps old versions live)
+		id := u.GetAPIVersion() + "/" + u.GetKind() + "/" + u.GetNamespace() + "/" + name
+		u.SetName(name)
+		switch prev, ok := newest[id]; {
+		case !ok:
+			newest[id] = [2]int{len(out), ver}
+			out = append(out, u)
+		case prev[1] < ver:
+			out[prev[0]], newest[id] = u, [2]int{prev[0], ver}
 		}
 	}
 	return out

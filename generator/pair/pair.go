@@ -304,6 +304,8 @@ func sortObjects(objs []load.Doc, s Scope) {
 // fromOriginals recovers desired objects from kapp's kapp.k14s.io/original annotation.
 func fromOriginals(live []load.Doc) ([]load.Doc, error) {
 	var out []load.Doc
+	type version struct{ at, ver int }
+	newest := map[string]version{} // a versioned resource's base key: its newest record in out
 	for _, d := range live {
 		l, err := d.Object()
 		if err != nil {
@@ -318,6 +320,29 @@ func fromOriginals(live []load.Doc) ([]load.Doc, error) {
 			return nil, &load.Error{Source: l.Source, Field: "metadata.annotations." + kappconv.Original, Msg: fmt.Sprintf("not a Kubernetes object (%v)", err)}
 		}
 		docs[0].Source = l.Source
+		o, err := docs[0].Object()
+		if err != nil {
+			return nil, err
+		}
+		name, ver := kappconv.Recovered(o.GetName(), o.GetAnnotations())
+		if ver >= 0 {
+			// kapp keeps old versions live, each with its record: the newest is the one it diffs
+			key := o.GetAPIVersion() + "/" + o.GetKind() + "/" + o.GetNamespace() + "/" + name
+			if prev, ok := newest[key]; ok && prev.ver >= ver {
+				continue
+			}
+			o.SetName(name)
+			if docs[0], err = load.NewDoc(o); err != nil {
+				return nil, err
+			}
+			docs[0].Source = l.Source
+			if prev, ok := newest[key]; ok {
+				out[prev.at] = docs[0]
+				newest[key] = version{prev.at, ver}
+				continue
+			}
+			newest[key] = version{len(out), ver}
+		}
 		out = append(out, docs[0])
 	}
 	if len(out) == 0 && len(live) > 0 {

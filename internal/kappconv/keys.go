@@ -84,6 +84,21 @@ func SplitVersionedName(name string) (base, version string) {
 	return name, ""
 }
 
+// Recovered is the name a manifest gives the object kapp recorded (its kapp.k14s.io/original)
+// under name, with annotations, and the version kapp gave it (-1: none): a versioned resource's
+// record holds the NAME-ver-N kapp named it before applying it (assignNewNames), the package
+// names it NAME (newcomer13 N13-2: recovered as NAME-ver-1, it was a pending create and delete).
+func Recovered(name string, annotations map[string]string) (string, int) {
+	if _, ok := annotations[Versioned]; !ok {
+		return name, -1
+	}
+	base, ver := SplitVersionedName(name)
+	if n, err := strconv.Atoi(ver); err == nil {
+		return base, n
+	}
+	return name, -1
+}
+
 // VersionedName is the name kapp gives version n of a versioned resource named base
 // (diff/versioned_resource.go SetBaseName).
 func VersionedName(base string, n int) string { return base + versionSep + strconv.Itoa(n) }
