@@ -122,7 +122,7 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	if err := verdict.YTTWithinBudget(own, set.Pairs); err != nil {
 		return nil, err
 	}
-	prepare, kappDefaults, packageRules, err := kappcover.Covers(set.Configs, rules)
+	prepare, rebase, kappDefaults, packageRules, err := kappcover.Covers(set.Configs, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	}
 	set.VersionWarning = warning
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		Prepare: prepare, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
+		Prepare: prepare, Rebase: rebase, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
 	if err != nil {
 		return nil, verdict.NameYTTRule(err, own)
 	}

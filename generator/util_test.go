@@ -116,6 +116,23 @@ func fixtureObject(t *testing.T, file, name string, edit func(map[string]any)) s
 	return f
 }
 
+// setInOriginal sets value at fields in u's kapp.k14s.io/original (what kapp last applied).
+func setInOriginal(t *testing.T, u *unstructured.Unstructured, value any, fields ...string) {
+	t.Helper()
+	annotations := u.GetAnnotations()
+	var original unstructured.Unstructured
+	if err := original.UnmarshalJSON([]byte(annotations["kapp.k14s.io/original"])); err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(original.Object, value, fields...)
+	bs, err := original.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations["kapp.k14s.io/original"] = string(bs)
+	u.SetAnnotations(annotations)
+}
+
 // writeFile writes content to a file named name in a temporary directory and returns its path.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()

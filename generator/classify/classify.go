@@ -24,6 +24,10 @@ type Options struct {
 	// Prepare is desired as kapp deploy prepares it before it diffs it (kappcover: kapp's own
 	// code), which is compared with live; nil: the manifest as written.
 	Prepare Prepare
+	// Rebase is the object kapp's update sends for desired against live: prepared, its rebase
+	// rules applied (kappcover: kapp's own code), which the API server's update validation is run
+	// on; nil: the manifest as written.
+	Rebase Prepare
 	// KappDefaults and PackageRules say which differing fields kapp's built-in rebase rules and
 	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
 	// controller does not link); nil: none.
@@ -66,6 +70,7 @@ type classifier struct {
 	rules        *rulesets.Ruleset
 	defaults     defaulter
 	prepare      Prepare
+	rebase       Prepare
 	kappDefaults Covers
 	pkgRules     Covers
 	hpaTargets   map[pair.Identity]string
@@ -139,7 +144,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: crds, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		prepare: opts.Prepare, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+		prepare: opts.Prepare, rebase: opts.Rebase, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}
@@ -201,8 +206,10 @@ type fieldContext struct {
 	stored    *storage          // prepared (or defaulted), after the storage round trip
 	prunedAt  *fielddiff.Lookup // a custom resource as its CRD's schema prunes it; nil for other kinds
 	crd       string            // that CRD's name
-	// whether the API server's validation of the update refuses it, worked out on first use
-	crdRefusal *crdRefusal
+	// whether the API server's validation of kapp's update refuses it, worked out on first use:
+	// its CRD's for a custom resource (crdRefusal), its kind's for a built-in kind
+	crdRefusal *refusal
+	refusal    *refusal
 	mechanism  string
 	strategy   string // names the create strategy's PrepareForCreate, "" without one
 	// what the applier sent (kapp.k14s.io/original; for an object Argo CD syncs, what its last
@@ -237,7 +244,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, fmt.Errorf("%s: %w", live.Source, err)
 	}
 	deltas := compared.Deltas
-	fc := fieldContext{id: p.ID} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
+	fc := fieldContext{id: p.ID, refusal: &refusal{}} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
 	if fc.owners, err = owners(live, c.names); err != nil {
 		return res, err
 	}
@@ -286,7 +293,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		fc.defaulted, fc.prepared, fc.stored, fc.strategy = dr.out, dr.prepared, dr.stored, dr.strategy
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
 		if dr.pruned != nil {
-			fc.prunedAt, fc.crd, fc.crdRefusal = fielddiff.NewLookup(dr.pruned.Object), dr.crd, &crdRefusal{}
+			fc.prunedAt, fc.crd, fc.crdRefusal = fielddiff.NewLookup(dr.pruned.Object), dr.crd, &refusal{}
 		}
 	}
 	var findings []fielddiff.Delta

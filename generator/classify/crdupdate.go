@@ -49,14 +49,7 @@ func (c *classifier) crdUpdateRefused(fc fieldContext) (string, bool) {
 	if fc.crdRefusal == nil {
 		return "", false
 	}
-	fc.crdRefusal.once.Do(func() { fc.crdRefusal.why = c.crdRefusalOf(fc) })
-	return fc.crdRefusal.why, fc.crdRefusal.why != ""
-}
-
-// crdRefusal is crdUpdateRefused's answer for one object, worked out once for all its changes.
-type crdRefusal struct {
-	once sync.Once
-	why  string
+	return fc.crdRefusal.answer(func() string { return c.crdRefusalOf(fc) })
 }
 
 func (c *classifier) crdRefusalOf(fc fieldContext) string {

@@ -45,7 +45,7 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 	if why, ok := serviceUpdateRefused(fc); refused && ok {
 		return why, true, true
 	}
-	if why, ok := updateRefused(fc); refused && ok {
+	if why, ok := c.updateRefused(fc); refused && ok {
 		return why, true, true
 	}
 	if why, ok := c.crdUpdateRefused(fc); refused && ok {

@@ -138,7 +138,7 @@ func TestImmutabilitySweep(t *testing.T) {
 		"coordination/validation.go ValidateLeaseCandidateSpecUpdate":                                    {sites: 1, validated: []string{"coordination.k8s.io/LeaseCandidate"}},
 		"core/events.go ValidateEventUpdate":                                                             {sites: 14, immutable: events},
 		"core/validation.go ValidateConfigMapUpdate":                                                     {sites: 3, immutable: []string{"/ConfigMap immutable", "/ConfigMap data", "/ConfigMap binaryData"}},
-		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 8, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}, not: "KNOWN GAP (fix28f, not fixed): volumeAttributesClassName set to nil or empty while the live status.currentVolumeAttributesClassName is set is refused, but the spec entry excepts a bound claim's volumeAttributesClassName"},
+		"core/validation.go ValidatePersistentVolumeClaimUpdate":                                         {sites: 8, immutable: []string{"/PersistentVolumeClaim spec", `/PersistentVolumeClaim metadata.annotations["volume.beta.kubernetes.io/storage-class"]`}, validated: []string{"/PersistentVolumeClaim"}},
 		"core/validation.go ValidatePersistentVolumeUpdate":                                              {sites: 4, validated: []string{"/PersistentVolume"}},
 		"core/validation.go ValidatePodStatusUpdate":                                                     {sites: 3, not: status},
 		"core/validation.go ValidatePodUpdate":                                                           {sites: 1, immutable: []string{"/Pod spec"}},

@@ -1,120 +1,30 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kubernetes/pkg/apis/apps"
-	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
-	"k8s.io/kubernetes/pkg/apis/certificates"
-	certvalidation "k8s.io/kubernetes/pkg/apis/certificates/validation"
-	"k8s.io/kubernetes/pkg/apis/coordination"
-	coordvalidation "k8s.io/kubernetes/pkg/apis/coordination/validation"
-	api "k8s.io/kubernetes/pkg/apis/core"
-	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
-	"k8s.io/kubernetes/pkg/apis/networking"
-	netvalidation "k8s.io/kubernetes/pkg/apis/networking/validation"
-	"k8s.io/kubernetes/pkg/apis/resource"
-	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
-	storageapi "k8s.io/kubernetes/pkg/apis/storage"
-	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
-	"k8s.io/kubernetes/pkg/apis/storagemigration"
-	svmvalidation "k8s.io/kubernetes/pkg/apis/storagemigration/validation"
-	volumevalidation "k8s.io/kubernetes/pkg/volume/validation"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
+	"k8s.io/kubernetes/pkg/apis/batch"
+	batchvalidation "k8s.io/kubernetes/pkg/apis/batch/validation"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
-
-// updateValidation is what the API server's registry strategy for a kind runs on an update
-// (its ValidateUpdate: the kind's pkg/apis/<group>/validation functions), on internal objects.
-type updateValidation struct {
-	fn       string // the validation functions, for the evidence
-	validate func(nw, old runtime.Object) field.ErrorList
-}
-
-// updateValidations are the kinds whose update refusals rulesets/immutable.yaml does not list, and
-// whose validation links without the API server's storage: the server's own code judges them
-// (probe14 P14-2: a ResourceClaimTemplate's spec). Each is its strategy's ValidateUpdate
-// (k8s.io/kubernetes pkg/registry/<group>/<resource>/strategy.go), whose packages link
-// k8s.io/apiserver's registry/generic; their PrepareForUpdate resets status (done for every kind
-// here) or drops fields of feature gates that are off (left: a manifest declaring them is refused
-// on create as well). TestImmutabilitySweep checks that every refusal Kubernetes' validation
-// makes is here, in rulesets/immutable.yaml or reviewed as not a deploy's concern.
-var updateValidations = map[schema.GroupKind]updateValidation{
-	{Group: "resource.k8s.io", Kind: "ResourceClaim"}: {"pkg/apis/resource/validation ValidateResourceClaimUpdate", func(n, o runtime.Object) field.ErrorList {
-		return resourcevalidation.ValidateResourceClaimUpdate(n.(*resource.ResourceClaim), o.(*resource.ResourceClaim))
-	}},
-	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: {"pkg/apis/resource/validation ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate", func(n, o runtime.Object) field.ErrorList {
-		nw := n.(*resource.ResourceClaimTemplate)
-		return append(resourcevalidation.ValidateResourceClaimTemplate(nw), resourcevalidation.ValidateResourceClaimTemplateUpdate(nw, o.(*resource.ResourceClaimTemplate))...)
-	}},
-	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: {"pkg/apis/resource/validation ValidateResourceSliceUpdate", func(n, o runtime.Object) field.ErrorList {
-		return resourcevalidation.ValidateResourceSliceUpdate(n.(*resource.ResourceSlice), o.(*resource.ResourceSlice))
-	}},
-	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}: {"pkg/apis/certificates/validation ValidateClusterTrustBundleUpdate", func(n, o runtime.Object) field.ErrorList {
-		return certvalidation.ValidateClusterTrustBundleUpdate(n.(*certificates.ClusterTrustBundle), o.(*certificates.ClusterTrustBundle))
-	}},
-	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}: {"pkg/apis/certificates/validation ValidatePodCertificateRequestUpdate", func(n, o runtime.Object) field.ErrorList {
-		return certvalidation.ValidatePodCertificateRequestUpdate(n.(*certificates.PodCertificateRequest), o.(*certificates.PodCertificateRequest))
-	}},
-	{Group: "networking.k8s.io", Kind: "IPAddress"}: {"pkg/apis/networking/validation ValidateIPAddress, ValidateIPAddressUpdate", func(n, o runtime.Object) field.ErrorList {
-		nw := n.(*networking.IPAddress)
-		return append(netvalidation.ValidateIPAddress(nw), netvalidation.ValidateIPAddressUpdate(nw, o.(*networking.IPAddress))...)
-	}},
-	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}: {"pkg/apis/networking/validation ValidateServiceCIDRUpdate", func(n, o runtime.Object) field.ErrorList {
-		return netvalidation.ValidateServiceCIDRUpdate(n.(*networking.ServiceCIDR), o.(*networking.ServiceCIDR))
-	}},
-	{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}: {"pkg/apis/coordination/validation ValidateLeaseCandidateUpdate", func(n, o runtime.Object) field.ErrorList {
-		return coordvalidation.ValidateLeaseCandidateUpdate(n.(*coordination.LeaseCandidate), o.(*coordination.LeaseCandidate))
-	}},
-	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}: {"pkg/apis/storage/validation ValidateCSIStorageCapacity, ValidateCSIStorageCapacityUpdate", func(n, o runtime.Object) field.ErrorList {
-		nw := n.(*storageapi.CSIStorageCapacity)
-		return append(storagevalidation.ValidateCSIStorageCapacity(nw, storagevalidation.CSIStorageCapacityValidateOptions{}), storagevalidation.ValidateCSIStorageCapacityUpdate(nw, o.(*storageapi.CSIStorageCapacity))...)
-	}},
-	{Group: "storage.k8s.io", Kind: "CSINode"}: {"pkg/apis/storage/validation ValidateCSINodeUpdate", func(n, o runtime.Object) field.ErrorList {
-		return storagevalidation.ValidateCSINodeUpdate(n.(*storageapi.CSINode), o.(*storageapi.CSINode))
-	}},
-	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}: {"pkg/apis/storagemigration/validation ValidateStorageVersionMigrationUpdate", func(n, o runtime.Object) field.ErrorList {
-		return svmvalidation.ValidateStorageVersionMigrationUpdate(n.(*storagemigration.StorageVersionMigration), o.(*storagemigration.StorageVersionMigration))
-	}},
-	// a ResourceQuota's scopes compare as a set (a reorder is let) and a PersistentVolume's
-	// nodeAffinity may move from a beta topology label to its GA name: run, not listed (fix28f)
-	{Group: "", Kind: "ResourceQuota"}: {"pkg/apis/core/validation ValidateResourceQuotaUpdate", func(n, o runtime.Object) field.ErrorList {
-		return corevalidation.ValidateResourceQuotaUpdate(n.(*api.ResourceQuota), o.(*api.ResourceQuota))
-	}},
-	{Group: "", Kind: "PersistentVolume"}: {"pkg/apis/core/validation ValidatePersistentVolume, ValidatePersistentVolumeUpdate; pkg/volume/validation ValidatePersistentVolume", func(n, o runtime.Object) field.ErrorList {
-		nw, old := n.(*api.PersistentVolume), o.(*api.PersistentVolume)
-		opts := corevalidation.ValidationOptionsForPersistentVolume(nw, old)
-		errs := append(corevalidation.ValidatePersistentVolume(nw, opts), volumevalidation.ValidatePersistentVolume(nw)...)
-		return append(errs, corevalidation.ValidatePersistentVolumeUpdate(nw, old, opts)...)
-	}},
-	{Group: "apps", Kind: "ControllerRevision"}: {"pkg/apis/apps/validation ValidateControllerRevisionUpdate", func(n, o runtime.Object) field.ErrorList {
-		return appsvalidation.ValidateControllerRevisionUpdate(n.(*apps.ControllerRevision), o.(*apps.ControllerRevision))
-	}},
-	// a CRD update that drops a version live objects may be stored at is refused, which fails
-	// kapp's deploy before any custom resource is applied (measured, kapp v0.66.0 on
-	// kube-apiserver v1.37.2: "missing from spec.versions; v1alpha1 was previously a storage
-	// version"): PrepareForUpdate keeps the live status (updateErrors) and records the new
-	// storage version, then ValidateCustomResourceDefinitionUpdate checks the stored versions
-	// (crdStoredVersions). The rest of that validation, whose package links the API server's
-	// webhooks and tracing (grpc: TestImportGraph), is not run.
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {"pkg/registry/customresourcedefinition PrepareForUpdate, pkg/apis/apiextensions/validation ValidateCustomResourceDefinitionStoredVersions", func(n, _ runtime.Object) field.ErrorList {
-		nw := n.(*apiextensions.CustomResourceDefinition)
-		if i := slices.IndexFunc(nw.Spec.Versions, func(v apiextensions.CustomResourceDefinitionVersion) bool { return v.Storage }); i >= 0 && !apiextensions.IsStoredVersion(nw, nw.Spec.Versions[i].Name) {
-			nw.Status.StoredVersions = append(slices.Clone(nw.Status.StoredVersions), nw.Spec.Versions[i].Name)
-		}
-		return crdStoredVersions(nw.Status.StoredVersions, nw.Spec.Versions, field.NewPath("status", "storedVersions"))
-	}},
-}
 
 // updateValidated reports whether the API server's update validation of id's kind is run here.
 func updateValidated(id pair.Identity) bool {
@@ -123,31 +33,66 @@ func updateValidated(id pair.Identity) bool {
 }
 
 // updateRefused says why the API server refuses kapp's in-place update of fc's object, as evidence
-// to append: its kind's update validation (updateValidations) fails on the manifest, defaulted as
-// the server defaults a request, against the live object. An error the update to what kapp last
-// applied (kapp.k14s.io/original) meets as well is left out: not this deploy's change made in Git.
-func updateRefused(fc fieldContext) (string, bool) {
+// to append: its kind's update validation (updateValidations) fails on the object kapp sends (the
+// manifest with kapp's rebase rules applied), defaulted as the server defaults a request, against
+// the live object. An error the update to what kapp last applied (kapp.k14s.io/original) meets as
+// well is left out: not this deploy's change made in Git. Worked out once per object.
+func (c *classifier) updateRefused(fc fieldContext) (string, bool) {
+	if fc.refusal == nil {
+		return "", false
+	}
+	return fc.refusal.answer(func() string { return c.updateRefusalOf(fc) })
+}
+
+// refusal is whether the API server refuses kapp's update of one object, as evidence to append
+// ("" when it does not), worked out once for all its changes.
+type refusal struct {
+	once sync.Once
+	why  string
+}
+
+// answer is r's evidence, worked out by why on first use.
+func (r *refusal) answer(why func() string) (string, bool) {
+	r.once.Do(func() { r.why = why() })
+	return r.why, r.why != ""
+}
+
+func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	gvk := fc.desired.GroupVersionKind()
 	v, ok := updateValidations[gvk.GroupKind()]
 	if !ok {
-		return "", false
+		return ""
 	}
-	errs := updateErrors(v, fc.desired.Object, fc.live.Object)
+	errs := updateErrors(v, c.sends(fc.desired, fc.live), fc.live.Object)
 	if len(errs) > 0 && fc.sent != nil {
-		before := updateErrors(v, fc.sent, fc.live.Object)
+		before := updateErrors(v, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object)
 		errs = slices.DeleteFunc(errs, func(e string) bool { return slices.Contains(before, e) })
 	}
 	if len(errs) == 0 {
-		return "", false
+		return ""
 	}
-	remedy := fmt.Sprintf("annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
+	// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
+	// not change (a suspended Job's image)
+	remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
 	if gvk.Group == "apiextensions.k8s.io" {
 		// deleting a CRD deletes every custom resource of it: never have kapp replace one
 		remedy = "change the CRD so that the server accepts the update (a version live objects may be stored at stays in spec.versions, served: false, until a storage migration removes it from status.storedVersions); never have kapp replace a CRD: deleting it deletes every custom resource of it"
 	}
 	_, module := schemeOf(gvk.Group)
 	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s (%s %s %s): %s; %s",
-		gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errs, "; ")), remedy), true
+		gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errs, "; ")), remedy)
+}
+
+// sends is the object kapp's update sends for manifest: with kapp's rebase rules applied where
+// the classifier has them (a copy of the live volumeName of a claim, of what a rule keeps), else
+// the manifest. A rule kapp fails on fails the deploy before any update: the manifest then.
+func (c *classifier) sends(manifest, live *unstructured.Unstructured) map[string]any {
+	if c.rebase != nil {
+		if r, err := c.rebase(manifest, live); err == nil {
+			return r.Object
+		}
+	}
+	return manifest.Object
 }
 
 // updateErrors are v's errors for the update sending manifest over live, each as field, type and
@@ -169,7 +114,11 @@ func updateErrors(v updateValidation, manifest, live map[string]any) []string {
 			f.Set(reflect.ValueOf(old.DeepCopyObject()).Elem().FieldByName(name))
 		}
 	}
-	return errorTexts(v.validate(nw, old))
+	errs, err := v.run(requestContext(manifest), nw, old)
+	if err != nil {
+		return nil // the server answers an internal error, not a refusal of the change
+	}
+	return errorTexts(errs)
 }
 
 // errorTexts are errs as field, type and detail, each once: never the value, which may be large
@@ -186,6 +135,56 @@ func errorTexts(errs field.ErrorList) []string {
 		}
 	}
 	return out
+}
+
+// run runs v on the update of old to nw as the API server does; a panic of Kubernetes' code
+// (the server recovers it into an internal error) is an error.
+func (v updateValidation) run(ctx context.Context, nw, old runtime.Object) (errs field.ErrorList, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the update validation of %s failed: %v", v.fn, r)
+		}
+	}()
+	if v.strategy == nil {
+		return v.validate(nw, old), nil
+	}
+	v.strategy.PrepareForUpdate(ctx, nw, old)
+	return v.strategy.ValidateUpdate(ctx, nw, old), nil
+}
+
+// requestContext is the context of kapp's update request of obj as the API server sees it: its
+// namespace and request info (the API version some validations depend on: a
+// PriorityLevelConfiguration's).
+func requestContext(obj map[string]any) context.Context {
+	u := &unstructured.Unstructured{Object: obj}
+	gv := u.GroupVersionKind().GroupVersion()
+	ctx := genericapirequest.WithNamespace(context.Background(), u.GetNamespace())
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "update",
+		APIGroup: gv.Group, APIVersion: gv.Version, Namespace: u.GetNamespace(), Name: u.GetName()})
+}
+
+// jobValidationOptions is pkg/registry/batch/job/strategy.go's validationOptionsForJob of an
+// update, with its shouldAllowMutablePodTemplate (both feature gates on by default since v1.36):
+// a suspended Job's scheduling directives may change before it starts or while it is held
+// suspended, its containers' resources too; the rest of its template never
+// (TestSuspendedJobTemplateChange: the strategy itself is its oracle).
+func jobValidationOptions(nw, old *batch.Job) batchvalidation.JobValidationOptions {
+	opts := batchvalidation.JobValidationOptions{PodValidationOptions: podutil.GetValidationOptionsFromPodTemplate(&nw.Spec.Template, &old.Spec.Template)}
+	opts.AllowInvalidLabelValueInSelector = opts.AllowInvalidLabelValueInSelector || metav1validation.LabelSelectorHasInvalidLabelValue(old.Spec.Selector)
+	suspended := old.Spec.Suspend != nil && *old.Spec.Suspend
+	opts.AllowMutableSchedulingDirectives = suspended && old.Status.StartTime == nil
+	mutable := suspended && (old.Status.StartTime == nil || batchvalidation.IsConditionTrue(old.Status.Conditions, batch.JobSuspended)) && old.Status.Active == 0
+	if utilfeature.DefaultFeatureGate.Enabled(features.MutablePodResourcesForSuspendedJobs) {
+		opts.AllowMutablePodResources = mutable
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.MutableSchedulingDirectivesForSuspendedJobs) {
+		opts.AllowMutableSchedulingDirectives = mutable
+	}
+	// validation does not fail jobs without the new labels (the strategy's words)
+	_, hadJobName := old.Spec.Template.Labels[batch.JobNameLabel]
+	_, hadControllerUID := old.Spec.Template.Labels[batch.ControllerUidLabel]
+	opts.RequirePrefixedLabels = hadJobName && hadControllerUID
+	return opts
 }
 
 // internalObject decodes obj, of any version the server serves, into its kind's internal type,

@@ -329,31 +329,36 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 }
 
 // Covers returns what classify takes to prepare desired objects as kapp does (kapp's built-in
-// Config, the package's own kapp Configs and rules, the Configs of rule files deployed with it)
-// and to mark covered findings: kapp's built-in rebase rules, and the package's own kapp Configs
-// (nil when there are none).
-func Covers(configs, rules []load.Object) (prepare classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
+// Config, the package's own kapp Configs and rules, the Configs of rule files deployed with it),
+// to rebase them as kapp's update does with the same rules, and to mark covered findings: kapp's
+// built-in rebase rules, and the package's own kapp Configs (nil when there are none).
+func Covers(configs, rules []load.Object) (prepare, rebase classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
 	d, err := New(nil, false)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	prepare = d.Prepared
+	prepare, rebase = d.Prepared, d.Rebased
 	if len(rules) > 0 {
 		all, err := New(slices.Concat(configs, rules), false)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		prepare = all.Prepared
+		prepare, rebase = all.Prepared, all.Rebased
 	}
 	if len(configs) == 0 {
-		return prepare, d.Covered, nil, nil
+		return prepare, rebase, d.Covered, nil, nil
 	}
 	p, err := New(configs, true)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if len(rules) == 0 {
-		prepare = p.Prepared
+		// the package's Configs hold no rebase rules of kapp's: theirs on top of kapp's built-in ones
+		all, err := New(configs, false)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		prepare, rebase = p.Prepared, all.Rebased
 	}
-	return prepare, d.Covered, p.Covered, nil
+	return prepare, rebase, d.Covered, p.Covered, nil
 }

@@ -1,0 +1,15 @@
+package classify
+
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
+// UpdateErrors is updateErrors for the external tests: the errors the API server's update
+// validation of sent's kind (updateValidations) finds in the update sending sent over live,
+// unfiltered; judged is false for a kind it does not run for.
+func UpdateErrors(sent, live map[string]any) (errs []string, judged bool) {
+	gk := schema.FromAPIVersionAndKind(sent["apiVersion"].(string), sent["kind"].(string)).GroupKind()
+	v, ok := updateValidations[gk]
+	if !ok {
+		return nil, false
+	}
+	return updateErrors(v, sent, live), true
+}
