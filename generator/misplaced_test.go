@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +137,26 @@ spec:
     max: {cpu: "1", memory: 512Mi}
 `
 
+// byIndexRules copy the defaults of rbacAndLimits' items by index, as generate wrote them before
+// it copied them into the same item only (TestGeneratedCopyFollowsTheItem).
+const byIndexRules = `apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- paths:
+  - [subjects, {allIndexes: true}, apiGroup]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding}
+- paths:
+  - [spec, limits, {allIndexes: true}, default]
+  - [spec, limits, {allIndexes: true}, defaultRequest]
+  type: copy
+  sources: [new, existing]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: v1, kind: LimitRange}
+`
+
 // The same through a list without merge keys (RoleBinding subjects, LimitRange limits): the
 // generated copy by index of the server's default of one item (a User subject's apiGroup, a
 // Container limit's default and defaultRequest) lands, once Git inserts an item first, on
@@ -145,7 +166,8 @@ spec:
 // names the value written onto another item, failing the gate (newcomer12 N12-2).
 func TestIndexCopyThroughAnAtomicListIsNamed(t *testing.T) {
 	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", rbacAndLimits))
-	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", rbacAndLimits)}, Live: []string{live}, Namespace: "shop"})
+	// the copies by index generate wrote before it copied these defaults by item (fix30f)
+	rules := writeFile(t, "rules.yml", byIndexRules)
 	for _, tc := range []struct {
 		name, kind, manifest, path, refused string
 	}{{
@@ -186,13 +208,69 @@ func TestIndexCopyThroughAnAtomicListIsNamed(t *testing.T) {
 			for _, f := range c.Findings(verdict.Gate{}) {
 				if f.Kind == verdict.KindHidden && f.Path == tc.path {
 					found = true
-					if !f.Fails || !strings.Contains(f.Evidence, "rules.yml:") || !strings.Contains(f.Evidence, "another item's value") || !strings.Contains(f.Evidence, "copies by index") {
-						t.Errorf("check: %s: fails %v, evidence %q; want it failing, naming the rule, another item's value and the copy by index", f.Path, f.Fails, f.Evidence)
+					// the value is another item's (misplaced), or the server's default for what kapp
+					// last applied at that index (a removal made in Git the copy hides): both fail
+					misplaced := strings.Contains(f.Evidence, "another item's value") && strings.Contains(f.Evidence, "copies by index")
+					redefaulted := strings.Contains(f.Evidence, "the API server's default for kapp's last apply")
+					if !f.Fails || !strings.Contains(f.Evidence, "rules.yml:") || !misplaced && !redefaulted {
+						t.Errorf("check: %s: fails %v, evidence %q; want it failing, naming the rule and why the value is not this item's", f.Path, f.Fails, f.Evidence)
 					}
 				}
 			}
 			if !found {
 				t.Errorf("check: no finding at %s (another item's value kapp's copy by index writes there); findings: %v", tc.path, c.Findings(verdict.Gate{}))
+			}
+		})
+	}
+}
+
+// generate copies a server default chosen by the item's own fields (a User subject's apiGroup, a
+// Container limit's default and defaultRequest, made from its max) into the same item only,
+// wherever it stands, and only while the item is the live one: kapp v0.66.0's deploy of a PR
+// inserting an item first applies an object the API server's validation accepts, and a PR
+// changing a limit's max gets the server's new default (pending), not the old one beside the new
+// max, which the API server refuses. Before, generate wrote copies by index (byIndexRules): the
+// deploys of both PRs were refused (newcomer12 N12-2, N12-1).
+func TestGeneratedCopyFollowsTheItem(t *testing.T) {
+	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", rbacAndLimits))
+	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", rbacAndLimits)}, Live: []string{live}, Namespace: "shop"})
+	for _, tc := range []struct{ name, manifest, kind string }{
+		{"kept", rbacAndLimits, ""},
+		{"subject first", strings.Replace(rbacAndLimits, "subjects:\n", "subjects:\n- kind: ServiceAccount\n  name: metrics\n", 1), "RoleBinding"},
+		{"limit first", strings.Replace(rbacAndLimits, "  limits:\n", "  limits:\n  - type: Pod\n    max: {cpu: \"2\", memory: 1Gi}\n", 1), "LimitRange"},
+		{"max down", strings.Replace(rbacAndLimits, `max: {cpu: "1", memory: 512Mi}`, `max: {cpu: 500m, memory: 512Mi}`, 1), "LimitRange"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{Desired: []string{writeFile(t, "pr.yaml", tc.manifest)}, Live: []string{live}, Namespace: "shop"}
+			var updated []string
+			for _, ch := range kapptest.Changes(t, in.Desired, in.Live[0], in.Namespace, []string{rules}, false) {
+				if ch.Op() != ctldiff.ChangeOpUpdate {
+					continue
+				}
+				k := ch.NewResource().Kind()
+				updated = append(updated, k)
+				var refused error
+				switch k {
+				case "RoleBinding":
+					refused = kapptest.RoleBindingUpdateRefused(t, ch.NewResource().UnstructuredObject(), ch.ExistingResource().UnstructuredObject())
+				case "LimitRange":
+					refused = kapptest.LimitRangeRefused(t, ch.NewResource().UnstructuredObject())
+				}
+				if refused != nil {
+					t.Errorf("oracle: the API server refuses the %s kapp's deploy applies under the generated rules: %v", k, refused)
+				}
+			}
+			if want := []string{tc.kind}; tc.kind == "" && len(updated) > 0 || tc.kind != "" && !slices.Equal(updated, want) {
+				t.Fatalf("oracle: kapp's deploy updates %v; want %q only", updated, tc.kind)
+			}
+			c, err := generator.Check(in, []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.Findings(verdict.Gate{}) {
+				if f.Fails {
+					t.Errorf("check: failing finding %s %s: %s", f.Kind, f.Path, f.Evidence)
+				}
 			}
 		})
 	}

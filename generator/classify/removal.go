@@ -210,7 +210,7 @@ func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 		if fielddiff.Equal(dv, d.Live) {
 			return false
 		}
-	} else if !newMap(fc, d) && !c.aliasOfRemoved(fc, d) {
+	} else if !newMap(fc, d) && !c.aliasOfRemoved(fc, d) && !otherItem(fc, d) {
 		return false
 	}
 	sent := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.sent)}
@@ -278,6 +278,26 @@ func scalarValue(v any) bool {
 
 // newMap reports whether a map holding d is one kapp's last apply left to the server's default
 // and the manifest now declares.
+// otherItem reports whether d's path goes through an item of a list without merge keys, selected
+// by index, that Git changed: the manifest's item there is not the one kapp last applied there (a
+// ServiceAccount subject inserted before the User subject whose apiGroup the server defaulted; a
+// Pod limit before the Container limit whose default it made). The items are told apart by
+// content, not position: the live value is the server's default of another item, which the
+// deploy's update removes, not a value added during admission (newcomer12 N12-2).
+func otherItem(fc fieldContext, d fielddiff.Delta) bool {
+	for j, pe := range d.Path {
+		if pe.Index == nil {
+			continue
+		}
+		mv, inManifest := d.Path[:j+1].GetDeclared(fc.desired.Object)
+		sv, inSent := fc.sentAt.GetDeclared(d.Path[:j+1])
+		if inManifest && inSent && !fielddiff.Equal(mv, sv) {
+			return true
+		}
+	}
+	return false
+}
+
 func newMap(fc fieldContext, d fielddiff.Delta) bool {
 	for k := len(d.Path) - 1; k >= 2; k-- {
 		_, inManifest := d.Path[:k].GetDeclared(fc.desired.Object)

@@ -62,6 +62,38 @@ const (
 #@   return found[0] if found else -1
 #@ end
 `
+	// same: the live item l is the working item w with, besides, only values at the paths (from
+	// the item, each list step {"a": 1} every item of a nested list, by position there) that w
+	// lacks: what a rule copying those paths from l makes of w. fill copies the paths into each
+	// item of w's lists from the first live item that is the same, wherever it stands: a copy
+	// following the item, not its index (synth.Rule.Items).
+	yttItems = `#@ def same(w, l, paths):
+#@   if type(w) != type(l): return False
+#@   if type(w) == "list": return len(w) == len(l) and [i for i in range(len(w)) if not same(w[i], l[i], [p[1:] for p in paths if p and "a" in p[0]])] == []
+#@   if type(w) != "dict": return w == l
+#@   for k in [k for k in l if k not in w] + list(w.keys()):
+#@     sub = [p[1:] for p in paths if p and p[0].get("f") == k]
+#@     if k not in w and [] in sub: continue
+#@     if k not in w or k not in l or not same(w[k], l[k], [p for p in sub if p]): return False
+#@   end
+#@   return True
+#@ end
+#@ def fill(w, l, paths):
+#@   if type(w) == "list" and type(l) == "list":
+#@     sub = [p[1:] for p in paths if p and "a" in p[0]]
+#@     for x in w:
+#@       found = [y for y in l if same(x, y, sub)]
+#@       if found: fill(x, found[0], sub)
+#@     end
+#@   end
+#@   if type(w) != "dict" or type(l) != "dict": return
+#@   for k in {p[0]["f"]: 1 for p in paths if p and "f" in p[0]}:
+#@     sub = [p[1:] for p in paths if p[0].get("f") == k]
+#@     if k in l and k not in w and [] in sub: w[k] = plain(l[k])
+#@     if k in l and k in w: fill(w[k], l[k], [p for p in sub if p])
+#@   end
+#@ end
+`
 	yttFold = `#@ def fold(obj, existing):
 #@   sd = obj.get("stringData"); data = existing.get("data")
 #@   if type(sd) != "dict" or type(data) != "dict": return
@@ -97,6 +129,8 @@ const (
 #@       found = [name for name in rule["sources"] if lookup(sources[name], steps) != None]
 #@       if found: put(obj, steps, lookup(sources[found[0]], steps), position(sources[found[0]], steps))
 #@     end
+`
+	yttItemsStep = `#@     if "items" in rule: fill(obj, sources["existing"], rule["items"])
 `
 	yttEmpty = `#@     for steps in rule["empty"]:
 #@       if lookup(obj, steps) == None and lookup(sources["existing"], steps) != None: put(obj, steps, {}, -1)
@@ -142,8 +176,12 @@ func overlay(r synth.Rule) string {
 		for _, rw := range p.Rewrites {
 			rws = append(rws, map[string]any{"path": steps([]fielddiff.Path{rw.Path})[0], "from": rw.From, "to": rw.To})
 		}
-		data = append(data, map[string]any{"paths": steps(p.Keyed), "empty": steps(p.Empty), "nulls": steps(p.Nulls), "sources": p.Sources,
-			"rewrites": rws, "stringData": p.FoldStringData})
+		d := map[string]any{"paths": steps(p.Keyed), "empty": steps(p.Empty), "nulls": steps(p.Nulls), "sources": p.Sources,
+			"rewrites": rws, "stringData": p.FoldStringData}
+		if len(p.Items) > 0 {
+			d["items"] = itemSteps(p.Items)
+		}
+		data = append(data, d)
 	}
 	js, _ := json.Marshal(data)
 	prog, _, _ := program(js)
@@ -152,9 +190,9 @@ func overlay(r synth.Rule) string {
 
 // part is one entry of a program's data, as the program reads it.
 type part struct {
-	Paths, Empty, Nulls [][]map[string]any
-	Sources             []string
-	Rewrites            []struct {
+	Paths, Empty, Nulls, Items [][]map[string]any
+	Sources                    []string
+	Rewrites                   []struct {
 		Path []map[string]any `json:"path"`
 	}
 	StringData bool `json:"stringData"`
@@ -168,7 +206,7 @@ func program(js []byte) (string, map[string][]string, bool) {
 	if err := json.Unmarshal(js, &parts); err != nil {
 		return "", nil, false
 	}
-	var keyed, fold, empty, nulls, rewrites bool
+	var keyed, fold, empty, nulls, rewrites, items bool
 	atField := true      // every rewrite's path ends in a field
 	var sources []string // the sources read: each rule's for its paths, the live object for the rest
 	use := func(s string) {
@@ -194,7 +232,7 @@ func program(js []byte) (string, map[string][]string, bool) {
 			atField = atField && len(rw.Path) > 0 && rw.Path[len(rw.Path)-1]["f"] != nil
 			read("existing", rw.Path)
 		}
-		pKeyed, pExisting := len(p.Paths) > 0, len(p.Empty)+len(p.Nulls)+len(p.Rewrites) > 0 || p.StringData
+		pKeyed, pExisting := len(p.Paths) > 0, len(p.Empty)+len(p.Nulls)+len(p.Rewrites)+len(p.Items) > 0 || p.StringData
 		for _, s := range p.Sources {
 			if pKeyed || s == "existing" && pExisting {
 				use(s)
@@ -204,12 +242,13 @@ func program(js []byte) (string, map[string][]string, bool) {
 		if pExisting {
 			use("existing")
 		}
-		read("existing", append(p.Empty, p.Nulls...)...)
+		read("existing", append(append(p.Empty, p.Nulls...), p.Items...)...)
 		if p.StringData {
 			read("existing", []map[string]any{{"f": "data"}})
 		}
 		keyed = keyed || pKeyed
 		empty, nulls, rewrites, fold = empty || len(p.Empty) > 0, nulls || len(p.Nulls) > 0, rewrites || len(p.Rewrites) > 0, fold || p.StringData
+		items = items || len(p.Items) > 0
 	}
 	var b strings.Builder
 	add := func(part string, need bool) {
@@ -221,6 +260,7 @@ func program(js []byte) (string, map[string][]string, bool) {
 	add(yttLookup, true)
 	add(yttPresent, nulls || rewrites)
 	add(yttPosition, keyed)
+	add(yttItems, items)
 	add(yttFold, fold)
 	add(yttPut, keyed || empty || rewrites && !atField)
 	conv := make([]string, len(sources))
@@ -231,7 +271,7 @@ func program(js []byte) (string, map[string][]string, bool) {
 	for _, p := range []struct {
 		part string
 		need bool
-	}{{yttPaths, keyed}, {yttEmpty, empty}, {yttNulls, nulls}, {yttRewrites, rewrites && !atField}, {yttRewritesAtField, rewrites && atField}, {yttFoldStep, fold}} {
+	}{{yttPaths, keyed}, {yttItemsStep, items}, {yttEmpty, empty}, {yttNulls, nulls}, {yttRewrites, rewrites && !atField}, {yttRewritesAtField, rewrites && atField}, {yttFoldStep, fold}} {
 		if p.need {
 			b.WriteString(p.part)
 		}
@@ -263,6 +303,24 @@ func steps(paths []fielddiff.Path) [][]map[string]any {
 				ss = append(ss, map[string]any{"k": k})
 			case pe.Value != nil:
 				ss = append(ss, map[string]any{"v": (*pe.Value).Unstructured()}) // the item itself, not its YAML text
+			}
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
+// itemSteps are paths as the items part of a program reads them: {"f": key} for a map key,
+// {"a": 1} for a list step (every item, matched by content: Rule.Items).
+func itemSteps(paths []fielddiff.Path) [][]map[string]any {
+	out := [][]map[string]any{}
+	for _, p := range paths {
+		var ss []map[string]any
+		for _, pe := range p {
+			if pe.FieldName != nil {
+				ss = append(ss, map[string]any{"f": *pe.FieldName})
+			} else {
+				ss = append(ss, map[string]any{"a": 1})
 			}
 		}
 		out = append(out, ss)

@@ -11,6 +11,7 @@ import (
 
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -125,6 +126,9 @@ func pathList(r synth.Rule) string {
 	for _, p := range r.Keyed {
 		ps = append(ps, p.String())
 	}
+	for _, p := range r.Items {
+		ps = append(ps, everyItem(p)+" (into the same item, wherever it stands)")
+	}
 	for _, p := range r.Empty {
 		ps = append(ps, p.String()+" (empty map)")
 	}
@@ -138,4 +142,21 @@ func pathList(r synth.Rule) string {
 		ps = append(ps, "stringData (stored in data)")
 	}
 	return strings.Join(ps, ", ")
+}
+
+// everyItem is p with every list step written [*]: the paths of a rule copying into items by
+// content hold no index.
+func everyItem(p fielddiff.Path) string {
+	var b strings.Builder
+	for _, pe := range p {
+		if pe.FieldName == nil {
+			b.WriteString("[*]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(".")
+		}
+		b.WriteString(*pe.FieldName)
+	}
+	return b.String()
 }

@@ -265,6 +265,9 @@ func yttWhy(r synth.Rule) string {
 	} else if len(r.Keyed)+len(r.Nulls) > 0 {
 		why = append(why, "a whole list item is no kapp copy path")
 	}
+	if len(r.Items) > 0 {
+		why = append(why, "the server's default depends on the item's own fields, and a copy by index gives an item another item's once Git inserts, removes or reorders items of a list without merge keys: this copies only into the item the live object holds as the manifest declares it")
+	}
 	if len(r.Rewrites) > 0 {
 		why = append(why, "a copy cannot replace a value only where it is exactly the one the server rewrote")
 	}

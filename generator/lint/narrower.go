@@ -93,7 +93,7 @@ func generatedPaths(r synth.Rule) []fielddiff.Path {
 		for _, p := range g.Paths {
 			out = append(out, fielddiff.FromFields(p))
 		}
-		out = append(append(append(out, g.Indexed...), g.Keyed...), g.Empty...)
+		out = append(append(append(append(out, g.Indexed...), g.Keyed...), g.Items...), g.Empty...)
 		for _, rw := range g.Rewrites {
 			out = append(out, rw.Path)
 		}

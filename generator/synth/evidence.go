@@ -4,6 +4,8 @@ package synth
 // paths, not of every finding of its kind or resource.
 
 import (
+	"slices"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 )
@@ -47,7 +49,7 @@ func (g *group) keysOf(r Rule) []string {
 		keys = append(keys, fielddiff.FromFields(fields).String())
 	}
 	indexed := map[string]bool{}
-	for _, p := range r.Indexed {
+	for _, p := range append(slices.Clip(r.Indexed), r.Items...) {
 		indexed[indexKey(p)] = true
 	}
 	for _, k := range sortedKeys(g.paths) {

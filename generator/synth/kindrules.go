@@ -41,7 +41,9 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		extra = append(extra, rw)
 	}
 	var maps, items []fielddiff.Path // candidates: empty maps outside lists, paths through list items
-	annotations := false             // an empty annotations map: a rule of its own
+	var byItem []fielddiff.Path      // defaults of an atomic list's item chosen by its fields (byItem)
+	dependent := g.byItem(matched)
+	annotations := false // an empty annotations map: a rule of its own
 	for _, k := range sortedKeys(g.paths) {
 		p := g.paths[k]
 		fields, isFields := p.Fields()
@@ -51,6 +53,8 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		case !isFields && !byIndex(p):
 			keyed.Keyed = append(keyed.Keyed, p)
 			keyed.ByKey = "a whole list item is no kapp copy path"
+		case !isFields && dependent[indexKey(p)]:
+			byItem = append(byItem, p)
 		case !isFields:
 			items = append(items, p)
 		case g.empty[k] && p.String() == "metadata.annotations":
@@ -77,6 +81,7 @@ func (g *group) kindRules(matched []classify.Resource) []Rule {
 		}
 	}
 	needs := func(id pair.Identity, p fielddiff.Path) bool { return atIndex[indexKey(p)][id] }
+	extra = append(extra, g.itemRules(byItem, matched, atIndex)...)
 	fit := fitPlain(matched, [][]fielddiff.Path{uniqueByIndex(maps), uniqueByIndex(items), annotationsSet}, g.isEmpty, needs, g.declaresAt)
 	for i, set := range [][]fielddiff.Path{maps, items} {
 		if len(set) == 0 {

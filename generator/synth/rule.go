@@ -167,6 +167,11 @@ type Rule struct {
 	// as {allIndexes: true}: the items line up by index in desired and live on every pair it matches.
 	Indexed []fielddiff.Path
 	Keyed   []fielddiff.Path // paths through keyed list items, selected by key (ytt)
+	// Items are paths through items of lists without merge keys whose default the server chooses
+	// by the item's own fields (byItem): copied (ytt) into an item only from the live item that
+	// holds exactly what the manifest's item declares and, besides, only values these paths copy,
+	// wherever each stands in the list; every list step matches items by content that way.
+	Items []fielddiff.Path
 	// Emptied are maps of which the copy keeps only the map itself: right after it, a remove rule
 	// matching RemoveMatchers deletes every key, and a copy from new puts the manifest's keys
 	// back. kapp's empty annotations map: the copy takes the live annotations, kapp's history
@@ -224,7 +229,7 @@ func (r Rule) ControllerWins() bool {
 
 // YTT reports whether the rule needs a ytt rebase rule.
 func (r Rule) YTT() bool {
-	return len(r.Keyed)+len(r.Empty)+len(r.Nulls)+len(r.Rewrites) > 0 || r.FoldStringData
+	return len(r.Keyed)+len(r.Items)+len(r.Empty)+len(r.Nulls)+len(r.Rewrites) > 0 || r.FoldStringData
 }
 
 // YTTPaths are the paths each ytt rule rewrites (those of every rule it holds), in rule order:
@@ -248,7 +253,7 @@ func YTTPaths(rules []Rule) [][]fielddiff.Path {
 		}
 		paths := []fielddiff.Path{}
 		for _, part := range r.Parts() {
-			paths = append(append(paths, part.Keyed...), part.Indexed...)
+			paths = append(append(append(paths, part.Keyed...), part.Indexed...), part.Items...)
 			for _, p := range part.Paths {
 				paths = append(paths, fielddiff.FromFields(p))
 			}

@@ -298,6 +298,8 @@ func ytyKey(r Rule) string {
 	switch {
 	case len(r.Keyed) > 0:
 		return r.Keyed[0].String()
+	case len(r.Items) > 0:
+		return r.Items[0].String()
 	case len(r.Empty) > 0:
 		return r.Empty[0].String()
 	case len(r.Nulls) > 0:
