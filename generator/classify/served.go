@@ -121,8 +121,10 @@ func precheckFails(gvk schema.GroupVersionKind) string {
 func (s *served) at(gvk schema.GroupVersionKind) servedAt {
 	gk := gvk.GroupKind()
 	if s.builtin[gk.Group] {
-		if r, ok := s.removal(gvk); ok && s.data == nil {
-			return r
+		if s.data == nil {
+			if r, ok := s.removal(gvk); ok {
+				return r
+			}
 		}
 		switch {
 		case s.server == nil:
@@ -226,7 +228,8 @@ const appliedCRDFails = "kapp's deploy applies the CRD first (it lists the versi
 // that version, so the live CRD served it.
 func (c *classifier) unservedKept(fc fieldContext) (Finding, bool) {
 	gvk, v := fc.desired.GroupVersionKind(), fc.desired.GetAPIVersion()
-	if v != fc.live.GetAPIVersion() {
+	// every pair comes here: a kind of Kubernetes' own is never a CRD's (at judges it by discovery)
+	if v != fc.live.GetAPIVersion() || c.served.builtin[gvk.Group] {
 		return Finding{}, false
 	}
 	s := c.served.at(gvk)
