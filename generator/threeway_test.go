@@ -93,18 +93,7 @@ func TestAFieldChangedInGitAndOnTheClusterIsPendingAndDrift(t *testing.T) {
 			t.Fatalf("kapp (against last applied: %v) applies %v under the rule keeping the cluster's value: the test's premise", ch.AgainstLastApplied, ch.NewResource().UnstructuredObject()["data"])
 		}
 	}
-	kouts := threeWayOutputs(t, in, keep)
-	for _, w := range []string{
-		"text hidden: " + subject + "a change made in Git is hidden by " + keep[1] + ":4",
-		"Git changed it too: " + threeWay + ", and the manifest now declares warn, which the rules in force keep this deploy from applying (hidden, reported apart); kept by " + keep[1] + ":4",
-	} {
-		if !strings.Contains(kouts, w) {
-			t.Errorf("under the rule keeping the cluster's value: want %q in:\n%s", w, kouts)
-		}
-	}
-	if strings.Contains(kouts, "text pending change") || strings.Contains(kouts, "json pending/") {
-		t.Errorf("under the rule keeping the cluster's value: a pending change kapp never applies:\n%s", kouts)
-	}
+	hiddenUnderKeep(t, in, keep, subject, threeWay+", and the manifest now declares warn, which the rules in force keep this deploy from applying (hidden, reported apart); kept by "+keep[1]+":4")
 
 	// A Secret's value, the same three ways: every output masks it, the values included.
 	secret := func(file, name string, data map[string]string, original string) string {
@@ -287,18 +276,7 @@ func TestAFieldRemovedInGitThatAPersonChangedIsPendingAndDrift(t *testing.T) {
 	}) {
 		t.Fatal("kapp does not keep log-level debug under the rule keeping the cluster's value, under both bases: the test's premise")
 	}
-	kouts := threeWayOutputs(t, in, keep)
-	for _, w := range []string{
-		"text hidden: " + subject + "a change made in Git is hidden by " + keep[1] + ":4",
-		"Git changed it too: " + threeWay + ", and the manifest no longer declares it, which the rules in force keep this deploy from removing it (hidden, reported apart); kept by " + keep[1] + ":4",
-	} {
-		if !strings.Contains(kouts, w) {
-			t.Errorf("under the rule keeping the cluster's value: want %q in:\n%s", w, kouts)
-		}
-	}
-	if strings.Contains(kouts, "text pending change") || strings.Contains(kouts, "json pending/") {
-		t.Errorf("under the rule keeping the cluster's value: a pending change kapp never applies:\n%s", kouts)
-	}
+	hiddenUnderKeep(t, in, keep, subject, threeWay+", and the manifest no longer declares it, which the rules in force keep this deploy from removing it (hidden, reported apart); kept by "+keep[1]+":4")
 }
 
 // logLevelDriftAndPending asserts the three-way report of data.log-level: a drift, failing as
@@ -330,4 +308,23 @@ rebaseRules:
   resourceMatchers:
   - apiVersionKindMatcher: {apiVersion: v1, kind: ConfigMap}
 `)
+}
+
+// hiddenUnderKeep asserts that under keep (the rules and keepLogLevelRules) every output calls
+// the change made in Git hidden by the keeping rule, with note after "Git changed it too: ",
+// and none calls it pending: kapp never applies it.
+func hiddenUnderKeep(t *testing.T, in generator.Inputs, keep []string, subject, note string) {
+	t.Helper()
+	kouts := threeWayOutputs(t, in, keep)
+	for _, w := range []string{
+		"text hidden: " + subject + "a change made in Git is hidden by " + keep[1] + ":4",
+		"Git changed it too: " + note,
+	} {
+		if !strings.Contains(kouts, w) {
+			t.Errorf("under the rule keeping the cluster's value: want %q in:\n%s", w, kouts)
+		}
+	}
+	if strings.Contains(kouts, "text pending change") || strings.Contains(kouts, "json pending/") {
+		t.Errorf("under the rule keeping the cluster's value: a pending change kapp never applies:\n%s", kouts)
+	}
 }
