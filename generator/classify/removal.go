@@ -276,8 +276,6 @@ func scalarValue(v any) bool {
 	return false
 }
 
-// newMap reports whether a map holding d is one kapp's last apply left to the server's default
-// and the manifest now declares.
 // otherItem reports whether d's path goes through an item of a list without merge keys, selected
 // by index, that Git changed: the manifest's item there is not the one kapp last applied there (a
 // ServiceAccount subject inserted before the User subject whose apiGroup the server defaulted; a
@@ -298,6 +296,8 @@ func otherItem(fc fieldContext, d fielddiff.Delta) bool {
 	return false
 }
 
+// newMap reports whether a map holding d is one kapp's last apply left to the server's default
+// and the manifest now declares.
 func newMap(fc fieldContext, d fielddiff.Delta) bool {
 	for k := len(d.Path) - 1; k >= 2; k-- {
 		_, inManifest := d.Path[:k].GetDeclared(fc.desired.Object)
