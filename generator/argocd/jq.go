@@ -117,7 +117,7 @@ func (s Settings) jqFor(u *unstructured.Unstructured) []string {
 	gvk := u.GroupVersionKind()
 	var out []string
 	for _, ig := range s.Ignores {
-		if glob.Match(ig.Group, gvk.Group) && glob.Match(ig.Kind, gvk.Kind) && (ig.Name == "" || ig.Name == u.GetName()) && (ig.Namespace == "" || ig.Namespace == u.GetNamespace()) {
+		if appliesTo(ig, u) {
 			out = append(out, ig.JQPathExpressions...)
 		}
 	}
@@ -127,6 +127,13 @@ func (s Settings) jqFor(u *unstructured.Unstructured) []string {
 		}
 	}
 	return out
+}
+
+// appliesTo reports whether the ignore entry ig selects u, as Argo CD matches an entry: group
+// and kind as globs, name and namespace when given.
+func appliesTo(ig Ignore, u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return glob.Match(ig.Group, gvk.Group) && glob.Match(ig.Kind, gvk.Kind) && (ig.Name == "" || ig.Name == u.GetName()) && (ig.Namespace == "" || ig.Namespace == u.GetNamespace())
 }
 
 // jqBounded reports the first expression of s applying to the objects that runs past maxJQSteps

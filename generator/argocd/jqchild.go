@@ -23,7 +23,6 @@ import (
 	gdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
-	"github.com/argoproj/argo-cd/v3/util/glob"
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -200,7 +199,7 @@ func (s Settings) overBudget(u *unstructured.Unstructured, what string) error {
 	}
 	var exprs []named
 	for _, e := range s.entries() {
-		if !glob.Match(e.Group, u.GroupVersionKind().Group) || !glob.Match(e.Kind, u.GetKind()) || e.Name != "" && e.Name != u.GetName() || e.Namespace != "" && e.Namespace != u.GetNamespace() {
+		if !appliesTo(e.Ignore, u) {
 			continue
 		}
 		for i, x := range e.JQPathExpressions {
