@@ -3,5 +3,5 @@
 package main
 
 // raceDetector: under -race ytt renders run in-process (yttrender: its runtime maps shadow memory no
-// data segment limit leaves room for), bounded by the heap watch alone.
+// address space limit leaves room for), bounded by the heap watch alone.
 const raceDetector = true

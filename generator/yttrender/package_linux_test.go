@@ -12,7 +12,7 @@ import (
 // TestRenderChildBoundsOneAllocation (issue 23, bounds): a template allocating a list of 2^30
 // items in one go (16 GB) is refused with the memory error naming the package, and the process
 // asking for the render lives on, its memory untouched: the render child's allocation fails
-// against its kernel limit (RLIMIT_DATA). The polled heap watch of an in-process render saw it
+// against its kernel limit (RLIMIT_AS). The polled heap watch of an in-process render saw it
 // only once the list was built: the process grew to 17 GB, or died of Go's fatal out-of-memory
 // error where the machine had less.
 func TestRenderChildBoundsOneAllocation(t *testing.T) {

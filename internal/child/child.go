@@ -1,8 +1,8 @@
 // Package child runs work in a child process of this executable whose memory the kernel bounds.
 // Work that cannot be cancelled and can allocate without bound (a ytt template, a jq expression
 // from an input) is bounded by a polled heap watch only after an allocation is made, so one huge
-// allocation overshoots the budget or kills the whole process. A child whose data segment is
-// limited (RLIMIT_DATA: the Go heap's mappings count) fails its allocation instead, and the parent
+// allocation overshoots the budget or kills the whole process. A child whose address space is
+// limited (RLIMIT_AS: the Go heap's mappings count) fails its allocation instead, and the parent
 // turns its death into an error naming the work and the limit.
 //
 // The executable serves as a child when started with a child's environment variable set (its
@@ -19,9 +19,9 @@ import (
 	"strconv"
 )
 
-// Bounded reports whether a child's memory can be bounded here: Linux counts a process's private
-// writable mappings, the Go heap's included, against RLIMIT_DATA; the race detector's runtime maps
-// shadow memory no such limit leaves room for.
+// Bounded reports whether a child's memory can be bounded here: Linux counts a process's mappings,
+// the Go heap's included, against RLIMIT_AS; the race detector's runtime maps shadow memory no
+// such limit leaves room for.
 const Bounded = memoryBounded && !raceDetector
 
 // Serve is a child's start and end: its memory limited to budget bytes more than it holds now,

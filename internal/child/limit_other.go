@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// memoryBounded: no RLIMIT_DATA that counts the Go heap's mappings (macOS ignores it for mmap):
+// memoryBounded: no limit known to count the Go heap's mappings (macOS ignores RLIMIT_DATA for mmap):
 // work a caller would give a child runs in its own process.
 const memoryBounded = false
 
