@@ -124,7 +124,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	}
 	regen.Deployed = a.deployed(files.Configs, regen.Placement)
 	regen.GitChanges = len(vd.Pending) > 0 || len(vd.Unpaired) > 0 || len(vd.PendingDeletes) > 0
-	regen.Residual = vd.Residual
+	regen.Residual, regen.Hidden = vd.Residual, vd.Hidden
 	if c.StaleUnjudged = wrongNamespace(vd.Unpaired); c.StaleUnjudged == "" {
 		if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
 			return nil, err

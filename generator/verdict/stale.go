@@ -33,6 +33,8 @@ type Regeneration struct {
 	GitChanges bool
 	// Residual: the ghost diffs the rules in force leave on these manifests (Verdict.Residual).
 	Residual []Residual
+	// Hidden: the changes made in Git the rules in force hide (Verdict.Hidden).
+	Hidden []Hidden
 }
 
 // Deployed is the classification of the live objects against what kapp last applied to each
@@ -121,8 +123,18 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 			if err != nil {
 				return nil, nil, err
 			}
-			ghosts := in.regenerable()
+			ghosts, hidden := in.regenerable(), in.hiddenBy(file)
 			switch {
+			case len(hidden) > 0:
+				// the gate fails on a change made in Git this file hides, whatever else it
+				// differs in: waiting for the deploy applies nothing of it (or fails it, the
+				// server refusing the rules' value beside the manifest's), regenerating from
+				// these manifests lets it through; against a capture from before the deploy,
+				// the regenerated rules can lack some the deployed objects need (newcomer12
+				// N12-1: a file an older rebasegen generated told "regenerate after the deploy"
+				// beside the hidden change's "regenerate them")
+				why = "it hides changes made in Git (" + strings.Join(hidden, ", ") +
+					"): regenerate it now, from these manifests, and once more after the deploy, from a new capture (the regeneration from live objects captured before the deploy can lack rules the deployed objects need)\n"
 			case !depChanged && len(ghosts) > 0:
 				// the rules in force fail these manifests with ghost diffs the deploy does not
 				// end (the manifest declares part of a map the server defaults the rest of, and
@@ -157,21 +169,6 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
 	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
-}
-
-// regenerable names the residual ghost diffs rules regenerated from the manifests may remove:
-// those classified on a field; not kapp's bare word that it still updates a resource, which a
-// rule in force (a hand-written one) may cause, nor a covered field such a rule brings back.
-func (in Regeneration) regenerable() []string {
-	var out []string
-	for _, r := range in.Residual {
-		// kapp's built-in rules cover a field a remove rule in force brings back: no regeneration
-		// ends that ghost diff, removing the rule does
-		if r.Finding.Class.Ghost() && len(r.Finding.Path) > 0 && !r.Finding.Covered() {
-			out = append(out, r.Resource.String()+" "+r.Finding.Path.String())
-		}
-	}
-	return out
 }
 
 // compare regenerates the file the options its header records make of rep, in the form committed
