@@ -85,7 +85,7 @@ func generateCommand() *cli.Command {
 			if err := checkOutputFile(c.String("output-file"), in); err != nil {
 				return err
 			}
-			g, err := generator.Generate(in, synth.Options{IncludeUnknown: opts.IncludeUnknown})
+			g, err := generator.Generate(in, opts.Synth())
 			if err != nil {
 				return err
 			}

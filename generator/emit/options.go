@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
@@ -62,6 +63,12 @@ var optionFlags = []optionFlag{
 	{name: "output", one: func(o *Options) *string { return (*string)(&o.Format) }},
 	{name: "package-install", one: func(o *Options) *string { return &o.PackageInstall }},
 	{name: "output-file", one: func(o *Options) *string { return &o.OutputFile }},
+}
+
+// Synth are the synthesis options of the rules o writes: a rules Secret's are one install's
+// (writeSecret narrows them again, which changes nothing then), verified as written.
+func (o Options) Synth() synth.Options {
+	return synth.Options{IncludeUnknown: o.IncludeUnknown, OwnResources: o.Format == FormatSecret}
 }
 
 // Misplaced refuses a flag of another format than o.Format's: --namespace-value is the ytt

@@ -15,6 +15,9 @@ import (
 // Options control synthesis.
 type Options struct {
 	IncludeUnknown bool // rule unknown fields too (as defaults), with a warning each
+	// OwnResources: rules for one install's own resources (OwnResources), as a rules Secret
+	// writes them; verified in that form, which kapp matches otherwise than the kind's rules.
+	OwnResources bool
 }
 
 // Synthesize builds rules for every ghost field not already covered by kapp's built-in rules
