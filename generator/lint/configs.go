@@ -11,10 +11,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // doc is one Config: its data as kapp reads it, and its YAML nodes for line numbers.
@@ -53,9 +55,13 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 		case isConfig:
 			ds = []*doc{{obj: o.Object, node: n}}
 		case labelled:
-			var d *doc
-			if d, problem = fromConfigMap(o, n); d != nil {
+			d, p, ignored := fromConfigMap(o, n)
+			if problem = p; d != nil {
 				ds = []*doc{d}
+			}
+			if ignored != "" {
+				findings = append(findings, Finding{Severity: Warning, File: file, Line: line0, Rule: -1, Message: note + ignored,
+					Suggestion: "hold one Config in data." + kappconv.ConfigKey + " (its rules all in that one), or move the others into a ConfigMap each"})
 			}
 		case o.GetAPIVersion() == "v1" && o.GetKind() == "Secret":
 			ds, problem = fromSecret(o, n)
@@ -106,20 +112,34 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 }
 
 // fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml"; a problem
-// when kapp rejects the ConfigMap.
-func fromConfigMap(o load.Object, n *yaml.Node) (*doc, string) {
+// when kapp rejects the ConfigMap, a warning when documents follow the one kapp reads.
+func fromConfigMap(o load.Object, n *yaml.Node) (d *doc, problem, warning string) {
 	if o.GetAPIVersion() != "v1" || o.GetKind() != "ConfigMap" {
-		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " is not a v1 ConfigMap: kapp rejects it"
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " is not a v1 ConfigMap: kapp rejects it", ""
 	}
 	text, found, _ := unstructured.NestedString(o.Object, "data", kappconv.ConfigKey)
 	if !found {
-		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " has no data." + kappconv.ConfigKey + ": kapp rejects it"
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " has no data." + kappconv.ConfigKey + ": kapp rejects it", ""
+	}
+	// kapp reads the text's first document alone (resources.NewResourceFromBytes:
+	// sigs.k8s.io/yaml.Unmarshal) and ignores the rest
+	var first map[string]any
+	if err := sigsyaml.Unmarshal([]byte(text), &first); err != nil || len(first) == 0 {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " holds no kapp Config kapp can read in data." + kappconv.ConfigKey + ": kapp rejects it", ""
+	}
+	if apiVersion, kind := first["apiVersion"], first["kind"]; !load.IsKappConfig(fmt.Sprint(apiVersion), fmt.Sprint(kind)) {
+		return nil, fmt.Sprintf("ConfigMap labelled %s holds apiVersion %v kind %v first in data.%s: kapp rejects it (the first document is the one kapp reads: a kapp Config, apiVersion %s, kind %s)",
+			kappconv.ConfigLabel, apiVersion, kind, kappconv.ConfigKey, kappconv.ConfigAPIVersion, kappconv.ConfigKind), ""
 	}
 	ds := embedded(o, text, at{n: n}.field("data").field(kappconv.ConfigKey).n)
-	if len(ds) != 1 {
-		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " does not hold exactly one kapp Config in data." + kappconv.ConfigKey + ": kapp rejects it"
+	if len(ds) == 0 {
+		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " holds no kapp Config kapp can read in data." + kappconv.ConfigKey + ": kapp rejects it", ""
 	}
-	return ds[0], ""
+	ignored := ""
+	if docs, err := load.Bytes(o.Source.File, []byte(text)); err == nil && len(docs) > 1 {
+		ignored = fmt.Sprintf("kapp reads only the first document of data.%s and ignores the %s after it", kappconv.ConfigKey, words.Count(len(docs)-1, "document"))
+	}
+	return ds[0], "", ignored
 }
 
 // fromSecret reads the Configs a rules Secret holds when it holds SecretKey alone, as plain YAML

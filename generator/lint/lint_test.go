@@ -2,11 +2,15 @@ package lint
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -571,4 +575,67 @@ func TestKappControllersKappRefusesANewerMinimum(t *testing.T) {
 			assertFindings(t, got, file, c.want)
 		})
 	}
+}
+
+// A labelled ConfigMap's config.yml holding more than one document: kapp reads the first alone
+// (sigs.k8s.io/yaml.Unmarshal in resources.NewResourceFromBytes) and deploys (probe18 P18-1: lint
+// said "kapp rejects it", failing the gate for a reason that is not kapp's). kapp's own parser
+// is the oracle of which ConfigMap it rejects.
+func TestConfigMapFirstDocumentIsKapps(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cm.yml")
+	data := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: two
+  labels: {kapp.k14s.io/config: ""}
+data:
+  config.yml: |
+    apiVersion: kapp.k14s.io/v1alpha1
+    kind: Config
+    rebaseRules:
+    - {path: [a], type: copy, sources: [new, existing], resourceMatchers: [{allMatcher: {}}]}
+    ---
+    apiVersion: kapp.k14s.io/v1alpha1
+    kind: Config
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: notfirst
+  labels: {kapp.k14s.io/config: ""}
+data:
+  config.yml: |
+    apiVersion: v1
+    kind: ConfigMap
+    ---
+    apiVersion: kapp.k14s.io/v1alpha1
+    kind: Config
+`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := load.Paths([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wantErr := range []bool{false, true} {
+		bs, err := json.Marshal(objs[i].Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = ctlconf.NewConfFromResources([]ctlres.Resource{ctlres.MustNewResourceFromBytes(bs)})
+		if (err != nil) != wantErr {
+			t.Fatalf("kapp reading %s: %v, want an error: %v", objs[i].GetName(), err, wantErr)
+		}
+	}
+	got, err := Check(Options{Rules: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, file, []want{
+		{Warning, 1, "kapp reads only the first document of data.config.yml and ignores the 1 document after it", "one Config"},
+		{Warning, 11, "allMatcher", ""},
+		{Error, 15, "ConfigMap labelled kapp.k14s.io/config holds apiVersion v1 kind ConfigMap first in data.config.yml: kapp rejects it (the first document is the one kapp reads: a kapp Config, apiVersion kapp.k14s.io/v1alpha1, kind Config)", ""},
+	})
 }
