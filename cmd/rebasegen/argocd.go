@@ -214,6 +214,9 @@ func checkArgoCD(c *cli.Context) error {
 	for _, l := range argocd.LintSettings(a.Report, s) {
 		r.Lints = append(r.Lints, l.Finding())
 	}
+	for _, n := range v.SyncNotes() { // what a sync does with the fields a controller owns
+		fmt.Fprintln(c.App.ErrWriter, n)
+	}
 	out := c.App.Writer
 	if f == format.Text {
 		out = wrapTo(out)

@@ -24,6 +24,7 @@ type mutation struct {
 	// resolved and plain are Argo CD's verdicts on the manifest under s and without ignores.
 	resolved, plain *gdiff.DiffResult
 	v               *Verification
+	keeps           bool             // the Application's sync keeps the ignored fields live (Problem.SyncKeeps)
 	recorded        []fielddiff.Path // the paths (by key) of the findings recorded
 }
 
@@ -51,7 +52,7 @@ func (m *mutation) recordAt(keyed fielddiff.Path, blame func() (verdict.RuleAt, 
 // (its evidence), else hidden, blamed on an entry.
 func (m *mutation) file(keyed fielddiff.Path, blame func() (verdict.RuleAt, error), masked bool) error {
 	m.recorded = append(m.recorded, keyed)
-	problem := Problem{Resource: m.r.ID, Path: keyed.String()}
+	problem := Problem{Resource: m.r.ID, Path: keyed.String(), SyncKeeps: m.keeps}
 	if f, ok := explaining(m.r, keyed); ok {
 		problem.Class = f.Label()
 		if f.Class == classify.Pending {

@@ -40,6 +40,9 @@ func Read(objs []load.Object, r *load.Reader) (Settings, error) {
 			if err != nil {
 				return Settings{}, fmt.Errorf("%s: spec.ignoreDifferences: %w", o.Source, err)
 			}
+			if err := s.recordSync(o); err != nil {
+				return Settings{}, err
+			}
 			if serverSideDiff(o) {
 				return Settings{}, fmt.Errorf("%s: Application %s asks for server-side diff (annotation %s holding ServerSideDiff=true, or sync option ServerSideApply=true, which Argo CD v3 diffs server-side): Argo CD then compares the result of a dry-run apply the API server makes, which rebasegen cannot make offline (it judges the client-side diff): not judged",
 					o.Source, o.GetName(), common.AnnotationCompareOptions)

@@ -59,6 +59,7 @@ func Findings(left []Left, v Verification, unpaired []verdict.Finding, serverVer
 		if p.Owner != "" {
 			evidence = hiddenOwned + p.Owner + " owns the field, which exempts only the value Argo CD last applied, not a new one from Git"
 		}
+		evidence += syncEvidence(p)
 		fs = append(fs, verdict.Finding{Kind: verdict.KindHidden, Resource: p.Resource, Path: p.Path, Class: p.Class, Evidence: evidence, Fails: true,
 			File: p.At.File, Line: p.At.Line})
 	}
@@ -95,7 +96,7 @@ func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
 		Masked: []verdict.FieldJSON{}, JSON: j}
 	for _, p := range r.Masked {
 		out.Masked = append(out.Masked, verdict.FieldJSON{Resource: p.Resource.String(), Path: p.Path, Class: p.Class,
-			Evidence: "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field"})
+			Evidence: maskedEvidence(p)})
 	}
 	return verdict.EncodeJSON(w, out)
 }

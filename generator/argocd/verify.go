@@ -29,6 +29,10 @@ type Problem struct {
 	// Owner: for a hidden change made in Git, the manager other than Argo CD owning the field,
 	// whose exemption holds only for the value Argo CD last applied; "" when none does.
 	Owner string
+	// SyncKeeps: the sync of the Application tracking the resource keeps the live value here
+	// (its sync option RespectIgnoreDifferences=true): a change made in Git never reaches the
+	// cluster; else the next sync applies the manifest's value (respect.go).
+	SyncKeeps bool
 }
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
@@ -63,6 +67,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
+		keeps := s.keepsIgnored(live.Unstructured)
 		s := s.For(live.Unstructured)
 		base, err := Diff(desired.Unstructured, live.Unstructured, s)
 		if err != nil {
@@ -111,7 +116,7 @@ func Verify(rep *classify.Report, s Settings, ghost []pair.Identity) (Verificati
 		if err != nil {
 			return Verification{}, err
 		}
-		m := &mutation{r: r, desired: desired.Unstructured, live: live.Unstructured, s: s, resolved: resolved, plain: plain, v: &v}
+		m := &mutation{r: r, desired: desired.Unstructured, live: live.Unstructured, s: s, resolved: resolved, plain: plain, v: &v, keeps: keeps}
 		// The change the manifest holds: a field Argo CD shows without the ignores and not under
 		// them, which no class explains as a ghost, is a difference a sync never applies (a value
 		// or a removal made in Git that an ignore singles out, which no drawn value may hit).

@@ -1,0 +1,108 @@
+package argocd
+
+// What a sync applies where the ignores take a field: Argo CD's sync option
+// RespectIgnoreDifferences=true. Without it a sync applies the whole manifest, so a field an
+// ignore takes is written from Git at every sync (a controller's value is overwritten, a change
+// made in Git there is applied by the next sync something else starts, though the Application
+// shows Synced); with it the sync first replaces every ignored field of the manifest with the live
+// value (argo-cd v3.6.1 controller/sync.go normalizeTargetResources: util/argo/diff.Normalize with
+// the comparison's ignores, then the live values patched back in), so those fields are never
+// applied from Git.
+
+import (
+	"fmt"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
+)
+
+// RespectIgnores is the sync option: Argo CD reads it from the sync operation only (controller/
+// sync.go), whose options an automated sync, and a manual one given none, take from the
+// Application's spec.syncPolicy.syncOptions (appcontroller.go autoSync, server/application
+// Sync); a resource's own argocd.argoproj.io/sync-options annotation is not read for it.
+const RespectIgnores = "RespectIgnoreDifferences=true"
+
+// recordSync notes whether the sync of app (an Application read) keeps the live value of the
+// fields its comparison ignores: its spec.syncPolicy.syncOptions hold RespectIgnores, matched
+// as Argo CD's SyncOptions.HasOption matches (the whole string).
+func (s *Settings) recordSync(app load.Object) error {
+	raw, _, err := unstructuredSlice(app.Object, "spec", "syncPolicy", "syncOptions")
+	if err != nil {
+		return fmt.Errorf("%s: spec.syncPolicy.syncOptions: %w", app.Source, err)
+	}
+	var opts v1alpha1.SyncOptions
+	for i, o := range raw {
+		str, ok := o.(string)
+		if !ok {
+			return fmt.Errorf("%s: spec.syncPolicy.syncOptions[%d]: not a string", app.Source, i)
+		}
+		opts = append(opts, str)
+	}
+	if s.syncKeeps == nil {
+		s.syncKeeps = map[appRef]bool{}
+	}
+	s.syncKeeps[appRef{name: app.GetName(), namespace: app.GetNamespace()}] = opts.HasOption(RespectIgnores)
+	return nil
+}
+
+// keepsIgnored reports whether Argo CD's sync of live keeps the live value of the fields the
+// ignores take: the Application its tracking id names sets RespectIgnores. For an object no
+// Application read tracks: whether every Application read sets it (judged under all of their
+// ignores, see For); false when none was read (argocd-cm alone: the option is off by default).
+func (s Settings) keepsIgnored(live *unstructured.Unstructured) bool {
+	app := trackedBy(live)
+	all := len(s.syncKeeps) > 0
+	for ref, keeps := range s.syncKeeps {
+		if app != "" && ref.names(app, s.controlPlaneNamespace()) {
+			return keeps
+		}
+		all = all && keeps
+	}
+	return app == "" && all
+}
+
+// Evidence of what the sync does with a change made in Git that the ignores hide.
+const (
+	appliedNextSync = ": applied at the next sync, not shown as OutOfSync (no Application read sets the sync option " + RespectIgnores + ": a sync applies the whole manifest)"
+	keptLive        = ": it never reaches the cluster, even when something else starts a sync (the Application's sync option " + RespectIgnores + " has every sync apply the live value there)"
+)
+
+// syncEvidence is what the sync does with the change made in Git p names, which the ignores hide.
+func syncEvidence(p Problem) string {
+	if p.SyncKeeps {
+		return keptLive
+	}
+	return appliedNextSync
+}
+
+// maskedEvidence is what the sync does with a declared field the ignores take that a controller
+// owns (Masked): without RespectIgnores every sync writes the manifest's value over the
+// controller's (an HPA's replicas reset at each sync another change starts), with it the
+// controller keeps it.
+func maskedEvidence(p Problem) string {
+	if p.SyncKeeps {
+		return "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field, and the Application's sync option " +
+			RespectIgnores + " has every sync keep the controller's value"
+	}
+	return "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field, yet no Application read sets the sync option " +
+		RespectIgnores + ": every sync writes the manifest's value back over the controller's"
+}
+
+// SyncNotes say, for each declared field the ignores take that a controller owns (Masked), what
+// a sync does with it: "note:" where the Application's sync keeps the controller's value,
+// "warning:" where every sync writes the manifest's value back, with the fix.
+func (v Verification) SyncNotes() []string {
+	var out []string
+	for _, p := range v.Masked {
+		at := escape.Text(p.Resource.String() + " " + p.Path)
+		if p.SyncKeeps {
+			out = append(out, fmt.Sprintf("note: %s: ignored where a controller owns it; the Application's sync option %s keeps the controller's value at every sync", at, RespectIgnores))
+			continue
+		}
+		out = append(out, fmt.Sprintf("warning: %s: ignored where a controller owns it, but no Application read sets the sync option %s: every sync writes the manifest's value back over the controller's (add it to the Application's spec.syncPolicy.syncOptions)", at, RespectIgnores))
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package argocd_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/generator/verdict"
+)
+
+// syncApplies is the Deployment Argo CD v3.6.1's sync applies for desired over live under
+// ignores, the oracle of what reaches the cluster, from Argo CD's own code: without the sync
+// option RespectIgnoreDifferences=true the manifest as it is (controller/sync.go applies
+// reconciliationResult.Target); with it, normalizeTargetResources' steps: util/argo/diff.Normalize
+// of both objects under the comparison's ignores, the strategic merge patch from the normalized
+// live object to the live one (status left out), applied to the normalized manifest.
+func syncApplies(t *testing.T, desired, live *unstructured.Unstructured, ignores []v1alpha1.ResourceIgnoreDifferences, respect bool) map[string]any {
+	t.Helper()
+	if !respect {
+		return desired.Object
+	}
+	dc, err := argodiff.NewDiffConfigBuilder().WithDiffSettings(ignores, nil, false, normalizers.IgnoreNormalizerOpts{}).
+		WithTracking("", "annotation").WithNoCache().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := argodiff.Normalize([]*unstructured.Unstructured{live}, []*unstructured.Unstructured{desired}, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveNoStatus, normLive := live.DeepCopy(), n.Lives[0].DeepCopy()
+	unstructured.RemoveNestedField(liveNoStatus.Object, "status")
+	unstructured.RemoveNestedField(normLive.Object, "status")
+	meta, err := strategicpatch.NewPatchMetaFromStruct(&appsv1.Deployment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ := normLive.MarshalJSON()
+	to, _ := liveNoStatus.MarshalJSON()
+	patch, err := strategicpatch.CreateThreeWayMergePatch(to, to, from, meta, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := n.Targets[0].MarshalJSON()
+	out, err := strategicpatch.StrategicMergePatch(target, patch, &appsv1.Deployment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(out, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// deployment is the analysed pair's Deployment: the manifest and the live object.
+func deployment(t *testing.T, a *generator.Analysis) (desired, live *unstructured.Unstructured) {
+	t.Helper()
+	for _, r := range a.Report.Resources {
+		if r.ID.Kind == "Deployment" {
+			d, l, err := r.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d.Unstructured, l.Unstructured
+		}
+	}
+	t.Fatal("no Deployment among the pairs")
+	return nil, nil
+}
+
+// The sync option RespectIgnoreDifferences=true (issue 28, fix31f): check --target argocd said
+// of a change made in Git under an ignored path only that Argo CD does not show it, the same
+// whether a sync applies it or never does. An image bump in Git under an ignore of the first
+// container's image, and the replicas the HPA owns under the replicas ignore, on
+// fixtures/argocd/argo-hpa, judged with the Application's syncOptions with and without the
+// option: the hidden finding must say what Argo CD's sync applies (syncApplies): the live image
+// with the option ("never reaches the cluster"), Git's without ("applied at the next sync"); and
+// the replicas the HPA owns: kept live with the option, written back from the manifest without.
+func TestRespectIgnoreDifferences(t *testing.T) {
+	desired := strings.Replace(readFixture(t, "argo-hpa", "desired.yaml"), "image: nginx:1.25", "image: nginx:1.27", 1)
+	a := analyzeFiles(t, desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+	ignores := []v1alpha1.ResourceIgnoreDifferences{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas", "/spec/template/spec/containers/0/image"}}}
+	const image = "spec.template.spec.containers[name=web].image"
+	for _, respect := range []bool{false, true} {
+		app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n" +
+			"  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]}\n" +
+			"  syncPolicy:\n    automated: {}\n    syncOptions: [CreateNamespace=true]\n"
+		if respect {
+			app = strings.Replace(app, "[CreateNamespace=true]", "[CreateNamespace=true, RespectIgnoreDifferences=true]", 1)
+		}
+		s := settingsOf(t, app)
+		res, v := synthesizeAndVerify(t, a, s)
+		d, l := deployment(t, a)
+		// Argo CD's StateDiff: OutOfSync without the ignores, Synced under them (the change is hidden)
+		plain, err := argocd.Diff(d, l, argocd.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		under, err := argocd.Diff(d, l, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !plain.Modified || under.Modified {
+			t.Fatalf("Argo CD: OutOfSync without the ignores %v, under them %v: want OutOfSync, then Synced", plain.Modified, under.Modified)
+		}
+		applied := syncApplies(t, d, l, ignores, respect)
+		containers, _, _ := unstructured.NestedSlice(applied, "spec", "template", "spec", "containers")
+		appliedImage := containers[0].(map[string]any)["image"]
+		appliedReplicas, _, _ := unstructured.NestedFieldNoCopy(applied, "spec", "replicas")
+		liveReplicas, _, _ := unstructured.NestedFieldNoCopy(l.Object, "spec", "replicas")
+		// what the finding must say, from what the sync applies
+		wantImage, wantReplicas := "applied at the next sync, not shown as OutOfSync", "every sync writes the manifest's value back"
+		if appliedImage == "nginx:1.25" { // the live image: Git's never reaches the cluster
+			wantImage = "never reaches the cluster"
+		} else if appliedImage != "nginx:1.27" {
+			t.Fatalf("respect %v: the sync applies image %v, neither Git's nor the live one", respect, appliedImage)
+		}
+		if fmt.Sprint(appliedReplicas) == fmt.Sprint(liveReplicas) { // JSON numbers are float64 there, int64 here
+			wantReplicas = "keeps the controller's value"
+		}
+		var hidden []verdict.Finding
+		for _, f := range argocd.Findings(res.Left, v, nil, "") {
+			if f.Path == image {
+				hidden = append(hidden, f)
+			}
+		}
+		if len(hidden) != 1 || hidden[0].Kind != verdict.KindHidden || !hidden[0].Fails || !strings.Contains(hidden[0].Evidence, wantImage) {
+			t.Errorf("respect %v: findings on %s %+v, want one, hidden, failing, saying %q (the sync applies %v)", respect, image, hidden, wantImage, appliedImage)
+		}
+		notes := v.SyncNotes()
+		if len(notes) != 1 || !strings.Contains(notes[0], "spec.replicas") || !strings.Contains(notes[0], wantReplicas) {
+			t.Errorf("respect %v: sync notes %q, want one on spec.replicas saying %q (the sync applies replicas %v, live %v)", respect, notes, wantReplicas, appliedReplicas, liveReplicas)
+		}
+	}
+}
