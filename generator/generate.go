@@ -110,11 +110,10 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	if g.pinned, g.pinnedIn, err = a.place(&g.Result); err != nil {
 		return nil, err
 	}
-	if opts.OwnResources {
-		// narrowed here, not only where the Secret is written: the verification runs on the
-		// rules as the file holds them (newcomer13 N13-7: a name kapp never matched was written
-		// after kind-wide rules were verified)
-		g.Rules = synth.OwnResources(g.Rules, synth.Ruled(g.Rules))
+	// the verification runs on the rules as the file holds them (newcomer13 N13-7: a name kapp
+	// never matched was written after kind-wide rules were verified)
+	if g.Rules, err = synth.AsWritten(g.Rules, a.Report, opts.OwnResources); err != nil {
+		return nil, err
 	}
 	if g.kappConfig, g.config, err = generatedConfig(g.Rules); err != nil {
 		return nil, err

@@ -25,10 +25,16 @@ stringData:
 // into ns (kapptest.Deployed: the versioned resources live as NAME-ver-1), with check's inputs.
 func generatedVersioned(t *testing.T, ns, manifests string) (generator.Inputs, string) {
 	t.Helper()
-	in := generator.Inputs{Namespace: ns, Desired: []string{writeFile(t, "desired.yaml", manifests)},
-		Live: []string{writeFile(t, "live.yaml", kapptest.Deployed(t, ns, manifests))}}
+	in := deployedInputs(t, ns, manifests)
 	rules, _ := generatedRules(t, in)
 	return in, rules
+}
+
+// deployedInputs are generate's inputs for manifests deployed by kapp into ns (kapptest.Deployed).
+func deployedInputs(t *testing.T, ns, manifests string) generator.Inputs {
+	t.Helper()
+	return generator.Inputs{Namespace: ns, Desired: []string{writeFile(t, "desired.yaml", manifests)},
+		Live: []string{writeFile(t, "live.yaml", kapptest.Deployed(t, ns, manifests))}}
 }
 
 // TestVersionedStringDataSecretChecks (issue 24, newcomer13 N13-6): a versioned Secret written

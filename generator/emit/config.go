@@ -93,7 +93,7 @@ func rebaseRules(rules []synth.Rule) ([]ruleText, error) {
 			}
 			add(ctlconf.RebaseRule{Type: "copy", Sources: r.Sources, Paths: siblingsAsRegex(r), ResourceMatchers: ms})
 		}
-		if len(r.Emptied) > 0 {
+		if len(r.Emptied) > 0 && len(r.RemoveMatchers) > 0 { // none: it selects only versioned resources (synth.VersionedNames)
 			removeMs, err := synth.KappMatchers(r.RemoveMatchers)
 			if err != nil {
 				return nil, fmt.Errorf("generated matchers (a bug): %w", err)

@@ -43,6 +43,9 @@ func NamespaceValues(flags []string, rules []synth.Rule) map[string]string {
 					if m.KindNamespaceName != nil && m.KindNamespaceName.Namespace != "" {
 						out[m.KindNamespaceName.Namespace] = v
 					}
+					if m.Versioned != nil && m.Versioned.Namespace != "" {
+						out[m.Versioned.Namespace] = v
+					}
 				})
 			}
 		}

@@ -299,6 +299,14 @@ func matcher(m ctlconf.ResourceMatcher, nsValues map[string]string) string {
 		return fmt.Sprintf("apiVersionKindMatcher: {apiVersion: %s, kind: %s}", scalar(m.APIVersionKindMatcher.APIVersion), scalar(m.APIVersionKindMatcher.Kind))
 	case m.APIGroupKindMatcher != nil:
 		return fmt.Sprintf("apiGroupKindMatcher: {apiGroup: %s, kind: %s}", scalar(m.APIGroupKindMatcher.APIGroup), scalar(m.APIGroupKindMatcher.Kind))
+	case m.HasAnnotationMatcher != nil:
+		return fmt.Sprintf("hasAnnotationMatcher: {keys: [%s]}", scalars(m.HasAnnotationMatcher.Keys))
+	case m.HasNamespaceMatcher != nil:
+		// synth.VersionedName's: one namespace, following its data value as namespace does
+		if names := m.HasNamespaceMatcher.Names; len(names) == 1 && nsValues[names[0]] != "" {
+			return fmt.Sprintf("hasNamespaceMatcher:\n      names:\n      - #@ data.values.%s", nsValues[names[0]])
+		}
+		return fmt.Sprintf("hasNamespaceMatcher: {names: [%s]}", scalars(m.HasNamespaceMatcher.Names))
 	}
 	k := m.KindNamespaceNameMatcher
 	if key, ok := nsValues[k.Namespace]; ok {
@@ -336,6 +344,15 @@ func writeSecret(b *strings.Builder, rules []synth.Rule, h Header) error {
 	// serialised again (stringData quoted, data base64-encoded) keeps it (generated.ReadSecret)
 	writeIndented(b, generated.Seal(cfg.String()), "    ")
 	return nil
+}
+
+// scalars writes strings as a YAML flow list holds them.
+func scalars(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = scalar(s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // joinSources writes a copy rule's sources as kapp's YAML flow list holds them.

@@ -48,6 +48,8 @@ func (m Matcher) Names() ([]KindNamespaceName, bool) {
 	switch {
 	case m.KindNamespaceName != nil:
 		return []KindNamespaceName{*m.KindNamespaceName}, true
+	case m.Versioned != nil:
+		return []KindNamespaceName{m.Versioned.KindNamespaceName}, true
 	case m.Any != nil:
 		var out []KindNamespaceName
 		for _, c := range m.Any.Matchers {

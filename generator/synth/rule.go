@@ -39,6 +39,11 @@ type Matcher struct {
 	Not *Not      `json:"notMatcher,omitempty"`
 	// EmptyField matches while the object being rebased lacks the path (or holds an empty value).
 	EmptyField *EmptyField `json:"emptyFieldMatcher,omitempty"`
+	// Versioned names a versioned resource as kapp matches it (VersionedNames): written as
+	// versionedMatcher holds it, never as its name.
+	Versioned     *VersionedName `json:"-"`
+	HasAnnotation *HasAnnotation `json:"hasAnnotationMatcher,omitempty"`
+	HasNamespace  *HasNamespace  `json:"hasNamespaceMatcher,omitempty"`
 }
 
 // KappMatchers reads matchers into kapp's own type as kapp reads a Config (its JSON keys, which

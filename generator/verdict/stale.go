@@ -216,9 +216,13 @@ func (in Regeneration) regenerate(rep *classify.Report, placement *synth.Placeme
 	// rules come from check's inputs, the file's shape from the options its header records: a
 	// file generated from plain manifests names each resource's namespace, though check renders
 	// the package (its rules would follow the install namespace).
-	rules := synth.Synthesize(rep, synth.Options{IncludeUnknown: opts.IncludeUnknown}).Rules
+	rules := synth.Synthesize(rep, opts.Synth()).Rules
 	if (len(opts.Packages) > 0 || opts.PackageCR != "") && placement != nil && len(rules) > 0 {
 		rules, _ = synth.Place(rules, *placement)
+	}
+	rules, err := synth.AsWritten(rules, rep, opts.Synth().OwnResources)
+	if err != nil {
+		return "", err
 	}
 	var buf bytes.Buffer
 	if err := emit.WriteRules(&buf, rules, emit.Header{Options: opts}); err != nil {
