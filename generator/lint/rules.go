@@ -129,6 +129,7 @@ func (c *checker) checkRule(a at, unit []at) {
 	c.hidden(a, fmt.Sprintf("rebaseRules[%d]", c.rule), "", func() string { return c.narrower(a, r) })
 	if c.desired {
 		c.unmatched(a, r, valid)
+		c.versionedNames(a, r)
 	}
 }
 

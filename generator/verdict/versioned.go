@@ -157,7 +157,10 @@ func explicitNext(key, declared, live string, beside []verify.Pair) (string, boo
 }
 
 // kappNames are the names kapp matches a rule on desired by: the manifest's (kapp's deploy labels
-// it under that name, ownershipLabelRules and labelScopingRules), and, for a versioned resource
+// it under that name, ownershipLabelRules and labelScopingRules; a rebase rule never sees it on a
+// versioned resource, renamed before its rebase, unless versioned-keep-original makes kapp diff
+// a copy under it: the names disagree there, and decidedAs leaves the rule to kapp's rebase,
+// which matches it as kapp does; lint warns of a rebase rule naming it), and, for a versioned resource
 // whose live object is NAME-ver-N, NAME-ver-N, as it appears live (kapp's built-in rules copy the
 // live metadata, name included, before any other rebase rule, and diff/rebased_resource.go
 // matches each rule on the object so rebased) and NAME-ver-(N+1), the name kapp gives the new
