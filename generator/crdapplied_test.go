@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
@@ -122,6 +124,7 @@ func TestCRDUpdateDroppingAStoredVersionFailsTheGate(t *testing.T) {
 				Desired:   []string{writeFile(t, "desired.yaml", tc.crd+"---\n"+fill(vault, tc.cr))},
 				Live:      []string{writeFile(t, "live.yaml", liveCRD(t, tc.live, tc.stored)+"---\n"+kappApplied(t, fill(vault, tc.stored), func(map[string]any) {}))},
 				Namespace: "vaults",
+				CRDUpdate: apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate,
 			}
 			ch, err := generator.Check(in, nil)
 			if err != nil {
@@ -141,6 +144,63 @@ func TestCRDUpdateDroppingAStoredVersionFailsTheGate(t *testing.T) {
 			}
 			if refused != tc.refused {
 				t.Errorf("check: the CRD's update refused: %v, want %v", refused, tc.refused)
+			}
+		})
+	}
+}
+
+// The API server validates a CRD update whole (k8s.io/apiextensions-apiserver
+// ValidateCustomResourceDefinitionUpdate: every schema, default and x-kubernetes-validations rule,
+// the names and scope, the stored versions), and a refusal fails kapp's deploy at the CRD.
+// Measured with kapp v0.66.0 on kube-apiserver v1.37.2: a default of the wrong type added to the
+// CRD fails `spec.validation.openAPIV3Schema.properties[spec].properties[note].default: Invalid
+// value: "integer":  in body must be of type string: "integer"` (check exited 0: only the stored
+// versions were judged); a valid default changed deploys. The binary hands the server's
+// validation to the library (Inputs.CRDUpdate), as here.
+func TestCRDUpdateTheServerRefusesFailsTheGate(t *testing.T) {
+	const vault = "apiVersion: crdapplied.rebasegen.dev/v1\nkind: Vault\nmetadata: {name: nightly, namespace: vaults}\nspec: {bucket: backups, note: a}\n"
+	note := func(schema string) string {
+		return vaultCRD(strings.Replace(crdVersion("v1", true, true, false), "note: {type: string}", "note: "+schema, 1))
+	}
+	for _, tc := range []struct {
+		name, live, crd string
+		refusal         []string // what the evidence holds; nil: accepted
+	}{
+		{name: "default of the wrong type added", live: note("{type: string}"), crd: note("{type: string, default: 5}"),
+			refusal: []string{"spec.validation.openAPIV3Schema.properties[spec].properties[note].default: Invalid value:", "must be of type string"}},
+		{name: "second storage version", live: note("{type: string}"), crd: vaultCRD(crdVersion("v1", true, true, false), crdVersion("v2", true, true, false)),
+			refusal: []string{"spec.versions: Invalid value: must have exactly one version marked as storage version"}},
+		// controls: kapp's deploy of these succeeds
+		{name: "valid default changed", live: note("{type: string, default: old}"), crd: note("{type: string, default: new}")},
+		{name: "CRD unchanged", live: note("{type: string}"), crd: note("{type: string}")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{
+				Desired:   []string{writeFile(t, "desired.yaml", tc.crd+"---\n"+vault)},
+				Live:      []string{writeFile(t, "live.yaml", liveCRD(t, tc.live, "v1")+"---\n"+kappApplied(t, vault, func(map[string]any) {}))},
+				CRDUpdate: apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate,
+			}
+			ch, err := generator.Check(in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refused []string
+			for _, f := range ch.Findings(verdict.Gate{}) {
+				if f.Resource.Kind != "CustomResourceDefinition" || !f.Fails || f.Kind == verdict.KindResidual {
+					continue
+				}
+				refused = append(refused, f.Evidence)
+				if f.Kind != verdict.KindImmutable || !strings.Contains(f.Evidence, "never have kapp replace a CRD") {
+					t.Errorf("check: want %s with the CRD's remedy, got %s %s: %s", verdict.KindImmutable, f.Kind, f.Path, f.Evidence)
+				}
+				for _, r := range tc.refusal {
+					if !strings.Contains(f.Evidence, r) {
+						t.Errorf("check: want the server's %q in %s", r, f.Evidence)
+					}
+				}
+			}
+			if (len(refused) > 0) != (tc.refusal != nil) {
+				t.Errorf("check: the CRD's update refused: %q, want %v", refused, tc.refusal != nil)
 			}
 		})
 	}

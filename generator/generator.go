@@ -43,6 +43,12 @@ type Inputs struct {
 	// ServerVersion is the version of the API server the live objects come from (vX.Y.Z); empty:
 	// the server-version.json beside the --live files, else unknown.
 	ServerVersion string
+	// CRDUpdate is the API server's validation of a CustomResourceDefinition update, run on every
+	// CRD the manifests change (classify.CRDUpdateValidation: k8s.io/apiextensions-apiserver
+	// pkg/apis/apiextensions/validation ValidateCustomResourceDefinitionUpdate, which
+	// cmd/rebasegen passes; its package links grpc, which the library does not). nil: a refused
+	// CRD update (a stored version dropped, a default its schema rejects) is not found.
+	CRDUpdate classify.CRDUpdateValidation
 }
 
 // withReader returns in with a Reader: one per run, so that stdin and pipes are read once.
@@ -140,7 +146,7 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	}
 	set.VersionWarning = warning
 	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		Prepare: prepare, Rebase: rebase, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
+		Prepare: prepare, Rebase: rebase, CRDUpdate: in.CRDUpdate, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
 	if err != nil {
 		return nil, verdict.NameYTTRule(err, own)
 	}

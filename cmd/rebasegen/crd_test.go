@@ -99,3 +99,27 @@ properties:
 		t.Errorf("10 items: exit %d\n%.2000s", r.code, r.stderr)
 	}
 }
+
+// The binary hands the API server's own CRD update validation to the library
+// (generator.Inputs.CRDUpdate): a CRD update the server refuses fails check. testdata/crdrefused
+// is a CRD as kapp v0.66.0 deployed it on kube-apiserver v1.37.2 and the change that server
+// refused (a default of the wrong type): check exited 0. The CRD kapp last applied passes.
+func TestCheckRunsTheServersCRDValidation(t *testing.T) {
+	dir := filepath.Join("testdata", "crdrefused")
+	// the desired CRD, else what kapp last applied, with the rules generate writes for it (the
+	// server's spec.conversion default)
+	check := func(desired ...string) result {
+		in := append(desired, "-l", filepath.Join(dir, "live.yaml"))
+		g := rebasegen(t, append([]string{"--quiet", "generate"}, in...)...)
+		if g.code != 0 {
+			t.Fatalf("generate %v: exit %d, stderr:\n%s", in, g.code, g.stderr)
+		}
+		return rebasegen(t, append([]string{"--quiet", "check", "-r", writeIn(t, t.TempDir(), "rules.yml", g.stdout)}, in...)...)
+	}
+	if r := check("-d", filepath.Join(dir, "desired.yaml")); r.code != 3 || !strings.Contains(r.stdout, "spec.validation.openAPIV3Schema.properties[spec].properties[note].default: Invalid value:") {
+		t.Errorf("check of the refused CRD update: exit %d, want 3 with the server's refusal; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := check(); r.code != 0 {
+		t.Errorf("check of the CRD kapp last applied: exit %d, want 0; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

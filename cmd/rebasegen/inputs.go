@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -146,6 +147,8 @@ func inputs(c *cli.Context) generator.Inputs {
 
 		NoOperational: c.Bool("no-operational"),
 		ServerVersion: c.String("server-version"),
+		// the library does not link it (grpc: TestImportGraph); the binary does, for Argo CD too
+		CRDUpdate: apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate,
 	}
 }
 

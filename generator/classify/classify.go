@@ -28,6 +28,10 @@ type Options struct {
 	// rules applied (kappcover: kapp's own code), which the API server's update validation is run
 	// on; nil: the manifest as written.
 	Rebase Prepare
+	// CRDUpdate is the API server's validation of a CustomResourceDefinition update
+	// (cmd/rebasegen hands over the server's own), run on a CRD the manifests change as on any
+	// kind's update (updateValidations); nil: a CRD's update is not judged.
+	CRDUpdate CRDUpdateValidation
 	// KappDefaults and PackageRules say which differing fields kapp's built-in rebase rules and
 	// the package's own kapp Configs restore (kappcover: kapp's own code, which a comparison for a
 	// controller does not link); nil: none.
@@ -89,6 +93,8 @@ type classifier struct {
 	version         string           // Options.Version's
 	served          *served          // what the server serves (Options.Server, the CRDs)
 	versionDefaults []versionDefault // Options.Version's differences
+
+	crdValidation CRDUpdateValidation // Options.CRDUpdate
 }
 
 type compiledField struct {
@@ -144,7 +150,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: crds, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		prepare: opts.Prepare, rebase: opts.Rebase, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+		prepare: opts.Prepare, rebase: opts.Rebase, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}

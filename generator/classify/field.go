@@ -245,7 +245,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// does not remove; and a part of a field immutable while the live object says so (a key
 		// removed from an immutable ConfigMap's data); and any part of a kind whose update the
 		// server's own validation judges here
-		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) || updateValidated(fc.id) {
+		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) || c.updateValidated(fc.id) {
 			if why, blocks, ok := c.immutableChange(fc, path); ok {
 				f.Blocks, f.Evidence = blocks, f.Evidence+why
 			}

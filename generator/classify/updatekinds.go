@@ -2,13 +2,10 @@ package classify
 
 import (
 	"context"
-	"slices"
 
-	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/registry/rest"
 	jobutil "k8s.io/kubernetes/pkg/api/job"
 	pvcutil "k8s.io/kubernetes/pkg/api/persistentvolumeclaim"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
@@ -68,16 +65,25 @@ import (
 type updateValidation struct {
 	fn string // the validation functions, for the evidence
 	// the registry strategy itself, where its package links without the API server's storage
-	strategy rest.RESTUpdateStrategy
+	strategy updateStrategy
 	// else what the strategy's PrepareForUpdate and ValidateUpdate do, called as they call it:
 	// their packages link k8s.io/apiserver's registry/generic (the etcd client, grpc, otel)
 	validate func(nw, old runtime.Object) field.ErrorList
 }
 
+// updateStrategy is what the API server calls of a registry strategy on an update
+// (rest.RESTUpdateStrategy's part BeforeUpdate runs here).
+type updateStrategy interface {
+	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
+	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
 // updateValidations is every built-in kind kapp may deploy whose update the API server's own
 // code judges here, the one table of them: a change made in Git this validation refuses fails
 // the gate (immutableChange), whatever rulesets/immutable.yaml lists. Services are judged by
-// serviceUpdateRefused (their storage prepares an update first); custom resources by their CRD;
+// serviceUpdateRefused (their storage prepares an update first); CustomResourceDefinitions by the
+// apiextensions apiserver's validation the caller hands over (crdValidation); custom resources by
+// their CRD;
 // left out: kinds no deploy updates (Node, Event) and the admission webhook configurations and
 // policies, whose validation package links the API server's admission plugins (an OpenTelemetry
 // SDK, grpc-gateway) for the kapp or controller binary.
@@ -229,20 +235,5 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 		opts := corevalidation.ValidationOptionsForPersistentVolume(nw, old)
 		errs := append(corevalidation.ValidatePersistentVolume(nw, opts), volumevalidation.ValidatePersistentVolume(nw)...)
 		return append(errs, corevalidation.ValidatePersistentVolumeUpdate(nw, old, opts)...)
-	}},
-
-	// a CRD update that drops a version live objects may be stored at is refused, which fails
-	// kapp's deploy before any custom resource is applied (measured, kapp v0.66.0 on
-	// kube-apiserver v1.37.2: "missing from spec.versions; v1alpha1 was previously a storage
-	// version"): PrepareForUpdate keeps the live status (updateErrors) and records the new
-	// storage version, then ValidateCustomResourceDefinitionUpdate checks the stored versions
-	// (crdStoredVersions). The rest of that validation, whose package links the API server's
-	// webhooks and tracing (grpc: TestImportGraph), is not run.
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {"pkg/registry/customresourcedefinition PrepareForUpdate, pkg/apis/apiextensions/validation ValidateCustomResourceDefinitionStoredVersions", nil, func(n, _ runtime.Object) field.ErrorList {
-		nw := n.(*apiextensions.CustomResourceDefinition)
-		if i := slices.IndexFunc(nw.Spec.Versions, func(v apiextensions.CustomResourceDefinitionVersion) bool { return v.Storage }); i >= 0 && !apiextensions.IsStoredVersion(nw, nw.Spec.Versions[i].Name) {
-			nw.Status.StoredVersions = append(slices.Clone(nw.Status.StoredVersions), nw.Spec.Versions[i].Name)
-		}
-		return crdStoredVersions(nw.Status.StoredVersions, nw.Spec.Versions, field.NewPath("status", "storedVersions"))
 	}},
 }

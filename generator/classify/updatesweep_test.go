@@ -100,7 +100,7 @@ func TestUpdateValidationAcceptsCaptures(t *testing.T) {
 	t.Logf("%v", time.Since(start))
 	kinds := slices.Sorted(maps.Keys(judged))
 	t.Logf("judged: %v", judged)
-	for _, k := range []string{"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "PersistentVolumeClaim", "PersistentVolume", "ClusterRole", "HorizontalPodAutoscaler"} {
+	for _, k := range []string{"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "PersistentVolumeClaim", "PersistentVolume", "ClusterRole", "HorizontalPodAutoscaler", "CustomResourceDefinition"} {
 		if !slices.Contains(kinds, k) {
 			t.Errorf("no %s judged: the captures hold one", k)
 		}

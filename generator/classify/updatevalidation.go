@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,8 +26,8 @@ import (
 )
 
 // updateValidated reports whether the API server's update validation of id's kind is run here.
-func updateValidated(id pair.Identity) bool {
-	_, ok := updateValidations[schema.GroupKind{Group: id.Group, Kind: id.Kind}]
+func (c *classifier) updateValidated(id pair.Identity) bool {
+	_, ok := c.validationOf(schema.GroupKind{Group: id.Group, Kind: id.Kind})
 	return ok
 }
 
@@ -59,7 +58,7 @@ func (r *refusal) answer(why func() string) (string, bool) {
 
 func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	gvk := fc.desired.GroupVersionKind()
-	v, ok := updateValidations[gvk.GroupKind()]
+	v, ok := c.validationOf(gvk.GroupKind())
 	if !ok {
 		return ""
 	}
@@ -207,32 +206,4 @@ func internalObject(obj map[string]any, defaulted bool) (runtime.Object, bool) {
 		return nil, false
 	}
 	return internal, true
-}
-
-// crdStoredVersions is k8s.io/apiextensions-apiserver v0.37.2 pkg/apis/apiextensions/validation
-// ValidateCustomResourceDefinitionStoredVersions, whose package classify may not link (see
-// updateValidations); TestCRDStoredVersionsIsTheServers compares the two.
-func crdStoredVersions(stored []string, versions []apiextensions.CustomResourceDefinitionVersion, path *field.Path) field.ErrorList {
-	if len(stored) == 0 {
-		return field.ErrorList{field.Invalid(path, stored, "must have at least one stored version")}
-	}
-	var errs field.ErrorList
-	left := map[string]int{}
-	for i, v := range stored {
-		left[v] = i
-	}
-	for _, v := range versions {
-		_, ok := left[v.Name]
-		if v.Storage && !ok {
-			errs = append(errs, field.Invalid(path, stored, "must have the storage version "+v.Name))
-		}
-		delete(left, v.Name)
-	}
-	for i, v := range stored { // the server ranges over the map: here in order, for a stable output
-		if j, ok := left[v]; !ok || j != i {
-			continue
-		}
-		errs = append(errs, field.Invalid(path.Index(i), v, fmt.Sprintf("missing from spec.versions; %[1]s was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in %[1]s and removes %[1]s from status.storedVersions", v)))
-	}
-	return errs
 }
