@@ -83,8 +83,13 @@ func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset
 			return fmt.Errorf("%s: %s %s", o.At, o.Option, yttrender.ChangesWhatKappApplies)
 		}
 		if allowed.Min != nil {
-			if n, err := strconv.ParseInt(values[i], 10, 64); err == nil && n < *allowed.Min {
-				return fmt.Errorf("%s: kapp deploy fails with %s (no change of the package is applied): %s is at least %d for kapp", o.At, o.Option, flag, *allowed.Min)
+			if n, err := strconv.ParseFloat(values[i], 64); err == nil && n < *allowed.Min {
+				return fmt.Errorf("%s: kapp deploy fails with %s (no change of the package is applied): %s is at least %v for kapp", o.At, o.Option, flag, *allowed.Min)
+			}
+		}
+		if most, err := time.ParseDuration(allowed.MaxDuration); err == nil {
+			if d, err := time.ParseDuration(values[i]); err == nil && d > most {
+				return fmt.Errorf("%s: kapp deploy sleeps %v between looks at the resources it applies while one is not done (a Deployment rolling out), and the changes of later change groups wait that long: %s is at most %v for kapp", o.At, d, flag, most)
 			}
 		}
 		if least, err := time.ParseDuration(allowed.MinDuration); err == nil {

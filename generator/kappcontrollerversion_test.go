@@ -104,7 +104,14 @@ func TestPackageCRRawOptionKappRefusesIsNamed(t *testing.T) {
 		{`[--wait-timeout=1ns]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=1ns whenever a resource it applies is not done at once`},
 		{`[--wait-timeout=0s]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=0s`},
 		{`[--wait-timeout=999ms]`, `rawOptions[0]: kapp deploy fails with --wait-timeout=999ms`},
-		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10, --kube-api-burst=1, --app-changes-max-to-keep=0, --wait-timeout=1s]`, ""},
+		// probe19 P19-1: values kapp parses under which it never gets to apply later changes (kapp
+		// v0.66.0 binary on kube-apiserver v1.37.2: one ConfigMap still deploying after 60 s at
+		// qps 0.0001, burst 1; a 1000h sleep between looks while a Deployment rolls out)
+		{`[--kube-api-qps=0.0001, --kube-api-burst=1]`, `rawOptions[0]: kapp deploy fails with --kube-api-qps=0.0001 (no change of the package is applied): --kube-api-qps is at least 1 for kapp`},
+		{`[--kube-api-qps=1e-30]`, `rawOptions[0]: kapp deploy fails with --kube-api-qps=1e-30`},
+		{`[--wait-check-interval=1000h]`, `rawOptions[0]: kapp deploy sleeps 1000h0m0s between looks at the resources it applies while one is not done (a Deployment rolling out), and the changes of later change groups wait that long: --wait-check-interval is at most 15m0s for kapp`},
+		{`[--apply-check-interval=16m]`, `rawOptions[0]: kapp deploy sleeps 16m0s between looks`},
+		{`[--diff-context=2, --wait-timeout=90s, --kube-api-qps=20.5, --json=false, --existing-non-labeled-resources-check=T, --apply-default-update-strategy=fallback-on-replace, --apply-concurrency=1, --wait-concurrency=0x10, --kube-api-burst=1, --app-changes-max-to-keep=0, --wait-timeout=1s, --kube-api-qps=1, --wait-check-interval=15m, --apply-check-interval=2s]`, ""},
 	} {
 		cr := strings.Replace(string(data), "      - kapp: {}\n", "      - kapp:\n          rawOptions: "+c.options+"\n", 1)
 		if cr == string(data) {

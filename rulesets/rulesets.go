@@ -55,13 +55,15 @@ type Dependent struct {
 
 // DeployOption is a kapp deploy flag (--name) that changes neither which resources kapp diffs
 // nor what it applies; Values, when given, are the only values for which that holds, as kapp
-// holds them once parsed (a bool is "true" or "false"). Min, when given, is the least integer
-// value kapp deploys with, MinDuration the least duration (below it kapp fails: Source says how).
+// holds them once parsed (a bool is "true" or "false"). Min, when given, is the least number
+// kapp deploys with, MinDuration the least duration, MaxDuration the greatest (beyond them kapp
+// fails, or never gets to apply the changes: Source says how).
 type DeployOption struct {
 	Flag        string   `json:"flag"`
 	Values      []string `json:"values,omitempty"`
-	Min         *int64   `json:"min,omitempty"`
+	Min         *float64 `json:"min,omitempty"`
 	MinDuration string   `json:"minDuration,omitempty"` // as time.ParseDuration reads it
+	MaxDuration string   `json:"maxDuration,omitempty"`
 	Source      string   `json:"source"`
 }
 

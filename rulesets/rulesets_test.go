@@ -36,8 +36,10 @@ func TestBuiltinRulesetsLoadAndEveryEntryHasASource(t *testing.T) {
 		if o.Source == "" || !strings.HasPrefix(o.Flag, "--") {
 			t.Errorf("deploy option without a --flag or a source: %+v", o)
 		}
-		if _, err := time.ParseDuration(o.MinDuration); o.MinDuration != "" && err != nil {
-			t.Errorf("deploy option %s: minDuration: %v", o.Flag, err)
+		for _, d := range []string{o.MinDuration, o.MaxDuration} {
+			if _, err := time.ParseDuration(d); d != "" && err != nil {
+				t.Errorf("deploy option %s: %v", o.Flag, err)
+			}
 		}
 	}
 	for _, d := range rs.Dependent {
