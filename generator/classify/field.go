@@ -239,7 +239,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// last apply held it: the manifest declared it then and no longer does. kapp (its
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
-		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + fc.lastApply.deploy + " removes it"
+		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + removes(fc, d)
 		// judged immutable only for a whole immutable field: kapp's own labels in a pod template
 		// the manifest leaves without metadata land here too (newcomer24 finding 2), which kapp
 		// does not remove; and a part of a field immutable while the live object says so (a key

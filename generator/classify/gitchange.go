@@ -76,6 +76,29 @@ func removedInGit(fc fieldContext, d fielddiff.Delta) bool {
 	return ok && sv != nil
 }
 
+// removes says what the next apply does to a field the manifest no longer declares (d: only the
+// live object holds it): removes it, or, where the API server's defaulting of the manifest gives
+// it a value, has the server default it anew to that value. The update kapp sends lacks the field
+// and the server defaults it as on create (a ReplicationController's replicas: 1, a probe's
+// scheme: HTTP): "removes it" read as the field going away, and the deploy scaling the
+// controller down to 1 went unsaid (newcomer14 N14-2).
+func removes(fc fieldContext, d fielddiff.Delta) string {
+	if v, ok := defaultedAgain(fc, d.Path); ok {
+		return "the server defaults it to " + quoted(v) + " on " + fc.lastApply.deploy
+	}
+	return fc.lastApply.deploy + " removes it"
+}
+
+// defaultedAgain is the value the API server's defaulting of the manifest gives the field at path
+// (the manifest leaving it out); false where it gives none.
+func defaultedAgain(fc fieldContext, path fielddiff.Path) (any, bool) {
+	if fc.defaultedAt == nil {
+		return nil, false
+	}
+	v, ok := fc.defaultedAt.Get(path)
+	return v, ok && v != nil
+}
+
 // removedAsSent returns the value at d, a field only the live object holds, where kapp's last
 // apply (kapp.k14s.io/original) declared that same value: the manifest declared it then (kapp
 // records the manifest before its rebase rules) and no longer does.

@@ -83,6 +83,9 @@ func gitToo(fc fieldContext, d fielddiff.Delta, f *Finding, secret bool) {
 	declares, applies, applying := "the manifest now declares "+quoted(f.Desired), ", which "+fc.lastApply.deploy+" applies over "+live, "applying"
 	if !declared { // removed in Git: kapp's update (its built-in rules alone) leaves the field out
 		declares, applies, applying = "the manifest no longer declares it", ", so "+fc.lastApply.deploy+" removes "+live, "removing it"
+		if v, ok := defaultedAgain(fc, d.Path); ok { // the update lacks it: the server defaults it anew
+			applies, applying = ", so the server defaults it to "+quoted(v)+" on "+fc.lastApply.deploy+" over "+live, "changing it"
+		}
 	}
 	f.GitToo = &GitChange{Original: original, Held: held,
 		Evidence: "a change made in Git: " + last + "; " + declares + applies + " (drift, reported apart)",
