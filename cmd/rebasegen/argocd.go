@@ -97,6 +97,9 @@ func generateArgoCD(c *cli.Context) error {
 	}
 	v := g.Verification
 	r := argocd.Report{Verification: v, Ignores: len(g.Ignores)}
+	for _, n := range v.SyncNotes() { // what a sync does with the fields a controller owns
+		fmt.Fprintln(c.App.ErrWriter, n)
+	}
 	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
 	if rf == format.Text {
 		// the server version's warning is said above (noteVersion)

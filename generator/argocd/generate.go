@@ -49,6 +49,23 @@ func Generate(rep *classify.Report, f Format, app string, header []string, file 
 	if err != nil {
 		return nil, err
 	}
+	if f == Application && len(v.Masked) > 0 {
+		// A controller owns a declared field an ignore takes: without RespectIgnores every sync
+		// writes the manifest's value over the controller's. The option changes no comparison
+		// (Argo CD's diff config does not read sync options), so the verdict stands.
+		b.Reset()
+		if err := write(&b, res.Ignores, f, app, header, true); err != nil {
+			return nil, err
+		}
+		objs, err := load.Bytes("-", b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("generated Application does not parse (a bug): %w", err)
+		}
+		if _, err := Read(objs, load.NewReader(bytes.NewReader(b.Bytes()))); err != nil {
+			return nil, fmt.Errorf("generated Application does not read back (a bug): %w", err)
+		}
+		v = v.keepingSync()
+	}
 	return &Generated{Result: res, Output: b.Bytes(), Verification: v}, nil
 }
 

@@ -106,3 +106,18 @@ func (v Verification) SyncNotes() []string {
 	}
 	return out
 }
+
+// keepingSync is v for ignores written into an Application that sets RespectIgnores: every
+// change and field it names is one that Application's sync keeps live (Generate's, whose
+// Application is the only one, its ignores all those judged).
+func (v Verification) keepingSync() Verification {
+	for _, ps := range []*[]Problem{&v.Hidden, &v.Masked} {
+		kept := make([]Problem, len(*ps))
+		for i, p := range *ps {
+			p.SyncKeeps = true
+			kept[i] = p
+		}
+		*ps = kept
+	}
+	return v
+}

@@ -3,6 +3,7 @@ package argocd_test
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
@@ -141,6 +143,48 @@ func TestRespectIgnoreDifferences(t *testing.T) {
 		notes := v.SyncNotes()
 		if len(notes) != 1 || !strings.Contains(notes[0], "spec.replicas") || !strings.Contains(notes[0], wantReplicas) {
 			t.Errorf("respect %v: sync notes %q, want one on spec.replicas saying %q (the sync applies replicas %v, live %v)", respect, notes, wantReplicas, appliedReplicas, liveReplicas)
+		}
+	}
+}
+
+// generate --target argocd sets the sync option where a controller owns a declared field its
+// ignores take (issue 28, fix31f item 1): the Application it wrote held spec.ignoreDifferences
+// alone, so with the HPA's replicas ignored every sync Argo CD made for another change still
+// wrote the manifest's replicas over the HPA's (the fight went on, Argo CD showing Synced).
+// fixtures/argocd/argo-hpa: the Application written, read as Argo CD's own type, sets
+// RespectIgnoreDifferences=true, and under it what the sync applies (syncApplies, Argo CD's
+// code) keeps the live replicas; argocd-cm, which sets no sync option, warns that every sync
+// writes the manifest's value back, as what the sync applies there says.
+func TestGenerateSetsRespectIgnoreDifferences(t *testing.T) {
+	a := analyze(t, filepath.Join("argocd", "argo-hpa"))
+	d, l := deployment(t, a)
+	liveReplicas, _, _ := unstructured.NestedFieldNoCopy(l.Object, "spec", "replicas")
+	for _, f := range []argocd.Format{argocd.Application, argocd.ArgoCDCM} {
+		g, err := argocd.Generate(a.Report, f, "argo-hpa", nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		respect, ignores := false, g.Ignores
+		if f == argocd.Application {
+			var app v1alpha1.Application
+			if err := sigsyaml.UnmarshalStrict(g.Output, &app); err != nil {
+				t.Fatalf("%s: the Application written does not read as Argo CD's type: %v\n%s", f, err, g.Output)
+			}
+			respect = app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("RespectIgnoreDifferences=true")
+			if !respect || len(app.Spec.IgnoreDifferences) != len(g.Ignores) {
+				t.Errorf("%s: written\n%s\nwant the ignores and spec.syncPolicy.syncOptions holding RespectIgnoreDifferences=true", f, g.Output)
+			}
+			ignores = app.Spec.IgnoreDifferences
+		}
+		applied := syncApplies(t, d, l, ignores, respect)
+		replicas, _, _ := unstructured.NestedFieldNoCopy(applied, "spec", "replicas")
+		want := "every sync writes the manifest's value back"
+		if fmt.Sprint(replicas) == fmt.Sprint(liveReplicas) {
+			want = "keeps the controller's value"
+		}
+		notes := g.Verification.SyncNotes()
+		if len(notes) != 1 || !strings.Contains(notes[0], "spec.replicas") || !strings.Contains(notes[0], want) {
+			t.Errorf("%s: sync notes %q, want one on spec.replicas saying %q (the sync applies replicas %v, live %v)", f, notes, want, replicas, liveReplicas)
 		}
 	}
 }

@@ -40,6 +40,12 @@ const (
 // Application as a tracking id does: its name, in namespace argocd, or namespace_name for one in
 // another namespace (apps in any namespace).
 func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string) error {
+	return write(w, ignores, f, app, header, false)
+}
+
+// write is Write; keep: the Application written sets the sync option RespectIgnores too
+// (Generate's, where a controller owns a field the manifest declares and an ignore takes).
+func write(w io.Writer, ignores []Ignore, f Format, app string, header []string, keep bool) error {
 	var doc any
 	switch f {
 	case Application:
@@ -48,9 +54,13 @@ func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string)
 			entries[i] = ig
 		}
 		ref := splitApp(app, defaultControlPlane)
+		spec := map[string]any{"ignoreDifferences": entries}
+		if keep {
+			spec["syncPolicy"] = map[string]any{"syncOptions": []string{RespectIgnores}}
+		}
 		doc = map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 			"metadata": map[string]any{"name": ref.name, "namespace": ref.namespace},
-			"spec":     map[string]any{"ignoreDifferences": entries}}
+			"spec":     spec}
 	case ArgoCDCM:
 		data := map[string]string{}
 		for _, k := range kinds(ignores) {
@@ -75,9 +85,16 @@ func Write(w io.Writer, ignores []Ignore, f Format, app string, header []string)
 		b.WriteString("# " + escape.Text(h) + "\n") // a file name in it may hold a newline
 	}
 	b.Write(body)
+	if keep { // after the body, so that no entry moves to another line than the verdict's
+		b.WriteString("# " + keepNote + "\n")
+	}
 	_, err = w.Write(b.Bytes())
 	return err
 }
+
+// keepNote is the file's comment on the sync option write sets: kubectl patch --type merge
+// replaces a list whole, so the file's syncOptions replace the Application's.
+const keepNote = "spec.syncPolicy.syncOptions: " + RespectIgnores + ", so that a sync keeps the value a controller sets where an ignore takes a field the manifest declares (a merge patch replaces the list: add the Application's other sync options to it)."
 
 func formatNames() []string {
 	var out []string
