@@ -67,18 +67,20 @@ func TestInvalidObjectMadeInGitFailsTheGate(t *testing.T) {
 // 80, as the server defaulted it) to one of port: ValidateDeploymentUpdate, which validates the
 // new object whole.
 func deploymentUpdate(port int32) field.ErrorList {
-	d := func(port int32) *apps.Deployment {
-		labels := map[string]string{"app.kubernetes.io/name": "web"}
-		return &apps.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "hpa-replicas", ResourceVersion: "1"}, Spec: apps.DeploymentSpec{
-			Replicas: 1, Selector: &metav1.LabelSelector{MatchLabels: labels}, RevisionHistoryLimit: ref(int32(10)), ProgressDeadlineSeconds: ref(int32(600)),
-			Strategy: apps.DeploymentStrategy{Type: apps.RollingUpdateDeploymentStrategyType, RollingUpdate: &apps.RollingUpdateDeployment{MaxSurge: intstr.FromString("25%"), MaxUnavailable: intstr.FromString("25%")}},
-			Template: api.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: api.PodSpec{
-				RestartPolicy: api.RestartPolicyAlways, DNSPolicy: api.DNSClusterFirst, TerminationGracePeriodSeconds: ref(int64(30)), SchedulerName: "default-scheduler", SecurityContext: &api.PodSecurityContext{},
-				Containers: []api.Container{{Name: "web", Image: "nginx:1.25", ImagePullPolicy: api.PullIfNotPresent, TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: api.TerminationMessageReadFile,
-					Ports:     []api.ContainerPort{{ContainerPort: port, Protocol: api.ProtocolTCP}},
-					Resources: api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: apiresource.MustParse("100m"), api.ResourceMemory: apiresource.MustParse("64Mi")}}}},
-			}},
-		}}
-	}
-	return appsvalidation.ValidateDeploymentUpdate(d(port), d(80), corevalidation.PodValidationOptions{})
+	return appsvalidation.ValidateDeploymentUpdate(fixtureDeployment(port), fixtureDeployment(80), corevalidation.PodValidationOptions{})
+}
+
+// fixtureDeployment is fixtures/hpa-replicas' Deployment as the server defaulted it, with port.
+func fixtureDeployment(port int32) *apps.Deployment {
+	labels := map[string]string{"app.kubernetes.io/name": "web"}
+	return &apps.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "hpa-replicas", ResourceVersion: "1"}, Spec: apps.DeploymentSpec{
+		Replicas: 1, Selector: &metav1.LabelSelector{MatchLabels: labels}, RevisionHistoryLimit: ref(int32(10)), ProgressDeadlineSeconds: ref(int32(600)),
+		Strategy: apps.DeploymentStrategy{Type: apps.RollingUpdateDeploymentStrategyType, RollingUpdate: &apps.RollingUpdateDeployment{MaxSurge: intstr.FromString("25%"), MaxUnavailable: intstr.FromString("25%")}},
+		Template: api.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: api.PodSpec{
+			RestartPolicy: api.RestartPolicyAlways, DNSPolicy: api.DNSClusterFirst, TerminationGracePeriodSeconds: ref(int64(30)), SchedulerName: "default-scheduler", SecurityContext: &api.PodSecurityContext{},
+			Containers: []api.Container{{Name: "web", Image: "nginx:1.25", ImagePullPolicy: api.PullIfNotPresent, TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: api.TerminationMessageReadFile,
+				Ports:     []api.ContainerPort{{ContainerPort: port, Protocol: api.ProtocolTCP}},
+				Resources: api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: apiresource.MustParse("100m"), api.ResourceMemory: apiresource.MustParse("64Mi")}}}},
+		}},
+	}}
 }

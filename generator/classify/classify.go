@@ -216,8 +216,10 @@ type fieldContext struct {
 	// its CRD's for a custom resource (crdRefusal), its kind's for a built-in kind
 	crdRefusal *refusal
 	refusal    *refusal
-	mechanism  string
-	strategy   string // names the create strategy's PrepareForCreate, "" without one
+	// whether it refuses the create of kapp's replace of the object (replaceRefused)
+	replaceRefusal *refusal
+	mechanism      string
+	strategy       string // names the create strategy's PrepareForCreate, "" without one
 	// what the applier sent (kapp.k14s.io/original; for an object Argo CD syncs, what its last
 	// client-side sync applied), nil when unknown; lastApply names the record
 	sent      map[string]any
@@ -250,7 +252,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		return res, fmt.Errorf("%s: %w", live.Source, err)
 	}
 	deltas := compared.Deltas
-	fc := fieldContext{id: p.ID, refusal: &refusal{}} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
+	fc := fieldContext{id: p.ID, refusal: &refusal{}, replaceRefusal: &refusal{}} // (no normalised live copy: nothing read it, and it cost a tenth of classify)
 	if fc.owners, err = owners(live, c.names); err != nil {
 		return res, err
 	}

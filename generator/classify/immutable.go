@@ -18,21 +18,35 @@ import (
 // immutableChange says why kapp's deploy does not make a change made in Git at path, as evidence
 // to append: the field is immutable (rulesets/immutable.yaml) and kapp updates the object in place,
 // so the deploy fails on it (blocks); or the server keeps the live value on update (Kept), so the
-// deploy leaves it as it is. Not when the manifest has kapp replace the object
+// deploy leaves it as it is. Where the manifest has kapp replace the object
 // (kapp.k14s.io/update-strategy always-replace, or fallback-on-replace where the update is
-// refused), update nothing of it (skip), or create a new version of it (kapp.k14s.io/versioned).
+// refused), the server's create validation of the manifest decides instead (replaceRefused). Not
+// when it has kapp update nothing of it (skip) or create a new version of it (kapp.k14s.io/versioned).
 func (c *classifier) immutableChange(fc fieldContext, path string) (why string, blocks, ok bool) {
 	ann := fc.desired.GetAnnotations()
 	strategy := ann[kappconv.UpdateStrategy]
-	if _, versioned := ann[kappconv.Versioned]; versioned || strategy == "always-replace" || strategy == "skip" {
+	if _, versioned := ann[kappconv.Versioned]; versioned || strategy == "skip" {
 		return "", false, false
 	}
-	// fallback-on-replace replaces the object only where the server refuses the update
-	refused := strategy == ""
-	if why, ok := clusterIPChange(fc, path); ok && refused {
+	if strategy != "always-replace" {
+		why, blocks, ok = c.updateChange(fc, path)
+		if !blocks || strategy != "fallback-on-replace" {
+			return why, blocks, ok
+		}
+	}
+	// kapp replaces the object (fallback-on-replace: kapp's update is refused as invalid)
+	if why, ok := c.replaceRefused(fc, strategy); ok {
 		return why, true, true
 	}
-	if e, ok := c.immutableAt(fc, path); ok && (e.Kept || refused) {
+	return "", false, false
+}
+
+// updateChange is immutableChange of kapp's in-place update.
+func (c *classifier) updateChange(fc fieldContext, path string) (why string, blocks, ok bool) {
+	if why, ok := clusterIPChange(fc, path); ok {
+		return why, true, true
+	}
+	if e, ok := c.immutableAt(fc, path); ok {
 		if e.Kept {
 			return fmt.Sprintf("; but the deploy does not change it: the API server keeps the live value on update (rulesets: %s), so kapp shows this change again on every later deploy; take it out of the manifest, or make it where the source says", e.Source), false, true
 		}
@@ -42,13 +56,13 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 		}
 		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true, true
 	}
-	if why, ok := serviceUpdateRefused(fc); refused && ok {
+	if why, ok := serviceUpdateRefused(fc); ok {
 		return why, true, true
 	}
-	if why, ok := c.updateRefused(fc); refused && ok {
+	if why, ok := c.updateRefused(fc); ok {
 		return why, true, true
 	}
-	if why, ok := c.crdUpdateRefused(fc); refused && ok {
+	if why, ok := c.crdUpdateRefused(fc); ok {
 		return why, true, true
 	}
 	return "", false, false
