@@ -135,3 +135,39 @@ func suspendedJobUpdate(started bool, change func(*api.PodTemplateSpec)) field.E
 	jobregistry.Strategy.PrepareForUpdate(ctx, nw, old)
 	return jobregistry.Strategy.ValidateUpdate(ctx, nw, old)
 }
+
+// The update kapp's last apply (kapp.k14s.io/original) makes is refused with the same message as
+// the change made in Git, for another cause (fix31b, issue 23): without generated rules, kapp's
+// update of a running suspended Job's template drops the controller's labels the live template
+// holds, "spec.template: Invalid value: field is immutable"; a nodeSelector added in Git meets
+// that very text, so the filter of errors the last apply meets as well, comparing text, left the
+// change "pending change from Git (kapp applies it on deploy)". Compared by cause (the field, the
+// reason and the value refused: here the template Git changed), the change is refused. The oracle
+// is the API server's Job strategy on the update built by hand (suspendedJobUpdate).
+func TestSameRefusalTextOfAnotherCause(t *testing.T) {
+	const refusal = "spec.template: Invalid value: field is immutable"
+	nodeSelector := func(tp *api.PodTemplateSpec) { tp.Spec.NodeSelector = map[string]string{"pool": "batch"} }
+	if errs := suspendedJobUpdate(true, nodeSelector); len(errs) != 1 || errs[0].Field+": "+errs[0].Type.String()+": "+errs[0].Detail != refusal {
+		t.Fatalf("oracle: %v, want %q", errs, refusal)
+	}
+	in := suspendedJob(t, true)
+	in.Desired = []string{editedKind(t, in.Desired[0], "Job", func(u *unstructured.Unstructured) {
+		_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"pool": "batch"}, "spec", "template", "spec", "nodeSelector")
+	})}
+	ch, err := generator.Check(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range ch.Findings(verdict.Gate{}) {
+		if f.Resource.Kind == "Job" && f.Path == "spec.template.spec.nodeSelector" {
+			found = true
+			if f.Kind != verdict.KindImmutable || !f.Fails || !strings.Contains(f.Evidence, "ValidateJobUpdate): "+refusal) {
+				t.Errorf("the nodeSelector added in Git: %s (fails %v): %s", f.Kind, f.Fails, f.Evidence)
+			}
+		}
+	}
+	if !found {
+		t.Error("no finding at spec.template.spec.nodeSelector")
+	}
+}

@@ -67,7 +67,7 @@ func (c *classifier) crdRefusalOf(fc fieldContext) string {
 	}
 	if len(errs) > 0 && fc.sent != nil {
 		if before, err := s.updateErrors(fc.sent, fc.live.Object); err == nil {
-			errs = slices.DeleteFunc(errs, func(e string) bool { return slices.Contains(before, e) })
+			errs = notBefore(errs, before)
 		}
 	}
 	if len(errs) == 0 {
@@ -78,12 +78,11 @@ func (c *classifier) crdRefusalOf(fc fieldContext) string {
 		crd += " as the manifests declare it, which kapp applies before the custom resources,"
 	}
 	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s, as the validation of %s says (k8s.io/apiextensions-apiserver %s pkg/registry/customresource ValidateUpdate: its OpenAPI schema and x-kubernetes-validations rules, oldSelf the live object): %s; change the manifest so that the update is valid, annotate it with %s: fallback-on-replace (kapp then deletes and recreates the object), or give the object a new name",
-		fc.id.Kind, crd, kappconv.Kubernetes, escape.Text(strings.Join(errs, "; ")), kappconv.UpdateStrategy)
+		fc.id.Kind, crd, kappconv.Kubernetes, escape.Text(strings.Join(errorTexts(errs), "; ")), kappconv.UpdateStrategy)
 }
 
-// updateErrors are the errors of the update sending manifest over live (errorTexts: the rule's
-// message, never the value).
-func (s *crdSchema) updateErrors(manifest, live map[string]any) ([]string, error) {
+// updateErrors are the errors of the update sending manifest over live.
+func (s *crdSchema) updateErrors(manifest, live map[string]any) (field.ErrorList, error) {
 	u := &s.update
 	u.once.Do(func() {
 		u.schema, _, u.err = apiservervalidation.NewSchemaValidator(u.props)
@@ -119,7 +118,7 @@ func (s *crdSchema) updateErrors(manifest, live map[string]any) ([]string, error
 		celErrs, _ := u.cel.Validate(context.Background(), nil, s.structural, nw, old, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
 		errs = append(errs, celErrs...)
 	}
-	return errorTexts(errs), nil
+	return errs, nil
 }
 
 // blocksCEL reports whether the server skips the CEL rules for e (strategy.go hasBlockingErr):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -137,9 +136,9 @@ var createValidations = map[schema.GroupKind]createValidation{
 const createUID = types.UID("00000000-0000-4000-8000-000000000000")
 
 // createErrors are v's errors for the create of manifest, named and placed as live (the object
-// kapp deleted), each as field, type and detail (errorTexts); nil where it does not decode into
+// kapp deleted); nil where it does not decode into
 // its kind's internal type (the defaulting stage says so).
-func createErrors(v createValidation, manifest map[string]any, live *unstructured.Unstructured) []string {
+func createErrors(v createValidation, manifest map[string]any, live *unstructured.Unstructured) field.ErrorList {
 	obj, ok := internalObject(manifest, true)
 	if !ok {
 		return nil
@@ -165,7 +164,7 @@ func createErrors(v createValidation, manifest map[string]any, live *unstructure
 	if err != nil {
 		return nil // the server answers an internal error, not a refusal of the object
 	}
-	return errorTexts(errs)
+	return errs
 }
 
 // run runs v on the create of obj as the API server does; a panic of Kubernetes' code (the
@@ -207,8 +206,7 @@ func (c *classifier) replaceRefused(fc fieldContext, strategy string) (string, b
 		}
 		errs := createErrors(v, fc.desired.Object, fc.live)
 		if len(errs) > 0 && fc.sent != nil {
-			before := createErrors(v, fc.sent, fc.live)
-			errs = slices.DeleteFunc(errs, func(e string) bool { return slices.Contains(before, e) })
+			errs = notBefore(errs, createErrors(v, fc.sent, fc.live))
 		}
 		if len(errs) == 0 {
 			return ""
@@ -219,6 +217,6 @@ func (c *classifier) replaceRefused(fc fieldContext, strategy string) (string, b
 		}
 		_, module := schemeOf(gvk.Group)
 		return fmt.Sprintf("; kapp's deploy fails here: %s (%s: %s): it deletes the live %s, then the API server refuses to create the manifest's (%s %s %s): %s; the %s stays deleted until a deploy creates it: change the manifest so that the object is valid",
-			when, kappconv.UpdateStrategy, strategy, gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errs, "; ")), gvk.Kind)
+			when, kappconv.UpdateStrategy, strategy, gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")), gvk.Kind)
 	})
 }

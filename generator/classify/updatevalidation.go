@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,8 +65,7 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	}
 	errs := updateErrors(v, c.sends(fc.desired, fc.live), fc.live.Object)
 	if len(errs) > 0 && fc.sent != nil {
-		before := updateErrors(v, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object)
-		errs = slices.DeleteFunc(errs, func(e string) bool { return slices.Contains(before, e) })
+		errs = notBefore(errs, updateErrors(v, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object))
 	}
 	if len(errs) == 0 {
 		return ""
@@ -79,7 +79,7 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	}
 	_, module := schemeOf(gvk.Group)
 	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s (%s %s %s): %s; %s",
-		gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errs, "; ")), remedy)
+		gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")), remedy)
 }
 
 // sends is the object kapp's update sends for manifest: with kapp's rebase rules applied where
@@ -94,10 +94,9 @@ func (c *classifier) sends(manifest, live *unstructured.Unstructured) map[string
 	return manifest.Object
 }
 
-// updateErrors are v's errors for the update sending manifest over live, each as field, type and
-// detail: never the value, which may be large (a whole spec). nil where either does not decode
-// into its kind's internal type (the defaulting stage says so).
-func updateErrors(v updateValidation, manifest, live map[string]any) []string {
+// updateErrors are v's errors for the update sending manifest over live; nil where either does
+// not decode into its kind's internal type (the defaulting stage says so).
+func updateErrors(v updateValidation, manifest, live map[string]any) field.ErrorList {
 	old, ok := internalObject(live, false)
 	if !ok {
 		return nil
@@ -117,7 +116,21 @@ func updateErrors(v updateValidation, manifest, live map[string]any) []string {
 	if err != nil {
 		return nil // the server answers an internal error, not a refusal of the change
 	}
-	return errorTexts(errs)
+	return errs
+}
+
+// notBefore are the errors of errs whose cause before (the errors kapp's last apply,
+// kapp.k14s.io/original, meets) does not hold: an error of the same field, type and detail of the
+// same value (field.Error's BadValue, what the validation judged: a whole immutable template)
+// has the same cause, not this deploy's change made in Git. Compared by text, one refusal of a
+// running Job's template for the controller's labels kapp's last apply lacks hid another, of the
+// nodeSelector Git adds ("spec.template: Invalid value: field is immutable", both).
+func notBefore(errs, before field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(slices.Clone(errs), func(e *field.Error) bool {
+		return slices.ContainsFunc(before, func(b *field.Error) bool {
+			return e.Field == b.Field && e.Type == b.Type && e.Detail == b.Detail && apiequality.Semantic.DeepEqual(e.BadValue, b.BadValue)
+		})
+	})
 }
 
 // errorTexts are errs as field, type and detail, each once: never the value, which may be large
