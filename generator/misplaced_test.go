@@ -1,6 +1,8 @@
 package generator_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -234,6 +236,21 @@ func TestIndexCopyThroughAnAtomicListIsNamed(t *testing.T) {
 func TestGeneratedCopyFollowsTheItem(t *testing.T) {
 	live := writeFile(t, "live.yaml", kapptest.Deployed(t, "shop", rbacAndLimits))
 	rules, _ := generatedRules(t, generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", rbacAndLimits)}, Live: []string{live}, Namespace: "shop"})
+	// the README says how such a rule reads (its comment) and that these defaults are no plain
+	// copy by index
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const byItem = "into the same item, wherever it stands"
+	data, err := os.ReadFile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := string(data); strings.Count(text, byItem) != 3 || strings.Contains(text, "{allIndexes: true}, apiGroup]") || strings.Contains(text, "{allIndexes: true}, default]") ||
+		!strings.Contains(string(readme), "`"+byItem+"` in its comment") || !strings.Contains(string(readme), "RoleBinding `User` subject's `apiGroup`") {
+		t.Errorf("the generated rules copy the subjects' apiGroup and the limits' default and defaultRequest otherwise than the README says (%q, no copy by index):\n%s", byItem, text)
+	}
 	for _, tc := range []struct{ name, manifest, kind string }{
 		{"kept", rbacAndLimits, ""},
 		{"subject first", strings.Replace(rbacAndLimits, "subjects:\n", "subjects:\n- kind: ServiceAccount\n  name: metrics\n", 1), "RoleBinding"},
