@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -201,6 +202,48 @@ func TestCRDUpdateTheServerRefusesFailsTheGate(t *testing.T) {
 			}
 			if (len(refused) > 0) != (tc.refusal != nil) {
 				t.Errorf("check: the CRD's update refused: %q, want %v", refused, tc.refusal != nil)
+			}
+		})
+	}
+}
+
+// A CRD's group, kind, plural and scope may not change (the API server refuses the update,
+// k8s.io/apiextensions-apiserver validateCustomResourceDefinitionSpecUpdate); the remedy check
+// gave was kapp.k14s.io/update-strategy: fallback-on-replace, a new name or kapp.k14s.io/versioned,
+// each of which has kapp delete the CRD, and deleting a CRD deletes every custom resource of it.
+// The remedy is a new CRD and a migration, and never replacing one.
+func TestCRDRefusalNeverSuggestsReplacingIt(t *testing.T) {
+	for _, tc := range []struct {
+		path  string
+		value any
+	}{
+		{"spec.group", "other.rebasegen.dev"},
+		{"spec.names.kind", "Backup2"},
+		{"spec.names.plural", "backups2"},
+		{"spec.scope", "Cluster"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			in := fixtureEdited(t, "crd-defaults", "CustomResourceDefinition", func(u *unstructured.Unstructured) {
+				if err := unstructured.SetNestedField(u.Object, tc.value, strings.Split(tc.path, ".")...); err != nil {
+					t.Fatal(err)
+				}
+			})
+			found := false
+			for _, f := range checked(t, in).Findings(verdict.Gate{}) {
+				if f.Resource.Kind != "CustomResourceDefinition" || f.Path != tc.path {
+					continue
+				}
+				found = true
+				if f.Kind != verdict.KindImmutable || !f.Fails {
+					t.Errorf("%s: %s (fails %v), want a failing %s", f.Path, f.Kind, f.Fails, verdict.KindImmutable)
+				}
+				if strings.Contains(f.Evidence, "annotate the manifest") || strings.Contains(f.Evidence, "new name") ||
+					!strings.Contains(f.Evidence, "takes a new CRD beside this one and a migration of its custom resources") || !strings.Contains(f.Evidence, "never have kapp replace a CRD") {
+					t.Errorf("%s: the remedy must be a new CRD, never a replacement: %s", f.Path, f.Evidence)
+				}
+			}
+			if !found {
+				t.Errorf("no finding at %s", tc.path)
 			}
 		})
 	}

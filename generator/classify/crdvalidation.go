@@ -22,6 +22,11 @@ type CRDUpdateValidation func(ctx context.Context, obj, old *apiextensions.Custo
 
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
+// crdRemedy is what to do about a CRD update the API server refuses, whatever refuses it (its
+// validation, rulesets/immutable.yaml): never replace it, which kapp's fallback-on-replace,
+// always-replace or a new name would do, as deleting a CRD deletes every custom resource of it.
+const crdRemedy = "change the CRD so that the server accepts the update: a version live objects may be stored at stays in spec.versions, served: false, until a storage migration removes it from status.storedVersions; a group, kind, plural or scope that must change takes a new CRD beside this one and a migration of its custom resources to it; never have kapp replace a CRD (kapp.k14s.io/update-strategy fallback-on-replace or always-replace): deleting it deletes every custom resource of it"
+
 // validationOf is the API server's update validation of gk that is run here: updateValidations',
 // and for a CRD its registry strategy with the validation the caller handed over.
 func (c *classifier) validationOf(gk schema.GroupKind) (updateValidation, bool) {

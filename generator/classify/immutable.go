@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -54,7 +55,11 @@ func (c *classifier) updateChange(fc fieldContext, path string) (why string, blo
 		if e.OnlyIf != "" {
 			while = " while the live object's " + e.OnlyIf + " is true"
 		}
-		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", e.Path, while, e.Source, kappconv.UpdateStrategy, kappconv.Versioned), true, true
+		remedy := fmt.Sprintf("annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
+		if (schema.GroupKind{Group: fc.id.Group, Kind: fc.id.Kind}) == crdKind {
+			remedy = crdRemedy
+		}
+		return fmt.Sprintf("; kapp's deploy fails here: %s is immutable%s (rulesets: %s), so the API server refuses kapp's update; %s", e.Path, while, e.Source, remedy), true, true
 	}
 	if why, ok := serviceUpdateRefused(fc); ok {
 		return why, true, true

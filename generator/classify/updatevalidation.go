@@ -73,9 +73,8 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
 	// not change (a suspended Job's image)
 	remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
-	if gvk.Group == "apiextensions.k8s.io" {
-		// deleting a CRD deletes every custom resource of it: never have kapp replace one
-		remedy = "change the CRD so that the server accepts the update (a version live objects may be stored at stays in spec.versions, served: false, until a storage migration removes it from status.storedVersions); never have kapp replace a CRD: deleting it deletes every custom resource of it"
+	if gvk.GroupKind() == crdKind {
+		remedy = crdRemedy
 	}
 	_, module := schemeOf(gvk.Group)
 	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s (%s %s %s): %s; %s",
