@@ -149,14 +149,17 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &classifier{rules: rs, defaults: defaulter{crds: crds, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		prepare: opts.Prepare, rebase: opts.Rebase, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
-	if opts.Version != nil {
-		c.version = opts.Version.Version
-	}
+	// custom resources are defaulted as the server defaults kapp's update of them: with the CRD
+	// this deploy applies first where the manifests declare one (a default it adds or changes
+	// reaches them), else the inputs'
 	applied, err := appliedCRDs(crds, set.DesiredCRDs)
 	if err != nil {
 		return nil, err
+	}
+	c := &classifier{rules: rs, defaults: defaulter{crds: applied, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
+		prepare: opts.Prepare, rebase: opts.Rebase, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+	if opts.Version != nil {
+		c.version = opts.Version.Version
 	}
 	if c.served, err = newServed(opts.Server, applied, crds); err != nil {
 		return nil, err
