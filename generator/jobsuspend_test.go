@@ -5,9 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	jobregistry "k8s.io/kubernetes/pkg/registry/batch/job"
@@ -169,5 +173,52 @@ func TestSameRefusalTextOfAnotherCause(t *testing.T) {
 	}
 	if !found {
 		t.Error("no finding at spec.template.spec.nodeSelector")
+	}
+}
+
+// A suspended Job's containers' resources may change only where the server's feature gate
+// MutablePodResourcesForSuspendedJobs is on: by default from v1.36, off in v1.35, absent before.
+// check judged every --server-version with v1.37's gates: a resources change passed (exit 0)
+// for v1.33-v1.35, whose server refuses it (probe19 P19-2: kapp v0.66.0 on kube-apiserver
+// v1.37.2 started with both gates off, "field is immutable"). The oracle is the Job strategy
+// under the gates Kubernetes' versioned gate data gives that version (emulation version).
+func TestSuspendedJobResourcesByServerVersion(t *testing.T) {
+	rules, _ := generatedRules(t, suspendedJob(t, false))
+	cpu := func(tp *api.PodTemplateSpec) {
+		tp.Spec.Containers[0].Resources.Requests = api.ResourceList{api.ResourceCPU: resource.MustParse("200m")}
+	}
+	for _, c := range []struct {
+		server  string
+		refused bool
+	}{{"v1.35.0", true}, {"v1.33.1", true}, {"v1.36.3", false}, {"v1.37.2", false}} {
+		t.Run(c.server, func(t *testing.T) {
+			v := version.MustParse(c.server)
+			// the server's gates set for the oracle alone: its subtest's cleanup restores them
+			// before check runs
+			t.Run("oracle", func(t *testing.T) {
+				featuregatetesting.SetFeatureGateEmulationVersionDuringTest(t, utilfeature.DefaultFeatureGate, version.MajorMinor(v.Major(), v.Minor()))
+				if errs := suspendedJobUpdate(false, cpu); len(errs) > 0 != c.refused {
+					t.Fatalf("oracle at %s: %v, want refused %v", c.server, errs, c.refused)
+				}
+			})
+			in := suspendedJob(t, false)
+			in.ServerVersion = c.server
+			in.Desired = []string{editedKind(t, in.Desired[0], "Job", func(u *unstructured.Unstructured) {
+				firstContainer(u.Object["spec"].(map[string]any)["template"].(map[string]any))["resources"] = map[string]any{"requests": map[string]any{"cpu": "200m"}}
+			})}
+			ch, err := generator.Check(in, []string{rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fails := false
+			for _, f := range ch.Findings(verdict.Gate{}) {
+				if f.Resource.Kind == "Job" && f.Fails {
+					fails = fails || f.Kind == verdict.KindImmutable && strings.Contains(f.Evidence, "field is immutable")
+				}
+			}
+			if fails != c.refused {
+				t.Errorf("server %s: check fails %v, want %v (the server refuses: %v)", c.server, fails, c.refused, c.refused)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
@@ -90,9 +91,10 @@ type classifier struct {
 	classes          map[string]map[string]any // live StorageClasses by name (storageClasses)
 	paths            *pathTable                // shared by the workers
 
-	version         string           // Options.Version's
-	served          *served          // what the server serves (Options.Server, the CRDs)
-	versionDefaults []versionDefault // Options.Version's differences
+	version         string                  // Options.Version's
+	served          *served                 // what the server serves (Options.Server, the CRDs)
+	gates           featuregate.FeatureGate // the server's default feature gates (Options.Server)
+	versionDefaults []versionDefault        // Options.Version's differences
 
 	crdValidation CRDUpdateValidation // Options.CRDUpdate
 }
@@ -164,6 +166,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if c.served, err = newServed(opts.Server, applied, crds); err != nil {
 		return nil, err
 	}
+	c.gates = gatesAt(opts.Server)
 	if c.hpaTargets, err = hpaTargets(set); err != nil {
 		return nil, err
 	}

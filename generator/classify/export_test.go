@@ -15,5 +15,5 @@ func UpdateErrors(sent, live map[string]any) (errs []string, judged bool) {
 	if !ok {
 		return nil, false
 	}
-	return errorTexts(updateErrors(v, sent, live)), true
+	return errorTexts(updateErrors(v, gatesAt(nil), sent, live)), true
 }

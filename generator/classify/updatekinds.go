@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-base/featuregate"
 	jobutil "k8s.io/kubernetes/pkg/api/job"
 	pvcutil "k8s.io/kubernetes/pkg/api/persistentvolumeclaim"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
@@ -68,7 +69,8 @@ type updateValidation struct {
 	strategy updateStrategy
 	// else what the strategy's PrepareForUpdate and ValidateUpdate do, called as they call it:
 	// their packages link k8s.io/apiserver's registry/generic (the etcd client, grpc, otel)
-	validate func(nw, old runtime.Object) field.ErrorList
+	// (gates: the feature gates of the server judged, by its version)
+	validate func(gates featuregate.FeatureGate, nw, old runtime.Object) field.ErrorList
 }
 
 // updateStrategy is what the API server calls of a registry strategy on an update
@@ -119,7 +121,7 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 	{Group: "storage.k8s.io", Kind: "VolumeAttributesClass"}:                    {"pkg/apis/storage/validation ValidateVolumeAttributesClassUpdate", vacregistry.Strategy, nil},
 
 	// pkg/registry/core/pod: PrepareForUpdate keeps the pod-level resources a client dropped
-	{Kind: "Pod"}: {"pkg/apis/core/validation ValidatePodUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "Pod"}: {"pkg/apis/core/validation ValidatePodUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.Pod), o.(*api.Pod)
 		if nw.Spec.Resources == nil && old.Spec.Resources != nil {
 			nw.Spec.Resources = old.Spec.Resources.DeepCopy()
@@ -129,27 +131,27 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 		opts.ResourceIsPod = true
 		return corevalidation.ValidatePodUpdate(nw, old, opts)
 	}},
-	{Kind: "ReplicationController"}: {"pkg/apis/core/validation ValidateReplicationControllerUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "ReplicationController"}: {"pkg/apis/core/validation ValidateReplicationControllerUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.ReplicationController), o.(*api.ReplicationController)
 		podutil.DropDisabledTemplateFields(nw.Spec.Template, old.Spec.Template)
 		return corevalidation.ValidateReplicationControllerUpdate(nw, old, podutil.GetValidationOptionsFromPodTemplate(nw.Spec.Template, old.Spec.Template))
 	}},
-	{Group: "apps", Kind: "ReplicaSet"}: {"pkg/apis/apps/validation ValidateReplicaSetUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "apps", Kind: "ReplicaSet"}: {"pkg/apis/apps/validation ValidateReplicaSetUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*apps.ReplicaSet), o.(*apps.ReplicaSet)
 		podutil.DropDisabledTemplateFields(&nw.Spec.Template, &old.Spec.Template)
 		return appsvalidation.ValidateReplicaSetUpdate(nw, old, podutil.GetValidationOptionsFromPodTemplate(&nw.Spec.Template, &old.Spec.Template))
 	}},
-	{Group: "batch", Kind: "Job"}: {"pkg/apis/batch/validation ValidateJobUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "batch", Kind: "Job"}: {"pkg/apis/batch/validation ValidateJobUpdate", nil, func(gates featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*batch.Job), o.(*batch.Job)
 		jobutil.DropDisabledFields(&nw.Spec, &old.Spec)
 		podutil.DropDisabledTemplateFields(&nw.Spec.Template, &old.Spec.Template)
-		return batchvalidation.ValidateJobUpdate(nw, old, jobValidationOptions(nw, old))
+		return batchvalidation.ValidateJobUpdate(nw, old, jobValidationOptions(gates, nw, old))
 	}},
-	{Kind: "ConfigMap"}: {"pkg/apis/core/validation ValidateConfigMapUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "ConfigMap"}: {"pkg/apis/core/validation ValidateConfigMapUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return corevalidation.ValidateConfigMapUpdate(n.(*api.ConfigMap), o.(*api.ConfigMap))
 	}},
 	// pkg/registry/core/secret: PrepareForUpdate keeps the live type where the update has none
-	{Kind: "Secret"}: {"pkg/apis/core/validation ValidateSecretUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "Secret"}: {"pkg/apis/core/validation ValidateSecretUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.Secret), o.(*api.Secret)
 		if nw.Type == "" {
 			nw.Type = old.Type
@@ -157,12 +159,12 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 		return corevalidation.ValidateSecretUpdate(nw, old)
 	}},
 	// pkg/registry/core/namespace: PrepareForUpdate keeps the live finalizers (the finalize subresource's)
-	{Kind: "Namespace"}: {"pkg/apis/core/validation ValidateNamespace, ValidateNamespaceUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "Namespace"}: {"pkg/apis/core/validation ValidateNamespace, ValidateNamespaceUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.Namespace), o.(*api.Namespace)
 		nw.Spec.Finalizers = old.Spec.Finalizers
 		return append(corevalidation.ValidateNamespace(nw), corevalidation.ValidateNamespaceUpdate(nw, old)...)
 	}},
-	{Kind: "PersistentVolumeClaim"}: {"pkg/apis/core/validation ValidatePersistentVolumeClaimUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "PersistentVolumeClaim"}: {"pkg/apis/core/validation ValidatePersistentVolumeClaimUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.PersistentVolumeClaim), o.(*api.PersistentVolumeClaim)
 		pvcutil.DropDisabledFields(&nw.Spec, &old.Spec)
 		pvcutil.EnforceDataSourceBackwardsCompatibility(&nw.Spec, &old.Spec)
@@ -171,66 +173,66 @@ var updateValidations = map[schema.GroupKind]updateValidation{
 		return corevalidation.ValidatePersistentVolumeClaimUpdate(nw, old, corevalidation.ValidationOptionsForPersistentVolumeClaim(nw, old))
 	}},
 	// pkg/registry/certificates/certificates: PrepareForUpdate keeps the live spec (and status)
-	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {"pkg/apis/certificates/validation ValidateCertificateSigningRequestUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {"pkg/apis/certificates/validation ValidateCertificateSigningRequestUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*certificates.CertificateSigningRequest), o.(*certificates.CertificateSigningRequest)
 		nw.Spec = old.Spec
 		return certvalidation.ValidateCertificateSigningRequestUpdate(nw, old)
 	}},
 	// pkg/registry/core/serviceaccount (whose package links the service account admission plugin)
-	{Kind: "ServiceAccount"}: {"pkg/apis/core/validation ValidateServiceAccountUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "ServiceAccount"}: {"pkg/apis/core/validation ValidateServiceAccountUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		prepareServiceAccount(context.Background(), n)
 		return corevalidation.ValidateServiceAccountUpdate(n.(*api.ServiceAccount), o.(*api.ServiceAccount))
 	}},
-	{Kind: "Endpoints"}: {"pkg/apis/core/validation ValidateEndpointsUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "Endpoints"}: {"pkg/apis/core/validation ValidateEndpointsUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return corevalidation.ValidateEndpointsUpdate(n.(*api.Endpoints), o.(*api.Endpoints))
 	}},
-	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}: {"pkg/apis/discovery/validation ValidateEndpointSliceUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}: {"pkg/apis/discovery/validation ValidateEndpointSliceUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return discoveryvalidation.ValidateEndpointSliceUpdate(n.(*discovery.EndpointSlice), o.(*discovery.EndpointSlice))
 	}},
 
 	// probe14 P14-2: a ResourceClaimTemplate's spec, refused on update, passed check
-	{Group: "resource.k8s.io", Kind: "ResourceClaim"}: {"pkg/apis/resource/validation ValidateResourceClaimUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}: {"pkg/apis/resource/validation ValidateResourceClaimUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return resourcevalidation.ValidateResourceClaimUpdate(n.(*resource.ResourceClaim), o.(*resource.ResourceClaim))
 	}},
-	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: {"pkg/apis/resource/validation ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: {"pkg/apis/resource/validation ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw := n.(*resource.ResourceClaimTemplate)
 		return append(resourcevalidation.ValidateResourceClaimTemplate(nw), resourcevalidation.ValidateResourceClaimTemplateUpdate(nw, o.(*resource.ResourceClaimTemplate))...)
 	}},
-	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: {"pkg/apis/resource/validation ValidateResourceSliceUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: {"pkg/apis/resource/validation ValidateResourceSliceUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return resourcevalidation.ValidateResourceSliceUpdate(n.(*resource.ResourceSlice), o.(*resource.ResourceSlice))
 	}},
-	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}: {"pkg/apis/certificates/validation ValidateClusterTrustBundleUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}: {"pkg/apis/certificates/validation ValidateClusterTrustBundleUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return certvalidation.ValidateClusterTrustBundleUpdate(n.(*certificates.ClusterTrustBundle), o.(*certificates.ClusterTrustBundle))
 	}},
-	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}: {"pkg/apis/certificates/validation ValidatePodCertificateRequestUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}: {"pkg/apis/certificates/validation ValidatePodCertificateRequestUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return certvalidation.ValidatePodCertificateRequestUpdate(n.(*certificates.PodCertificateRequest), o.(*certificates.PodCertificateRequest))
 	}},
-	{Group: "networking.k8s.io", Kind: "IPAddress"}: {"pkg/apis/networking/validation ValidateIPAddress, ValidateIPAddressUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "networking.k8s.io", Kind: "IPAddress"}: {"pkg/apis/networking/validation ValidateIPAddress, ValidateIPAddressUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw := n.(*networking.IPAddress)
 		return append(netvalidation.ValidateIPAddress(nw), netvalidation.ValidateIPAddressUpdate(nw, o.(*networking.IPAddress))...)
 	}},
-	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}: {"pkg/apis/networking/validation ValidateServiceCIDRUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}: {"pkg/apis/networking/validation ValidateServiceCIDRUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return netvalidation.ValidateServiceCIDRUpdate(n.(*networking.ServiceCIDR), o.(*networking.ServiceCIDR))
 	}},
-	{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}: {"pkg/apis/coordination/validation ValidateLeaseCandidateUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}: {"pkg/apis/coordination/validation ValidateLeaseCandidateUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return coordvalidation.ValidateLeaseCandidateUpdate(n.(*coordination.LeaseCandidate), o.(*coordination.LeaseCandidate))
 	}},
-	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}: {"pkg/apis/storage/validation ValidateCSIStorageCapacity, ValidateCSIStorageCapacityUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "storage.k8s.io", Kind: "CSIStorageCapacity"}: {"pkg/apis/storage/validation ValidateCSIStorageCapacity, ValidateCSIStorageCapacityUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw := n.(*storageapi.CSIStorageCapacity)
 		return append(storagevalidation.ValidateCSIStorageCapacity(nw, storagevalidation.CSIStorageCapacityValidateOptions{}), storagevalidation.ValidateCSIStorageCapacityUpdate(nw, o.(*storageapi.CSIStorageCapacity))...)
 	}},
-	{Group: "storage.k8s.io", Kind: "CSINode"}: {"pkg/apis/storage/validation ValidateCSINodeUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "storage.k8s.io", Kind: "CSINode"}: {"pkg/apis/storage/validation ValidateCSINodeUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return storagevalidation.ValidateCSINodeUpdate(n.(*storageapi.CSINode), o.(*storageapi.CSINode))
 	}},
-	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}: {"pkg/apis/storagemigration/validation ValidateStorageVersionMigrationUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}: {"pkg/apis/storagemigration/validation ValidateStorageVersionMigrationUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return svmvalidation.ValidateStorageVersionMigrationUpdate(n.(*storagemigration.StorageVersionMigration), o.(*storagemigration.StorageVersionMigration))
 	}},
 	// a ResourceQuota's scopes compare as a set (a reorder is let) and a PersistentVolume's
 	// nodeAffinity may move from a beta topology label to its GA name: run, not listed (fix28f)
-	{Kind: "ResourceQuota"}: {"pkg/apis/core/validation ValidateResourceQuotaUpdate", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "ResourceQuota"}: {"pkg/apis/core/validation ValidateResourceQuotaUpdate", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		return corevalidation.ValidateResourceQuotaUpdate(n.(*api.ResourceQuota), o.(*api.ResourceQuota))
 	}},
-	{Kind: "PersistentVolume"}: {"pkg/apis/core/validation ValidatePersistentVolume, ValidatePersistentVolumeUpdate; pkg/volume/validation ValidatePersistentVolume", nil, func(n, o runtime.Object) field.ErrorList {
+	{Kind: "PersistentVolume"}: {"pkg/apis/core/validation ValidatePersistentVolume, ValidatePersistentVolumeUpdate; pkg/volume/validation ValidatePersistentVolume", nil, func(_ featuregate.FeatureGate, n, o runtime.Object) field.ErrorList {
 		nw, old := n.(*api.PersistentVolume), o.(*api.PersistentVolume)
 		opts := corevalidation.ValidationOptionsForPersistentVolume(nw, old)
 		errs := append(corevalidation.ValidatePersistentVolume(nw, opts), volumevalidation.ValidatePersistentVolume(nw)...)

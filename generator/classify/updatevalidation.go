@@ -14,13 +14,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	batchvalidation "k8s.io/kubernetes/pkg/apis/batch/validation"
 	"k8s.io/kubernetes/pkg/features"
 
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -63,9 +66,9 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	if !ok {
 		return ""
 	}
-	errs := updateErrors(v, c.sends(fc.desired, fc.live), fc.live.Object)
+	errs := updateErrors(v, c.gates, c.sends(fc.desired, fc.live), fc.live.Object)
 	if len(errs) > 0 && fc.sent != nil {
-		errs = notBefore(errs, updateErrors(v, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object))
+		errs = notBefore(errs, updateErrors(v, c.gates, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object))
 	}
 	if len(errs) == 0 {
 		return ""
@@ -95,7 +98,7 @@ func (c *classifier) sends(manifest, live *unstructured.Unstructured) map[string
 
 // updateErrors are v's errors for the update sending manifest over live; nil where either does
 // not decode into its kind's internal type (the defaulting stage says so).
-func updateErrors(v updateValidation, manifest, live map[string]any) field.ErrorList {
+func updateErrors(v updateValidation, gates featuregate.FeatureGate, manifest, live map[string]any) field.ErrorList {
 	old, ok := internalObject(live, false)
 	if !ok {
 		return nil
@@ -111,7 +114,7 @@ func updateErrors(v updateValidation, manifest, live map[string]any) field.Error
 			f.Set(reflect.ValueOf(old.DeepCopyObject()).Elem().FieldByName(name))
 		}
 	}
-	errs, err := v.run(requestContext(manifest), nw, old)
+	errs, err := v.run(requestContext(manifest), gates, nw, old)
 	if err != nil {
 		return nil // the server answers an internal error, not a refusal of the change
 	}
@@ -150,14 +153,14 @@ func errorTexts(errs field.ErrorList) []string {
 
 // run runs v on the update of old to nw as the API server does; a panic of Kubernetes' code
 // (the server recovers it into an internal error) is an error.
-func (v updateValidation) run(ctx context.Context, nw, old runtime.Object) (errs field.ErrorList, err error) {
+func (v updateValidation) run(ctx context.Context, gates featuregate.FeatureGate, nw, old runtime.Object) (errs field.ErrorList, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the update validation of %s failed: %v", v.fn, r)
 		}
 	}()
 	if v.strategy == nil {
-		return v.validate(nw, old), nil
+		return v.validate(gates, nw, old), nil
 	}
 	v.strategy.PrepareForUpdate(ctx, nw, old)
 	return v.strategy.ValidateUpdate(ctx, nw, old), nil
@@ -179,16 +182,16 @@ func requestContext(obj map[string]any) context.Context {
 // a suspended Job's scheduling directives may change before it starts or while it is held
 // suspended, its containers' resources too; the rest of its template never
 // (TestSuspendedJobTemplateChange: the strategy itself is its oracle).
-func jobValidationOptions(nw, old *batch.Job) batchvalidation.JobValidationOptions {
+func jobValidationOptions(gates featuregate.FeatureGate, nw, old *batch.Job) batchvalidation.JobValidationOptions {
 	opts := batchvalidation.JobValidationOptions{PodValidationOptions: podutil.GetValidationOptionsFromPodTemplate(&nw.Spec.Template, &old.Spec.Template)}
 	opts.AllowInvalidLabelValueInSelector = opts.AllowInvalidLabelValueInSelector || metav1validation.LabelSelectorHasInvalidLabelValue(old.Spec.Selector)
 	suspended := old.Spec.Suspend != nil && *old.Spec.Suspend
 	opts.AllowMutableSchedulingDirectives = suspended && old.Status.StartTime == nil
 	mutable := suspended && (old.Status.StartTime == nil || batchvalidation.IsConditionTrue(old.Status.Conditions, batch.JobSuspended)) && old.Status.Active == 0
-	if utilfeature.DefaultFeatureGate.Enabled(features.MutablePodResourcesForSuspendedJobs) {
+	if gates.Enabled(features.MutablePodResourcesForSuspendedJobs) {
 		opts.AllowMutablePodResources = mutable
 	}
-	if utilfeature.DefaultFeatureGate.Enabled(features.MutableSchedulingDirectivesForSuspendedJobs) {
+	if gates.Enabled(features.MutableSchedulingDirectivesForSuspendedJobs) {
 		opts.AllowMutableSchedulingDirectives = mutable
 	}
 	// validation does not fail jobs without the new labels (the strategy's words)
@@ -218,4 +221,18 @@ func internalObject(obj map[string]any, defaulted bool) (runtime.Object, bool) {
 		return nil, false
 	}
 	return internal, true
+}
+
+// gatesAt are the feature gates of a kube-apiserver of sv's version with its default gates:
+// Kubernetes' own versioned gate data (pkg/features) at that emulation version. The binary's
+// own (v1.37) where sv is not known or newer than it.
+func gatesAt(sv *load.ServerVersion) featuregate.FeatureGate {
+	if sv == nil {
+		return utilfeature.DefaultFeatureGate
+	}
+	g := utilfeature.DefaultMutableFeatureGate.DeepCopyAndReset()
+	if err := g.SetEmulationVersion(version.MajorMinor(sv.Version.Major(), sv.Version.Minor())); err != nil {
+		return utilfeature.DefaultFeatureGate
+	}
+	return g
 }
