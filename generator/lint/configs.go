@@ -121,11 +121,12 @@ func fromConfigMap(o load.Object, n *yaml.Node) (d *doc, problem, warning string
 	if !found {
 		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " has no data." + kappconv.ConfigKey + ": kapp rejects it", ""
 	}
+	unreadable := "ConfigMap labelled " + kappconv.ConfigLabel + " holds no kapp Config kapp can read in data." + kappconv.ConfigKey + ": kapp rejects it"
 	// kapp reads the text's first document alone (resources.NewResourceFromBytes:
 	// sigs.k8s.io/yaml.Unmarshal) and ignores the rest
 	var first map[string]any
 	if err := sigsyaml.Unmarshal([]byte(text), &first); err != nil || len(first) == 0 {
-		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " holds no kapp Config kapp can read in data." + kappconv.ConfigKey + ": kapp rejects it", ""
+		return nil, unreadable, ""
 	}
 	if apiVersion, kind := first["apiVersion"], first["kind"]; !load.IsKappConfig(fmt.Sprint(apiVersion), fmt.Sprint(kind)) {
 		return nil, fmt.Sprintf("ConfigMap labelled %s holds apiVersion %v kind %v first in data.%s: kapp rejects it (the first document is the one kapp reads: a kapp Config, apiVersion %s, kind %s)",
@@ -133,7 +134,7 @@ func fromConfigMap(o load.Object, n *yaml.Node) (d *doc, problem, warning string
 	}
 	ds := embedded(o, text, at{n: n}.field("data").field(kappconv.ConfigKey).n)
 	if len(ds) == 0 {
-		return nil, "ConfigMap labelled " + kappconv.ConfigLabel + " holds no kapp Config kapp can read in data." + kappconv.ConfigKey + ": kapp rejects it", ""
+		return nil, unreadable, ""
 	}
 	ignored := ""
 	if docs, err := load.Bytes(o.Source.File, []byte(text)); err == nil && len(docs) > 1 {
