@@ -83,10 +83,11 @@ func generateArgoCD(c *cli.Context) error {
 	noteNamespace(c, a.Set.InferredNamespace, a.Set.NamespaceUnused)
 	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
 	noteVersion(c, a.Set.VersionWarning)
-	app, err := argoApp(c, argocd.TrackedApps(a.Report))
+	app, notes, err := argoApp(c, argocd.TrackedApps(a.Report))
 	if err != nil {
 		return err
 	}
+	notes = argoNotes(c, rf, notes)
 	header := []string{
 		argoHeader + version + " (verified with Argo CD " + kappconv.ArgoCD + "'s diff).",
 		"Regenerate: rebasegen " + strings.Join(regenerate, " "),
@@ -97,9 +98,8 @@ func generateArgoCD(c *cli.Context) error {
 	}
 	v := g.Verification
 	r := argocd.Report{Verification: v, Ignores: len(g.Ignores)}
-	for _, n := range v.SyncNotes() { // what a sync does with the fields a controller owns
-		fmt.Fprintln(c.App.ErrWriter, n)
-	}
+	// what a sync does with the fields a controller owns
+	r.Notes = append(notes, argoNotes(c, rf, v.SyncNotes())...)
 	out := c.App.Writer // json, github: as check writes them, the ignores in --output-file
 	if rf == format.Text {
 		// the server version's warning is said above (noteVersion)
@@ -129,19 +129,31 @@ func generateArgoCD(c *cli.Context) error {
 // argoApp is the Application generate writes for: --app, by default the one the live objects'
 // tracking ids name. An Application's ignores apply only to the objects it tracks, so an --app
 // other than that one is refused: its ignores would apply to none of them.
-func argoApp(c *cli.Context, tracked []string) (string, error) {
+func argoApp(c *cli.Context, tracked []string) (string, []argocd.Note, error) {
 	switch {
 	case len(tracked) == 1 && (!c.IsSet("app") || argocd.Names(c.String("app"), tracked[0])):
-		return tracked[0], nil
+		return tracked[0], nil, nil
 	case len(tracked) == 1:
 		app, want := escape.Text(c.String("app")), escape.Text(tracked[0])
-		return "", fmt.Errorf("--app %s: the live objects' argocd.argoproj.io/tracking-id names Application %s: the ignores of %s would apply to none of them (leave out --app, or give --app %s)",
+		return "", nil, fmt.Errorf("--app %s: the live objects' argocd.argoproj.io/tracking-id names Application %s: the ignores of %s would apply to none of them (leave out --app, or give --app %s)",
 			app, want, app, want)
 	case len(tracked) > 1:
-		fmt.Fprintf(c.App.ErrWriter, "warning: the live objects' tracking ids name %d Applications (%s): the ignores of %s apply only to the objects it tracks\n",
-			len(tracked), escape.Text(strings.Join(tracked, ", ")), escape.Text(c.String("app")))
+		return c.String("app"), []argocd.Note{{Warning: true, Text: fmt.Sprintf("the live objects' tracking ids name %d Applications (%s): the ignores of %s apply only to the objects it tracks",
+			len(tracked), escape.Text(strings.Join(tracked, ", ")), escape.Text(c.String("app")))}}, nil
 	}
-	return c.String("app"), nil
+	return c.String("app"), nil, nil
+}
+
+// argoNotes are the notes of an Argo CD target's run: said on stderr, except in the github
+// format, where the report annotates them (the job's summary shows annotations, not stderr).
+func argoNotes(c *cli.Context, f format.Format, notes []argocd.Note) []argocd.Note {
+	if f == format.GitHub {
+		return notes
+	}
+	for _, n := range notes {
+		fmt.Fprintln(c.App.ErrWriter, n)
+	}
+	return nil
 }
 
 // argoArgs is the command that regenerates the file: generate with the flags given, in a fixed
@@ -197,9 +209,7 @@ func checkArgoCD(c *cli.Context) error {
 	if s, err = s.WithAnnotations(a.Report); err != nil {
 		return err
 	}
-	for _, w := range argocd.Tracking(a.Report, s) {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", escape.Text(w))
-	}
+	tracking := argoNotes(c, f, argocd.Tracking(a.Report, s))
 	res, err := argocd.Synthesize(a.Report, s)
 	if err != nil {
 		return err
@@ -217,9 +227,8 @@ func checkArgoCD(c *cli.Context) error {
 	for _, l := range argocd.LintSettings(a.Report, s) {
 		r.Lints = append(r.Lints, l.Finding())
 	}
-	for _, n := range v.SyncNotes() { // what a sync does with the fields a controller owns
-		fmt.Fprintln(c.App.ErrWriter, n)
-	}
+	// what a sync does with the fields a controller owns
+	r.Notes = append(tracking, argoNotes(c, f, v.SyncNotes())...)
 	out := c.App.Writer
 	if f == format.Text {
 		out = wrapTo(out)

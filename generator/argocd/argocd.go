@@ -26,6 +26,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
 // Ignore is one entry of an Application's spec.ignoreDifferences, Argo CD's own type.
@@ -152,28 +153,37 @@ func TrackedApps(rep *classify.Report) []string {
 // Tracking says which objects no Application in s tracks (when s holds several: which one's
 // ignores Argo CD applies is not known), which are tracked by an Application s does not hold,
 // and which Applications in s track none of the objects: their ignores are judged on nothing.
-func Tracking(rep *classify.Report, s Settings) []string {
+// Each warning is at the object's manifest, or at the Application's first entry.
+func Tracking(rep *classify.Report, s Settings) []Note {
 	var apps []appRef
-	for _, a := range s.ignoresOf {
+	first := map[appRef]verdict.RuleAt{}
+	for i, a := range s.ignoresOf {
 		if a != (appRef{}) && !slices.Contains(apps, a) {
 			apps = append(apps, a)
+			if i < len(s.ignoresAt) {
+				first[a] = s.ignoresAt[i]
+			}
 		}
 	}
 	if len(apps) == 0 {
 		return nil
 	}
-	var out []string
+	var out []Note
+	warn := func(at verdict.RuleAt, format string, args ...any) {
+		out = append(out, Note{Warning: true, At: at, Text: escape.Text(fmt.Sprintf(format, args...))})
+	}
 	tracked := false // some object is tracked: an Application tracking none of them is one not in force here
 	used := map[appRef]bool{}
 	for _, r := range rep.Resources {
-		_, live, err := r.Objects()
+		desired, live, err := r.Objects()
 		if err != nil {
 			continue
 		}
+		manifest := verdict.RuleAt{File: desired.Source.File, Doc: desired.Source.Doc, Line: desired.Source.Line}
 		app := trackedBy(live.Unstructured)
 		if app == "" {
 			if len(apps) > 1 {
-				out = append(out, fmt.Sprintf("%s: no Application tracks it (no argocd.argoproj.io/tracking-id): judged under the ignores of every Application in the rules", r.ID))
+				warn(manifest, "%s: no Application tracks it (no argocd.argoproj.io/tracking-id): judged under the ignores of every Application in the rules", r.ID)
 			}
 			continue
 		}
@@ -185,12 +195,12 @@ func Tracking(rep *classify.Report, s Settings) []string {
 			}
 		}
 		if !found {
-			out = append(out, fmt.Sprintf("%s: tracked by Application %s, which the rules do not hold: no Application's ignores apply to it", r.ID, app))
+			warn(manifest, "%s: tracked by Application %s, which the rules do not hold: no Application's ignores apply to it", r.ID, app)
 		}
 	}
 	for _, a := range apps {
 		if tracked && !used[a] {
-			out = append(out, fmt.Sprintf("Application %s tracks none of the objects: its ignores apply to none of them", a.name))
+			warn(first[a], "Application %s tracks none of the objects: its ignores apply to none of them", a.name)
 		}
 	}
 	return out

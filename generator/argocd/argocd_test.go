@@ -386,7 +386,7 @@ func TestIgnoresApplyToTheirApplicationsObjects(t *testing.T) {
 		if got := v.Ghost > 0 && v.InSync == v.Ghost; got != tc.inSync {
 			t.Errorf("%s: in sync %v (%+v), want %v", tc.rules, got, v, tc.inSync)
 		}
-		warned := strings.Contains(strings.Join(argocd.Tracking(a.Report, s), "\n"), "tracks none of the objects")
+		warned := slices.ContainsFunc(argocd.Tracking(a.Report, s), func(n argocd.Note) bool { return strings.Contains(n.Text, "tracks none of the objects") })
 		if warned != (strings.Contains(tc.rules, "name: other") || strings.Contains(tc.rules, "team-b")) {
 			t.Errorf("%s: tracking notes %q", tc.rules, argocd.Tracking(a.Report, s))
 		}

@@ -66,13 +66,11 @@ func (m *mutation) file(keyed fielddiff.Path, blame func() (verdict.RuleAt, erro
 	if slices.ContainsFunc(*to, func(q Problem) bool { return q.Resource == problem.Resource && q.Path == problem.Path }) {
 		return nil
 	}
-	if to == &m.v.Hidden {
-		at, err := blame()
-		if err != nil {
-			return err
-		}
-		problem.At = at
+	at, err := blame() // a masked field's too: its note points at the entry taking it
+	if err != nil {
+		return err
 	}
+	problem.At = at
 	*to = append(*to, problem)
 	return nil
 }

@@ -3,6 +3,7 @@ package argocd
 import (
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -73,18 +74,35 @@ type Report struct {
 	Summary  string
 	Findings []verdict.Finding
 	Lints    []lint.Finding
+	// Notes: the github format's annotations before the findings (notice, warning); the other
+	// formats leave them to stderr (Note.String).
+	Notes []Note
 	Verification
 	Ignores int
 }
 
 // Write writes r in format f with the verdict stage's renderers (verdict.Write), as check's kapp
-// target writes them; the JSON format holds Argo CD's counts too. GitHub annotations of a finding
-// written nowhere point at annotate (the first --rules file, the file generate writes).
+// target writes them, the github format r's notes first; the JSON format holds Argo CD's counts
+// too. GitHub annotations of a finding written nowhere point at annotate (the first --rules file,
+// the file generate writes).
 func (r Report) Write(w io.Writer, f format.Format, annotate string) error {
 	vr := verdict.Report{Findings: r.Findings, Lints: r.Lints, Summary: r.Summary, Still: "Argo CD still shows", Paired: r.Paired, Kept: r.Kept, Severity: true,
 		Labels: map[verdict.Kind]string{verdict.KindPending: "pending change from Git (Argo CD syncs it)",
 			verdict.KindImmutable: "pending change from Git that Argo CD's sync fails on (the API server refuses the update)",
 			verdict.KindAdoption:  "adoption (another tool's bookkeeping on an object Argo CD took over)"}}
+	if f == format.GitHub {
+		var b strings.Builder
+		for _, n := range r.Notes {
+			level := "notice"
+			if n.Warning {
+				level = "warning"
+			}
+			b.WriteString(lint.GitHubCommand(level, n.At.File, n.At.Line, n.Text))
+		}
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+	}
 	if f != format.JSON {
 		return verdict.Write(w, f, vr, annotate)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
@@ -91,18 +92,36 @@ func maskedEvidence(p Problem) string {
 		RespectIgnores + ": every sync writes the manifest's value back over the controller's"
 }
 
+// Note is a line beside the findings that fails nothing: what a sync does with a declared field
+// a controller owns under an ignore (SyncNotes), an object no Application read tracks (Tracking).
+// The text and JSON formats say it on stderr; the github format annotates At, the entry taking
+// the field or the document concerned, where known.
+type Note struct {
+	Warning bool
+	Text    string // escape.Text where it names the inputs
+	At      verdict.RuleAt
+}
+
+// String is n as stderr says it: "note: ..." or "warning: ...".
+func (n Note) String() string {
+	if n.Warning {
+		return "warning: " + n.Text
+	}
+	return "note: " + n.Text
+}
+
 // SyncNotes say, for each declared field the ignores take that a controller owns (Masked), what
-// a sync does with it: "note:" where the Application's sync keeps the controller's value,
-// "warning:" where every sync writes the manifest's value back, with the fix.
-func (v Verification) SyncNotes() []string {
-	var out []string
+// a sync does with it: a note where the Application's sync keeps the controller's value, a
+// warning where every sync writes the manifest's value back, with the fix; at the entry taking it.
+func (v Verification) SyncNotes() []Note {
+	var out []Note
 	for _, p := range v.Masked {
 		at := escape.Text(p.Resource.String() + " " + p.Path)
 		if p.SyncKeeps {
-			out = append(out, fmt.Sprintf("note: %s: ignored where a controller owns it; the Application's sync option %s keeps the controller's value at every sync", at, RespectIgnores))
+			out = append(out, Note{At: p.At, Text: fmt.Sprintf("%s: ignored where a controller owns it; the Application's sync option %s keeps the controller's value at every sync", at, RespectIgnores)})
 			continue
 		}
-		out = append(out, fmt.Sprintf("warning: %s: ignored where a controller owns it, but no Application read sets the sync option %s: every sync writes the manifest's value back over the controller's (add it to the Application's spec.syncPolicy.syncOptions)", at, RespectIgnores))
+		out = append(out, Note{Warning: true, At: p.At, Text: fmt.Sprintf("%s: ignored where a controller owns it, but no Application read sets the sync option %s: every sync writes the manifest's value back over the controller's (add it to the Application's spec.syncPolicy.syncOptions)", at, RespectIgnores)})
 	}
 	return out
 }

@@ -141,7 +141,7 @@ func TestRespectIgnoreDifferences(t *testing.T) {
 			t.Errorf("respect %v: findings on %s %+v, want one, hidden, failing, saying %q (the sync applies %v)", respect, image, hidden, wantImage, appliedImage)
 		}
 		notes := v.SyncNotes()
-		if len(notes) != 1 || !strings.Contains(notes[0], "spec.replicas") || !strings.Contains(notes[0], wantReplicas) {
+		if len(notes) != 1 || !strings.Contains(notes[0].Text, "spec.replicas") || !strings.Contains(notes[0].Text, wantReplicas) {
 			t.Errorf("respect %v: sync notes %q, want one on spec.replicas saying %q (the sync applies replicas %v, live %v)", respect, notes, wantReplicas, appliedReplicas, liveReplicas)
 		}
 	}
@@ -183,7 +183,7 @@ func TestGenerateSetsRespectIgnoreDifferences(t *testing.T) {
 			want = "keeps the controller's value"
 		}
 		notes := g.Verification.SyncNotes()
-		if len(notes) != 1 || !strings.Contains(notes[0], "spec.replicas") || !strings.Contains(notes[0], want) {
+		if len(notes) != 1 || !strings.Contains(notes[0].Text, "spec.replicas") || !strings.Contains(notes[0].Text, want) {
 			t.Errorf("%s: sync notes %q, want one on spec.replicas saying %q (the sync applies replicas %v, live %v)", f, notes, want, replicas, liveReplicas)
 		}
 	}

@@ -23,8 +23,8 @@ type Problem struct {
 	Resource pair.Identity
 	Path     string // by key; "" for the whole resource
 	Class    string // the field's class label, when classification explains it
-	// At: for a hidden change, where the entry hiding it is written (the first that hides it
-	// alone); zero when only the entries together do, or none was read from a file.
+	// At: for a hidden change or a masked field, where the entry hiding it is written (the first
+	// that hides it alone); zero when only the entries together do, or none was read from a file.
 	At verdict.RuleAt
 	// Owner: for a hidden change made in Git, the manager other than Argo CD owning the field,
 	// whose exemption holds only for the value Argo CD last applied; "" when none does.
