@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,14 +32,25 @@ func appFlag() cli.Flag {
 	return &cli.StringFlag{Name: "app", Value: "my-app", Usage: "--target argocd: the Application's name (metadata.name of the file written; NAMESPACE_NAME, as a tracking id names it, for one outside Argo CD's namespace); default: the one the live objects' tracking ids name, else my-app"}
 }
 
-// argoTarget reports whether --target is argocd, and an error for a target that is neither.
+func syncOptionFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "sync-option", Usage: "--target argocd: a sync option a manual sync runs with, NAME=VALUE as in spec.syncPolicy.syncOptions (repeatable); given, they replace the Application's for what a sync does with the ignored fields, as Argo CD's API server replaces them (argocd app sync --server-side sends ServerSideApply=true alone)"}
+}
+
+// argoTarget reports whether --target is argocd, and an error for a target that is neither, a
+// flag of the other target or a --sync-option Argo CD would not read as meant.
 func argoTarget(c *cli.Context) (bool, error) {
 	t := c.String("target")
 	if !slices.Contains(targets, t) {
 		return false, fmt.Errorf("--target %s: not a target (%s)", escape.Text(t), strings.Join(targets, ", "))
 	}
 	if t != "argocd" {
+		if c.IsSet("sync-option") {
+			return false, errors.New("--sync-option: an Argo CD sync option, only with --target argocd (kapp's deploy has none)")
+		}
 		return false, nil
+	}
+	if err := argocd.CheckSyncOptions(c.StringSlice("sync-option")); err != nil {
+		return true, err
 	}
 	for _, name := range kappOnly {
 		if c.IsSet(name) {
@@ -96,7 +108,7 @@ func generateArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	v := g.Verification
+	v := manualSync(c, g.Verification)
 	r := argocd.Report{Verification: v, Ignores: len(g.Ignores)}
 	// what a sync does with the fields a controller owns
 	r.Notes = append(notes, argoNotes(c, rf, v.SyncNotes())...)
@@ -142,6 +154,14 @@ func argoApp(c *cli.Context, tracked []string) (string, []argocd.Note, error) {
 			len(tracked), escape.Text(strings.Join(tracked, ", ")), escape.Text(c.String("app")))}}, nil
 	}
 	return c.String("app"), nil, nil
+}
+
+// manualSync is v judged for the manual sync --sync-option describes, when given.
+func manualSync(c *cli.Context, v argocd.Verification) argocd.Verification {
+	if !c.IsSet("sync-option") {
+		return v
+	}
+	return v.SyncedWith(c.StringSlice("sync-option"))
 }
 
 // argoNotes are the notes of an Argo CD target's run: said on stderr, except in the github
@@ -218,6 +238,7 @@ func checkArgoCD(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	v = manualSync(c, v)
 	unpaired, err := argocd.Unpaired(a.Set, a.Report, s)
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ func checkCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report())},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 when kapp would change objects once to take them over from another tool"},
-			targetFlag(),
+			targetFlag(), syncOptionFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if argo, err := argoTarget(c); err != nil || argo {

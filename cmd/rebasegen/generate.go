@@ -45,7 +45,7 @@ func generateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cost", Usage: "also report what the rules cost kapp's diff on every deploy (timed, so it varies from run to run)"},
 			&cli.StringSliceFlag{Name: "namespace-value", Usage: "ytt format: KEY or NS=KEY, write namespaces as #@ data.values.KEY (repeatable)"},
 			&cli.StringFlag{Name: "package-install", Usage: "secret format: the PackageInstall the Secret is for, [NAMESPACE/]NAME (its namespace, else --namespace)"},
-			targetFlag(), appFlag(), reportFlag(),
+			targetFlag(), appFlag(), reportFlag(), syncOptionFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if argo, err := argoTarget(c); err != nil || argo {

@@ -11,6 +11,7 @@ package argocd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,6 +26,23 @@ import (
 // Application's spec.syncPolicy.syncOptions (appcontroller.go autoSync, server/application
 // Sync); a resource's own argocd.argoproj.io/sync-options annotation is not read for it.
 const RespectIgnores = "RespectIgnoreDifferences=true"
+
+// CheckSyncOptions refuses what is no sync option in Argo CD's syntax (NAME=VALUE, as
+// spec.syncPolicy.syncOptions holds them), and a RespectIgnoreDifferences option Argo CD would not
+// match: it compares the whole string (SyncOptions.HasOption), so RespectIgnoreDifferences=True or
+// one with spaces is silently off.
+func CheckSyncOptions(opts []string) error {
+	for _, o := range opts {
+		name, value, ok := strings.Cut(o, "=")
+		switch {
+		case !ok || name == "" || value == "":
+			return fmt.Errorf("--sync-option %s: not a sync option (NAME=VALUE, as an Application's spec.syncPolicy.syncOptions holds them: %s)", escape.Text(o), RespectIgnores)
+		case o != RespectIgnores && o != "RespectIgnoreDifferences=false" && strings.EqualFold(strings.ReplaceAll(name, " ", ""), "RespectIgnoreDifferences"):
+			return fmt.Errorf("--sync-option %s: Argo CD matches the option exactly and would take it as not given: %s", escape.Text(o), RespectIgnores)
+		}
+	}
+	return nil
+}
 
 // recordSync notes whether the sync of app (an Application read) keeps the live value of the
 // fields its comparison ignores: its spec.syncPolicy.syncOptions hold RespectIgnores, matched
@@ -65,15 +83,23 @@ func (s Settings) keepsIgnored(live *unstructured.Unstructured) bool {
 	return app == "" && all
 }
 
-// Evidence of what the sync does with a change made in Git that the ignores hide.
+// Evidence of what the sync does with a change made in Git that the ignores hide: a sync taking
+// the Application's options, or a manual sync given its own (Problem.Manual).
 const (
 	appliedNextSync = ": applied at the next sync, not shown as OutOfSync (no Application read sets the sync option " + RespectIgnores + ": a sync applies the whole manifest)"
 	keptLive        = ": it never reaches the cluster, even when something else starts a sync (the Application's sync option " + RespectIgnores + " has every sync apply the live value there)"
+	appliedManual   = ": applied by the sync, not shown as OutOfSync (the sync options given, --sync-option, do not hold " + RespectIgnores + ": the sync applies the whole manifest)"
+	keptManual      = ": the sync never applies it (the sync option " + RespectIgnores + " given, --sync-option, has it apply the live value there)"
 )
 
 // syncEvidence is what the sync does with the change made in Git p names, which the ignores hide.
 func syncEvidence(p Problem) string {
-	if p.SyncKeeps {
+	switch {
+	case p.Manual && p.SyncKeeps:
+		return keptManual
+	case p.Manual:
+		return appliedManual
+	case p.SyncKeeps:
 		return keptLive
 	}
 	return appliedNextSync
@@ -84,12 +110,16 @@ func syncEvidence(p Problem) string {
 // controller's (an HPA's replicas reset at each sync another change starts), with it the
 // controller keeps it.
 func maskedEvidence(p Problem) string {
-	if p.SyncKeeps {
-		return "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field, and the Application's sync option " +
-			RespectIgnores + " has every sync keep the controller's value"
+	const owned = "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field, "
+	switch {
+	case p.Manual && p.SyncKeeps:
+		return owned + "and the sync option " + RespectIgnores + " given (--sync-option) has the sync keep the controller's value"
+	case p.Manual:
+		return owned + "yet the sync options given (--sync-option) do not hold " + RespectIgnores + ": the sync writes the manifest's value back over the controller's"
+	case p.SyncKeeps:
+		return owned + "and the Application's sync option " + RespectIgnores + " has every sync keep the controller's value"
 	}
-	return "a change made in Git to this declared value does not show in Argo CD under the ignores; a controller owns the field, yet no Application read sets the sync option " +
-		RespectIgnores + ": every sync writes the manifest's value back over the controller's"
+	return owned + "yet no Application read sets the sync option " + RespectIgnores + ": every sync writes the manifest's value back over the controller's"
 }
 
 // Note is a line beside the findings that fails nothing: what a sync does with a declared field
@@ -111,17 +141,25 @@ func (n Note) String() string {
 }
 
 // SyncNotes say, for each declared field the ignores take that a controller owns (Masked), what
-// a sync does with it: a note where the Application's sync keeps the controller's value, a
-// warning where every sync writes the manifest's value back, with the fix; at the entry taking it.
+// a sync does with it: a note where the sync keeps the controller's value, a warning where it
+// writes the manifest's value back, with the fix; at the entry taking it.
 func (v Verification) SyncNotes() []Note {
 	var out []Note
 	for _, p := range v.Masked {
 		at := escape.Text(p.Resource.String() + " " + p.Path)
-		if p.SyncKeeps {
-			out = append(out, Note{At: p.At, Text: fmt.Sprintf("%s: ignored where a controller owns it; the Application's sync option %s keeps the controller's value at every sync", at, RespectIgnores)})
-			continue
+		var n Note
+		switch {
+		case p.Manual && p.SyncKeeps:
+			n.Text = fmt.Sprintf("%s: ignored where a controller owns it; the sync option %s given (--sync-option) keeps the controller's value at the sync", at, RespectIgnores)
+		case p.Manual:
+			n.Warning, n.Text = true, fmt.Sprintf("%s: ignored where a controller owns it, but the sync options given (--sync-option) do not hold %s: the sync writes the manifest's value back over the controller's (a manual sync's options replace the Application's: give it among them)", at, RespectIgnores)
+		case p.SyncKeeps:
+			n.Text = fmt.Sprintf("%s: ignored where a controller owns it; the Application's sync option %s keeps the controller's value at every sync", at, RespectIgnores)
+		default:
+			n.Warning, n.Text = true, fmt.Sprintf("%s: ignored where a controller owns it, but no Application read sets the sync option %s: every sync writes the manifest's value back over the controller's (add it to the Application's spec.syncPolicy.syncOptions)", at, RespectIgnores)
 		}
-		out = append(out, Note{Warning: true, At: p.At, Text: fmt.Sprintf("%s: ignored where a controller owns it, but no Application read sets the sync option %s: every sync writes the manifest's value back over the controller's (add it to the Application's spec.syncPolicy.syncOptions)", at, RespectIgnores)})
+		n.At = p.At
+		out = append(out, n)
 	}
 	return out
 }
@@ -129,11 +167,23 @@ func (v Verification) SyncNotes() []Note {
 // keepingSync is v for ignores written into an Application that sets RespectIgnores: every
 // change and field it names is one that Application's sync keeps live (Generate's, whose
 // Application is the only one, its ignores all those judged).
-func (v Verification) keepingSync() Verification {
+func (v Verification) keepingSync() Verification { return v.synced(true, false) }
+
+// SyncedWith is v judged for a manual sync run with opts (check and generate --sync-option):
+// Argo CD's API server takes a sync request's options, when it sends any, in place of the
+// Application's spec.syncPolicy.syncOptions (server/application Sync), so RespectIgnores holds for
+// that sync only when opts hold it (the CLI's argocd app sync --server-side, --replace or
+// --apply-out-of-sync-only sends those options alone). The options change no comparison: only what
+// the sync does with each change and field named changes.
+func (v Verification) SyncedWith(opts []string) Verification {
+	return v.synced(v1alpha1.SyncOptions(opts).HasOption(RespectIgnores), true)
+}
+
+func (v Verification) synced(keeps, manual bool) Verification {
 	for _, ps := range []*[]Problem{&v.Hidden, &v.Masked} {
 		kept := make([]Problem, len(*ps))
 		for i, p := range *ps {
-			p.SyncKeeps = true
+			p.SyncKeeps, p.Manual = keeps, manual
 			kept[i] = p
 		}
 		*ps = kept

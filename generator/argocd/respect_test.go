@@ -188,3 +188,58 @@ func TestGenerateSetsRespectIgnoreDifferences(t *testing.T) {
 		}
 	}
 }
+
+// A manual sync given options runs with those alone (issue 28, fix32f item 2): Argo CD v3.6.1's
+// API server takes a sync request's syncOptions, when it has any, in place of the Application's
+// spec.syncPolicy.syncOptions (server/application/application.go Sync: syncOptions =
+// syncReq.SyncOptions.Items), and argocd app sync --server-side sends ServerSideApply=true alone
+// (cmd/argocd/commands/app.go syncOptionsFactory), so an Application's RespectIgnoreDifferences=true
+// does not hold for that sync. SyncedWith must say what that sync applies (syncApplies under the
+// operation's options, read by that rule) for the image bump hidden on fixtures/argocd/argo-hpa
+// and the replicas the HPA owns.
+func TestManualSyncOptions(t *testing.T) {
+	desired := strings.Replace(readFixture(t, "argo-hpa", "desired.yaml"), "image: nginx:1.25", "image: nginx:1.27", 1)
+	a := analyzeFiles(t, desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
+	ignores := []v1alpha1.ResourceIgnoreDifferences{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas", "/spec/template/spec/containers/0/image"}}}
+	const image = "spec.template.spec.containers[name=web].image"
+	for _, tc := range []struct {
+		app, manual []string
+	}{
+		{[]string{"RespectIgnoreDifferences=true"}, []string{"ServerSideApply=true"}},
+		{nil, []string{"RespectIgnoreDifferences=true"}},
+		{[]string{"RespectIgnoreDifferences=true"}, []string{"ServerSideApply=true", "RespectIgnoreDifferences=true"}},
+	} {
+		app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n" +
+			"  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]}\n" +
+			"  syncPolicy:\n    syncOptions: [" + strings.Join(tc.app, ", ") + "]\n"
+		res, v := synthesizeAndVerify(t, a, settingsOf(t, app))
+		v = v.SyncedWith(tc.manual)
+		op := v1alpha1.SyncOptions(tc.manual) // the request's options replace the Application's
+		d, l := deployment(t, a)
+		applied := syncApplies(t, d, l, ignores, op.HasOption("RespectIgnoreDifferences=true"))
+		containers, _, _ := unstructured.NestedSlice(applied, "spec", "template", "spec", "containers")
+		appliedImage := containers[0].(map[string]any)["image"]
+		appliedReplicas, _, _ := unstructured.NestedFieldNoCopy(applied, "spec", "replicas")
+		liveReplicas, _, _ := unstructured.NestedFieldNoCopy(l.Object, "spec", "replicas")
+		wantImage, wantReplicas := "applied by the sync", "the sync writes the manifest's value back"
+		if appliedImage == "nginx:1.25" {
+			wantImage = "the sync never applies it"
+		}
+		if fmt.Sprint(appliedReplicas) == fmt.Sprint(liveReplicas) {
+			wantReplicas = "keeps the controller's value at the sync"
+		}
+		var hidden []verdict.Finding
+		for _, f := range argocd.Findings(res.Left, v, nil, "") {
+			if f.Path == image {
+				hidden = append(hidden, f)
+			}
+		}
+		if len(hidden) != 1 || !strings.Contains(hidden[0].Evidence, wantImage) || !strings.Contains(hidden[0].Evidence, "--sync-option") {
+			t.Errorf("Application %v, manual sync %v: findings on %s %+v, want one saying %q (the sync applies %v)", tc.app, tc.manual, image, hidden, wantImage, appliedImage)
+		}
+		notes := v.SyncNotes()
+		if len(notes) != 1 || !strings.Contains(notes[0].Text, wantReplicas) || notes[0].Warning != strings.Contains(wantReplicas, "back") {
+			t.Errorf("Application %v, manual sync %v: sync notes %+v, want one saying %q (the sync applies replicas %v, live %v)", tc.app, tc.manual, notes, wantReplicas, appliedReplicas, liveReplicas)
+		}
+	}
+}

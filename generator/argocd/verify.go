@@ -33,6 +33,9 @@ type Problem struct {
 	// (its sync option RespectIgnoreDifferences=true): a change made in Git never reaches the
 	// cluster; else the next sync applies the manifest's value (respect.go).
 	SyncKeeps bool
+	// Manual: SyncKeeps was judged from a manual sync's options (SyncedWith), which replace the
+	// Application's, not from the Application's.
+	Manual bool
 }
 
 // Verification is Argo CD's verdict on a set of ignores over the analysed pairs.
