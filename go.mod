@@ -9,6 +9,7 @@ require (
 	carvel.dev/ytt v0.53.0
 	github.com/argoproj/argo-cd/gitops-engine/v3 v3.6.1
 	github.com/argoproj/argo-cd/v3 v3.6.1
+	github.com/carvel-dev/difflib v0.0.0-20240118055029-596a7a5585c3
 	github.com/cppforlife/color v1.9.1-0.20200716202919-6706ac40b835
 	github.com/go-logr/logr v1.4.4
 	github.com/hashicorp/go-version v1.9.0
@@ -60,7 +61,6 @@ require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/bombsimon/logrusr/v4 v4.2.0 // indirect
 	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0 // indirect
-	github.com/carvel-dev/difflib v0.0.0-20240118055029-596a7a5585c3 // indirect
 	github.com/casbin/casbin/v2 v2.135.0 // indirect
 	github.com/casbin/govaluate v1.10.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect

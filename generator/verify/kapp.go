@@ -60,7 +60,11 @@ func (in *inputs) verifyPair(w *worker, i int, d detail) (Result, error) {
 					r.Inert = AppliesNothing(ch.NewResource().UnstructuredObject())
 				}
 			}
-			if r.Op[base] = opName(ch.Op()); r.Op[base] != OpKeep && d.text {
+			op, err := changeOp(ch)
+			if err != nil {
+				return err
+			}
+			if r.Op[base] = opName(op); r.Op[base] != OpKeep && d.text {
 				r.Diff[base], err = textDiff(ch, maskRules(w.conf))
 			}
 			return err

@@ -173,8 +173,8 @@ func (in *inputs) differs(w *worker, i int, rs pairResources, b Base, baseline R
 	if was, ok := baseline.Change[b]; ok && f == was {
 		return false, nil // the baseline's change: its op and diff
 	}
-	if opName(ch.Op()) != OpUpdate {
-		return false, nil
+	if op, err := changeOp(ch); err != nil || opName(op) != OpUpdate {
+		return false, err
 	}
 	if baseline.Op[b] != OpUpdate {
 		return true, nil

@@ -59,6 +59,10 @@ func textDiff(ch ctldiff.Change, rules []ctlconf.DiffMaskRule) (string, error) {
 				return ""
 			}
 		}
+		if text, big, err := bigTextDiff(ch, rules, diffViewOpts); err != nil || big {
+			shownErr = err
+			return text
+		}
 		return ctldiff.NewTextDiffView(ch.ConfigurableTextDiff(), rules, diffViewOpts).String()
 	}()
 	if shownErr != nil {
