@@ -3,12 +3,16 @@ package generator_test
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	ctldiff "carvel.dev/kapp/pkg/kapp/diff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // removedDefaulted are the fields testdata/removed-defaulted's pull request stops declaring that
@@ -78,5 +82,68 @@ func TestPendingRemovalNamesTheServersDefault(t *testing.T) {
 		if !strings.Contains(ev, want) || strings.Contains(ev, "removes it") {
 			t.Errorf("%s %s: evidence %q, want it to say %q", r.name, r.path, ev, want)
 		}
+	}
+}
+
+// The rules generated before that pull request are right for its deploy: kapp applies the three
+// removals under them (a copy from the live object would keep 2, HTTPS and Never). After the
+// deploy the server's defaults are ghost diffs they do not copy, and regenerating them from the
+// live objects captured before the deploy changes nothing (those hold the old values): check
+// passed without a word, and every deploy after it updated the controller and the template until
+// someone regenerated the rules (newcomer14 N14-2). check now notes the file, naming the fields and
+// the values the server gives them, and does not fail the gate. Oracles: kapp v0.66.0's engine
+// under the rules, over live.yaml (kapp's update lacks the fields) and over after.yaml, the objects
+// kapp's engine and Kubernetes' defaulting stored after the deploy (kapp updates both objects
+// again on the unchanged manifests, and no longer under the rules generated from them).
+func TestRemovedDefaultsSayRegenerateAfterThisDeploy(t *testing.T) {
+	rules, _ := generatedRules(t, removedDefaultedInputs("desired.yaml"))
+	pr := removedDefaultedInputs("pr.yaml")
+	for _, against := range []bool{true, false} {
+		for _, ch := range kapptest.Changes(t, pr.Desired, pr.Live[0], pr.Namespace, []string{rules}, against) {
+			obj := ch.NewResource().UnstructuredObject()
+			for _, r := range removedDefaulted {
+				if r.fields == nil || ch.NewResource().Name() != r.name {
+					continue
+				}
+				if v, ok, _ := unstructured.NestedFieldNoCopy(obj, r.fields...); ok {
+					t.Errorf("oracle, against last applied %v: kapp applies %s %s: %v, the value Git removed", against, r.name, r.path, v)
+				}
+			}
+		}
+	}
+	c, err := generator.Check(pr, []string{rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := c.Findings(verdict.Gate{}); verdict.Failing(fs) {
+		t.Errorf("check fails the rules kapp applies the removals under: %v", fs)
+	}
+	if len(c.Deferred) != 1 {
+		t.Fatalf("check: want one note to regenerate the rules after this deploy, got %+v", c.Deferred)
+	}
+	var want []string
+	for _, r := range removedDefaulted {
+		want = append(want, "core/"+map[string]string{"ledger": "ReplicationController", "ledger-migrate": "PodTemplate"}[r.name]+" legacy/"+r.name+" "+r.path+": "+afterDeploy(t, r.name, r.fields))
+	}
+	if got := c.Deferred[0].AfterDeploy; !reflect.DeepEqual(sorted(got), sorted(want)) {
+		t.Errorf("check's note names %v, want %v", got, want)
+	}
+
+	after := generator.Inputs{Desired: pr.Desired, Live: []string{filepath.Join("testdata", "removed-defaulted", "after.yaml")}, Namespace: "legacy"}
+	updated := func(rules string) []string {
+		var names []string
+		for _, ch := range kapptest.Changes(t, after.Desired, after.Live[0], after.Namespace, []string{rules}, false) {
+			if ch.Op() == ctldiff.ChangeOpUpdate {
+				names = append(names, ch.NewResource().Name())
+			}
+		}
+		return sorted(names)
+	}
+	if got := updated(rules); !reflect.DeepEqual(got, []string{"ledger", "ledger-migrate"}) {
+		t.Errorf("oracle: after the deploy kapp updates %v under the rules generated before it, want ledger and ledger-migrate", got)
+	}
+	regenerated, _ := generatedRules(t, after)
+	if got := updated(regenerated); len(got) > 0 {
+		t.Errorf("oracle: after the deploy kapp updates %v under the rules regenerated then", got)
 	}
 }

@@ -240,6 +240,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// built-in rules alone) removes it on this deploy.
 		f.Class = Pending
 		f.Evidence = "a change made in Git: " + fc.lastApply.String() + " held this field; the manifest no longer declares it, and " + removes(fc, d)
+		f.DefaultedTo, _ = defaultedAgain(fc, d.Path)
 		// judged immutable only for a whole immutable field: kapp's own labels in a pod template
 		// the manifest leaves without metadata land here too (newcomer24 finding 2), which kapp
 		// does not remove; and a part of a field immutable while the live object says so (a key

@@ -105,6 +105,10 @@ type Finding struct {
 	// GitToo: a Drift finding whose field Git changed too since the applier's last apply (the
 	// three-way view): the change made in Git beside the person's edit; nil for any other.
 	GitToo *GitChange
+	// DefaultedTo: a Pending removal made in Git that the API server defaults anew: the value its
+	// defaulting of the manifest gives the field on this deploy, which the live object holds
+	// after it (a ReplicationController's replicas: 1); nil for any other finding.
+	DefaultedTo any
 	// Follows: a Drift finding the API server sets only for the person's changes at these paths
 	// (the drift findings of the same resource): it goes with them (consequences); nil otherwise.
 	Follows []string

@@ -1,6 +1,10 @@
 package verdict
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -117,4 +121,60 @@ func parentMap(obj map[string]any, path fielddiff.Path) (map[string]any, string,
 		return nil, "", false
 	}
 	return m, *path[len(path)-1].FieldName, true
+}
+
+// Redefaulted is report as it stands after this deploy at the fields the manifests stop declaring
+// that the API server defaults anew (classify.Finding.DefaultedTo): each such removal made in Git
+// is then a default the live object holds and kapp's last apply lacks, a ghost diff, and the
+// fields, written "apps/Deployment shop/web spec.replicas: 1". A rule file that is right for this
+// deploy (kapp applies the removal under it: a copy from the live object there would keep the old
+// value, hiding it) lacks the copy the deployed object needs; regenerated from the live objects
+// captured before the deploy it lacks it still, the live object holding the old value (newcomer14
+// N14-2: a pull request removing replicas: 3, defaulted to 1, passed check, and every deploy after
+// it showed the defaulted replicas until the rules were regenerated). nil when there is none.
+func Redefaulted(report *classify.Report) (*classify.Report, []string, error) {
+	rep := *report
+	rep.Resources = slices.Clone(rep.Resources)
+	var fields []string
+	for i, r := range rep.Resources {
+		var fs []classify.Finding
+		var live load.Object
+		for j, f := range r.Findings {
+			if f.Class != classify.Pending || f.DefaultedTo == nil {
+				continue
+			}
+			if fs == nil {
+				fs = slices.Clone(r.Findings)
+				var err error
+				if _, live, err = r.Objects(); err != nil {
+					return nil, nil, err
+				}
+			}
+			fs[j].Class, fs[j].Live = classify.Defaulted, f.DefaultedTo
+			f.Path.Set(live.Object, runtime.DeepCopyJSONValue(f.DefaultedTo))
+			fields = append(fields, fmt.Sprintf("%s %s: %s", r.ID, f.Path, shown(f.DefaultedTo)))
+		}
+		if fs == nil {
+			continue
+		}
+		doc, err := load.NewDoc(live)
+		if err != nil {
+			return nil, nil, err
+		}
+		doc.Source, doc.Namespace = r.Live.Source, r.Live.Namespace
+		rep.Resources[i].Findings, rep.Resources[i].Live = fs, doc
+	}
+	if fields == nil {
+		return nil, nil, nil
+	}
+	return &rep, fields, nil
+}
+
+// shown is a value as a note writes it: a string as it is, anything else as JSON.
+func shown(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	bs, _ := json.Marshal(v)
+	return string(bs)
 }

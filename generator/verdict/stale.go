@@ -157,6 +157,11 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 		if status == generated.Edited {
 			return []Stale{{File: file, Line: line(1), Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil, nil
 		}
+		if deferred == nil {
+			if deferred, err = in.redefaulted(file, opts, committed, form); err != nil {
+				return nil, nil, err
+			}
+		}
 		return nil, deferred, nil // what kapp reads is the same; comments naming other inputs' resources are not
 	}
 	// the diff is what regenerating writes, comments included, a Secret's values masked
@@ -169,6 +174,22 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
 	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
+}
+
+// redefaulted is the note on a file that is not stale, written as these manifests regenerate
+// it, whose rules the deployed objects need regenerated once this deploy's removals made in Git
+// are defaulted anew (Redefaulted): kapp applies the removals under it, and regenerating it now
+// changes nothing, the live objects holding the old values. nil when there is no such removal,
+// or the file copies the defaults already.
+func (in Regeneration) redefaulted(file string, opts emit.Options, committed []byte, form func(string) string) (*Stale, error) {
+	rep, fields, err := Redefaulted(in.Report)
+	if err != nil || rep == nil {
+		return nil, err
+	}
+	if _, _, changed, _, err := in.compare(rep, in.Placement, opts, committed, form); err != nil || !changed {
+		return nil, err
+	}
+	return &Stale{File: file, Inputs: unlikeRecorded(opts, in.Given, file), AfterDeploy: fields}, nil
 }
 
 // compare regenerates the file the options its header records make of rep, in the form committed

@@ -123,6 +123,11 @@ type Stale struct {
 	// InPlace: the command regenerating the file in place, when the Regenerate line writes the
 	// rules to stdout (a file generated with "> FILE"); "" when it writes the file.
 	InPlace string
+	// AfterDeploy, of a file that is not stale (deferred): the fields the manifests stop
+	// declaring that the API server defaults anew on this deploy (Redefaulted), which the rules
+	// regenerated after it copy and the file does not. Empty where the file is up to date with
+	// what kapp last applied and regenerating it from these manifests would change it.
+	AfterDeploy []string
 }
 
 // Hidden is a declared field whose change made in Git kapp's engine no longer reports under the
