@@ -6,6 +6,7 @@ toolchain go1.27.3
 
 require (
 	carvel.dev/kapp v0.66.0
+	carvel.dev/vendir v0.45.1
 	carvel.dev/ytt v0.53.0
 	github.com/argoproj/argo-cd/gitops-engine/v3 v3.6.1
 	github.com/argoproj/argo-cd/v3 v3.6.1
@@ -39,7 +40,6 @@ require (
 )
 
 require (
-	carvel.dev/vendir v0.45.1 // indirect
 	cel.dev/expr v0.25.2 // indirect
 	cloud.google.com/go/compute/metadata v0.9.0 // indirect
 	cyphar.com/go-pathrs v0.2.5 // indirect

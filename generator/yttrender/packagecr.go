@@ -167,6 +167,7 @@ func fetchInline(file string, steps []map[string]any) (fetched, error) {
 		return nil, fmt.Errorf("%s: spec.template.spec.fetch is empty", file)
 	}
 	out := fetched{}
+	dirs := make([]string, len(steps))
 	for i, f := range steps {
 		field := fmt.Sprintf("spec.template.spec.fetch[%d]", i)
 		dir, _ := f["path"].(string)
@@ -189,6 +190,16 @@ func fetchInline(file string, steps []map[string]any) (fetched, error) {
 		if len(inline.PathsFrom) > 0 {
 			return nil, fmt.Errorf("%s: %s.inline.pathsFrom reads Secrets and ConfigMaps from the cluster: only inline.paths can be rendered offline", file, field)
 		}
+		dirs[i] = path.Clean(dir)
+		// vendir refuses a config whose directories overlap before it fetches anything
+		// (carvel.dev/vendir v0.45.1 pkg/vendir/config/config.go checkOverlappingPaths); judged
+		// on cleaned paths, so that ./config and config, which vendir lets replace each other,
+		// are refused too rather than merged.
+		for j, other := range dirs[:i] {
+			if other == dirs[i] || strings.HasPrefix(dirs[i]+"/", other+"/") || strings.HasPrefix(other+"/", dirs[i]+"/") {
+				return nil, fmt.Errorf("%s: spec.template.spec.fetch[%d] (directory %q) and %s (directory %q) overlap: kapp-controller's fetch (vendir) refuses overlapping directories and deploys nothing", file, j, other, field, dirs[i])
+			}
+		}
 		w, err := written(file, field+".inline.paths", dir, inline.Paths)
 		if err != nil {
 			return nil, err
@@ -200,11 +211,19 @@ func fetchInline(file string, steps []map[string]any) (fetched, error) {
 	return out, nil
 }
 
-// written are inline paths as written under dir, each kept within it (memdir.ScopedPath).
+// written are inline paths as written under dir, each kept within it (memdir.ScopedPath). Two
+// paths naming one file are refused: vendir writes them in map order, so which one it keeps
+// changes from sync to sync.
 func written(file, field, dir string, paths map[string]string) (fetched, error) {
 	out := fetched{}
-	for n, content := range paths {
+	by := map[string]string{}
+	for _, n := range slices.Sorted(mapKeys(paths)) {
+		content := paths[n]
 		p := path.Join(dir, n)
+		if first, ok := by[p]; ok {
+			return nil, fmt.Errorf("%s: %s: %q and %q name the same file: kapp-controller's fetch (vendir) keeps either one at random", file, field, first, n)
+		}
+		by[p] = n
 		if !filepath.IsLocal(p) || (dir != "" && !strings.HasPrefix(p, dir+"/")) {
 			return nil, fmt.Errorf("%s: %s: %q is outside the fetched directory", file, field, n)
 		}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	vendirconf "carvel.dev/vendir/pkg/vendir/config"
 )
 
 // packageCRWith is a Package whose inline fetch holds files, with template steps steps (YAML,
@@ -100,5 +103,66 @@ func TestRawOptionRefusalNamesItsLine(t *testing.T) {
 	want := fmt.Sprintf("%s: document 1 (line %d): spec.template.spec.deploy[0].kapp.rawOptions[1]: --filter-kind=HorizontalPodAutoscaler changes", f, line)
 	if line == 0 || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// Fetch directories that overlap are refused as vendir refuses them (kapp-controller's fetch
+// fails and nothing deploys), naming both fetches; directories that only share a name prefix
+// still render. The oracle is vendir's own config validation, given the directories
+// kapp-controller v0.51.0 asks for (pkg/fetch/vendir.go AddDir: the fetch's path, else its index).
+func TestPackageCROverlappingFetchDirectories(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		paths []string // each fetch's path, "" for none
+		want  string   // the names rendered, or the error
+	}{
+		{"a directory inside another", []string{"config", "config/values"}, "spec.template.spec.fetch[0] (directory \"config\") and spec.template.spec.fetch[1] (directory \"config/values\") overlap"},
+		{"a path equal to another fetch's index", []string{"1", ""}, "spec.template.spec.fetch[0] (directory \"1\") and spec.template.spec.fetch[1] (directory \"1\") overlap"},
+		{"a shared name prefix only", []string{"config", "config-values"}, "b a"}, // ytt sorts config-values/ before config/
+	} {
+		var b strings.Builder
+		b.WriteString("apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata: {name: x.1.0.0}\nspec:\n  template:\n    spec:\n      fetch:\n")
+		vendir := vendirconf.Config{APIVersion: "vendir.k14s.io/v1alpha1", Kind: "Config"}
+		for i, p := range tc.paths {
+			name := string(rune('a' + i))
+			b.WriteString("      - inline:\n          paths:\n            " + name + ".yml: |\n              " + strings.ReplaceAll(strings.TrimSpace(configMap(name)), "\n", "\n              ") + "\n")
+			dir := fmt.Sprint(i)
+			if p != "" {
+				b.WriteString("        path: " + strconv.Quote(p) + "\n")
+				dir = p
+			}
+			vendir.Directories = append(vendir.Directories, vendirconf.Directory{Path: dir, Contents: []vendirconf.DirectoryContents{{Path: ".", Inline: &vendirconf.DirectoryContentsInline{}}}})
+		}
+		b.WriteString("      template:\n      - ytt: {}\n")
+		f := filepath.Join(t.TempDir(), "package.yml")
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		docs, err := Package{CR: f}.Render(nil)
+		var got []string
+		if err != nil {
+			got = []string{err.Error()}
+		}
+		for _, d := range docs {
+			got = append(got, d.Name)
+		}
+		if s := strings.Join(got, " "); !strings.Contains(s, tc.want) || (err == nil && s != tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, s, tc.want)
+		}
+		if verr := vendir.Validate(); (verr != nil) != (err != nil) {
+			t.Errorf("%s: vendir says %v, rebasegen %v", tc.name, verr, err)
+		}
+	}
+}
+
+// Two inline paths naming one file (vendir writes both, in map order, and keeps either) are
+// refused naming both, the same way on every run.
+func TestPackageCRInlinePathsNamingOneFile(t *testing.T) {
+	f := packageCRWith(t, map[string]string{"config/rules.yml": configMap("a"), "./config/rules.yml": configMap("b")}, "      - ytt: {}\n")
+	for range 8 {
+		_, err := Package{CR: f}.Render(nil)
+		if want := `spec.template.spec.fetch[0].inline.paths: "./config/rules.yml" and "config/rules.yml" name the same file`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want an error containing %s", err, want)
+		}
 	}
 }
