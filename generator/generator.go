@@ -128,7 +128,7 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	if err := verdict.YTTWithinBudget(own, set.Pairs); err != nil {
 		return nil, err
 	}
-	prepare, rebase, kappDefaults, packageRules, err := kappcover.Covers(set.Configs, rules)
+	opts, err := kappcover.Covers(set.Configs, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +145,9 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 		return nil, err
 	}
 	set.VersionWarning = warning
-	rep, err := classify.Classify(set, classify.Options{Rules: rs, Progress: in.Progress.stage("classify", len(set.Pairs)),
-		Prepare: prepare, Rebase: rebase, CRDUpdate: in.CRDUpdate, KappDefaults: kappDefaults, PackageRules: packageRules, LabelScoped: scoped, NoOperational: in.NoOperational, Version: vd, Server: sv})
+	opts.Rules, opts.Progress, opts.CRDUpdate, opts.LabelScoped = rs, in.Progress.stage("classify", len(set.Pairs)), in.CRDUpdate, scoped
+	opts.NoOperational, opts.Version, opts.Server = in.NoOperational, vd, sv
+	rep, err := classify.Classify(set, opts)
 	if err != nil {
 		return nil, verdict.NameYTTRule(err, own)
 	}

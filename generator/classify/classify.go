@@ -29,6 +29,10 @@ type Options struct {
 	// rules applied (kappcover: kapp's own code), which the API server's update validation is run
 	// on; nil: the manifest as written.
 	Rebase Prepare
+	// Unruled is the object kapp's update sends for desired without the rule files checked with
+	// the package (kapp's built-in rebase rules and the package's own): a refusal of Rebase's
+	// object it does not meet is one those rules cause; nil: Rebase holds no rule files.
+	Unruled Prepare
 	// CRDUpdate is the API server's validation of a CustomResourceDefinition update
 	// (cmd/rebasegen hands over the server's own), run on a CRD the manifests change as on any
 	// kind's update (updateValidations); nil: a CRD's update is not judged.
@@ -76,6 +80,7 @@ type classifier struct {
 	defaults     defaulter
 	prepare      Prepare
 	rebase       Prepare
+	unruled      Prepare
 	kappDefaults Covers
 	pkgRules     Covers
 	hpaTargets   map[pair.Identity]string
@@ -159,7 +164,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: applied, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		prepare: opts.Prepare, rebase: opts.Rebase, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+		prepare: opts.Prepare, rebase: opts.Rebase, unruled: opts.Unruled, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}

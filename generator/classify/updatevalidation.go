@@ -23,6 +23,7 @@ import (
 	batchvalidation "k8s.io/kubernetes/pkg/apis/batch/validation"
 	"k8s.io/kubernetes/pkg/features"
 
+	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/escape"
@@ -66,22 +67,92 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	if !ok {
 		return ""
 	}
-	errs := updateErrors(v, c.gates, c.sends(fc.desired, fc.live), fc.live.Object)
+	sends := c.sends(fc.desired, fc.live)
+	errs := updateErrors(v, c.gates, sends, fc.live.Object)
 	if len(errs) > 0 && fc.sent != nil {
 		errs = notBefore(errs, updateErrors(v, c.gates, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object))
 	}
 	if len(errs) == 0 {
 		return ""
 	}
-	// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
-	// not change (a suspended Job's image)
-	remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
-	if gvk.GroupKind() == crdKind {
-		remedy = crdRemedy
-	}
 	_, module := schemeOf(gvk.Group)
-	return fmt.Sprintf("; kapp's deploy fails here: the API server refuses kapp's update of the %s (%s %s %s): %s; %s",
-		gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")), remedy)
+	refused := func(errs field.ErrorList) string {
+		return fmt.Sprintf("the API server refuses kapp's update of the %s (%s %s %s): %s", gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")))
+	}
+	var out []string
+	byRules, written := c.refusedByRules(v, fc, sends, errs)
+	if len(byRules) > 0 {
+		// a value the rules copy from the live object into what kapp sends, which the manifest
+		// changes with (a ReplicationController's selector kept beside new template labels):
+		// not the manifest's doing (newcomer14 N14-1)
+		out = append(out, fmt.Sprintf("%s; the rebase rules cause it: they write %s into the object kapp sends, and without them the API server accepts the update; regenerate the rules now, from these manifests, and once more after the deploy, or take %s out of the rule's paths",
+			refused(byRules), strings.Join(written, ", "), map[bool]string{true: "it", false: "them"}[len(written) == 1]))
+		errs = notBefore(errs, byRules)
+	}
+	if len(errs) > 0 {
+		// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
+		// not change (a suspended Job's image)
+		remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
+		if gvk.GroupKind() == crdKind {
+			remedy = crdRemedy
+		}
+		out = append([]string{refused(errs) + "; " + remedy}, out...)
+	}
+	return "; kapp's deploy fails here: " + strings.Join(out, "; and ")
+}
+
+// refusedByRules are the errors of errs (those of the update sending sends, with the rule files
+// checked applied) that the update kapp sends without those rule files (classifier.unruled) does
+// not meet, and the fields where the rules' object differs from that one, sorted; none where
+// there are no rule files or the object without them does not decode.
+func (c *classifier) refusedByRules(v updateValidation, fc fieldContext, sends map[string]any, errs field.ErrorList) (field.ErrorList, []string) {
+	if c.unruled == nil {
+		return nil, nil
+	}
+	own, err := c.unruled(fc.desired, fc.live)
+	if err != nil {
+		return nil, nil
+	}
+	byRules := notBefore(errs, updateErrors(v, c.gates, own.Object, fc.live.Object))
+	if len(byRules) == 0 {
+		return nil, nil
+	}
+	// as the server defaults each: not the defaults the rules copy that it gives the manifest alike
+	with, ok := defaultedAsSent(sends)
+	without, ok2 := defaultedAsSent(own.Object)
+	if !ok || !ok2 {
+		return nil, nil
+	}
+	written := differing(with.Object, without.Object, nil)
+	if len(written) == 0 {
+		return nil, nil
+	}
+	slices.Sort(written)
+	return byRules, written
+}
+
+// differing are the paths (map keys) at which a and b hold different values: the deepest map
+// keys, a list as a whole.
+func differing(a, b map[string]any, at []string) []string {
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, escape.Text(fielddiff.FromFields(append(slices.Clone(at), k)).String()))
+		}
+	}
+	for k, bv := range b {
+		av, ok := a[k]
+		p := append(slices.Clone(at), k)
+		am, amap := av.(map[string]any)
+		bm, bmap := bv.(map[string]any)
+		switch {
+		case ok && amap && bmap:
+			out = append(out, differing(am, bm, p)...)
+		case !ok || !fielddiff.Equal(av, bv):
+			out = append(out, escape.Text(fielddiff.FromFields(p).String()))
+		}
+	}
+	return out
 }
 
 // sends is the object kapp's update sends for manifest: with kapp's rebase rules applied where
@@ -201,26 +272,48 @@ func jobValidationOptions(gates featuregate.FeatureGate, nw, old *batch.Job) bat
 	return opts
 }
 
+// defaultedAsSent is obj, of any version the server serves, defaulted as the server defaults a
+// request; false where it does not decode into its kind's type.
+func defaultedAsSent(obj map[string]any) (*unstructured.Unstructured, bool) {
+	versioned, _, ok := decoded(obj, true)
+	if !ok {
+		return nil, false
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(versioned)
+	return &unstructured.Unstructured{Object: out}, err == nil
+}
+
 // internalObject decodes obj, of any version the server serves, into its kind's internal type,
 // defaulted as the server defaults a request when defaulted.
 func internalObject(obj map[string]any, defaulted bool) (runtime.Object, bool) {
+	versioned, scheme, ok := decoded(obj, defaulted)
+	if !ok {
+		return nil, false
+	}
 	gvk := (&unstructured.Unstructured{Object: obj}).GroupVersionKind()
-	scheme, _ := schemeOf(gvk.Group)
-	versioned, err := scheme.New(gvk)
-	if err != nil {
-		return nil, false
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, versioned); err != nil {
-		return nil, false
-	}
-	if defaulted {
-		scheme.Default(versioned)
-	}
 	internal, err := scheme.ConvertToVersion(versioned, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
 	if err != nil {
 		return nil, false
 	}
 	return internal, true
+}
+
+// decoded is obj decoded into its kind's versioned type, defaulted as the server defaults a
+// request when defaulted, and the scheme holding the type.
+func decoded(obj map[string]any, defaulted bool) (runtime.Object, *runtime.Scheme, bool) {
+	gvk := (&unstructured.Unstructured{Object: obj}).GroupVersionKind()
+	scheme, _ := schemeOf(gvk.Group)
+	versioned, err := scheme.New(gvk)
+	if err != nil {
+		return nil, nil, false
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, versioned); err != nil {
+		return nil, nil, false
+	}
+	if defaulted {
+		scheme.Default(versioned)
+	}
+	return versioned, scheme, true
 }
 
 // gatesAt are the feature gates of a kube-apiserver of sv's version with its default gates:

@@ -328,37 +328,51 @@ func CoveredBy(rep *classify.Report, configs []load.Object, includeUnknown bool)
 	return out, nil
 }
 
-// Covers returns what classify takes to prepare desired objects as kapp does (kapp's built-in
-// Config, the package's own kapp Configs and rules, the Configs of rule files deployed with it),
-// to rebase them as kapp's update does with the same rules, and to mark covered findings: kapp's
-// built-in rebase rules, and the package's own kapp Configs (nil when there are none).
-func Covers(configs, rules []load.Object) (prepare, rebase classify.Prepare, kappDefaults, packageRules classify.Covers, err error) {
+// Covers returns what classify takes (the fields of classify.Options it fills) to prepare desired
+// objects as kapp does (kapp's built-in Config, the package's own kapp Configs and rules, the
+// Configs of rule files deployed with it), to rebase them as kapp's update does with the same
+// rules and without the rule files, and to mark covered findings: kapp's built-in rebase rules,
+// and the package's own kapp Configs (nil when there are none).
+func Covers(configs, rules []load.Object) (classify.Options, error) {
 	d, err := New(nil, false)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return classify.Options{}, err
 	}
-	prepare, rebase = d.Prepared, d.Rebased
+	out := classify.Options{Prepare: d.Prepared, Rebase: d.Rebased, KappDefaults: d.Covered}
+	own := d // kapp's built-in rebase rules and the package's own, without the rule files'
+	if len(configs) > 0 {
+		if own, err = New(configs, false); err != nil {
+			return classify.Options{}, err
+		}
+		out.Rebase = own.Rebased
+	}
 	if len(rules) > 0 {
 		all, err := New(slices.Concat(configs, rules), false)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return classify.Options{}, err
 		}
-		prepare, rebase = all.Prepared, all.Rebased
+		out.Prepare, out.Rebase = all.Prepared, all.Rebased
+		// prepared with every Config (the rule files' label rules too), rebased without the
+		// rule files' rebase rules
+		out.Unruled = func(desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			prepared, err := all.Prepared(desired, live)
+			if err != nil {
+				return nil, err
+			}
+			return own.Rebase(prepared, live)
+		}
 	}
 	if len(configs) == 0 {
-		return prepare, rebase, d.Covered, nil, nil
+		return out, nil
 	}
 	p, err := New(configs, true)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return classify.Options{}, err
 	}
 	if len(rules) == 0 {
 		// the package's Configs hold no rebase rules of kapp's: theirs on top of kapp's built-in ones
-		all, err := New(configs, false)
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		prepare, rebase = p.Prepared, all.Rebased
+		out.Prepare = p.Prepared
 	}
-	return prepare, rebase, d.Covered, p.Covered, nil
+	out.PackageRules = p.Covered
+	return out, nil
 }

@@ -30,8 +30,9 @@ const (
 	// KindServerVersion: the live objects come from a Kubernetes minor version whose defaults
 	// rebasegen has no data for, so every default was judged with the linked version's.
 	KindServerVersion Kind = "server-version"
-	// KindImmutable: a change made in Git to a field the API server refuses to change, which
-	// kapp's deploy, updating the object in place, fails on.
+	// KindImmutable: a change made in Git with which the API server refuses the object kapp's
+	// deploy sends (a field it refuses to change, an invalid update, a value a rebase rule copies
+	// beside the change), so the deploy fails on it.
 	KindImmutable Kind = "immutable"
 	// KindUnjudged: a Secret whose values rebasegen capture redacted: they were taken as the
 	// manifest's and never compared, so the resource is not counted as kept.
@@ -70,7 +71,7 @@ func (k Kind) Label() string {
 	case KindHidden:
 		return "hidden"
 	case KindImmutable:
-		return "pending change from Git that kapp's deploy fails on (immutable field)"
+		return "pending change from Git that kapp's deploy fails on (the API server refuses it)"
 	case KindStale:
 		return "stale"
 	case KindDrift:

@@ -121,6 +121,19 @@ func RoleBindingUpdateRefused(t testing.TB, obj, live map[string]any) error {
 	return rbacvalidation.ValidateRoleBindingUpdate(&n, &o).ToAggregate()
 }
 
+// ReplicationControllerUpdateRefused is the API server's validation of an update of the
+// ReplicationController live to obj, as it decodes and defaults obj (k8s.io/kubernetes
+// pkg/apis/core/v1 SetDefaults_ReplicationController, pkg/apis/core/validation
+// ValidateReplicationControllerUpdate): nil when it accepts it.
+func ReplicationControllerUpdateRefused(t testing.TB, obj, live map[string]any) error {
+	t.Helper()
+	var n, o core.ReplicationController
+	internal(t, obj, &corev1.ReplicationController{}, &n)
+	internal(t, live, &corev1.ReplicationController{}, &o)
+	n.ObjectMeta = o.ObjectMeta
+	return corevalidation.ValidateReplicationControllerUpdate(&n, &o, corevalidation.PodValidationOptions{}).ToAggregate()
+}
+
 // LimitRangeRefused is the API server's validation of a LimitRange (k8s.io/kubernetes
 // pkg/apis/core/validation ValidateLimitRange): nil when it accepts it.
 func LimitRangeRefused(t testing.TB, obj map[string]any) error {
