@@ -47,7 +47,10 @@ type Inputs struct {
 	// CRD the manifests change (classify.CRDUpdateValidation: k8s.io/apiextensions-apiserver
 	// pkg/apis/apiextensions/validation ValidateCustomResourceDefinitionUpdate, which
 	// cmd/rebasegen passes; its package links grpc, which the library does not). nil: a refused
-	// CRD update (a stored version dropped, a default its schema rejects) is not found.
+	// CRD update (a stored version dropped, a default its schema rejects) is not found, and so
+	// any change made in Git to a CRD under kapp.k14s.io/update-strategy fallback-on-replace
+	// fails the gate: kapp deletes the CRD, and every custom resource of it, wherever the server
+	// refuses the update, which nothing then judges.
 	CRDUpdate classify.CRDUpdateValidation
 }
 

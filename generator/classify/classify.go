@@ -394,5 +394,6 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.Findings = slices.Insert(res.Findings, 0, f)
 	}
 	c.consequences(fc, res.Findings)
+	c.crdReplacements(fc, res.Findings) // after consequences: a drift it finds is one kapp reverts
 	return res, nil
 }

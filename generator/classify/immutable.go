@@ -21,8 +21,9 @@ import (
 // so the deploy fails on it (blocks); or the server keeps the live value on update (Kept), so the
 // deploy leaves it as it is. Where the manifest has kapp replace the object
 // (kapp.k14s.io/update-strategy always-replace, or fallback-on-replace where the update is
-// refused), the server's create validation of the manifest decides instead (replaceRefused). Not
-// when it has kapp update nothing of it (skip) or create a new version of it (kapp.k14s.io/versioned).
+// refused), the server's create validation of the manifest decides instead (replaceRefused), but
+// for a CRD, which kapp must never replace (crdReplacements). Not when it has kapp update nothing
+// of it (skip) or create a new version of it (kapp.k14s.io/versioned).
 func (c *classifier) immutableChange(fc fieldContext, path string) (why string, blocks, ok bool) {
 	ann := fc.desired.GetAnnotations()
 	strategy := ann[kappconv.UpdateStrategy]
@@ -33,6 +34,9 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 		why, blocks, ok = c.updateChange(fc, path)
 		if !blocks || strategy != "fallback-on-replace" {
 			return why, blocks, ok
+		}
+		if isCRD(fc) {
+			return crdFallbackReplaced(why), true, true
 		}
 	}
 	// kapp replaces the object (fallback-on-replace: kapp's update is refused as invalid)

@@ -265,9 +265,11 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			// the change made in Git beside the drift is hidden, no pending change
 			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
 		}
-		field(KindDrift, []Residual{r}, g.FailOnDrift)
+		kept := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() })
+		// a drift whose revert kapp's deploy makes by replacing a CRD fails whatever the flag
+		field(KindDrift, []Residual{r}, g.FailOnDrift || r.Finding.Blocks && kept < 0)
 		out[len(out)-1].ServedUnknown = r.Finding.ServedUnknown
-		if i := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }); i >= 0 {
+		if i := kept; i >= 0 {
 			by := c.DriftKept[i].Rule
 			if c.DriftKept[i].At == (RuleAt{}) {
 				by = "the rules in force together"
@@ -348,6 +350,8 @@ func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding 
 		switch f.Kind {
 		case KindPendingCreate, KindPendingDelete, KindImmutable, KindDeployFails, KindUnserved:
 			fs[i].Fails = false
+		case KindDrift: // a revert kapp's deploy makes by replacing a CRD is check's to fail
+			fs[i].Fails = g.FailOnDrift
 		}
 	}
 	return AfterVersionWarning(versionWarning, fs)

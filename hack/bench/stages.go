@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -53,7 +54,10 @@ var stageLabel = map[string]string{
 }
 
 func inputs(c *corpus) generator.Inputs {
-	return generator.Inputs{Desired: []string{c.DesiredDir}, Live: []string{c.LiveDir}, Namespace: "default"}
+	// the CRD update validation the binary hands the library (cmd/rebasegen inputs): the corpus
+	// holds the fixtures' CRDs, which it judges as a user's run does
+	return generator.Inputs{Desired: []string{c.DesiredDir}, Live: []string{c.LiveDir}, Namespace: "default",
+		CRDUpdate: apiextensionsvalidation.ValidateCustomResourceDefinitionUpdate}
 }
 
 // runStage measures one stage on corpus c, after its untimed setup, over as many runs as repeat
