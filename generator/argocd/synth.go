@@ -138,8 +138,8 @@ func Synthesize(rep *classify.Report, base Settings) (Result, error) {
 				case (l.Kind == verdict.KindUnknown || l.Kind == verdict.KindAdoption || l.Kind == verdict.KindPending) && !declared: // newcomer3 finding 3(c); probe7 minor: kapp's adoption is no class of Argo CD's
 					l.Class, l.Kind, l.Reason = string(classify.Pending), verdict.KindPending, why+", and the manifest no longer declares it: a removal made in Git, which a sync applies"
 				}
-				if blocks && l.Kind == verdict.KindPending {
-					if without, why := refusal(desired.Unstructured, l.Reason); why != "" {
+				if blocks && (l.Kind == verdict.KindPending || l.Kind == verdict.KindDrift) {
+					if without, why := refusal(desired.Unstructured, live.Unstructured, l.Reason); why != "" {
 						l.Kind, l.Reason = verdict.KindImmutable, without+why
 					}
 				}

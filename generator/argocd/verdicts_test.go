@@ -388,8 +388,11 @@ func TestAtomicListChangedInGitIsPending(t *testing.T) {
 // selector, immutable in apps/v1) was only "pending (Argo CD syncs it)", and check passed,
 // while the sync's kubectl apply is refused ("spec.selector: ... field is immutable", the
 // probe's run on a real API server). It fails the gate, worded for Argo CD: no kapp advice,
-// Argo CD's own Replace=true sync option named; with that option on the manifest Argo CD
-// replaces the object and the change is pending again.
+// Argo CD's own sync options named. Replace=true alone has Argo CD run kubectl replace, a PUT
+// the server validates as any update (refused all the same: it passed before); Replace=true
+// with Force=true, or Force=true alone under client-side apply, deletes and creates the object
+// (gitops-engine v3.6.1 sync_context.go applyObject, kubectl's replace --force and apply
+// --force), so the change is pending; Force=true under server-side apply only forces conflicts.
 func TestChangeTheServerRefusesFailsTheArgoCDGate(t *testing.T) {
 	const sel = "spec.selector.matchLabels.tier"
 	add := func(text string) string {
@@ -400,13 +403,19 @@ func TestChangeTheServerRefusesFailsTheArgoCDGate(t *testing.T) {
 	if !strings.Contains(desired, "tier: front") {
 		t.Fatal("the selector was not edited")
 	}
+	annotated := func(options string) string {
+		return strings.Replace(desired, "metadata:\n  name: web\n  labels:", "metadata:\n  name: web\n  annotations:\n    argocd.argoproj.io/sync-options: "+options+"\n  labels:", 1)
+	}
 	for _, tc := range []struct {
 		name, desired string
 		kind          string
 		fails         bool
 	}{
 		{"in place", desired, "immutable", true},
-		{"Replace=true", strings.Replace(desired, "metadata:\n  name: web\n  labels:", "metadata:\n  name: web\n  annotations:\n    argocd.argoproj.io/sync-options: Replace=true\n  labels:", 1), "pending", false},
+		{"Replace=true", annotated("Replace=true"), "immutable", true},
+		{"Replace=true,Force=true", annotated("Replace=true,Force=true"), "pending", false},
+		{"Force=true", annotated("Force=true"), "pending", false},
+		{"Force=true,ServerSideApply=true", annotated("Force=true,ServerSideApply=true"), "immutable", true},
 	} {
 		a := analyzeFiles(t, tc.desired, readFixture(t, "argo-hpa", "live.yaml"), "argo-hpa")
 		s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec: {}\n")
@@ -420,12 +429,54 @@ func TestChangeTheServerRefusesFailsTheArgoCDGate(t *testing.T) {
 			if string(f.Kind) != tc.kind || f.Fails != tc.fails {
 				t.Errorf("%s: %s %s fails=%v, want %s fails=%v: %s", tc.name, f.Kind, f.Path, f.Fails, tc.kind, tc.fails, f.Evidence)
 			}
-			if tc.fails && (strings.Contains(f.Evidence, "kapp") || !strings.Contains(f.Evidence, "Replace=true")) {
+			if tc.fails && (strings.Contains(f.Evidence, "kapp") || !strings.Contains(f.Evidence, "Replace=true,Force=true")) {
 				t.Errorf("%s: evidence %q, want Argo CD's words and remedy", tc.name, f.Evidence)
 			}
 		}
 		if !found {
 			t.Errorf("%s: no finding on %s", tc.name, sel)
+		}
+	}
+}
+
+// A CustomResourceDefinition's scope changed in Git, which the API server refuses on update
+// (ValidateImmutableField(spec.scope) once Established). Argo CD never replaces a CRD: under
+// Replace=true it updates it (gitops-engine v3.6.1 sync_context.go applyObject), refused all the
+// same; under Force=true alone kubectl apply --force deletes and creates it (kubectl's apply
+// patcher on an invalid patch), and deleting a CRD deletes every custom resource of it. Both fail
+// the gate, neither suggests Replace=true.
+func TestCRDChangeTheServerRefusesUnderArgoCDSyncOptions(t *testing.T) {
+	crd := func(scope, options string) string {
+		ann := ""
+		if options != "" {
+			ann = "    argocd.argoproj.io/sync-options: " + options + "\n"
+		}
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.dev\n  annotations:\n" + ann +
+			"    team: web\nspec:\n  group: example.dev\n  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}\n  scope: " + scope +
+			"\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n"
+	}
+	applied := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"widgets:apiextensions.k8s.io/CustomResourceDefinition:/widgets.example.dev","team":"web"},"name":"widgets.example.dev"},"spec":{"group":"example.dev","names":{"kind":"Widget","listKind":"WidgetList","plural":"widgets","singular":"widget"},"scope":"Namespaced","versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},"served":true,"storage":true}]}}`
+	live := strings.Replace(strings.Replace(crd("Namespaced", ""), "  name: widgets.example.dev\n", "  name: widgets.example.dev\n  managedFields:\n  - {manager: argocd-controller, operation: Update, apiVersion: apiextensions.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {'f:metadata': {'f:annotations': {'f:team': {}}}, 'f:spec': {'f:group': {}, 'f:scope': {}}}}\n", 1), "    team: web\n", "    team: web\n    argocd.argoproj.io/tracking-id: widgets:apiextensions.k8s.io/CustomResourceDefinition:/widgets.example.dev\n    kubectl.kubernetes.io/last-applied-configuration: '"+applied+"'\n", 1)
+	for _, tc := range []struct{ options, want string }{
+		{"", "Argo CD's sync fails here"},
+		{"Replace=true", "Argo CD updates a CustomResourceDefinition even under Replace=true"},
+		{"Replace=true,Force=true", "Argo CD updates a CustomResourceDefinition even under Replace=true"},
+		{"Force=true", "deletes every custom resource of it"},
+	} {
+		a := analyzeFiles(t, crd("Cluster", tc.options), live, "")
+		res, v := synthesizeAndVerify(t, a, argocd.Settings{})
+		found := false
+		for _, f := range argocd.Findings(res.Left, v, nil, "") {
+			if f.Path != "spec.scope" {
+				continue
+			}
+			found = true
+			if string(f.Kind) != "immutable" || !f.Fails || !strings.Contains(f.Evidence, tc.want) || strings.Contains(f.Evidence, "kapp") || strings.Contains(f.Evidence, "add argocd.argoproj.io/sync-options") {
+				t.Errorf("sync options %q: %s fails=%v: %s; want immutable, failing, saying %q, no kapp advice and no sync option to add", tc.options, f.Kind, f.Fails, f.Evidence, tc.want)
+			}
+		}
+		if !found {
+			t.Errorf("sync options %q: no finding on spec.scope", tc.options)
 		}
 	}
 }

@@ -232,6 +232,12 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if fc.sent == nil {
 			f.Evidence += "; no " + kappconv.Original + " (a first deploy, or an object kapp takes over): a change made in Git cannot be told from one made on the cluster"
 		}
+		// whoever made the difference, the deploy sends the manifest's value over the live one,
+		// which the server refuses where the field is immutable (an object kapp takes over that
+		// was created with another selector)
+		if why, blocks, ok := c.immutableChange(fc, path); ok {
+			f.Blocks, f.Evidence = blocks, f.Evidence+why
+		}
 		return f
 	}
 	if removedInGit(fc, d) {

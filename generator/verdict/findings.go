@@ -261,6 +261,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			field(KindUnserved, []Residual{r}, true)
 			continue
 		}
+		if r.Finding.Blocks {
+			field(KindImmutable, []Residual{r}, true) // the deploy's update is refused
+			continue
+		}
 		if gt := r.Finding.GitToo; gt != nil && slices.ContainsFunc(c.Hidden, func(h Hidden) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }) {
 			// the change made in Git beside the drift is hidden, no pending change
 			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
