@@ -261,16 +261,13 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			field(KindUnserved, []Residual{r}, true)
 			continue
 		}
-		if r.Finding.Blocks {
-			field(KindImmutable, []Residual{r}, true) // the deploy's update is refused
-			continue
-		}
 		if gt := r.Finding.GitToo; gt != nil && slices.ContainsFunc(c.Hidden, func(h Hidden) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() }) {
 			// the change made in Git beside the drift is hidden, no pending change
 			r.Finding.Evidence = strings.TrimSuffix(r.Finding.Evidence, gt.Also) + gt.Hidden
 		}
 		kept := slices.IndexFunc(c.DriftKept, func(h Kept) bool { return h.Resource == r.Resource && h.Path == r.Finding.Path.String() })
-		// a drift whose revert kapp's deploy makes by replacing a CRD fails whatever the flag
+		// a drift whose revert the server refuses, or that kapp's deploy makes by replacing a
+		// CRD, fails whatever the flag, unless the rules keep the live value
 		field(KindDrift, []Residual{r}, g.FailOnDrift || r.Finding.Blocks && kept < 0)
 		out[len(out)-1].ServedUnknown = r.Finding.ServedUnknown
 		if i := kept; i >= 0 {
