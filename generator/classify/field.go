@@ -233,10 +233,14 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			f.Evidence += "; no " + kappconv.Original + " (a first deploy, or an object kapp takes over): a change made in Git cannot be told from one made on the cluster"
 		}
 		// whoever made the difference, the deploy sends the manifest's value over the live one,
-		// which the server refuses where the field is immutable (an object kapp takes over that
-		// was created with another selector)
-		if why, blocks, ok := c.immutableChange(fc, path); ok {
-			f.Blocks, f.Evidence = blocks, f.Evidence+why
+		// which the server refuses where this field is immutable (an object kapp takes over that
+		// was created with another selector). A refusal of the whole update for another field's
+		// sake (kapp's label scoping on a selector) is that field's finding, not this drift's:
+		// an applier without kapp's labels (Argo CD) sends this value and is accepted.
+		if c.frozenAt(fc, path) {
+			if why, blocks, ok := c.immutableChange(fc, path); ok {
+				f.Blocks, f.Evidence = blocks, f.Evidence+why
+			}
 		}
 		return f
 	}

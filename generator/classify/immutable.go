@@ -46,6 +46,15 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 	return "", false, false
 }
 
+// frozenAt is whether the server refuses a change at path itself (not the update as a whole).
+func (c *classifier) frozenAt(fc fieldContext, path string) bool {
+	if _, ok := clusterIPChange(fc, path); ok {
+		return true
+	}
+	_, ok := c.immutableAt(fc, path)
+	return ok
+}
+
 // updateChange is immutableChange of kapp's in-place update.
 func (c *classifier) updateChange(fc fieldContext, path string) (why string, blocks, ok bool) {
 	if why, ok := clusterIPChange(fc, path); ok {
