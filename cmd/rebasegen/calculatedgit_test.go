@@ -68,7 +68,7 @@ func TestGitChangeToACalculatedFieldIsPending(t *testing.T) {
 			want   []string
 		}{
 			{"text", []string{blocks + ": a change made in Git", why, "0 residual ghost diffs, 0 unknown fields, 0 stale generated files"}},
-			{"github", []string{"::error file=" + desired + ",line=1::" + blocks, why}},
+			{"github", []string{"::error file=" + desired + ",line=6::" + blocks, why}}, // "  clusterIP: 10.0.0.99"
 			{"json", []string{`"immutable": [`, `"path": "spec.clusterIP"`, `"class": "pending"`, why, `"residual": []`, `"stale": []`}},
 		} {
 			res := rebasegen(t, "check", "--rules", rules, "-d", desired, "-l", liveFile, "-n", "services", "--output", tc.format)

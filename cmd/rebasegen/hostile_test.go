@@ -364,7 +364,7 @@ func TestSmallOnes(t *testing.T) {
 	checkRejected(t, "explain", r, secret, "field data: expected map[string][]uint8, got string")
 
 	fix := scenario(t, "human-drift")
-	for format, want := range map[string]string{"text": "\nerror: drift: ", "github": "\n::error file=" + fix[1] + ",line=1::drift: ", "json": `"severity": "error"`} {
+	for format, want := range map[string]string{"text": "\nerror: drift: ", "github": "\n::error file=" + fix[1] + ",line=6::drift: ", "json": `"severity": "error"`} {
 		r := rebasegen(t, append([]string{"check", "--fail-on-drift", "--rules", rules, "-o", format}, fix...)...)
 		if r.code != exitPending || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "warning: drift") || strings.Contains(r.stdout, "::warning") {
 			t.Errorf("--fail-on-drift -o %s: exit %d, want %d and drift labelled as an error (%q):\n%s", format, r.code, exitPending, want, r.stdout)

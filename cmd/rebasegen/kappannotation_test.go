@@ -25,7 +25,7 @@ func TestKappAnnotationAddedInGitIsPending(t *testing.T) {
 		want  []string
 	}{
 		{nil, []string{pending + ": a change made in Git", "1 pending change from Git, applied on deploy; 0 residual ghost diffs"}},
-		{[]string{"--output", "github"}, []string{"::warning file=" + g.desired + ",line=1::" + pending}},
+		{[]string{"--output", "github"}, []string{"::warning file=" + g.desired + ",line=6::" + pending}}, // "    kapp.k14s.io/change-group: app"
 		{[]string{"--output", "json"}, []string{"pending/pending " + web + path}},
 	} {
 		res := rebasegen(t, g.check(append([]string{"--fail-on-drift"}, tc.flags...)...)...)

@@ -277,8 +277,9 @@ func TestCheckGitHubSummaryNotice(t *testing.T) {
 }
 
 // check -o github annotates a drift and a pending change where they were made, not at the rules
-// file's line 1: the desired document; for a package, the values file line declaring the pending
-// value; no file when the inputs do not tell (a --value flag).
+// file's line 1: the field's line in the desired file (a field only the live object holds: its
+// nearest parent the manifest declares, newcomer14 N14-4); for a package, the values file line
+// declaring the pending value; no file when the inputs do not tell (a --value flag).
 func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	dir := t.TempDir()
 	at := func(args []string, want ...string) {
@@ -296,8 +297,10 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
 	}
 	at(append([]string{"-r", rules}, drift...),
-		"::warning file="+drift[1]+",line=1::drift: core/ConfigMap human-drift/shop-config data.log-level\n",
-		"::warning file="+drift[1]+",line=8::drift: apps/Deployment human-drift/shop spec.template.spec.containers[name=shop].env[name=DEBUG]\n")
+		// fixtures/human-drift/desired.yaml: line 6 "  log-level: info"; env[name=DEBUG] is the live
+		// object's alone, line 26 "        env:" the list holding it
+		"::warning file="+drift[1]+",line=6::drift: core/ConfigMap human-drift/shop-config data.log-level\n",
+		"::warning file="+drift[1]+",line=26::drift: apps/Deployment human-drift/shop spec.template.spec.containers[name=shop].env[name=DEBUG]\n")
 
 	fix := scenario(t, "hpa-replicas")
 	data, err := os.ReadFile(fix[1])
@@ -312,7 +315,7 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
 	}
 	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image\n"
-	at([]string{"-r", rules, "-d", bumped, "-l", fix[3], "-n", fix[5]}, "::warning file="+bumped+",line=1::"+pending)
+	at([]string{"-r", rules, "-d", bumped, "-l", fix[3], "-n", fix[5]}, "::warning file="+bumped+",line=19::"+pending) // "        image: nginx:1.27"
 	os.WriteFile(values, []byte("# the image\n---\nname: web\nimage: nginx:1.27\n"), 0o644)
 	at([]string{"-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5]}, "::warning file="+values+",line=4::"+pending)
 	os.WriteFile(values, []byte("image: nginx:1.25\n"), 0o644)

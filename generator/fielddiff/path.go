@@ -135,8 +135,24 @@ func step(cur any, pe fieldpath.PathElement, lenient bool) (any, bool) {
 }
 
 func findByKey(list any, key value.FieldList, lenient bool) (any, bool) {
+	return itemAt(list, indexByKey(list, key, lenient))
+}
+
+func findValue(list any, v value.Value) (any, bool) { return itemAt(list, indexOfValue(list, v)) }
+
+// itemAt is list's item i; false for i < 0.
+func itemAt(list any, i int) (any, bool) {
+	if i < 0 {
+		return nil, false
+	}
+	return list.([]any)[i], true
+}
+
+// indexByKey is the index of list's first item holding key, -1 for none; lenient: a key field the
+// item leaves out matches.
+func indexByKey(list any, key value.FieldList, lenient bool) int {
 	l, _ := list.([]any)
-	for _, item := range l {
+	for i, item := range l {
 		m, ok := item.(map[string]any)
 		if !ok {
 			continue
@@ -153,20 +169,58 @@ func findByKey(list any, key value.FieldList, lenient bool) (any, bool) {
 			}
 		}
 		if match {
-			return item, true
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }
 
-func findValue(list any, v value.Value) (any, bool) {
+// indexOfValue is the index of list's first item equal to v, -1 for none.
+func indexOfValue(list any, v value.Value) int {
 	l, _ := list.([]any)
-	for _, item := range l {
+	for i, item := range l {
 		if value.Equals(value.NewValueInterface(item), v) {
-			return item, true
+			return i
 		}
 	}
-	return nil, false
+	return -1
+}
+
+// Steps is the longest prefix of p that obj holds, as map keys (string) and list indexes (int): an
+// item its merge key or value selects is named by where obj holds it, for the line of the field in
+// the file obj was read from (lint.Lines); for a field obj lacks, its nearest parent obj holds. A
+// key field the item leaves out matches, as in GetDeclared.
+func (p Path) Steps(obj map[string]any) []any {
+	var out []any
+	var cur any = obj
+	for _, pe := range p {
+		i := -1
+		switch {
+		case pe.FieldName != nil:
+			m, _ := cur.(map[string]any)
+			v, ok := m[*pe.FieldName]
+			if !ok {
+				return out
+			}
+			out, cur = append(out, *pe.FieldName), v
+			continue
+		case pe.Index != nil:
+			if l, _ := cur.([]any); *pe.Index < len(l) {
+				i = *pe.Index
+			}
+		case pe.Key != nil:
+			if i = indexByKey(cur, *pe.Key, false); i < 0 {
+				i = indexByKey(cur, *pe.Key, true)
+			}
+		case pe.Value != nil:
+			i = indexOfValue(cur, *pe.Value)
+		}
+		if i < 0 {
+			return out
+		}
+		out, cur = append(out, i), cur.([]any)[i]
+	}
+	return out
 }
 
 // Remove deletes the value at p (by index) from obj: a map entry, or a list item.

@@ -39,6 +39,25 @@ func (l *Lines) Of(o load.Object, key string, index int) int {
 // found there, the line of o's document. o must have been read from the file as written, not
 // rendered.
 func (l *Lines) At(o load.Object, path ...any) int {
+	if line, whole := l.walk(o, path); whole && line > 0 {
+		return line
+	}
+	return o.Source.Line
+}
+
+// Nearest is At, except that for a path not found whole it returns the line of the longest
+// prefix of path found (a field the file does not declare: its nearest parent it declares), the
+// document's line only when none is.
+func (l *Lines) Nearest(o load.Object, path ...any) int {
+	if line, _ := l.walk(o, path); line > 0 {
+		return line
+	}
+	return o.Source.Line
+}
+
+// walk returns the line of the longest prefix of path found in o's document (0: none) and
+// whether that prefix is the whole path.
+func (l *Lines) walk(o load.Object, path []any) (int, bool) {
 	file := o.Source.File
 	if _, ok := l.nodes[file]; !ok {
 		var data []byte
@@ -47,39 +66,36 @@ func (l *Lines) At(o load.Object, path ...any) int {
 		}
 		l.nodes[file] = documentNodes(data)
 	}
-	n, offset, line := find(l.nodes[file], o.Source), 0, 0
+	n, offset, found := find(l.nodes[file], o.Source), 0, 0
 	for _, step := range path {
 		if n != nil && n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
 			inner := documentNodes([]byte(n.Value))
 			if len(inner) != 1 { // kapp reads exactly one Config there
-				return o.Source.Line
+				return found, false
 			}
 			n, offset = inner[0], offset+n.Line
 		}
 		if n == nil {
-			return o.Source.Line
+			return found, false
 		}
 		switch s := step.(type) {
 		case string:
 			a := at{n: n}.field(s)
 			if a.key == nil {
-				return o.Source.Line
+				return found, false
 			}
-			n, line = a.n, a.key.Line
+			n, found = a.n, a.key.Line+offset
 		case int:
 			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
-				return o.Source.Line
+				return found, false
 			}
 			n = deref(n.Content[s])
-			line = n.Line
+			found = n.Line + offset
 		default:
-			return o.Source.Line
+			return found, false
 		}
 	}
-	if line == 0 {
-		return o.Source.Line
-	}
-	return line + offset
+	return found, true
 }
 
 // Key returns the line in o's file of the first of keys found in o's document (a rules Secret's

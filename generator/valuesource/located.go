@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/verdict"
@@ -49,11 +50,23 @@ func Located(pkg yttrender.Package, rd *load.Reader, rep *classify.Report, set *
 		}
 	}
 	var rendered []verdict.Residual // pending values of a package's rendering: its values files may write them
+	lines, objects := lint.NewLines(rd), map[pair.Identity]load.Object{}
 	for _, r := range slices.Concat(vd.Drift, vd.Pending) {
 		d, ok := desired[r.Resource]
 		src := d.Source
 		switch {
 		case ok && !isRendered(src.File) && src.File != "-":
+			// the field's own line, or its nearest parent's the manifest declares (a field only
+			// the live object holds), else the document's (newcomer14 N14-4)
+			o, decoded := objects[r.Resource]
+			if !decoded {
+				var err error
+				if o, err = d.Object(); err != nil {
+					return nil, err
+				}
+				objects[r.Resource] = o
+			}
+			src.Line = lines.Nearest(o, r.Finding.Path.Steps(o.Object)...)
 			at[Field{r.Resource, r.Finding.Path.String()}] = src
 		case ok && isRendered(src.File) && r.Finding.Class == classify.Pending:
 			rendered = append(rendered, r)
