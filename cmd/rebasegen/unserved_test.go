@@ -65,7 +65,9 @@ func TestCheckFailsAnAPIVersionTheServerDoesNotServe(t *testing.T) {
 		t.Errorf("json: want exit %d and the apiVersion under unserved, got %d (%v):\n%s", exitPending, r.code, err, r.stdout)
 	}
 	r = rebasegen(t, append(args, "--output", "github")...)
-	if r.code != exitPending || !strings.Contains(r.stdout, "::error file="+pr+",line=26::"+label) {
+	// fixtures/hpa-replicas/desired.yaml line 27: the HPA's "apiVersion: autoscaling/v2", the
+	// field's own line (its document's "---" is line 26)
+	if r.code != exitPending || !strings.Contains(r.stdout, "::error file="+pr+",line=27::"+label) {
 		t.Errorf("github: want exit %d and an error at the HPA's apiVersion line, got %d:\n%s", exitPending, r.code, r.stdout)
 	}
 
