@@ -2,13 +2,17 @@ package classify
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,40 +67,63 @@ func (r *refusal) answer(why func() string) (string, bool) {
 
 func (c *classifier) updateRefusalOf(fc fieldContext) string {
 	gvk := fc.desired.GroupVersionKind()
-	v, ok := c.validationOf(gvk.GroupKind())
-	if !ok {
-		return ""
+	v, validated := c.validationOf(gvk.GroupKind())
+	strategy := func(sends map[string]any) field.ErrorList {
+		if !validated {
+			return nil
+		}
+		return updateErrors(v, c.gates, sends, fc.live.Object)
+	}
+	applied := fc.desired
+	if c.prepare != nil {
+		if p, err := c.prepare(fc.desired, fc.live); err == nil {
+			applied = p
+		}
 	}
 	sends := c.sends(fc.desired, fc.live)
-	errs := updateErrors(v, c.gates, sends, fc.live.Object)
-	if len(errs) > 0 && fc.sent != nil {
-		errs = notBefore(errs, updateErrors(v, c.gates, c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live), fc.live.Object))
+	meta, spec := metadataErrors(applied.Object, sends), strategy(sends)
+	if fc.sent != nil {
+		// kapp's last apply as it sent it: its labels then, not those of the Configs now
+		if len(meta) > 0 {
+			meta = notBefore(meta, metadataErrors(fc.sent, fc.sent))
+		}
+		if len(spec) > 0 {
+			spec = notBefore(spec, strategy(c.sends(&unstructured.Unstructured{Object: fc.sent}, fc.live)))
+		}
 	}
-	if len(errs) == 0 {
+	if len(meta)+len(spec) == 0 {
 		return ""
 	}
 	_, module := schemeOf(gvk.Group)
-	refused := func(errs field.ErrorList) string {
-		return fmt.Sprintf("the API server refuses kapp's update of the %s (%s %s %s): %s", gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")))
+	refused := func(meta, spec field.ErrorList) string {
+		var by []string
+		if len(meta) > 0 {
+			by = append(by, "k8s.io/apiserver "+kappconv.Kubernetes+" rest.BeforeUpdate's ValidateObjectMetaAccessorUpdate, every kind's")
+		}
+		if len(spec) > 0 {
+			by = append(by, fmt.Sprintf("%s %s %s", module, kappconv.Kubernetes, v.fn))
+		}
+		return fmt.Sprintf("the API server refuses kapp's update of the %s (%s): %s", gvk.Kind, strings.Join(by, "; "), escape.Text(strings.Join(errorTexts(slices.Concat(meta, spec)), "; ")))
 	}
 	var out []string
-	byRules, written := c.refusedByRules(v, fc, sends, errs)
-	if len(byRules) > 0 {
-		// a value the rules copy from the live object into what kapp sends, which the manifest
-		// changes with (a ReplicationController's selector kept beside new template labels):
-		// not the manifest's doing (newcomer14 N14-1)
-		out = append(out, fmt.Sprintf("%s; the rebase rules cause it: they write %s into the object kapp sends, and without them the API server accepts the update; regenerate the rules now, from these manifests, and once more after the deploy, or take %s out of the rule's paths",
-			refused(byRules), strings.Join(written, ", "), map[bool]string{true: "it", false: "them"}[len(written) == 1]))
-		errs = notBefore(errs, byRules)
+	if len(spec) > 0 {
+		if byRules, written := c.refusedByRules(v, fc, sends, spec); len(byRules) > 0 {
+			// a value the rules copy from the live object into what kapp sends, which the manifest
+			// changes with (a ReplicationController's selector kept beside new template labels):
+			// not the manifest's doing (newcomer14 N14-1)
+			out = append(out, fmt.Sprintf("%s; the rebase rules cause it: they write %s into the object kapp sends, and without them the API server accepts the update; regenerate the rules now, from these manifests, and once more after the deploy, or take %s out of the rule's paths",
+				refused(nil, byRules), strings.Join(written, ", "), map[bool]string{true: "it", false: "them"}[len(written) == 1]))
+			spec = notBefore(spec, byRules)
+		}
 	}
-	if len(errs) > 0 {
+	if len(meta)+len(spec) > 0 {
 		// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
 		// not change (a suspended Job's image)
 		remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
 		if gvk.GroupKind() == crdKind {
 			remedy = crdRemedy
 		}
-		out = append([]string{refused(errs) + "; " + remedy}, out...)
+		out = append([]string{refused(meta, spec) + "; " + remedy}, out...)
 	}
 	return "; kapp's deploy fails here: " + strings.Join(out, "; and ")
 }
@@ -153,6 +180,50 @@ func differing(a, b map[string]any, at []string) []string {
 		}
 	}
 	return out
+}
+
+// metadataErrors are the API server's errors for the labels and annotations of kapp's writes of
+// applied (the manifest as kapp prepared it: its own labels and the Configs' additionalLabels
+// added), as every kind's update validates them (k8s.io/apiserver rest.BeforeUpdate's
+// ValidateObjectMetaAccessorUpdate, custom resources' too): its update, sending sends (applied
+// rebased), then the update recording applied in kapp.k14s.io/original
+// (clusterapply/add_or_update_change.go recordAppliedResource, diff/resource_with_history.go
+// RecordLastAppliedResource: applied as compact JSON beside the annotations the object holds,
+// which a manifest's large annotations take over the server's total). kapp records nothing where
+// the object disables it or the JSON is over kapp's own limit.
+func metadataErrors(applied, sends map[string]any) field.ErrorList {
+	u := &unstructured.Unstructured{Object: sends}
+	labels, annotations := u.GetLabels(), u.GetAnnotations()
+	if errs := metaErrors(labels, annotations); len(errs) > 0 {
+		return errs
+	}
+	if _, off := annotations[kappconv.DisableOriginal]; off {
+		return nil
+	}
+	a := (&unstructured.Unstructured{Object: applied}).DeepCopy()
+	if ann := a.GetAnnotations(); ann != nil {
+		for _, k := range kappconv.HistoryAnnotations() {
+			delete(ann, k) // kapp records the manifest without its history (ResourceWithoutHistory)
+		}
+		a.SetAnnotations(ann)
+	}
+	record, err := json.Marshal(a.Object)
+	if err != nil || len(record) > kappconv.OriginalMaxLen {
+		return nil
+	}
+	recorded := maps.Clone(annotations)
+	if recorded == nil {
+		recorded = map[string]string{}
+	}
+	recorded[kappconv.Original] = string(record)
+	recorded[kappconv.OriginalDiffMD5] = strings.Repeat("0", 2*md5.Size)
+	return metaErrors(labels, recorded)
+}
+
+// metaErrors are apimachinery's errors for an update's labels and annotations.
+func metaErrors(labels, annotations map[string]string) field.ErrorList {
+	at := field.NewPath("metadata")
+	return append(metav1validation.ValidateLabels(labels, at.Child("labels")), apivalidation.ValidateAnnotations(annotations, at.Child("annotations"))...)
 }
 
 // sends is the object kapp's update sends for manifest: with kapp's rebase rules applied where

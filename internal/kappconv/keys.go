@@ -30,6 +30,12 @@ const (
 	DisableDefaultOwnership = "kapp.k14s.io/disable-default-ownership-label-rules"
 	// Original holds the manifest kapp last sent, as kapp sent it (diff/resource_with_history.go).
 	Original = "kapp.k14s.io/original"
+	// OriginalDiffMD5 holds the hex MD5 of kapp's diff of that apply (diff/resource_with_history.go).
+	OriginalDiffMD5 = "kapp.k14s.io/original-diff-md5"
+	// DisableOriginal on an object has kapp record no Original (diff/resource_with_history.go).
+	DisableOriginal = "kapp.k14s.io/disable-original"
+	// OriginalMaxLen: kapp records no Original longer than this (diff/resource_with_history.go annValMaxLen).
+	OriginalMaxLen = 262144
 
 	// UpdateStrategy on an object says how kapp updates it: in place (""), "fallback-on-replace"
 	// (delete and create when the update is refused as invalid), "always-replace" or "skip"
@@ -68,7 +74,7 @@ const (
 // HistoryAnnotations are removed by kapp from both sides before it diffs them
 // (diff/resource_with_history.go removeAppliedResAnnKeysMods). A fresh slice on every call.
 func HistoryAnnotations() []string {
-	return []string{Original, "kapp.k14s.io/original-diff", "kapp.k14s.io/original-diff-md5", "kapp.k14s.io/original-diff-full"}
+	return []string{Original, "kapp.k14s.io/original-diff", OriginalDiffMD5, "kapp.k14s.io/original-diff-full"}
 }
 
 // versionSep separates a versioned resource's base name from its version (diff/versioned_resource.go nameSuffixSep).
