@@ -110,7 +110,7 @@ additionalLabels: {team: %s}
 }
 
 // metadataOracle is apimachinery's validation of kapp's update of the object of desired (its first
-// document) over the live one kappApplied makes: the manifest's labels with kapp's and labels,
+// document) over the live one kappApplied makes: the manifest's labels with kapp's and the Config's (labels),
 // then, where that is accepted, kapp's update recording the manifest it applied.
 func metadataOracle(t *testing.T, desired string, labels map[string]string) field.ErrorList {
 	t.Helper()
