@@ -14,8 +14,10 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
@@ -239,11 +242,27 @@ func (c *Comparer) ignored(f Field) bool {
 }
 
 // toUnstructured copies an object into an unstructured one, with its apiVersion and kind (a
-// typed object's from client-go's scheme when it has none set).
+// typed object's from client-go's scheme when it has none set), refusing one nested deeper than
+// the command line's inputs may be: every later stage walks it recursively.
 func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
+	u, err := copyObject(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := load.Nesting(u.Object); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func copyObject(o runtime.Object) (*unstructured.Unstructured, error) {
+	if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, fmt.Errorf("a nil %T", o)
+	}
 	if u, ok := o.(*unstructured.Unstructured); ok {
-		if u == nil {
-			return nil, errors.New("a nil object")
+		// before copying: a map holding itself would be copied without end
+		if err := load.Nesting(u.Object); err != nil {
+			return nil, err
 		}
 		// not u.DeepCopy: it panics on any value JSON does not have a type for, and objects built
 		// by hand hold Go ints (unstructured.SetNestedField(o, 3, ...)), which the API server
@@ -254,9 +273,15 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 		}
 		return &unstructured.Unstructured{Object: m}, nil
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	// as JSON, what the API server reads, and not runtime.DefaultUnstructuredConverter: it
+	// recurses without end on a value holding itself through a pointer, which encoding/json refuses
+	js, err := json.Marshal(o)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%T has no JSON form: %w", o, err)
+	}
+	var m map[string]any
+	if err := utiljson.Unmarshal(js, &m); err != nil {
+		return nil, fmt.Errorf("%T: %w", o, err)
 	}
 	u := &unstructured.Unstructured{Object: m}
 	if gvk := o.GetObjectKind().GroupVersionKind(); gvk.Kind == "" {

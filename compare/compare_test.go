@@ -355,6 +355,10 @@ func TestOptionsErrors(t *testing.T) {
 	if _, err := c.Compare(nil, object(t, liveConfigMap)); err == nil {
 		t.Errorf("nil desired: no error")
 	}
+	var typedNil *corev1.ConfigMap
+	if _, err := c.Compare(typedNil, object(t, liveConfigMap)); err == nil || err.Error() != "compare: desired: a nil *v1.ConfigMap" {
+		t.Errorf("a typed nil desired: %v", err)
+	}
 }
 
 // TestCapturedHPAFixture: the captured hpa-replicas scenario (kapp's update of a Deployment whose

@@ -2,7 +2,12 @@ package load
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // MaxFileSize bounds one input file; larger inputs are rejected before parsing.
@@ -24,22 +29,95 @@ const MaxObjectSize = 4 << 20
 // took seconds); no Kubernetes object comes near this.
 const MaxDepth = 512
 
-func tooDeep(v any, left int) bool {
+// Nesting refuses a value whose maps and lists nest deeper than MaxDepth, in the words the
+// command line uses for a document. A map or list that holds itself (a Go value a library caller
+// built can; a parsed document cannot) nests without end: the error then names the field where it
+// holds itself, found as encoding/json finds cycles, by identity along the path walked.
+func Nesting(v any) error {
+	if !tooDeep(v, MaxDepth, nil) {
+		return nil
+	}
+	// again, keys in order, recording the path, so that the field named is always the same
+	var path []level
+	tooDeep(v, MaxDepth, &path)
+	seen := map[any]int{}
+	for i, l := range path {
+		if j, ok := seen[l.id]; ok {
+			kind := "map"
+			if _, list := l.id.(listID); list {
+				kind = "list"
+			}
+			return fmt.Errorf("field %s is the same %s as %s: a value holding itself has no JSON form", pathString(path[:i]), kind, pathString(path[:j]))
+		}
+		seen[l.id] = i
+	}
+	return fmt.Errorf("nested deeper than %d levels", MaxDepth)
+}
+
+// level is a map or list on the path Nesting walks, and the key or index walked into from it.
+type level struct {
+	id   any // as encoding/json identifies one: a map's pointer, a list's array and length
+	step string
+}
+
+// pathString names the field the steps of path lead to.
+func pathString(path []level) string {
+	if len(path) == 0 {
+		return "the object"
+	}
+	var b strings.Builder
+	for _, l := range path {
+		if _, list := l.id.(listID); !list && b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(l.step)
+	}
+	return b.String()
+}
+
+type listID struct {
+	array uintptr
+	len   int
+}
+
+// tooDeep says whether v nests deeper than left levels. With path given it walks map keys in
+// order and leaves on path the levels down to the first value too deep.
+func tooDeep(v any, left int, path *[]level) bool {
 	if left < 0 {
 		return true
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		for _, x := range t {
-			if tooDeep(x, left-1) {
+		if path == nil {
+			for _, x := range t {
+				if tooDeep(x, left-1, nil) {
+					return true
+				}
+			}
+			return false
+		}
+		*path = append(*path, level{id: reflect.ValueOf(t).Pointer()})
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			(*path)[len(*path)-1].step = k
+			if tooDeep(t[k], left-1, path) {
 				return true
 			}
 		}
+		*path = (*path)[:len(*path)-1]
 	case []any:
-		for _, x := range t {
-			if tooDeep(x, left-1) {
+		if path != nil {
+			*path = append(*path, level{id: listID{reflect.ValueOf(t).Pointer(), len(t)}})
+		}
+		for i, x := range t {
+			if path != nil {
+				(*path)[len(*path)-1].step = "[" + strconv.Itoa(i) + "]"
+			}
+			if tooDeep(x, left-1, path) {
 				return true
 			}
+		}
+		if path != nil {
+			*path = (*path)[:len(*path)-1]
 		}
 	}
 	return false

@@ -242,8 +242,8 @@ func fullDoc(js []byte, src Source, dicts *dictionaries) ([]Doc, int64, error) {
 	if err := utiljson.Unmarshal(js, &v); err != nil {
 		return nil, 0, &Error{Source: src, Msg: "invalid document: " + err.Error()}
 	}
-	if tooDeep(v, MaxDepth) {
-		return nil, 0, &Error{Source: src, Msg: fmt.Sprintf("nested deeper than %d levels", MaxDepth)}
+	if err := Nesting(v); err != nil {
+		return nil, 0, &Error{Source: src, Msg: err.Error()}
 	}
 	if v == nil {
 		return nil, int64(len(js)), nil
