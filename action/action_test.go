@@ -103,6 +103,8 @@ func TestScriptArguments(t *testing.T) {
 			"INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_FAIL_ON_ADOPTION=true"},
 			[]string{"check", "--output", "github", "--package", "pkg", "--value", "name=shop", "--value", "greeting=hello world; $(id) `id`",
 				"--value-yaml", "replicas=3", "--live", "live.yaml", "--rules", "r.yml", "--fail-on-adoption"}},
+		{[]string{"INPUT_PACKAGE=pkg", "INPUT_LIVE=live.yaml", "INPUT_RULES=r.yml", "INPUT_FAIL_ON_CREATE=true", "INPUT_FAIL_ON_DELETE=true"},
+			[]string{"check", "--output", "github", "--package", "pkg", "--live", "live.yaml", "--rules", "r.yml", "--fail-on-create", "--fail-on-delete"}},
 		// newcomer12 N12-3: a consumer's Package CR alone (no package directory, no manifests), a
 		// package of two paths (like ytt -f, one per line), the Argo CD target, the server version
 		// and --no-operational the rules were generated with
@@ -123,7 +125,7 @@ func TestScriptArguments(t *testing.T) {
 			t.Errorf("%v:\n got %q\nwant %q", tc.env, got, tc.want)
 		}
 	}
-	for _, input := range []string{"fail-on-drift", "fail-on-adoption", "no-operational"} {
+	for _, input := range []string{"fail-on-drift", "fail-on-adoption", "fail-on-create", "fail-on-delete", "no-operational"} {
 		cmd := exec.Command("bash", "check.sh")
 		cmd.Env = append(os.Environ(), "INPUT_PACKAGE=p", "INPUT_LIVE=l", "INPUT_RULES=r", "INPUT_"+strings.ToUpper(strings.ReplaceAll(input, "-", "_"))+"=yes", "REBASEGEN="+echo)
 		if out, err := cmd.Output(); exitCode(t, err) != 1 || !strings.Contains(string(out), "::error::"+input+": want true or false") {
@@ -154,9 +156,17 @@ func TestActionOnFixturePackage(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), exitCode(t, err)
 	}
-	// a data value reaches the package: another name renders objects the cluster does not hold
-	if out, code := action(rules, "INPUT_VALUE=name=shop"); code != 3 || !regexp.MustCompile(`(?m)^::error( [^:]*)?::pending create, not compared: apps/Deployment hpa-replicas/shop`).MatchString(out) {
-		t.Errorf("value name=shop: exit %d, want 3 and a pending create\n%s", code, out)
+	// a data value reaches the package: another name renders objects the cluster does not hold,
+	// pending creates, a change made in Git: warnings, errors with fail-on-create (newcomer15 N15-1)
+	for _, tc := range []struct {
+		failOnCreate string
+		code         int
+		level        string
+	}{{"false", 0, "warning"}, {"true", 3, "error"}} {
+		out, code := action(rules, "INPUT_VALUE=name=shop", "INPUT_FAIL_ON_CREATE="+tc.failOnCreate)
+		if code != tc.code || !regexp.MustCompile(`(?m)^::`+tc.level+`( [^:]*)?::pending create, not compared: apps/Deployment hpa-replicas/shop`).MatchString(out) {
+			t.Errorf("value name=shop, fail-on-create %s: exit %d, want %d and a pending create (%s)\n%s", tc.failOnCreate, code, tc.code, tc.level, out)
+		}
 	}
 	if out, code := action(rules); code != 0 {
 		t.Errorf("with generated rules: exit %d, want 0\n%s", code, out)

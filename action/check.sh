@@ -3,7 +3,8 @@
 # in INPUT_* variables as action.yml passes them; list inputs hold one path per line. Prints
 # GitHub annotations (--output github); exits as rebasegen check does: 0 clean, 1 usage or input
 # error, 3 ghost diffs remain or generated rules are stale (or drift with fail-on-drift, adoption
-# changes with fail-on-adoption), 4 lint errors only. REBASEGEN is the binary (default: rebasegen on PATH).
+# changes with fail-on-adoption, pending creates and deletes with fail-on-create and
+# fail-on-delete), 4 lint errors only. REBASEGEN is the binary (default: rebasegen on PATH).
 set -euo pipefail
 args=(check --output github)
 # gh_data VALUE: an input inside a workflow command's message, as GitHub's escapeData escapes it
@@ -53,5 +54,7 @@ flag() { # NAME VALUE: --NAME when VALUE is true
 }
 flag fail-on-drift "${INPUT_FAIL_ON_DRIFT:-false}"
 flag fail-on-adoption "${INPUT_FAIL_ON_ADOPTION:-false}"
+flag fail-on-create "${INPUT_FAIL_ON_CREATE:-false}"
+flag fail-on-delete "${INPUT_FAIL_ON_DELETE:-false}"
 flag no-operational "${INPUT_NO_OPERATIONAL:-false}"
 exec "${REBASEGEN:-rebasegen}" "${args[@]}"

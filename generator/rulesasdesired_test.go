@@ -83,8 +83,8 @@ func TestEveryObjectMovedIsDeletedFromTheOldNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var deleted []string
-	for _, id := range ch.PendingDeletes {
-		deleted = append(deleted, id.Namespace+"/"+id.Name)
+	for _, d := range ch.PendingDeletes {
+		deleted = append(deleted, d.Resource.Namespace+"/"+d.Resource.Name)
 	}
 	slices.Sort(deleted)
 	if want := []string{"services/web", "services/web-lb", "services/web-nodeport"}; !slices.Equal(deleted, want) {

@@ -62,7 +62,7 @@ func argoTarget(c *cli.Context) (bool, error) {
 
 // kappOnly are the flags of check and generate that only the kapp target reads: with --target
 // argocd they would be silently void.
-var kappOnly = []string{"fail-on-drift", "fail-on-adoption", "include-unknown", "cost", "namespace-value", "package-install"}
+var kappOnly = []string{"fail-on-drift", "fail-on-adoption", "fail-on-create", "fail-on-delete", "include-unknown", "cost", "namespace-value", "package-install"}
 
 // generateArgoCD is generate --target argocd: Argo CD's ignoreDifferences in place of rules.
 func generateArgoCD(c *cli.Context) error {

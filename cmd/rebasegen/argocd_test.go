@@ -72,7 +72,7 @@ func TestArgoCDRefusesKappFlags(t *testing.T) {
 	in := scenario(t, "hpa-replicas")
 	rules := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
 	for _, tc := range [][]string{
-		{"check", "--fail-on-drift"}, {"check", "--fail-on-adoption"},
+		{"check", "--fail-on-drift"}, {"check", "--fail-on-adoption"}, {"check", "--fail-on-create"}, {"check", "--fail-on-delete"},
 		{"generate", "--fail-on-drift"}, {"generate", "--fail-on-adoption"}, {"generate", "--include-unknown"},
 		{"generate", "--cost"}, {"generate", "--namespace-value", "x"}, {"generate", "--package-install", "p"},
 	} {

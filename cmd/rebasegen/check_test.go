@@ -78,7 +78,7 @@ func TestCheckedFindingsCoverEveryKind(t *testing.T) {
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}}}}
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Blocks: true}})
 	unserved := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Unserved: true}})
-	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+	res := &generator.Checked{Verdict: &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []verdict.PendingDelete{{Resource: id}},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "rules.yml", Line: 1}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},
@@ -106,7 +106,7 @@ func everyKindVerdict() *verdict.Verdict {
 	field := []verdict.Residual{{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why"}}}
 	blocked := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Blocks: true}})
 	unserved := append(field, verdict.Residual{Resource: id, Finding: classify.Finding{Path: fielddiff.Path{{FieldName: &data}}, Evidence: "why", Unserved: true}})
-	return &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []pair.Identity{id},
+	return &verdict.Verdict{Residual: field, Unknown: field, Drift: unserved, Adoption: field, Pending: blocked, PendingDeletes: []verdict.PendingDelete{{Resource: id}},
 		Hidden: []verdict.Hidden{{Resource: id, Path: "data"}}, Unpaired: []verdict.Unpaired{{Resource: id}},
 		Stale: []verdict.Stale{{File: "gen.yml", Line: 3, Diff: "-a\n+b\n"}}, Unjudged: []verdict.Unjudged{{Resource: id, Keys: []string{"k"}}}, RulesUnjudged: []verdict.RuleUnjudged{{Resource: id, Path: "existing data.k", Why: "why"}},
 		Ownership:   []verdict.Ownership{{Resource: id, Label: "b", App: "a"}},

@@ -10,7 +10,8 @@ import (
 )
 
 // Regression (issue 23): a live object of the app that is no longer desired (kapp deletes it on
-// deploy) was never mentioned by check. It is a pending delete in every format, exit 3; a live
+// deploy) was never mentioned by check. It is a pending delete in every format, exit 3 with
+// --fail-on-delete (a warning, exit 0, without: newcomer15 N15-1); a live
 // object kapp did not create (no identity annotation for itself: a controller's, transient to
 // kapp) or of another app is not.
 func TestCheckReportsPendingDeletes(t *testing.T) {
@@ -49,7 +50,7 @@ func TestCheckReportsPendingDeletes(t *testing.T) {
 		if err := os.WriteFile(l, []byte(c.live), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"check", "--rules", rules, "-d", desired, "-l", l, "-n", "hpa-replicas"}
+		args := []string{"check", "--rules", rules, "-d", desired, "-l", l, "-n", "hpa-replicas", "--fail-on-delete"}
 		r := rebasegen(t, args...)
 		line := "pending delete: autoscaling/HorizontalPodAutoscaler hpa-replicas/web: a live object of the app"
 		want := 0

@@ -21,8 +21,8 @@ const (
 	KindResidual      Kind = "residual"       // a ghost diff the rules leave
 	KindUnknown       Kind = "unknown"        // kapp updates a resource for a field nothing explains
 	KindHidden        Kind = "hidden"         // a rule hides a change made in Git to a declared field
-	KindPendingCreate Kind = "pending-create" // a desired object with no live counterpart
-	KindPendingDelete Kind = "pending-delete" // a live object of the app that is no longer desired
+	KindPendingCreate Kind = "pending-create" // a desired object with no live counterpart: kapp creates it
+	KindPendingDelete Kind = "pending-delete" // a live object of the app that is no longer desired: kapp deletes it
 	KindStale         Kind = "stale"          // a generated rule file that would change
 	KindDrift         Kind = "drift"          // a person changed the live object
 	KindPending       Kind = "pending"        // a change made in Git that kapp applies on deploy
@@ -156,6 +156,11 @@ func threeWay(f classify.Finding) *ThreeWay {
 type Gate struct {
 	FailOnDrift    bool
 	FailOnAdoption bool
+	// FailOnCreate and FailOnDelete: pending creates and deletes, changes made in Git that kapp's
+	// deploy applies, fail the gate (for a human to look: a values change renaming every object).
+	// A pending create whose object is live in another namespace fails whatever they say.
+	FailOnCreate bool
+	FailOnDelete bool
 }
 
 // Findings lists everything check found, kind by kind in the order of Kinds, each marked with
@@ -179,12 +184,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 	}
 	field(KindResidual, c.Residual, true)
 	for _, u := range c.Unpaired {
-		out = append(out, Finding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
-			Evidence: "no live counterpart: kapp would create it, nothing was compared" + hintSuffix(u.Hint)})
+		out = append(out, u.finding(g.FailOnCreate))
 	}
-	for _, id := range c.PendingDeletes {
-		out = append(out, Finding{Kind: KindPendingDelete, Resource: id, Fails: true,
-			Evidence: "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects, or those the manifests move to another namespace, are; created by kapp) with no desired counterpart: kapp deletes it on deploy"})
+	for _, d := range c.PendingDeletes {
+		out = append(out, d.finding(g.FailOnDelete))
 	}
 	field(KindUnknown, c.Unknown, true)
 	for _, u := range c.RulesUnjudged {
@@ -344,7 +347,8 @@ func AfterVersionWarning(warning string, fs []Finding) []Finding {
 // GenerateFindings are generate's verdict as findings (Verdict.Findings), each failing where
 // generate exits 3 for it: ghost diffs left, a hidden change, a field nothing explains, drift
 // and adoption changes as g says. Pending creates and deletes and changes kapp's deploy fails on
-// are warnings: generate deploys nothing (check fails on them).
+// are warnings: generate deploys nothing (check fails on the latter, and on pending creates and
+// deletes as its Gate says).
 func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding {
 	fs := v.Verdict.Findings(g)
 	for i, f := range fs {

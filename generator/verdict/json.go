@@ -19,7 +19,7 @@ type JSON struct {
 	Unknown  []FieldJSON `json:"unknown"`
 	// Hidden are declared fields whose change made in Git a rule hides from kapp.
 	Hidden []FieldJSON `json:"hidden"`
-	// PendingCreates are desired objects with no live counterpart: not compared.
+	// PendingCreates are desired objects with no live counterpart: not compared; kapp creates them.
 	PendingCreates []FieldJSON    `json:"pendingCreates"`
 	Paired         int            `json:"paired"`
 	Kept           int            `json:"kept"`
@@ -60,7 +60,8 @@ type FieldJSON struct {
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
-	// --fail-on-adoption), else warning; drift and adoption only (every finding of the Argo CD
+	// --fail-on-adoption, a pending create or delete with --fail-on-create or --fail-on-delete),
+	// else warning; drift, adoption, pending creates and deletes only (every finding of the Argo CD
 	// target: Report.Severity).
 	Severity string `json:"severity,omitempty"`
 	// Original, Desired and Live: a field changed both in Git and on the cluster, in its drift
@@ -100,8 +101,10 @@ func NewJSON(r Report) (JSON, error) {
 		case KindResidual:
 			j.Residual = append(j.Residual, fj)
 		case KindPendingDelete:
+			fj.Severity = severity(f)
 			j.PendingDeletes = append(j.PendingDeletes, fj)
 		case KindPendingCreate:
+			fj.Severity = severity(f)
 			j.PendingCreates = append(j.PendingCreates, fj)
 		case KindUnknown:
 			j.Unknown = append(j.Unknown, fj)

@@ -7,6 +7,9 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/kappmatch"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // Unpaired is a desired object with no live counterpart: kapp would create it, and nothing was
@@ -117,11 +120,101 @@ func RulesOnly(set *pair.Set) error {
 	return fmt.Errorf("%s: only kapp rules (kapp Config documents), no objects, so nothing was compared: give the manifests with -d (--desired), and rule files to check with --rules", strings.Join(files, ", "))
 }
 
-// PendingDeletes lists the live objects kapp would delete on deploy (pair.Set.Deleted).
-func PendingDeletes(set *pair.Set) []pair.Identity {
-	var out []pair.Identity
+// PendingDelete is a live object of the app with no desired counterpart: kapp deletes it on deploy.
+type PendingDelete struct {
+	Resource pair.Identity
+	// Naming: the rules in force that select it and no desired object (decided on identity alone
+	// where kapp's matchers read more, as kappmatch.ByIdentity: undecided counts as selecting), so
+	// they select nothing once the deploy deleted it.
+	Naming []RuleAt
+}
+
+// PendingDeletes lists the live objects kapp would delete on deploy (pair.Set.Deleted), each with
+// the rules of rules naming it alone.
+func PendingDeletes(set *pair.Set, rules []Rule) ([]PendingDelete, error) {
+	var desired []kappmatch.Identity // decoded once, when a rule selects a deleted object
+	selects := func(r Rule, id kappmatch.Identity) bool {
+		m, decided := r.matcher.ByIdentityOf(id)
+		return m || !decided
+	}
+	var out []PendingDelete
 	for _, d := range set.Deleted {
-		out = append(out, pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+		pd := PendingDelete{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		live := kappmatch.IdentityOf(o.Unstructured)
+		for _, r := range rules {
+			if r.At.Generated || !selects(r, live) || slices.Contains(pd.Naming, r.At) {
+				continue
+			}
+			if desired == nil {
+				if desired, err = identities(set); err != nil {
+					return nil, err
+				}
+			}
+			if !slices.ContainsFunc(desired, func(id kappmatch.Identity) bool { return selects(r, id) }) {
+				pd.Naming = append(pd.Naming, r.At)
+			}
+		}
+		out = append(out, pd)
+	}
+	return out, nil
+}
+
+// identities are the identities of the desired objects of set, paired or created; never nil.
+func identities(set *pair.Set) ([]kappmatch.Identity, error) {
+	out := make([]kappmatch.Identity, 0, len(set.Pairs)+len(set.Created))
+	for _, d := range slices.Concat(set.Created, pairedDesired(set)) {
+		o, err := d.Object()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kappmatch.IdentityOf(o.Unstructured))
+	}
+	return out, nil
+}
+
+func pairedDesired(set *pair.Set) []load.Doc {
+	out := make([]load.Doc, len(set.Pairs))
+	for i, p := range set.Pairs {
+		out[i] = p.Desired
 	}
 	return out
+}
+
+// finding is the pending create as check reports it: a change made in Git, failing the gate when
+// fail says so, or when the live objects hold it in another namespace (Hint: most likely a wrong
+// -n or capture, not a change made in Git).
+func (u Unpaired) finding(fail bool) Finding {
+	if u.Hint != "" {
+		return Finding{Kind: KindPendingCreate, Resource: u.Resource, Fails: true,
+			Evidence: "no live counterpart: kapp would create it, nothing was compared; " + u.Hint}
+	}
+	return Finding{Kind: KindPendingCreate, Resource: u.Resource, Fails: fail, Evidence: pendingCreate}
+}
+
+// pendingCreate says what kapp does with a desired object Git adds, and what to do about it.
+const pendingCreate = "no live counterpart: a change made in Git, kapp creates it on deploy; nothing could be compared (no live object yet), " +
+	"so the rules cannot cover what the API server sets on it: after the deploy, capture the live objects again (rebasegen capture) " +
+	"and regenerate the rules (rebasegen generate: the command in their header), and check judges it then"
+
+// finding is the pending delete as check reports it: a change made in Git, failing the gate when
+// fail says so.
+func (d PendingDelete) finding(fail bool) Finding {
+	evidence := "a live object of the app (labelled " + kappconv.AppLabel + " as the paired objects, or those the manifests move to another namespace, are; created by kapp) with no desired counterpart: a change made in Git, kapp deletes it on deploy"
+	if len(d.Naming) > 0 {
+		// each rule's name holds commas: the names apart with semicolons, last
+		at := make([]string, 0, len(d.Naming))
+		for _, r := range d.Naming[:words.Shown(len(d.Naming), maxReads)] {
+			at = append(at, r.String())
+		}
+		if rest := len(d.Naming) - len(at); rest > 0 {
+			at = append(at, fmt.Sprintf("and %d more", rest))
+		}
+		evidence += "; the rules in force that select it and no desired object can go once the deploy deleted it " +
+			"(rules rebasegen generated: regenerate them after the deploy, from a new capture, never by hand): " + strings.Join(at, "; ")
+	}
+	return Finding{Kind: KindPendingDelete, Resource: d.Resource, Fails: fail, Evidence: evidence}
 }

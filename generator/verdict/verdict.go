@@ -83,7 +83,7 @@ type Verdict struct {
 	// RulesUnjudged: hand-written ytt rules deciding on what the mutation check does not vary.
 	RulesUnjudged []RuleUnjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
-	PendingDeletes []pair.Identity
+	PendingDeletes []PendingDelete
 	// DeployFails: resources of this deploy whose change groups, rules or update strategy kapp's
 	// deploy fails on.
 	DeployFails []DeployFails
@@ -194,8 +194,10 @@ func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
 // on the Rules, and sorts every finding of the classification into the verdict.
 func Judge(in Input) (*Verdict, error) {
 	v := &Verdict{Unpaired: UnpairedOf(in.Set)}
-	v.PendingDeletes = PendingDeletes(in.Set)
 	var err error
+	if v.PendingDeletes, err = PendingDeletes(in.Set, in.Rules); err != nil {
+		return nil, err
+	}
 	if v.Ownership, err = OwnershipOf(in.Set); err != nil {
 		return nil, err
 	}
