@@ -97,7 +97,8 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if err := verdict.YTTWithinBudget(rules, a.Set.Pairs); err != nil {
 		return nil, err
 	}
-	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rules, Stage: a.Inputs.Progress.stage})
+	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rules,
+		Waits: verdict.WaitRules(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, lintedError(verdict.NameYTTRule(err, rules), a.Inputs, files)
 	}

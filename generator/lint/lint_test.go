@@ -224,18 +224,22 @@ minimumRequiredVersion: v0.1.0`,
 			[]want{{Error, 4, "negative list index {index: -1}: kapp panics", "{allIndexes: true}"}}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "config.yml")
-			if err := os.WriteFile(file, []byte(head+c.rules+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got, err := Check(Options{Rules: []string{file}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertFindings(t, got, file, c.want)
-		})
+		t.Run(c.name, func(t *testing.T) { assertLinted(t, head+c.rules+"\n", c.want) })
 	}
+}
+
+// assertLinted lints a file holding config alone and asserts its findings.
+func assertLinted(t *testing.T, config string, wants []want) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "config.yml")
+	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Check(Options{Rules: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, file, wants)
 }
 
 func TestConfigMapProblems(t *testing.T) {

@@ -100,6 +100,7 @@ func (c *checker) config() {
 	c.exclusionMatchers(root)
 	c.inert(root)
 	c.changeGraph(root)
+	c.waitRules(root)
 }
 
 // checkRule checks the rule at a; unit are the rules kapp applies together with it (a alone, or

@@ -16,11 +16,12 @@ import (
 )
 
 // DeployFails is a resource of this deploy on which kapp's deploy fails, whatever the rules: its
-// change graph (change groups and rules) cannot be built or ordered, or its update strategy is
-// one kapp does not know. Reason is kapp's.
+// change graph (change groups and rules) cannot be built or ordered, its update strategy is one
+// kapp does not know, or the wait rule kapp evaluates on it fails (Wait). Reason is kapp's.
 type DeployFails struct {
 	Resource pair.Identity
 	Reason   string
+	Wait     bool
 }
 
 // updateStrategies are the values of kapp.k14s.io/update-strategy kapp's update knows
@@ -30,8 +31,9 @@ var updateStrategies = []string{"", "fallback-on-replace", "always-replace", "sk
 // deployFails builds kapp's change graph over every change of this deploy, as kapp's deploy does
 // (clusterapply ClusterChangeSet.Calculate): upserts for what it creates or updates, deletes for
 // what it deletes, noops for what it keeps. Change rules only bind the changes that happen, so a
-// cycle may need the manifest's change to appear: only the deploy's changes can tell.
-func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructured) ([]DeployFails, error) {
+// cycle may need the manifest's change to appear: only the deploy's changes can tell. waits are
+// the wait rules in force, in kapp's order.
+func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructured, waits []WaitRule) ([]DeployFails, error) {
 	updated := map[pair.Identity]bool{}
 	for _, u := range v.Updates {
 		updated[u.Resource] = true
@@ -39,10 +41,17 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	var changes []kappgraph.Change
 	var ids []pair.Identity
 	var out []DeployFails
+	waiting := waitJudge(waits)
 	add := func(id pair.Identity, obj *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
-		changes, ids = append(changes, kappgraph.Change{Res: ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{}), Operation: op}), append(ids, id)
+		res := ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{})
+		changes, ids = append(changes, kappgraph.Change{Res: res, Operation: op}), append(ids, id)
 		if s, ok := obj.GetAnnotations()[kappconv.UpdateStrategy]; ok && op == ctldgraph.ActualChangeOpUpsert && updated[id] && !slices.Contains(updateStrategies, s) {
-			out = append(out, DeployFails{id, fmt.Sprintf("it fails when it reaches this update, applying none of it: Unknown update strategy: %s", s)})
+			out = append(out, DeployFails{Resource: id, Reason: fmt.Sprintf("it fails when it reaches this update, applying none of it: Unknown update strategy: %s", s)})
+		}
+		if op != ctldgraph.ActualChangeOpDelete {
+			if why := waiting(res); why != "" {
+				out = append(out, DeployFails{Resource: id, Reason: why, Wait: true})
+			}
 		}
 	}
 	for _, p := range set.Pairs {
@@ -101,12 +110,15 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		named = append(named, pair.Identity{})
 	}
 	for _, id := range named {
-		out = append(out, DeployFails{id, "its change graph fails before kapp applies anything: " + gerr.Error()})
+		out = append(out, DeployFails{Resource: id, Reason: "its change graph fails before kapp applies anything: " + gerr.Error()})
 	}
 	return out, nil
 }
 
 // Evidence says why kapp's deploy fails on the resource.
 func (d DeployFails) Evidence() string {
+	if d.Wait {
+		return "kapp's deploy fails waiting on it, whatever the cluster holds: " + d.Reason
+	}
 	return "kapp's deploy refuses this deploy's kapp.k14s.io/change-group, change-rule or update-strategy annotations or a Config's changeGroupBindings/changeRuleBindings: " + d.Reason
 }

@@ -40,8 +40,8 @@ const (
 	// KindOwnership: a live object labelled as another kapp app's, on which kapp's deploy fails
 	// before applying anything (Ownership).
 	KindOwnership Kind = "ownership"
-	// KindDeployFails: kapp's deploy fails on the change groups, change rules or update strategy
-	// of this deploy's changes (DeployFails).
+	// KindDeployFails: kapp's deploy fails on the change groups, change rules, update strategy or
+	// wait rule of this deploy's changes (DeployFails).
 	KindDeployFails Kind = "deploy-fails"
 	// KindUnserved: a manifest's apiVersion at which the API server does not serve its kind
 	// (classify.Finding.Unserved): kapp's deploy fails before applying anything.

@@ -108,31 +108,36 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 			continue
 		}
 		start := len(out)
-		out = append(out, rulesOf(cfg, func(key string, i int) RuleAt {
-			at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
-			if i >= 0 {
-				at.Key += fmt.Sprintf("[%d]", i)
-			}
-			if load.IsLabelledConfig(o) {
-				at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
-			}
-			if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok && o.Source.FromLine > 0 {
-				// ytt passed the document through as written: the file's lines are its own
-				written := o
-				written.Source = load.Source{File: o.Source.From, Line: o.Source.FromLine}
-				at.File, at.Doc, at.Line = o.Source.From, 0, lines.Of(written, key, i)
-			} else if ok {
-				at.File, at.From = rendered, o.Source.From
-			} else {
-				at.Line = lines.Of(o, key, i)
-			}
-			return at
-		})...)
+		out = append(out, rulesOf(cfg, placer(o, lines))...)
 		for i := start; i < len(out); i++ {
 			out[i].source = o.Source.File
 		}
 	}
 	return out
+}
+
+// placer says where the rule at index i of key (-1: the key) of Config o is written.
+func placer(o load.Object, lines *lint.Lines) func(key string, i int) RuleAt {
+	return func(key string, i int) RuleAt {
+		at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
+		if i >= 0 {
+			at.Key += fmt.Sprintf("[%d]", i)
+		}
+		if load.IsLabelledConfig(o) {
+			at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
+		}
+		if rendered, ok := yttrender.RenderedFrom(o.Source.File); ok && o.Source.FromLine > 0 {
+			// ytt passed the document through as written: the file's lines are its own
+			written := o
+			written.Source = load.Source{File: o.Source.From, Line: o.Source.FromLine}
+			at.File, at.Doc, at.Line = o.Source.From, 0, lines.Of(written, key, i)
+		} else if ok {
+			at.File, at.From = rendered, o.Source.From
+		} else {
+			at.Line = lines.Of(o, key, i)
+		}
+		return at
+	}
 }
 
 // rulesOf reads the rules of one Config that can hide a declared field; at says where the rule

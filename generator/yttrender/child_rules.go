@@ -29,6 +29,8 @@ type ruleRequest struct {
 	Overlay          string
 	Resource, Values []byte
 	Trace            bool // what the program reads is recorded (yttreads.Eval)
+	// Wait: Overlay is a wait rule's starlark, only loaded (loadWaitRule)
+	Wait bool
 }
 
 // ruleResult is ytt's output file (resource.yml), or what the program read, or its error.
@@ -46,7 +48,9 @@ func serveRules(budget string) int {
 		return child.Loop(in, out, func(req ruleRequest) ruleResult {
 			var res ruleResult
 			var evalErr error
-			if req.Trace {
+			if req.Wait {
+				evalErr = loadWaitRule(req.Overlay)
+			} else if req.Trace {
 				var tr yttreads.Trace
 				if tr, evalErr = yttreads.Eval(req.Overlay, req.Resource, req.Values); evalErr == nil {
 					res.Trace = &tr

@@ -54,6 +54,9 @@ const (
 	NoopAnnotation           = "kapp.k14s.io/noop"
 	ExistsAnnotation         = "kapp.k14s.io/exists"
 	UpdateStrategyAnnotation = UpdateStrategy
+	// DisableWait on a resource has kapp not wait on it, nor evaluate a wait rule on it
+	// (clusterapply/cluster_change.go WaitOp).
+	DisableWait = "kapp.k14s.io/disable-wait"
 
 	// Nonce "" in a manifest has kapp write a new value there on every deploy, so that every
 	// deploy updates the resource; any other value fails the deploy (app/preparation.go addNonce).
