@@ -61,7 +61,7 @@ func checkCommand() *cli.Command {
 					inputs = " (the inputs differ from its Regenerate line's: " + strings.Join(d.Inputs, ", ") + ")"
 				}
 				if len(d.AfterDeploy) > 0 {
-					fmt.Fprintf(c.App.ErrWriter, "note: %s is not stale: kapp applies this deploy's removals made in Git under it%s; after the deploy the server's defaults of the fields the manifests no longer declare (%s) are ghost diffs it does not copy, and regenerating it now changes nothing (the live objects captured before the deploy hold the old values): regenerate it after this deploy, from a new capture\n", escape.Text(d.File), escape.Text(inputs), escape.Text(strings.Join(d.AfterDeploy, ", ")))
+					fmt.Fprintf(c.App.ErrWriter, "note: %s is not stale: kapp applies this deploy's removals made in Git, or its CRDs' changed defaults, under it%s; after the deploy the server's defaults of the fields the manifests do not declare (%s) are ghost diffs it does not copy, and regenerating it now changes nothing (the live objects captured before the deploy hold the old values): regenerate it after this deploy, from a new capture\n", escape.Text(d.File), escape.Text(inputs), escape.Text(strings.Join(d.AfterDeploy, ", ")))
 					continue
 				}
 				fmt.Fprintf(c.App.ErrWriter, "note: %s is not stale: it is up to date with what kapp last applied (kapp.k14s.io/original); only this deploy's changes made in Git would change it%s, and regenerating it from these manifests against live objects captured before the deploy could drop rules the deployed objects need: regenerate it after the deploy, from a new capture\n", escape.Text(d.File), escape.Text(inputs))

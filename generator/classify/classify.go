@@ -102,6 +102,7 @@ type classifier struct {
 	versionDefaults []versionDefault        // Options.Version's differences
 
 	crdValidation CRDUpdateValidation // Options.CRDUpdate
+	liveCRDs      crdSchemas          // the inputs' CRD versions the manifests' CRDs change (changedCRDs)
 }
 
 type compiledField struct {
@@ -168,6 +169,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}
+	c.liveCRDs = changedCRDs(crds, applied)
 	if c.served, err = newServed(opts.Server, applied, crds); err != nil {
 		return nil, err
 	}
@@ -239,6 +241,10 @@ type fieldContext struct {
 	// lookup per delta into a long list would otherwise be quadratic (see fielddiff.Lookup)
 	defaultedAt, sentAt *fielddiff.Lookup
 	manifestAt          *fielddiff.Lookup // into desired, the manifest before kapp prepares it
+	// a custom resource whose CRD the manifests change: that CRD's name and a lookup into the
+	// manifest as the CRD the cluster has defaults it (crdDefaultChanged); nil otherwise
+	liveCRD   string
+	liveCRDAt *fielddiff.Lookup
 }
 
 func (c *classifier) resource(p pair.Pair) (Resource, error) {
@@ -313,6 +319,11 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		fc.defaultedAt = fielddiff.NewLookup(fc.defaulted.Object)
 		if dr.pruned != nil {
 			fc.prunedAt, fc.crd, fc.crdRefusal = fielddiff.NewLookup(dr.pruned.Object), dr.crd, &refusal{}
+		}
+		if s := c.liveCRDs.lookup(desired.GroupVersionKind()); s != nil {
+			if out, err := s.apply(desired.Unstructured); err == nil { // over its budget: the defaulting stage says so
+				fc.liveCRD, fc.liveCRDAt = s.crdName, fielddiff.NewLookup(out.Object)
+			}
 		}
 	}
 	var findings []fielddiff.Delta
@@ -394,6 +405,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		res.Findings = slices.Insert(res.Findings, 0, f)
 	}
 	c.consequences(fc, res.Findings)
-	c.crdReplacements(fc, res.Findings) // after consequences: a drift it finds is one kapp reverts
+	crdDefaultsSettled(fc, res.Findings) // after consequences: a drift it makes is kapp's reason to update
+	c.crdReplacements(fc, res.Findings)  // after consequences: a drift it finds is one kapp reverts
 	return res, nil
 }

@@ -213,6 +213,10 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Class, f.Evidence = Pending, "a change made in Git: "+why
 		return f
 	}
+	if f, ok := crdDefaultChanged(fc, d); ok {
+		// the default of the CRD the cluster has, which the manifests change: no admission's
+		return f
+	}
 	if a, ok := c.admission(fc, d, path); ok {
 		return a
 	}

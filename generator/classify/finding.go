@@ -112,6 +112,11 @@ type Finding struct {
 	// Follows: a Drift finding the API server sets only for the person's changes at these paths
 	// (the drift findings of the same resource): it goes with them (consequences); nil otherwise.
 	Follows []string
+	// CRDDefault: a custom resource's field whose live value is the default of its CRD as the
+	// cluster has it, which the manifests' CRD changes (crdDefaultChanged): that CRD's name; ""
+	// for any other finding. Pending where this deploy updates the object (DefaultedTo the new
+	// default, or nil where none), else Defaulted: the object keeps the old default.
+	CRDDefault string
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

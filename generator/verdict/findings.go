@@ -237,6 +237,9 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			evidence += "; to apply the removal, " + change + ", and kapp removes it on deploy"
 		case h.Builtin:
 			evidence += "; no rule lets it through (kapp runs its default Config before the package's): to apply it, change the live object (kubectl edit), or take the field out of the manifest"
+		case h.Redefaulted && h.CRD != "":
+			// the rules right after the deploy copy the new default: regenerated now, they leave it out
+			evidence += "; to apply it, " + change + ", and the API server defaults it anew with the CRD kapp applies first; or declare the CRD's new default in the manifest, which a copy from [new, existing] takes first"
 		case h.Redefaulted:
 			evidence += "; to apply it, " + change + ", and the API server defaults it anew"
 		}

@@ -158,6 +158,9 @@ type Hidden struct {
 	// Redefaulted: the server's default for the manifest differs from the one the rules keep
 	// (a change made in Git elsewhere in the object, newcomer10 N10-8).
 	Redefaulted bool
+	// CRD: of a Redefaulted change, the custom resource's CRD whose default the manifests
+	// change (classify.Finding.CRDDefault); "" otherwise.
+	CRD string
 	// Misplaced: the rules write a value the live object holds in another item of a keyed list
 	// (a copy by index once Git inserted, removed or reordered items; How says which).
 	Misplaced bool
