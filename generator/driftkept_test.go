@@ -8,6 +8,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
+	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 // A person's kubectl edit of fields the server defaults (dnsPolicy, sessionAffinity), which the
@@ -40,6 +41,19 @@ func TestDriftKeptByACopyRuleIsNamedAndNotStale(t *testing.T) {
 	if fs := c.Findings(verdict.Gate{}); verdict.Failing(fs) {
 		t.Errorf("without --fail-on-drift the gate fails: %+v", fs)
 	}
+	// in CI too (newcomer15 N15-3: the github format dropped the evidence, and the drift read as
+	// one kapp reverts)
+	var out strings.Builder
+	if err := verdict.Write(&out, format.GitHub, verdict.CheckReport(c.Verdict, c.Findings(verdict.Gate{}), nil), "rules.yml"); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "::drift: core/Service ") && strings.Contains(l, " spec.sessionAffinity:") &&
+			strings.Contains(l, "kept by ") && strings.HasSuffix(l, ": kapp will NOT revert it") {
+			return
+		}
+	}
+	t.Errorf("--output github: no drift annotation of spec.sessionAffinity saying it is kept and kapp will NOT revert it:\n%s", out.String())
 }
 
 // Regression (newcomer2 finding 1): the drift-kept check neutralised the other drifted fields of

@@ -15,14 +15,18 @@ import (
 )
 
 // Every output format renders every kind of finding check has (issue 24 item 3), failing or
-// not: a kind added to verdict.Kinds without a renderer in a format fails here.
+// not: a kind added to verdict.Kinds without a renderer in a format fails here. The github
+// format's annotation carries the evidence the text format shows, escaped as a workflow command's
+// data (newcomer15 N15-3: a drift the rules keep read, in CI, as one kapp reverts).
 func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
+	const ev = "kept by rules.yml:12, document 1, rebaseRules[5] (copy): kapp will NOT revert it; 100% sure"
+	const escaped = "kept by rules.yml:12, document 1, rebaseRules[5] (copy): kapp will NOT revert it; 100%25 sure"
 	for _, k := range verdict.Kinds() {
 		for _, fails := range []bool{true, false} {
 			marker := "marker-" + string(k)
-			ev := "evidence"
+			ev, escaped := ev, escaped
 			if k == verdict.KindServerVersion {
-				ev = marker // a finding about the whole run: its sentence is all it says
+				ev, escaped = marker, marker // a finding about the whole run: its sentence is all it says
 			}
 			f := verdict.Finding{Kind: k, Resource: pair.Identity{Kind: "ConfigMap", Namespace: "ns", Name: marker}, Path: "data.x",
 				Class: "c", Evidence: ev, File: marker + ".yml", Line: 7, Diff: "-a\n+b\n", Fails: fails}
@@ -50,6 +54,9 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 					// and the summary, one ::notice:: line
 					if !strings.HasPrefix(got, level) || strings.Count(got, "\n") != 2 || !strings.Contains(got, "\n::notice::check: ") {
 						t.Errorf("%s (fails %v): want one %s annotation, got:\n%s", k, fails, level, got)
+					}
+					if annotation, _, _ := strings.Cut(got, "\n"); !strings.HasSuffix(annotation, ": "+escaped) {
+						t.Errorf("%s (fails %v): the annotation does not end with the evidence %q:\n%s", k, fails, escaped, annotation)
 					}
 				case "json":
 					var j map[string]any

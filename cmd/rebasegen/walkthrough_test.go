@@ -279,7 +279,8 @@ func TestCheckGitHubSummaryNotice(t *testing.T) {
 // check -o github annotates a drift and a pending change where they were made, not at the rules
 // file's line 1: the field's line in the desired file (a field only the live object holds: its
 // nearest parent the manifest declares, newcomer14 N14-4); for a package, the values file line
-// declaring the pending value; no file when the inputs do not tell (a --value flag).
+// declaring the pending value; no file when the inputs do not tell (a --value flag). Each carries
+// its evidence.
 func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	dir := t.TempDir()
 	at := func(args []string, want ...string) {
@@ -299,8 +300,8 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	at(append([]string{"-r", rules}, drift...),
 		// fixtures/human-drift/desired.yaml: line 6 "  log-level: info"; env[name=DEBUG] is the live
 		// object's alone, line 26 "        env:" the list holding it
-		"::warning file="+drift[1]+",line=6::drift: core/ConfigMap human-drift/shop-config data.log-level\n",
-		"::warning file="+drift[1]+",line=26::drift: apps/Deployment human-drift/shop spec.template.spec.containers[name=shop].env[name=DEBUG]\n")
+		"::warning file="+drift[1]+",line=6::drift: core/ConfigMap human-drift/shop-config data.log-level: ",
+		"::warning file="+drift[1]+",line=26::drift: apps/Deployment human-drift/shop spec.template.spec.containers[name=shop].env[name=DEBUG]: ")
 
 	fix := scenario(t, "hpa-replicas")
 	data, err := os.ReadFile(fix[1])
@@ -314,7 +315,7 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	if r := rebasegen(t, "generate", "--package", config, "--values", values, "-l", fix[3], "-n", fix[5], "--output-file", rules); r.code != 0 {
 		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
 	}
-	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image\n"
+	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: "
 	at([]string{"-r", rules, "-d", bumped, "-l", fix[3], "-n", fix[5]}, "::warning file="+bumped+",line=19::"+pending) // "        image: nginx:1.27"
 	os.WriteFile(values, []byte("# the image\n---\nname: web\nimage: nginx:1.27\n"), 0o644)
 	at([]string{"-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5]}, "::warning file="+values+",line=4::"+pending)
@@ -384,7 +385,7 @@ func TestCheckGitHubAnnotatesTheDataValueThatFeedsThePendingField(t *testing.T) 
 	if err := os.WriteFile(schema, append(data, "sidecar: \"\"\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image\n"
+	pending := "pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: "
 	check := func(values string, want string) {
 		t.Helper()
 		r := rebasegen(t, "check", "-o", "github", "-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5])

@@ -241,8 +241,10 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 		words.Count(n[KindStale], "stale generated file"), words.Count(n[KindDrift], "drift "+driftLevel), lint.Summary(lints))
 }
 
-// writeGitHub writes workflow commands; annotations point at the rules file (that is what the
-// author fixes), a stale file's at its first differing line, a hidden change's at the rule hiding it.
+// writeGitHub writes workflow commands, each carrying its finding's evidence as the text format
+// does (a CI reader has nothing else: whether kapp reverts a drift, keeps it by a rule, or why a
+// field differs); annotations point at the rules file (that is what the author fixes), a stale
+// file's at its first differing line, a hidden change's at the rule hiding it.
 func writeGitHub(w io.Writer, r Report, rules string) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
@@ -250,38 +252,25 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 		if err != nil {
 			return err
 		}
+		if f.Kind != KindServerVersion { // whose sentence is its subject
+			msg += ": " + evidence(f)
+		}
 		file, at := rules, 1
 		switch f.Kind {
 		case KindStale:
 			file, at = f.File, f.Line
-			msg += ": " + evidence(f)
 		case KindHidden, KindRuleUnjudged:
 			if f.File != "" { // the rule hiding it, or not judged
 				file, at = f.File, f.Line
 			}
-			msg += ": " + evidence(f)
-		case KindServerVersion: // the job's log: no file caused it
+		case KindServerVersion, KindPendingDelete:
+			// the job's log: no file caused it (the deleted object has no document, and the rules
+			// file did not cause it: newcomer7 N7-9 g)
 			file, at = "", 0
-		case KindPendingDelete:
-			// the job's log: the deleted object has no document, and the rules file did not cause
-			// it (newcomer7 N7-9 g); the evidence says what kapp does
-			file, at = "", 0
-			msg += ": " + evidence(f)
-		case KindDrift, KindPending:
+		case KindDrift, KindPending, KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails, KindUnserved:
 			// where the change was made (the desired document, a values file's line), none when
 			// the inputs do not tell: not the rules file, which did not cause it
 			file, at = f.File, f.Line
-			if f.Values != nil { // a field changed both in Git and on the cluster: the three values
-				msg += ": " + evidence(f)
-			}
-		case KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails, KindUnserved: // the desired document, as a pending change
-			file, at = f.File, f.Line
-			msg += ": " + evidence(f)
-		case KindAdoption:
-			// the evidence says what to fix: the object, the rule hiding a change, the tool whose
-			// bookkeeping kapp removes; the other kinds' evidence (kapp's diff, defaulting code,
-			// managers) is the text format's
-			msg += ": " + evidence(f)
 		}
 		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
 	}
