@@ -70,16 +70,7 @@ func TestDeployFailsIsKappsChangeGraph(t *testing.T) {
 			_, kerr := ctldgraph.NewChangeGraph(changes, conf.ChangeGroupBindings(), conf.ChangeRuleBindings(), ctllog.NewNoopLogger())
 			want := kerr != nil || c.strategyFails
 
-			ch, err := generator.Check(in, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []verdict.Finding
-			for _, f := range ch.Findings(verdict.Gate{}) {
-				if f.Kind == verdict.KindDeployFails {
-					got = append(got, f)
-				}
-			}
+			got := deployFails(t, in, nil)
 			if (len(got) > 0) != want {
 				t.Fatalf("kapp's deploy fails: %v (%v), check's findings: %v", want, kerr, got)
 			}
@@ -90,4 +81,20 @@ func TestDeployFailsIsKappsChangeGraph(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deployFails are check's findings of in with ruleFiles that kapp's deploy fails.
+func deployFails(t *testing.T, in generator.Inputs, ruleFiles []string) []verdict.Finding {
+	t.Helper()
+	ch, err := generator.Check(in, ruleFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []verdict.Finding
+	for _, f := range ch.Findings(verdict.Gate{}) {
+		if f.Kind == verdict.KindDeployFails {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -98,7 +98,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 		return nil, err
 	}
 	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: rules,
-		Waits: verdict.WaitRules(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
+		Deploy: verdict.DeployRulesOf(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, lintedError(verdict.NameYTTRule(err, rules), a.Inputs, files)
 	}

@@ -101,6 +101,7 @@ func (c *checker) config() {
 	c.inert(root)
 	c.changeGraph(root)
 	c.waitRules(root)
+	c.preflightRules(root)
 }
 
 // checkRule checks the rule at a; unit are the rules kapp applies together with it (a alone, or

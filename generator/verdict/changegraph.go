@@ -17,11 +17,13 @@ import (
 
 // DeployFails is a resource of this deploy on which kapp's deploy fails, whatever the rules: its
 // change graph (change groups and rules) cannot be built or ordered, its update strategy is one
-// kapp does not know, or the wait rule kapp evaluates on it fails (Wait). Reason is kapp's.
+// kapp does not know, or a Config's wait or preflight rules fail it (Config). Reason is kapp's.
 type DeployFails struct {
 	Resource pair.Identity
 	Reason   string
-	Wait     bool
+	// Config: a Config's wait rule kapp fails to wait on the resource with, or its preflight rules
+	// kapp refuses before applying it; Reason is the whole evidence
+	Config bool
 }
 
 // updateStrategies are the values of kapp.k14s.io/update-strategy kapp's update knows
@@ -31,9 +33,10 @@ var updateStrategies = []string{"", "fallback-on-replace", "always-replace", "sk
 // deployFails builds kapp's change graph over every change of this deploy, as kapp's deploy does
 // (clusterapply ClusterChangeSet.Calculate): upserts for what it creates or updates, deletes for
 // what it deletes, noops for what it keeps. Change rules only bind the changes that happen, so a
-// cycle may need the manifest's change to appear: only the deploy's changes can tell. waits are
-// the wait rules in force, in kapp's order.
-func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructured, waits []WaitRule) ([]DeployFails, error) {
+// cycle may need the manifest's change to appear: only the deploy's changes can tell. deploy are
+// the wait and preflight rules in force: kapp sets its preflight checks from them where the
+// deploy changes anything, naming here its first change.
+func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructured, deploy DeployRules) ([]DeployFails, error) {
 	updated := map[pair.Identity]bool{}
 	for _, u := range v.Updates {
 		updated[u.Resource] = true
@@ -41,7 +44,7 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	var changes []kappgraph.Change
 	var ids []pair.Identity
 	var out []DeployFails
-	waiting := waitJudge(waits)
+	waiting := waitJudge(deploy.Waits)
 	add := func(id pair.Identity, obj *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
 		res := ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{})
 		changes, ids = append(changes, kappgraph.Change{Res: res, Operation: op}), append(ids, id)
@@ -50,7 +53,7 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		}
 		if op != ctldgraph.ActualChangeOpDelete {
 			if why := waiting(res); why != "" {
-				out = append(out, DeployFails{Resource: id, Reason: why, Wait: true})
+				out = append(out, DeployFails{Resource: id, Reason: "kapp's deploy fails waiting on it, whatever the cluster holds: " + why, Config: true})
 			}
 		}
 	}
@@ -78,6 +81,11 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 			return nil, err
 		}
 		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, ctldgraph.ActualChangeOpDelete)
+	}
+	if i := slices.IndexFunc(changes, func(c kappgraph.Change) bool { return c.Op() != ctldgraph.ActualChangeOpNoop }); i >= 0 {
+		if why := preflightFails(deploy.Preflights); why != "" {
+			out = append(out, DeployFails{Resource: ids[i], Reason: "kapp's deploy fails before it applies anything, this change among them: " + why, Config: true})
+		}
 	}
 	var rs []ctlres.Resource
 	for _, c := range configs {
@@ -117,8 +125,8 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 
 // Evidence says why kapp's deploy fails on the resource.
 func (d DeployFails) Evidence() string {
-	if d.Wait {
-		return "kapp's deploy fails waiting on it, whatever the cluster holds: " + d.Reason
+	if d.Config {
+		return d.Reason
 	}
 	return "kapp's deploy refuses this deploy's kapp.k14s.io/change-group, change-rule or update-strategy annotations or a Config's changeGroupBindings/changeRuleBindings: " + d.Reason
 }

@@ -41,7 +41,7 @@ const (
 	// before applying anything (Ownership).
 	KindOwnership Kind = "ownership"
 	// KindDeployFails: kapp's deploy fails on the change groups, change rules, update strategy or
-	// wait rule of this deploy's changes (DeployFails).
+	// wait rule of this deploy's changes, or its Configs' preflight rules (DeployFails).
 	KindDeployFails Kind = "deploy-fails"
 	// KindUnserved: a manifest's apiVersion at which the API server does not serve its kind
 	// (classify.Finding.Unserved): kapp's deploy fails before applying anything.

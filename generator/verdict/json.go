@@ -43,7 +43,7 @@ type JSON struct {
 	RulesUnjudged []FieldJSON `json:"rulesUnjudged"`
 	// Ownership are live objects labelled as another kapp app's: kapp's deploy fails on them.
 	Ownership []FieldJSON `json:"ownership"`
-	// DeployFails are resources whose change groups, rules, update strategy or wait rule kapp's deploy fails on.
+	// DeployFails are resources whose change groups, rules, update strategy, wait rule or preflight rules kapp's deploy fails on.
 	DeployFails []FieldJSON `json:"deployFails"`
 	// Unserved are manifests' apiVersions at which the API server does not serve the kind:
 	// kapp's deploy fails on them.

@@ -31,8 +31,8 @@ type Input struct {
 	// Rules are the rules among Configs that can hide a declared field (Rules, Generated): each
 	// gets the mutation check.
 	Rules []Rule
-	// Waits are the wait rules among Configs, in kapp's order (WaitRules).
-	Waits []WaitRule
+	// Deploy are the wait and preflight rules among Configs, in kapp's order (DeployRulesOf).
+	Deploy DeployRules
 	// IncludeUnknown: unknown fields are ruled (generate --include-unknown).
 	IncludeUnknown bool
 	// Stage returns the progress callback of a stage counting to total; nil: nobody listens.
@@ -86,8 +86,8 @@ type Verdict struct {
 	RulesUnjudged []RuleUnjudged
 	// PendingDeletes: live objects of the app with no desired counterpart: kapp deletes them.
 	PendingDeletes []PendingDelete
-	// DeployFails: resources of this deploy whose change groups, rules, update strategy or wait
-	// rule kapp's deploy fails on.
+	// DeployFails: resources of this deploy whose change groups, rules, update strategy, wait rule
+	// or preflight rules kapp's deploy fails on.
 	DeployFails []DeployFails
 	// Ownership: paired live objects labelled as another app's: kapp's deploy fails on them.
 	Ownership []Ownership
@@ -250,7 +250,7 @@ func Judge(in Input) (*Verdict, error) {
 			}
 		}
 	}
-	if v.DeployFails, err = v.deployFails(in.Set, configs, in.Waits); err != nil {
+	if v.DeployFails, err = v.deployFails(in.Set, configs, in.Deploy); err != nil {
 		return nil, err
 	}
 	if err := v.keptDrift(in, configs); err != nil {

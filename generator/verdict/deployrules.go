@@ -18,11 +18,24 @@ type WaitRule struct {
 	built   bool // kapp builds its matcher: an empty one panics it (kappmatch.New)
 }
 
-// WaitRules reads the wait rules of configs with kapp's parser, in the order kapp tries them
-// (config.Conf.WaitRules), each with where it is written (r reads the files for the lines).
-func WaitRules(configs []load.Object, r *load.Reader) []WaitRule {
+// PreflightRule is a preflightRules entry of a Config kapp reads, with where it is written.
+type PreflightRule struct {
+	At   RuleAt
+	rule ctlconf.PreflightRule
+}
+
+// DeployRules are the rules of the Configs kapp's deploy reads besides those it diffs with.
+type DeployRules struct {
+	Waits      []WaitRule
+	Preflights []PreflightRule
+}
+
+// DeployRulesOf reads the wait and preflight rules of configs with kapp's parser, in kapp's order
+// (config.Conf.WaitRules, PreflightRules: the first wait rule matching a resource is the one kapp
+// evaluates), each with where it is written (r reads the files for the lines).
+func DeployRulesOf(configs []load.Object, r *load.Reader) DeployRules {
 	lines := lint.NewLines(r)
-	var out []WaitRule
+	var out DeployRules
 	for _, o := range configs {
 		cfg, ok := kappConfig(o)
 		if !ok {
@@ -31,10 +44,27 @@ func WaitRules(configs []load.Object, r *load.Reader) []WaitRule {
 		at := placer(o, lines)
 		for i, w := range cfg.WaitRules {
 			m, built := kappmatch.New(w.ResourceMatchers)
-			out = append(out, WaitRule{at("waitRules", i), w, m, built})
+			out.Waits = append(out.Waits, WaitRule{at("waitRules", i), w, m, built})
+		}
+		for i, p := range cfg.PreflightRules {
+			out.Preflights = append(out.Preflights, PreflightRule{at("preflightRules", i), p})
 		}
 	}
 	return out
+}
+
+// preflightFails says why kapp's deploy with changes fails before it applies anything on the
+// preflight rules (lint.PreflightFails), naming the first with which it fails, added in turn; ""
+// when kapp takes them.
+func preflightFails(rules []PreflightRule) string {
+	var taken []ctlconf.PreflightRule
+	for _, r := range rules {
+		taken = append(taken, r.rule)
+		if err := lint.PreflightFails(taken); err != nil {
+			return r.At.String() + ": " + err.Error()
+		}
+	}
+	return ""
 }
 
 // waitJudge says why kapp's wait fails on a resource of the deploy it creates, updates or keeps,
