@@ -71,7 +71,7 @@ spec:
 	}
 	r := rebasegen(t, "check", "-o", "github", "-r", rules, "-d", desired, "-l", fix[3], "-n", fix[5])
 	// line 19 is the "---", line 20 the Deployment's first; "        imagePullPolicy: Always" is line 39
-	want := "::warning file=" + desired + ",line=39::pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].imagePullPolicy\n"
+	want := "::warning file=" + desired + ",line=39::pending change from Git (kapp applies it on deploy): apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].imagePullPolicy: " // its evidence follows
 	if r.code != 0 || !strings.Contains(r.stdout, want) {
 		t.Errorf("exit %d, no %q in\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
