@@ -241,6 +241,8 @@ type fieldContext struct {
 	// lookup per delta into a long list would otherwise be quadratic (see fielddiff.Lookup)
 	defaultedAt, sentAt *fielddiff.Lookup
 	manifestAt          *fielddiff.Lookup // into desired, the manifest before kapp prepares it
+	// desired as kapp prepares it (its labels added: what its writes hold); desired without Prepare
+	kappPrepared *unstructured.Unstructured
 	// a custom resource whose CRD the manifests change: that CRD's name and a lookup into the
 	// manifest as the CRD the cluster has defaults it (crdDefaultChanged); nil otherwise
 	liveCRD   string
@@ -273,7 +275,7 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	if fc.owners, err = owners(live, c.names); err != nil {
 		return res, err
 	}
-	fc.desired, fc.live = desired.Unstructured, live.Unstructured
+	fc.desired, fc.live, fc.kappPrepared = desired.Unstructured, live.Unstructured, prepared
 	fc.manifestAt = fielddiff.NewLookup(desired.Object)
 	fc.sent = sentManifest(live)
 	if fc.sent != nil {

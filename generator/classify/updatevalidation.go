@@ -74,14 +74,8 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 		}
 		return updateErrors(v, c.gates, sends, fc.live.Object)
 	}
-	applied := fc.desired
-	if c.prepare != nil {
-		if p, err := c.prepare(fc.desired, fc.live); err == nil {
-			applied = p
-		}
-	}
 	sends := c.sends(fc.desired, fc.live)
-	meta, spec := metadataErrors(applied.Object, sends), strategy(sends)
+	meta, spec := metadataErrors(fc.kappPrepared.Object, sends), strategy(sends)
 	if fc.sent != nil {
 		// kapp's last apply as it sent it: its labels then, not those of the Configs now
 		if len(meta) > 0 {
