@@ -28,6 +28,9 @@ func TestCheckPackageValuesFileIsOptional(t *testing.T) {
 	}{
 		{[]string{"config", "live.yaml", "rules.yml"}, "check --package config --live live.yaml --rules rules.yml --output text"},
 		{[]string{"config", "values.yml", "live.yaml", "rules.yml"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text"},
+		// check's flags the script has no argument for (issue 28): after --, passed on as they are
+		{[]string{"config", "live.yaml", "rules.yml", "--", "--fail-on-create", "--fail-on-delete"}, "check --package config --live live.yaml --rules rules.yml --output text --fail-on-create --fail-on-delete"},
+		{[]string{"config", "values.yml", "live.yaml", "rules.yml", "--", "--value", "name=shop"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text --value name=shop"},
 	} {
 		cmd := exec.Command(bash, append([]string{"check-package.sh"}, tc.args...)...)
 		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "OUTPUT=", "NAMESPACE=")

@@ -14,7 +14,7 @@ func TestCheckPackageUsage(t *testing.T) {
 	}
 	out, err := exec.Command(bash, "check-package.sh", "config").CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 1 || strings.TrimSpace(string(out)) != "usage: check-package.sh PACKAGE_CONFIG_DIR [VALUES_FILE] LIVE_YAML RULES_FILE" {
+	if !ok || ee.ExitCode() != 1 || strings.TrimSpace(string(out)) != "usage: check-package.sh PACKAGE_CONFIG_DIR [VALUES_FILE] LIVE_YAML RULES_FILE [-- CHECK_FLAG...]" {
 		t.Errorf("exit %v, output %q: want exit 1 and the usage line", err, out)
 	}
 }
