@@ -31,18 +31,25 @@ func WaitRuleFails(r ctlconf.WaitRule, source string) string {
 	return ""
 }
 
-// waitRules reports each wait rule of the document kapp fails to wait with (WaitRuleFails), and
-// its matchers' mistakes.
+// waitRules reports each wait rule of the document kapp fails to wait with (WaitRuleFails), its
+// matchers' mistakes, and, with desired objects, a rule none of them matches: kapp evaluates wait
+// rules on the resources its deploy applies (clusterapply ConvergedResourceFactory.New, given the
+// resource of each change), its associated resources only through its own waiters.
 func (c *checker) waitRules(root at) {
 	for i, a := range root.field("waitRules").items() {
 		var r ctlconf.WaitRule
 		if decode(a.v, &r) != nil {
 			continue // kapp refuses the Config: a finding of its own
 		}
+		built := true
 		for j, item := range a.field("resourceMatchers").items() {
-			c.matcher(r.ResourceMatchers[j], item) // kapp builds them as a rebase rule's
+			built = c.matcher(r.ResourceMatchers[j], item) && built // kapp builds them as a rebase rule's
 		}
 		where := fmt.Sprintf("waitRules[%d]", i)
+		if c.desired && built && len(c.matching(c.resources, r.ResourceMatchers)) == 0 {
+			c.add(Warning, orElse(a.field("resourceMatchers"), a), where+": its resourceMatchers match none of the desired objects, so the rule never applies: kapp waits with a wait rule only on the resources its deploy applies, never on those it lists as associated with them (a Deployment's ReplicaSets and Pods)",
+				"match the desired objects kapp should wait on, or remove the rule")
+		}
 		if why := WaitRuleFails(r, fmt.Sprintf("%s:%d, %s", c.doc.file, c.line(a), where)); why != "" {
 			c.add(Error, a.field("ytt"), where+": every deploy creating, changing or keeping a resource it is the first wait rule to match fails: "+why,
 				"give ytt a funcContractV1 whose resource.star defines is_done(resource), or use conditionMatchers")
