@@ -54,7 +54,7 @@ func argoTarget(c *cli.Context) (bool, error) {
 	}
 	for _, name := range kappOnly {
 		if c.IsSet(name) {
-			return true, fmt.Errorf("--%s: a kapp target flag, not for --target argocd (there drift, pending and adoption are warnings, which no flag changes)", name)
+			return true, fmt.Errorf("--%s: a kapp target flag, not for --target argocd (there drift, pending changes and adoption are warnings, which no flag changes)", name)
 		}
 	}
 	return true, nil
@@ -62,7 +62,7 @@ func argoTarget(c *cli.Context) (bool, error) {
 
 // kappOnly are the flags of check and generate that only the kapp target reads: with --target
 // argocd they would be silently void.
-var kappOnly = []string{"fail-on-drift", "fail-on-adoption", "fail-on-create", "fail-on-delete", "include-unknown", "cost", "namespace-value", "package-install"}
+var kappOnly = []string{"fail-on-drift", "fail-on-adoption", "include-unknown", "cost", "namespace-value", "package-install"}
 
 // generateArgoCD is generate --target argocd: Argo CD's ignoreDifferences in place of rules.
 func generateArgoCD(c *cli.Context) error {
@@ -239,7 +239,7 @@ func checkArgoCD(c *cli.Context) error {
 		return err
 	}
 	v = manualSync(c, v)
-	unpaired, err := argocd.Unpaired(a.Set, a.Report, s)
+	unpaired, err := argocd.Unpaired(a.Set, a.Report, s, verdict.Gate{FailOnCreate: c.Bool("fail-on-create"), FailOnDelete: c.Bool("fail-on-delete")})
 	if err != nil {
 		return err
 	}

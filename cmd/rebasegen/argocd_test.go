@@ -72,7 +72,7 @@ func TestArgoCDRefusesKappFlags(t *testing.T) {
 	in := scenario(t, "hpa-replicas")
 	rules := filepath.Join("..", "..", "examples", "argocd", "index-pointer.yml")
 	for _, tc := range [][]string{
-		{"check", "--fail-on-drift"}, {"check", "--fail-on-adoption"}, {"check", "--fail-on-create"}, {"check", "--fail-on-delete"},
+		{"check", "--fail-on-drift"}, {"check", "--fail-on-adoption"},
 		{"generate", "--fail-on-drift"}, {"generate", "--fail-on-adoption"}, {"generate", "--include-unknown"},
 		{"generate", "--cost"}, {"generate", "--namespace-value", "x"}, {"generate", "--package-install", "p"},
 	} {
@@ -111,9 +111,11 @@ func TestCheckArgoCDRulesInput(t *testing.T) {
 	}
 }
 
-// check --target argocd names a desired object with no live counterpart (Argo CD: Missing) as
-// the kapp target does, and fails: nothing was compared for it (probe5 finding 13: exit 0, no
-// word of it).
+// check --target argocd names a desired object with no live counterpart (Argo CD: Missing) and a
+// live object the Application tracks that Git no longer holds (requires pruning) as the kapp
+// target does (probe5 finding 13: exit 0, no word of them): changes made in Git, warnings (exit
+// 0), failing the gate under --fail-on-create and --fail-on-delete, as on the kapp target since
+// b3a6d60 (they failed whatever the flags, and the flags were refused with --target argocd).
 func TestCheckArgoCDUnpaired(t *testing.T) {
 	dir := filepath.Join("..", "..", "fixtures", "argocd", "argo-hpa")
 	desired, err := os.ReadFile(filepath.Join(dir, "desired.yaml"))
@@ -129,9 +131,27 @@ func TestCheckArgoCDUnpaired(t *testing.T) {
 	if err := os.WriteFile(rules, []byte(app), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := rebasegen(t, "check", "--target", "argocd", "-d", d, "-l", filepath.Join(dir, "live.yaml"), "-n", "argo-hpa", "--rules", rules)
-	if r.code != 3 || !strings.Contains(r.stdout, "pending create, not compared: core/ConfigMap argo-hpa/newcm: no live counterpart: Argo CD shows it Missing") {
-		t.Errorf("exit %d, want 3 and newcm named\n%s%s", r.code, r.stdout, r.stderr)
+	live := filepath.Join(dir, "live.yaml")
+	liveText, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := writeIn(t, tmp, "old.yaml", string(liveText)+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: oldcm\n  namespace: argo-hpa\n  uid: u-oldcm\n  annotations: {argocd.argoproj.io/tracking-id: 'argo-hpa:/ConfigMap:argo-hpa/oldcm'}\ndata: {a: b}\n")
+	for _, tc := range []struct {
+		desired, live, flag, want string
+	}{
+		{d, live, "--fail-on-create", "pending create, not compared: core/ConfigMap argo-hpa/newcm: no live counterpart: a change made in Git, Argo CD shows it Missing (OutOfSync) and creates it at the next sync"},
+		{filepath.Join(dir, "desired.yaml"), old, "--fail-on-delete", "pending delete: core/ConfigMap argo-hpa/oldcm: a live object Application argo-hpa tracks (its argocd.argoproj.io/tracking-id names it) with no desired counterpart: a change made in Git; Argo CD shows it OutOfSync, requiring pruning; Argo CD deletes it only at a sync with pruning"},
+	} {
+		args := []string{"check", "--target", "argocd", "-d", tc.desired, "-l", tc.live, "-n", "argo-hpa", "--rules", rules}
+		r := rebasegen(t, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("%s: exit %d, want 0 and a warning %q\n%s%s", tc.flag, r.code, tc.want, r.stdout, r.stderr)
+		}
+		r = rebasegen(t, append(args, tc.flag)...)
+		if r.code != 3 || !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("%s: exit %d, want 3\n%s%s", tc.flag, r.code, r.stdout, r.stderr)
+		}
 	}
 }
 

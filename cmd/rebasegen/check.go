@@ -32,8 +32,8 @@ func checkCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Report())},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "exit 3 when live objects drifted from the desired state"},
 			&cli.BoolFlag{Name: "fail-on-adoption", Usage: "exit 3 when kapp would change objects once to take them over from another tool"},
-			&cli.BoolFlag{Name: "fail-on-create", Usage: "exit 3 when kapp would create objects (pending creates: desired objects with no live counterpart)"},
-			&cli.BoolFlag{Name: "fail-on-delete", Usage: "exit 3 when kapp would delete objects of the app (pending deletes: live objects with no desired counterpart)"},
+			&cli.BoolFlag{Name: "fail-on-create", Usage: "exit 3 when kapp's deploy (Argo CD's sync, --target argocd) would create objects (pending creates: desired objects with no live counterpart)"},
+			&cli.BoolFlag{Name: "fail-on-delete", Usage: "exit 3 when kapp's deploy (Argo CD's sync with pruning, --target argocd) would delete objects of the app (pending deletes: live objects with no desired counterpart)"},
 			targetFlag(), syncOptionFlag(),
 		),
 		Action: func(c *cli.Context) error {

@@ -46,7 +46,7 @@ type Settings struct {
 	// ignoresOf are the Applications Ignores' entries belong to, by index (Read's); an entry
 	// without one applies to every object.
 	ignoresOf    []appRef
-	syncKeeps    map[appRef]bool // the Applications read: whether their sync keeps ignored fields live (respect.go)
+	syncOpts     map[appRef]v1alpha1.SyncOptions // the Applications read: their spec.syncPolicy.syncOptions (respect.go)
 	overridesAt  map[string]verdict.RuleAt
 	controlPlane string // the namespace of the argocd-cm read, "" when none was
 	// filter is argocd-cm's resource filter (resource.exclusions, inclusions, selectors)

@@ -44,9 +44,9 @@ func CheckSyncOptions(opts []string) error {
 	return nil
 }
 
-// recordSync notes whether the sync of app (an Application read) keeps the live value of the
-// fields its comparison ignores: its spec.syncPolicy.syncOptions hold RespectIgnores, matched
-// as Argo CD's SyncOptions.HasOption matches (the whole string).
+// recordSync notes the sync options of app (an Application read): whether its sync keeps the
+// live value of the fields its comparison ignores (they hold RespectIgnores, matched as Argo
+// CD's SyncOptions.HasOption matches: the whole string), whether it prunes (Prune=false).
 func (s *Settings) recordSync(app load.Object) error {
 	raw, _, err := unstructuredSlice(app.Object, "spec", "syncPolicy", "syncOptions")
 	if err != nil {
@@ -60,10 +60,10 @@ func (s *Settings) recordSync(app load.Object) error {
 		}
 		opts = append(opts, str)
 	}
-	if s.syncKeeps == nil {
-		s.syncKeeps = map[appRef]bool{}
+	if s.syncOpts == nil {
+		s.syncOpts = map[appRef]v1alpha1.SyncOptions{}
 	}
-	s.syncKeeps[appRef{name: app.GetName(), namespace: app.GetNamespace()}] = opts.HasOption(RespectIgnores)
+	s.syncOpts[appRef{name: app.GetName(), namespace: app.GetNamespace()}] = opts
 	return nil
 }
 
@@ -73,8 +73,9 @@ func (s *Settings) recordSync(app load.Object) error {
 // ignores, see For); false when none was read (argocd-cm alone: the option is off by default).
 func (s Settings) keepsIgnored(live *unstructured.Unstructured) bool {
 	app := trackedBy(live)
-	all := len(s.syncKeeps) > 0
-	for ref, keeps := range s.syncKeeps {
+	all := len(s.syncOpts) > 0
+	for ref, opts := range s.syncOpts {
+		keeps := opts.HasOption(RespectIgnores)
 		if app != "" && ref.names(app, s.controlPlaneNamespace()) {
 			return keeps
 		}

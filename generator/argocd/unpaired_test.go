@@ -12,12 +12,14 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // A manifest carrying a hook annotation with no live object was a failing pending create, though
 // Argo CD gives it no sync status: its reconciliation puts hooks (and hook types it does not know)
-// apart from what it compares, and a Skip one has no status either. It is now a warning; Helm's
-// crd-install (no hook for Argo CD) and an object without an annotation still fail. Oracle:
+// apart from what it compares, and a Skip one has no status either. It is a warning even under
+// --fail-on-create; Helm's crd-install (no hook for Argo CD) and an object without an annotation
+// fail with it. Oracle:
 // gitops-engine's sync.Reconcile, which keeps among the targets what Argo CD compares, and
 // hook.Skip, which the controller leaves without status.
 func TestUnpairedHookIsNoPendingCreate(t *testing.T) {
@@ -36,7 +38,7 @@ func TestUnpairedHookIsNoPendingCreate(t *testing.T) {
 		desired += fmt.Sprintf("\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, annotations: %s}\ndata: {a: b}\n", c.name, c.annotations)
 	}
 	a := analyzeFiles(t, desired, live, "argo-hpa")
-	fs, err := argocd.Unpaired(a.Set, a.Report, s)
+	fs, err := argocd.Unpaired(a.Set, a.Report, s, verdict.Gate{FailOnCreate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +69,14 @@ func TestUnpairedHookIsNoPendingCreate(t *testing.T) {
 	}
 }
 
-// A live object the Application tracks and Git no longer holds requires pruning: Argo CD shows
-// the Application OutOfSync (a failing pending delete), but not when the object's
-// argocd.argoproj.io/compare-options hold IgnoreExtraneous (controller/state.go: an extraneous
-// resource with it does not count toward the Application's sync status; the option is matched
-// whole in the comma-separated list). It was a failing pending delete; it is now a warning. The
-// sync option Prune=false leaves the Application OutOfSync (Argo CD reads it for the sync alone),
-// and a live hook has no sync status: not named.
+// A live object the Application tracks and Git no longer holds requires pruning: a pending
+// delete, which --fail-on-delete fails where a sync deletes it. Its compare option
+// IgnoreExtraneous leaves the Application Synced (controller/state.go; matched whole in the
+// comma-separated list) but a sync with pruning still deletes it. Prune=false, in the object's
+// own argocd.argoproj.io/sync-options or else the Application's sync options, keeps every sync
+// from deleting it (gitops-engine sync_context.go pruneObject, isPruningDisabled: "ignored (no
+// prune)"): it fails on no flag (before, every one of them failed). Prune=confirm deletes once
+// confirmed. A live hook has no sync status: not named.
 func TestUnpairedIgnoreExtraneous(t *testing.T) {
 	desired := readFixture(t, "argo-hpa", "desired.yaml")
 	live := readFixture(t, "argo-hpa", "live.yaml")
@@ -82,18 +85,20 @@ func TestUnpairedIgnoreExtraneous(t *testing.T) {
 		name, annotations string
 		named, fails      bool
 	}{
-		{"extraneous", "argocd.argoproj.io/compare-options: IgnoreExtraneous", true, false},
-		{"among", "argocd.argoproj.io/compare-options: 'ServerSideDiff=true, IgnoreExtraneous'", true, false},
+		{"extraneous", "argocd.argoproj.io/compare-options: IgnoreExtraneous", true, true},
+		{"among", "argocd.argoproj.io/compare-options: 'ServerSideDiff=true, IgnoreExtraneous'", true, true},
 		{"falsely", "argocd.argoproj.io/compare-options: IgnoreExtraneous=false", true, true},
 		{"sync", "argocd.argoproj.io/sync-options: IgnoreExtraneous", true, true},
-		{"noprune", "argocd.argoproj.io/sync-options: Prune=false", true, true},
+		{"noprune", "argocd.argoproj.io/sync-options: Prune=false", true, false},
+		{"noprunelisted", "argocd.argoproj.io/sync-options: 'Replace=true,Prune=false'", true, false},
+		{"confirm", "argocd.argoproj.io/sync-options: Prune=confirm", true, true},
 		{"hook", "argocd.argoproj.io/hook: PostSync", false, false},
 	}
 	for _, c := range cases {
 		live += fmt.Sprintf("\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: argo-hpa\n  uid: u-%s\n  annotations:\n    argocd.argoproj.io/tracking-id: 'argo-hpa:/ConfigMap:argo-hpa/%s'\n    %s\ndata: {a: b}\n", c.name, c.name, c.name, c.annotations)
 	}
 	a := analyzeFiles(t, desired, live, "argo-hpa")
-	fs, err := argocd.Unpaired(a.Set, a.Report, s)
+	fs, err := argocd.Unpaired(a.Set, a.Report, s, verdict.Gate{FailOnDelete: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +112,47 @@ func TestUnpairedIgnoreExtraneous(t *testing.T) {
 			if f.Kind != "pending-delete" || f.Fails != c.fails {
 				t.Errorf("%s (%s): %s, fails %v, want fails %v (%s)", c.name, c.annotations, f.Kind, f.Fails, c.fails, f.Evidence)
 			}
-			if !c.fails && !strings.Contains(f.Evidence, "IgnoreExtraneous") {
-				t.Errorf("%s: evidence %q does not name IgnoreExtraneous", c.name, f.Evidence)
+			if (c.name == "extraneous" || c.name == "among") && !strings.Contains(f.Evidence, "not OutOfSync for it") ||
+				!c.fails && !strings.Contains(f.Evidence, "holds Prune=false, so no sync deletes it") {
+				t.Errorf("%s: evidence %q does not say what Argo CD does", c.name, f.Evidence)
 			}
 		}
 		if named != c.named {
 			t.Errorf("%s (%s): named %v, want %v", c.name, c.annotations, named, c.named)
 		}
+	}
+}
+
+// The Application's sync options hold Prune=false: no sync deletes the objects it tracks, unless
+// an object's own annotation says otherwise (gitops-engine reads the annotation first,
+// isPruningDisabled), so --fail-on-delete fails only the one whose annotation holds Prune=true.
+func TestUnpairedApplicationPruneFalse(t *testing.T) {
+	desired := readFixture(t, "argo-hpa", "desired.yaml")
+	live := readFixture(t, "argo-hpa", "live.yaml")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  syncPolicy: {syncOptions: [Prune=false]}\n  ignoreDifferences: []\n")
+	for _, name := range []string{"kept", "pruned"} {
+		ann := ""
+		if name == "pruned" {
+			ann = "\n    argocd.argoproj.io/sync-options: Prune=true"
+		}
+		live += fmt.Sprintf("\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: argo-hpa\n  uid: u-%s\n  annotations:\n    argocd.argoproj.io/tracking-id: 'argo-hpa:/ConfigMap:argo-hpa/%s'%s\ndata: {a: b}\n", name, name, name, ann)
+	}
+	a := analyzeFiles(t, desired, live, "argo-hpa")
+	fs, err := argocd.Unpaired(a.Set, a.Report, s, verdict.Gate{FailOnDelete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range fs {
+		got[f.Resource.Name] = f.Fails
+		if f.Resource.Name == "kept" && !strings.Contains(f.Evidence, "Application argo-hpa's spec.syncPolicy.syncOptions hold Prune=false") {
+			t.Errorf("kept: evidence %q does not name the Application's Prune=false", f.Evidence)
+		}
+	}
+	if fails, ok := got["kept"]; !ok || fails {
+		t.Errorf("kept: named %v, fails %v: want a warning", ok, fails)
+	}
+	if fails, ok := got["pruned"]; !ok || !fails {
+		t.Errorf("pruned: named %v, fails %v: want it failing under --fail-on-delete", ok, fails)
 	}
 }

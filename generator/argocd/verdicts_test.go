@@ -14,6 +14,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/argocd"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
 // readFixture is fixtures/argocd/<name>/<file>.
@@ -84,7 +85,9 @@ func TestJQSelectsByDeclaredKeys(t *testing.T) {
 // A desired object with no live counterpart (Argo CD: Missing) and a live object the Application
 // tracks that is no longer desired (Argo CD: requires pruning) are named, as the kapp target names
 // them (probe5 finding 13: check said nothing, exit 0); a live object whose tracking id a
-// controller copied from another is not the Application's.
+// controller copied from another is not the Application's. Both are changes made in Git:
+// warnings, failing under --fail-on-create and --fail-on-delete, as on the kapp target since
+// b3a6d60 (they failed whatever the flags).
 func TestUnpairedArgoCD(t *testing.T) {
 	desired := readFixture(t, "argo-hpa", "desired.yaml")
 	live := readFixture(t, "argo-hpa", "live.yaml")
@@ -100,19 +103,21 @@ func TestUnpairedArgoCD(t *testing.T) {
 		{deployment + "\n", live + copied, []string{"pending-delete autoscaling/HorizontalPodAutoscaler argo-hpa/web"}},
 	} {
 		a := analyzeFiles(t, tc.desired, tc.live, "argo-hpa")
-		fs, err := argocd.Unpaired(a.Set, a.Report, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range fs {
-			got = append(got, string(f.Kind)+" "+f.Resource.String())
-			if !f.Fails {
-				t.Errorf("%s %s does not fail: nothing was compared for it", f.Kind, f.Resource)
+		for _, g := range []verdict.Gate{{}, {FailOnCreate: true, FailOnDelete: true}} {
+			fs, err := argocd.Unpaired(a.Set, a.Report, s, g)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("unpaired %q, want %q", got, tc.want)
+			var got []string
+			for _, f := range fs {
+				got = append(got, string(f.Kind)+" "+f.Resource.String())
+				if f.Fails != g.FailOnCreate {
+					t.Errorf("%+v: %s %s fails %v", g, f.Kind, f.Resource, f.Fails)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("unpaired %q, want %q", got, tc.want)
+			}
 		}
 	}
 }
