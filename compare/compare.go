@@ -91,13 +91,13 @@ func (c *Comparer) Compare(desired, live runtime.Object) (*Result, error) {
 	if desired == nil || live == nil {
 		return nil, errors.New("compare: desired and live are both required")
 	}
-	du, err := toUnstructured(desired)
+	du, err := toUnstructured(desired, "desired")
 	if err != nil {
-		return nil, fmt.Errorf("compare: desired: %w", err)
+		return nil, fmt.Errorf("compare: %w", err)
 	}
-	lu, err := toUnstructured(live)
+	lu, err := toUnstructured(live, "live")
 	if err != nil {
-		return nil, fmt.Errorf("compare: live: %w", err)
+		return nil, fmt.Errorf("compare: %w", err)
 	}
 	if du.GetNamespace() == "" {
 		du.SetNamespace(lu.GetNamespace())
@@ -242,14 +242,24 @@ func (c *Comparer) ignored(f Field) bool {
 }
 
 // toUnstructured copies an object into an unstructured one, with its apiVersion and kind (a
-// typed object's from client-go's scheme when it has none set), refusing one nested deeper than
-// the command line's inputs may be: every later stage walks it recursively.
-func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
+// typed object's from client-go's scheme when it has none set), refusing what the command line
+// refuses in a document (load.Check: nested too deep, too large, apiVersion, kind or name
+// missing...): every later stage walks it recursively. role names it in errors.
+func toUnstructured(o runtime.Object, role string) (*unstructured.Unstructured, error) {
+	src := load.Source{File: role}
+	if given, ok := o.(*unstructured.Unstructured); ok && given != nil {
+		// before copying: a map holding itself would be copied without end, one holding a map in
+		// many places copied as many times
+		if err := load.Bounded(given.Object, src); err != nil {
+			return nil, err
+		}
+	}
 	u, err := copyObject(o)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", role, err)
 	}
-	if err := load.Nesting(u.Object); err != nil {
+	// as the command line checks each document it reads
+	if err := load.Check(load.Object{Unstructured: u, Source: src}); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -260,10 +270,6 @@ func copyObject(o runtime.Object) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("a nil %T", o)
 	}
 	if u, ok := o.(*unstructured.Unstructured); ok {
-		// before copying: a map holding itself would be copied without end
-		if err := load.Nesting(u.Object); err != nil {
-			return nil, err
-		}
 		// not u.DeepCopy: it panics on any value JSON does not have a type for, and objects built
 		// by hand hold Go ints (unstructured.SetNestedField(o, 3, ...)), which the API server
 		// reads as the JSON numbers they are

@@ -317,7 +317,7 @@ func TestOptionsErrors(t *testing.T) {
 		{[]Option{WithApply("")}, "WithApply"},
 		{[]Option{WithUpdate(), WithIgnorePaths(" ")}, "WithIgnorePaths"},
 		{[]Option{WithUpdate(), WithKubernetesMinor(KubernetesMinor() + 1)}, fmt.Sprintf("Kubernetes 1.%d", KubernetesMinor()+1)},
-		{[]Option{WithUpdate(), WithCRDs(&corev1.ConfigMap{})}, "not a CustomResourceDefinition"},
+		{[]Option{WithUpdate(), WithCRDs(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}})}, "not a CustomResourceDefinition"},
 		// probe5 findings 5 and 15, newcomer3 finding 13: nonsense accepted silently, or a panic
 		{[]Option{WithUpdate(), WithCRDs(nil)}, "CRD 1 is nil"},
 		{[]Option{WithUpdate(), WithCRDs((*unstructured.Unstructured)(nil))}, "CRD 1 is nil"},

@@ -81,9 +81,9 @@ func WithCRDs(crds ...runtime.Object) Option {
 			if o == nil || reflect.ValueOf(o).Kind() == reflect.Pointer && reflect.ValueOf(o).IsNil() {
 				return fmt.Errorf("WithCRDs: CRD %d is nil", i+1)
 			}
-			u, err := toUnstructured(o)
+			u, err := toUnstructured(o, fmt.Sprintf("WithCRDs: CRD %d", i+1))
 			if err != nil {
-				return fmt.Errorf("WithCRDs: CRD %d: %w", i+1, err)
+				return err
 			}
 			if u.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
 				return fmt.Errorf("WithCRDs: CRD %d is a %s %s, not a CustomResourceDefinition", i+1, u.GetAPIVersion(), u.GetKind())

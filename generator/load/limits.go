@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -34,12 +35,12 @@ const MaxDepth = 512
 // built can; a parsed document cannot) nests without end: the error then names the field where it
 // holds itself, found as encoding/json finds cycles, by identity along the path walked.
 func Nesting(v any) error {
-	if !tooDeep(v, MaxDepth, nil) {
+	if !tooDeep(v, MaxDepth, nil, map[any]int{}) {
 		return nil
 	}
 	// again, keys in order, recording the path, so that the field named is always the same
 	var path []level
-	tooDeep(v, MaxDepth, &path)
+	tooDeep(v, MaxDepth, &path, map[any]int{})
 	seen := map[any]int{}
 	for i, l := range path {
 		if j, ok := seen[l.id]; ok {
@@ -81,38 +82,53 @@ type listID struct {
 }
 
 // tooDeep says whether v nests deeper than left levels. With path given it walks map keys in
-// order and leaves on path the levels down to the first value too deep.
-func tooDeep(v any, left int, path *[]level) bool {
+// order and leaves on path the levels down to the first value too deep. done holds the maps and
+// lists found not too deep, with the levels they had left: a value a library caller built may
+// hold one map in many places (no cycle), and walking each of them again would take time
+// exponential in its depth.
+func tooDeep(v any, left int, path *[]level, done map[any]int) bool {
 	if left < 0 {
 		return true
+	}
+	var id any
+	switch t := v.(type) {
+	case map[string]any:
+		id = reflect.ValueOf(t).Pointer()
+	case []any:
+		id = listID{reflect.ValueOf(t).Pointer(), len(t)}
+	default:
+		return false
+	}
+	if had, ok := done[id]; ok && had >= left {
+		return false
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		if path == nil {
 			for _, x := range t {
-				if tooDeep(x, left-1, nil) {
+				if tooDeep(x, left-1, nil, done) {
 					return true
 				}
 			}
-			return false
+			break
 		}
-		*path = append(*path, level{id: reflect.ValueOf(t).Pointer()})
+		*path = append(*path, level{id: id})
 		for _, k := range slices.Sorted(maps.Keys(t)) {
 			(*path)[len(*path)-1].step = k
-			if tooDeep(t[k], left-1, path) {
+			if tooDeep(t[k], left-1, path, done) {
 				return true
 			}
 		}
 		*path = (*path)[:len(*path)-1]
 	case []any:
 		if path != nil {
-			*path = append(*path, level{id: listID{reflect.ValueOf(t).Pointer(), len(t)}})
+			*path = append(*path, level{id: id})
 		}
 		for i, x := range t {
 			if path != nil {
 				(*path)[len(*path)-1].step = "[" + strconv.Itoa(i) + "]"
 			}
-			if tooDeep(x, left-1, path) {
+			if tooDeep(x, left-1, path, done) {
 				return true
 			}
 		}
@@ -120,7 +136,77 @@ func tooDeep(v any, left int, path *[]level) bool {
 			*path = (*path)[:len(*path)-1]
 		}
 	}
+	done[id] = left
 	return false
+}
+
+// Check refuses an object a library caller built as the command line refuses a document it
+// reads (checkObject: larger than MaxObjectSize as JSON, apiVersion, kind or metadata.name
+// missing...), and one the Bounded check refuses, each error naming o.Source.
+func Check(o Object) error {
+	var m map[string]any
+	if o.Unstructured != nil {
+		m = o.Object
+	}
+	if err := Bounded(m, o.Source); err != nil {
+		return err
+	}
+	js, err := json.Marshal(m)
+	if err != nil {
+		return &Error{Source: o.Source, Msg: "no JSON form: " + err.Error()}
+	}
+	return checkObject(m, o.Source, len(js))
+}
+
+// Bounded refuses a value nesting deeper than MaxDepth (Nesting) or larger than MaxObjectSize as
+// JSON, counted before anything encodes or copies it and stopping past the limit: a value a
+// library caller built may hold one map in many places, larger as JSON than in memory, and the
+// count takes time bounded by the limit whatever the value. Errors name src.
+func Bounded(v any, src Source) error {
+	if err := Nesting(v); err != nil {
+		return &Error{Source: src, Msg: err.Error()}
+	}
+	if jsonAtLeast(v, MaxObjectSize+1) > MaxObjectSize {
+		return errTooLarge(src)
+	}
+	return nil
+}
+
+// jsonAtLeast is a lower bound of the length of v as JSON, counted up to limit at most.
+func jsonAtLeast(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n >= limit {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			n += 2 // {}
+			for k, x := range t {
+				n += len(k) + 4 // "k":,
+				walk(x)
+				if n >= limit {
+					return
+				}
+			}
+		case []any:
+			n += 2 // []
+			for _, x := range t {
+				n++ // ,
+				walk(x)
+				if n >= limit {
+					return
+				}
+			}
+		case string:
+			n += len(t) + 2
+		default:
+			n++ // a number, true, false, null: one character at least
+		}
+	}
+	walk(v)
+	return min(n, limit)
 }
 
 // TotalSize refuses inputs (files and directories, as Docs reads them; "-" is bounded by

@@ -314,7 +314,7 @@ func listItems(js []byte, list []any, src Source, dicts *dictionaries) ([]Doc, e
 
 func checkObject(m map[string]any, src Source, size int) error {
 	if size > MaxObjectSize {
-		return &Error{Source: src, Msg: fmt.Sprintf("the object is larger than %d MiB as JSON: no API server stores it (etcd keeps at most 1.5 MiB per object, requests are at most 3 MiB)", MaxObjectSize>>20)}
+		return errTooLarge(src)
 	}
 	for _, f := range []string{"apiVersion", "kind"} {
 		if str(m[f]) == "" {
@@ -340,6 +340,10 @@ func checkObject(m map[string]any, src Source, size int) error {
 		return &Error{Source: src, Field: "metadata.name", Msg: "missing"}
 	}
 	return nil
+}
+
+func errTooLarge(src Source) error {
+	return &Error{Source: src, Msg: fmt.Sprintf("the object is larger than %d MiB as JSON: no API server stores it (etcd keeps at most 1.5 MiB per object, requests are at most 3 MiB)", MaxObjectSize>>20)}
 }
 
 func str(v any) string {
