@@ -6,6 +6,8 @@ import (
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	resourceutil "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/rebasegen/rebasegen/generator/classify"
 )
 
 // The wording classify gives a change made in Git the API server refuses on update (its
@@ -29,7 +31,9 @@ var kappRemedies = []string{"; annotate the manifest with ", "; change the manif
 // except under server-side apply, where force only takes over conflicting fields. A
 // CustomResourceDefinition or Namespace is never replaced: Argo CD updates it instead, refused
 // too; and kubectl apply --force deleting one deletes every custom resource of it (every object
-// in it), which fails the gate as loudly as the refusal.
+// in it), which fails the gate as loudly as the refusal. Where the sync deletes and creates the
+// object, the server's create validation of the manifest decides (classify.CreateRefused, as for
+// kapp's replace): a manifest it refuses leaves the object deleted.
 func refusal(desired, live *unstructured.Unstructured, reason string) (without, why string) {
 	has := func(option string) bool {
 		return resourceutil.HasAnnotationOption(desired, synccommon.AnnotationSyncOptions, option) ||
@@ -59,6 +63,12 @@ func refusal(desired, live *unstructured.Unstructured, reason string) (without, 
 		return without, "; Argo CD's sync deletes and recreates the " + gvk.Kind + " here (its sync option Force=true has kubectl apply --force delete and create an object whose update is refused: " +
 			detail + "), and deleting it deletes every " + lost + "; remove Force=true from " + synccommon.AnnotationSyncOptions + " and change the manifest so that the update is valid"
 	case force && (replace || !serverSide) && !container:
+		// the object is deleted, then the manifest created: the server's create validation judges it
+		if validation, refused := classify.CreateRefused(desired, live); refused != "" {
+			return without, "; Argo CD's sync fails here: its sync option Force=true has kubectl delete and create the " + gvk.Kind + " whose update is refused (" +
+				detail + "), then the API server refuses to create the manifest's (" + validation + "): " + refused + "; the " + gvk.Kind +
+				" stays deleted until a sync creates it: change the manifest so that the object is valid"
+		}
 		return reason, ""
 	case container:
 		return without, "; Argo CD's sync fails here: " + detail + " (Argo CD updates a " + gvk.Kind + " even under Replace=true); change the manifest so that the update is valid"

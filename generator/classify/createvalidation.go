@@ -199,24 +199,44 @@ func (c *classifier) replaceRefused(fc fieldContext, strategy string) (string, b
 		return "", false
 	}
 	return fc.replaceRefusal.answer(func() string {
-		gvk := fc.desired.GroupVersionKind()
-		v, ok := createValidationOf(gvk.GroupKind())
-		if !ok {
-			return ""
-		}
-		errs := createErrors(v, fc.desired.Object, fc.live)
-		if len(errs) > 0 && fc.sent != nil {
-			errs = notBefore(errs, createErrors(v, fc.sent, fc.live))
-		}
-		if len(errs) == 0 {
+		validation, refused := createRefusal(fc.desired, fc.live, fc.sent)
+		if refused == "" {
 			return ""
 		}
 		when := "kapp replaces the object"
 		if strategy == "fallback-on-replace" {
 			when = "the API server refuses kapp's update, so kapp replaces the object"
 		}
-		_, module := schemeOf(gvk.Group)
-		return fmt.Sprintf("; kapp's deploy fails here: %s (%s: %s): it deletes the live %s, then the API server refuses to create the manifest's (%s %s %s): %s; the %s stays deleted until a deploy creates it: change the manifest so that the object is valid",
-			when, kappconv.UpdateStrategy, strategy, gvk.Kind, module, kappconv.Kubernetes, v.fn, escape.Text(strings.Join(errorTexts(errs), "; ")), gvk.Kind)
+		kind := fc.desired.GetKind()
+		return fmt.Sprintf("; kapp's deploy fails here: %s (%s: %s): it deletes the live %s, then the API server refuses to create the manifest's (%s): %s; the %s stays deleted until a deploy creates it: change the manifest so that the object is valid",
+			when, kappconv.UpdateStrategy, strategy, kind, validation, refused, kind)
 	})
+}
+
+// CreateRefused says why the API server refuses to create desired's object where live was, as
+// a tool that deletes live and creates the manifest meets it (Argo CD's sync option Force=true):
+// the create validation of its kind, as kapp's replace is judged (replaceRefused), "" where the
+// server creates it or its kind's create validation is not run here; validation names the
+// Kubernetes code run.
+func CreateRefused(desired, live *unstructured.Unstructured) (validation, refused string) {
+	return createRefusal(desired, live, nil)
+}
+
+// createRefusal is CreateRefused leaving out the errors the create of sent (what was last
+// applied; nil for none) meets as well: not this change's.
+func createRefusal(desired, live *unstructured.Unstructured, sent map[string]any) (validation, refused string) {
+	gvk := desired.GroupVersionKind()
+	v, ok := createValidationOf(gvk.GroupKind())
+	if !ok {
+		return "", ""
+	}
+	errs := createErrors(v, desired.Object, live)
+	if len(errs) > 0 && sent != nil {
+		errs = notBefore(errs, createErrors(v, sent, live))
+	}
+	if len(errs) == 0 {
+		return "", ""
+	}
+	_, module := schemeOf(gvk.Group)
+	return module + " " + kappconv.Kubernetes + " " + v.fn, escape.Text(strings.Join(errorTexts(errs), "; "))
 }
