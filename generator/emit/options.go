@@ -159,6 +159,35 @@ func Recorded(file, text string) (Options, bool, error) {
 	return o, true, nil
 }
 
+// InPlace is the command regenerating file in place when o, the options its header's Regenerate
+// line records, write the rules to stdout: generated with "> file", running that line prints them
+// and leaves the file as it was. "" when the line writes a file itself.
+func (o Options) InPlace(file string) string {
+	if o.OutputFile != "" && o.OutputFile != "-" {
+		return ""
+	}
+	o.OutputFile = file
+	return o.Command()
+}
+
+// Regenerates is the command that regenerates file, whose content is text: the one its header's
+// Regenerate line records (in place, InPlace, when that line prints the rules), or the header of
+// the rules a Secret in any form holds; false when text records none.
+func Regenerates(file string, text []byte) (string, bool) {
+	header := string(text)
+	if sec, ok := generated.ReadSecret(text); ok && !generated.Marked(text) {
+		header = sec.Body
+	}
+	o, ok, err := Recorded(file, header)
+	if err != nil || !ok {
+		return "", false
+	}
+	if cmd := o.InPlace(file); cmd != "" {
+		return cmd, true
+	}
+	return o.Command(), true
+}
+
 // ParseCommand reads back what Command wrote.
 func ParseCommand(cmd string) (Options, error) {
 	words, err := shellSplit(cmd)

@@ -5,6 +5,7 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -33,13 +35,16 @@ type doc struct {
 	// kappController: rendered from a rules Secret (or read from one: secret), which only
 	// kapp-controller reads
 	kappController bool
+	// regenerate: the file is rebasegen's output (its header), and this is the advice of every
+	// finding on it: regenerate it, never edit it by hand ("" for a file of the user's)
+	regenerate string
 }
 
 // readConfigs reads the Configs, labelled ConfigMaps and rules Secrets under paths and in
 // rendered; other documents are ignored. A labelled ConfigMap kapp would reject is a finding, not
 // an input error.
-func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
-	objs, err := load.Paths(paths, r)
+func readConfigs(paths []string, reader *load.Reader, rendered []Rendered) ([]*doc, []Finding, error) {
+	objs, err := load.Paths(paths, reader)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,6 +85,14 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			docs = append(docs, d)
 		}
 	}
+	advice := map[string]string{}
+	regenerate := func(file string, data []byte) string {
+		if a, ok := advice[file]; ok {
+			return a
+		}
+		advice[file] = regenerateAdvice(file, data, false)
+		return advice[file]
+	}
 	replaced := map[load.Source]bool{}
 	for _, r := range rendered {
 		replaced[r.Replaces] = true
@@ -90,13 +103,14 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 		}
 		file := o.Source.File
 		if _, ok := nodes[file]; !ok {
-			data, _ := r.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
+			data, _ := reader.ReadFile(file) // read by load already (stdin and pipes: the same data); positions are optional
 			nodes[file] = documentNodes(data)
+			regenerate(file, data)
 		}
 		from := len(docs)
 		read(o, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
 		for _, d := range docs[from:] {
-			d.number = o.Source.Doc
+			d.number, d.regenerate = o.Source.Doc, advice[file]
 		}
 	}
 	for _, r := range rendered {
@@ -105,10 +119,30 @@ func readConfigs(paths []string, r *load.Reader, rendered []Rendered) ([]*doc, [
 			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
 			for _, d := range docs[from:] {
 				d.kappController = r.Replaces != load.Source{}
+				if o.Source.Generated {
+					// the template file ytt rendered it from: a ytt-format file, or one of a package's
+					file := cmp.Or(o.Source.From, r.Path)
+					data, _ := reader.ReadFile(file)
+					d.regenerate = cmp.Or(regenerate(file, data), regenerateAdvice(file, nil, true))
+				}
 			}
 		}
 	}
 	return docs, findings, nil
+}
+
+// regenerateAdvice is the advice for every finding on file when data, its content, bears rebasegen's
+// header (or generated says it does, data unread): regenerate it with the command the header
+// records; "" for a file of the user's, whose findings advise the edit.
+func regenerateAdvice(file string, data []byte, generated bool) string {
+	if !generated && !load.IsGenerated(data) {
+		return ""
+	}
+	cmd, ok := emit.Regenerates(file, data)
+	if !ok {
+		return "rebasegen generated this file: regenerate it (rebasegen generate, with the inputs it was generated from) rather than edit it by hand, which the next generate undoes"
+	}
+	return "rebasegen generated this file: regenerate it rather than edit it by hand, which the next generate undoes: " + cmd
 }
 
 // fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml"; a problem

@@ -100,7 +100,8 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 			continue
 		}
 		if len(c.matching(c.candidates(m), []ctlconf.ResourceMatcher{m})) == 0 {
-			c.add(Warning, item, describe(item)+" matches none of the desired objects", c.nearMiss(m))
+			hint, fact := c.nearMiss(m)
+			c.advise(fact, Warning, item, describe(item)+" matches none of the desired objects", hint)
 			continue
 		}
 		if m.AndMatcher == nil {
@@ -117,8 +118,8 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 				and := ctlconf.ResourceMatcher{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}
 				if len(c.matching(c.candidates(and), []ctlconf.ResourceMatcher{and})) == 0 {
 					at := nth(list, k)
-					msg, hint := c.noneWith(name, m.AndMatcher.Matchers, j, item.field("andMatcher").field("matchers"))
-					c.add(Warning, at, describe(at)+msg, hint)
+					msg, hint, fact := c.noneWith(name, m.AndMatcher.Matchers, j, item.field("andMatcher").field("matchers"))
+					c.advise(fact, Warning, at, describe(at)+msg, hint)
 				}
 			}
 		}
@@ -129,10 +130,11 @@ func (c *checker) unmatched(a at, r ctlconf.RebaseRule, valid []bool) {
 // other matchers: the object it names is missing (what the desired objects of its kind are
 // called), or it is there and fails the others (which, with their lines), where "matches
 // none of the desired objects" listed the very object it said was missing (newcomer11 N11-4).
-func (c *checker) noneWith(name ctlconf.ResourceMatcher, ands []ctlconf.ResourceMatcher, j int, items at) (msg, hint string) {
+func (c *checker) noneWith(name ctlconf.ResourceMatcher, ands []ctlconf.ResourceMatcher, j int, items at) (msg, hint string, fact bool) {
 	named := c.matching(c.candidates(name), []ctlconf.ResourceMatcher{name})
 	if len(named) == 0 {
-		return " matches none of the desired objects", c.nearMiss(name)
+		hint, fact := c.nearMiss(name)
+		return " matches none of the desired objects", hint, fact
 	}
 	var failed []string
 	for i, other := range ands {
@@ -148,7 +150,7 @@ func (c *checker) noneWith(name ctlconf.ResourceMatcher, ands []ctlconf.Resource
 	if len(failed) > 0 {
 		msg += ": it fails " + strings.Join(failed, " and ")
 	}
-	return msg, "remove the name: kapp never applies the rule to the object it names"
+	return msg, "remove the name: kapp never applies the rule to the object it names", false
 }
 
 // candidates are the resources m can match: those a kindNamespaceNameMatcher it requires (itself,
@@ -217,8 +219,9 @@ func flow(v any) string {
 	return fmt.Sprint(v)
 }
 
-// nearMiss says what the desired objects of the matcher's kind look like.
-func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
+// nearMiss says what the desired objects of the matcher's kind look like (fact), or, when there
+// are none, to remove the matcher.
+func (c *checker) nearMiss(m ctlconf.ResourceMatcher) (hint string, fact bool) {
 	var kind, what string
 	var show func(resource) string
 	switch {
@@ -232,7 +235,7 @@ func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
 		kind, what = m.KindNamespaceNameMatcher.Kind, "namespace/name"
 		show = func(r resource) string { return r.id.Namespace + "/" + r.id.Name }
 	default:
-		return ""
+		return "", false
 	}
 	seen := map[string]bool{}
 	for _, r := range c.resources {
@@ -241,14 +244,14 @@ func (c *checker) nearMiss(m ctlconf.ResourceMatcher) string {
 		}
 	}
 	if len(seen) == 0 {
-		return fmt.Sprintf("no desired object is a %s: remove the matcher if the package no longer ships one", kind)
+		return fmt.Sprintf("no desired object is a %s: remove the matcher if the package no longer ships one", kind), false
 	}
 	vals := make([]string, 0, len(seen))
 	for v := range seen {
 		vals = append(vals, v)
 	}
 	sort.Strings(vals)
-	return fmt.Sprintf("the desired %s objects have %s %s", kind, what, strings.Join(vals, ", "))
+	return fmt.Sprintf("the desired %s objects have %s %s", kind, what, strings.Join(vals, ", ")), true
 }
 
 // matching returns the resources kapp's own matcher code says the matchers (OR-ed) select: as

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -24,9 +25,20 @@ type checker struct {
 	findings []Finding
 }
 
+// add records a finding whose suggestion is the edit that fixes it: in a file rebasegen generated,
+// regenerating it (N14-7: an edit by hand is undone by the next generate, and check calls it stale).
 func (c *checker) add(sev Severity, a at, msg, suggestion string) {
 	c.findings = append(c.findings, Finding{Severity: sev, File: c.doc.file, Line: c.line(a), Rule: c.rule,
-		Message: c.doc.note + msg, Suggestion: suggestion})
+		Message: c.doc.note + msg, Suggestion: cmp.Or(c.doc.regenerate, suggestion)})
+}
+
+// advise records a finding as add does, or, when fact, one whose suggestion says what the inputs
+// hold rather than an edit: kept in a generated file, before the advice to regenerate it.
+func (c *checker) advise(fact bool, sev Severity, a at, msg, suggestion string) {
+	c.add(sev, a, msg, suggestion)
+	if fact && c.doc.regenerate != "" && suggestion != "" {
+		c.findings[len(c.findings)-1].Suggestion = suggestion + "; " + c.doc.regenerate
+	}
 }
 
 // line is the line of a's key, else of its value, else of the document.

@@ -155,7 +155,7 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	at = line(at)
 	if !changed {
 		if status == generated.Edited {
-			return []Stale{{File: file, Line: line(1), Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: inPlace(file, opts)}}, nil, nil
+			return []Stale{{File: file, Line: line(1), Diff: "its header's digest does not match its content: it was changed since rebasegen generated it\n", InPlace: opts.InPlace(file)}}, nil, nil
 		}
 		if deferred == nil {
 			if deferred, err = in.redefaulted(file, opts, committed, form); err != nil {
@@ -167,13 +167,13 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	// the diff is what regenerating writes, comments included, a Secret's values masked
 	committedShown, ok := secretShown(string(committed))
 	if !ok {
-		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
+		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
 	}
 	regeneratedShown, _ := secretShown(regenerated)
 	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: inPlace(file, opts)}}, nil, nil
+	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
 }
 
 // redefaulted is the note on a file that is not stale, written as these manifests regenerate
@@ -217,17 +217,6 @@ func (in Regeneration) compare(rep *classify.Report, placement *synth.Placement,
 		}
 	}
 	return regenerated, at, changed, why, nil
-}
-
-// inPlace is the command regenerating file in place when the Regenerate line its header records
-// (opts) writes the rules to stdout: generated with "> file", running that line prints them and
-// leaves the file stale. "" when the line writes a file itself.
-func inPlace(file string, opts emit.Options) string {
-	if opts.OutputFile != "" && opts.OutputFile != "-" {
-		return ""
-	}
-	opts.OutputFile = file
-	return opts.Command()
 }
 
 // regenerate writes the rules file the options a header records make of the report, placed
