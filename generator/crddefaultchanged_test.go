@@ -70,15 +70,7 @@ func TestCRDDefaultChangedForAFieldTheCustomResourceNeverDeclared(t *testing.T) 
 			in := generator.Inputs{Desired: []string{crdDefaultChanged(t, tc.target)}, Live: before.Live, Namespace: before.Namespace}
 			objs := objectsOf(t, in.Desired[0])
 			crd, backup := namedObject(t, objs, "backups.crd-defaults.rebasegen.dev"), namedObject(t, objs, "nightly")
-			retention := func(obj map[string]any) string { // as JSON: kapp's engine and YAML decode numbers apart
-				v, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "retention")
-				bs, err := json.Marshal(v)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return string(bs)
-			}
-			gitWants := retention(kapptest.CRDefaulted(t, crd.Object, backup.Object)) // {keepLast: 30, keepWeekly: 4}
+			gitWants := retentionJSON(t, kapptest.CRDefaulted(t, crd.Object, backup.Object)) // {keepLast: 30, keepWeekly: 4}
 			if gitWants != `{"keepLast":30,"keepWeekly":4}` {
 				t.Fatalf("oracle: the pull request's CRD defaults retention to %s", gitWants)
 			}
@@ -91,7 +83,7 @@ func TestCRDDefaultChangedForAFieldTheCustomResourceNeverDeclared(t *testing.T) 
 					}
 					v := old
 					if ch.Op() == ctldiff.ChangeOpUpdate {
-						v, updated = retention(kapptest.CRDefaulted(t, crd.Object, ch.NewResource().UnstructuredObject())), true
+						v, updated = retentionJSON(t, kapptest.CRDefaulted(t, crd.Object, ch.NewResource().UnstructuredObject())), true
 					}
 					vals = append(vals, v)
 				}
@@ -102,18 +94,7 @@ func TestCRDDefaultChangedForAFieldTheCustomResourceNeverDeclared(t *testing.T) 
 				t.Fatalf("oracle: under the rules generated before, kapp updates the Backup: %v (want %v), retention after the deploy %v (want %v under both bases)", updated, tc.updated, kept, old)
 			}
 
-			a, err := generator.Analyze(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f classify.Finding
-			for _, r := range a.Report.Resources {
-				for _, g := range r.Findings {
-					if r.Desired.Kind == "Backup" && g.Path.String() == "spec.retention" {
-						f = g
-					}
-				}
-			}
+			f := retentionFinding(t, in)
 			if f.Class != tc.class || !strings.Contains(f.Evidence, "backups.crd-defaults.rebasegen.dev") {
 				t.Errorf("explain: the Backup's spec.retention is %q (%s), want %q naming the CRD", f.Class, f.Evidence, tc.class)
 			}
@@ -154,4 +135,104 @@ func TestCRDDefaultChangedForAFieldTheCustomResourceNeverDeclared(t *testing.T) 
 			}
 		})
 	}
+}
+
+// After the deploy of the CRD's new default alone (newcomer15's crd-pr1: kapp applied the CRD,
+// and did not update the Backup, whose diff showed nothing), the cluster's CRD defaults keepLast
+// to 30 and the Backup keeps {keepLast: 7, keepWeekly: 4}: the default of the CRD before. Later
+// captures called it "admission" (a mutating webhook). It is the earlier CRD's default the Backup
+// keeps until kapp next updates it: Defaulted where nothing else of the Backup changes (kapp
+// does not update it), Pending where something does (kapp's update omits retention and the
+// server defaults it anew: 30), which the rules generated before, copying the live value, hide.
+// Oracles: k8s.io/apiextensions-apiserver's structural defaulting (the live value is the earlier
+// CRD's default of the Backup, not the cluster's CRD's) and kapp's engine (whether it updates the
+// Backup under those rules).
+func TestCRDDefaultKeptFromAnEarlierCRDAfterTheDeploy(t *testing.T) {
+	before := fixture("crd-defaults")
+	rules, _ := generatedRules(t, before)
+	bs, err := os.ReadFile(before.Live[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(bs), "default: 7\n") != 1 {
+		t.Fatal("fixtures/crd-defaults/live.yaml: the CRD's keepLast default is not there once")
+	}
+	// the cluster after the deploy: the CRD's default 30, the Backup unchanged
+	live := writeFile(t, "live.yaml", strings.Replace(string(bs), "default: 7\n", "default: 30\n", 1))
+	const old, now = `{"keepLast":7,"keepWeekly":4}`, `{"keepLast":30,"keepWeekly":4}`
+	earlier := objectsOf(t, before.Desired[0])
+	liveBackup := namedObject(t, objectsOf(t, live), "nightly")
+	if got := retentionJSON(t, liveBackup.Object); got != old {
+		t.Fatalf("fixture: the live Backup's retention is %s", got)
+	}
+	if got := retentionJSON(t, kapptest.CRDefaulted(t, namedObject(t, earlier, "backups.crd-defaults.rebasegen.dev").Object, namedObject(t, earlier, "nightly").Object)); got != old {
+		t.Fatalf("oracle: the earlier CRD defaults retention to %s, want the live %s", got, old)
+	}
+	for _, tc := range []struct {
+		name    string
+		target  bool
+		class   classify.Class
+		updated bool // kapp's deploy updates the Backup under the rules generated before
+	}{
+		{"nothing else of the Backup changes", false, classify.Defaulted, false},
+		{"a target added to the Backup", true, classify.Pending, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := generator.Inputs{Desired: []string{crdDefaultChanged(t, tc.target)}, Live: []string{live}, Namespace: before.Namespace}
+			objs := objectsOf(t, in.Desired[0])
+			if got := retentionJSON(t, kapptest.CRDefaulted(t, namedObject(t, objs, "backups.crd-defaults.rebasegen.dev").Object, namedObject(t, objs, "nightly").Object)); got != now {
+				t.Fatalf("oracle: the cluster's CRD defaults retention to %s, want %s", got, now)
+			}
+			updated := false
+			for _, ch := range kapptest.BothBases(t, in.Desired, live, in.Namespace, []string{rules}) {
+				if ch.NewResource() != nil && ch.NewResource().Kind() == "Backup" && ch.Op() == ctldiff.ChangeOpUpdate {
+					updated = true
+				}
+			}
+			if updated != tc.updated {
+				t.Fatalf("oracle: kapp updates the Backup under the rules generated before: %v, want %v", updated, tc.updated)
+			}
+			f := retentionFinding(t, in)
+			if f.Class != tc.class || !strings.Contains(f.Evidence, "an earlier version of CRD backups.crd-defaults.rebasegen.dev") {
+				t.Errorf("explain: the Backup's spec.retention is %q (%s), want %q, an earlier CRD's default", f.Class, f.Evidence, tc.class)
+			}
+			hidden := false
+			for _, g := range checked(t, in, rules).Findings(verdict.Gate{}) {
+				if g.Resource.Kind == "Backup" && g.Path == "spec.retention" && g.Kind == verdict.KindHidden && g.Fails {
+					hidden = true
+				}
+			}
+			if hidden != tc.updated {
+				t.Errorf("check: the rule keeping spec.retention hides a change made in Git: %v, want %v", hidden, tc.updated)
+			}
+		})
+	}
+}
+
+// retentionJSON is a Backup's spec.retention as JSON: kapp's engine and YAML decode numbers apart.
+func retentionJSON(t *testing.T, obj map[string]any) string {
+	t.Helper()
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "retention")
+	bs, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(bs)
+}
+
+// retentionFinding is explain's finding on the Backup's spec.retention (zero when none).
+func retentionFinding(t *testing.T, in generator.Inputs) classify.Finding {
+	t.Helper()
+	a, err := generator.Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range a.Report.Resources {
+		for _, g := range r.Findings {
+			if r.Desired.Kind == "Backup" && g.Path.String() == "spec.retention" {
+				return g
+			}
+		}
+	}
+	return classify.Finding{}
 }

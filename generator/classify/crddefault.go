@@ -48,6 +48,30 @@ func crdDefaultChanged(fc fieldContext, d fielddiff.Delta) (Finding, bool) {
 	return f, true
 }
 
+// crdDefaultKept recognises such a field after the deploy that applied the CRD's new default: the
+// CRD the custom resource is judged with defaults the field to another value than the live
+// object holds, no manager but the applier owns it (another's is that manager's, field.go) and
+// kapp's last apply did not hold it. The live value is the default of an earlier version of the CRD: the server
+// defaulted it when it last decoded the object without the field, and kapp has sent no update
+// since (an unchanged object is not updated), so the object keeps it until an update omits the
+// field. Pending until crdDefaultsSettled judges whether this deploy updates the object;
+// DefaultedTo is the CRD's default now.
+func crdDefaultKept(fc fieldContext, d fielddiff.Delta) (Finding, bool) {
+	if fc.crd == "" || fc.liveCRDAt != nil || d.Change != fielddiff.Added {
+		return Finding{}, false
+	}
+	if fc.sentAt != nil {
+		if _, sent := fc.sentAt.GetDeclared(d.Path); sent {
+			return Finding{}, false // a removal made in Git (removedInGit)
+		}
+	}
+	now, ok := fc.defaultedAt.Get(d.Path)
+	if !ok || fielddiff.Equal(now, d.Live) {
+		return Finding{}, false
+	}
+	return Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Class: Pending, CRDDefault: fc.crd, CRDEarlier: true, DefaultedTo: now}, true
+}
+
 // crdDefaultsSettled gives the fields crdDefaultChanged found among one resource's findings (fs)
 // their class and evidence: where this deploy updates the object, kapp's update omits the field
 // and the server gives it the new default, a change made in Git that a rule copying the live
@@ -70,6 +94,10 @@ func crdDefaultsSettled(fc fieldContext, fs []Finding) {
 		return
 	}
 	mechanism := "structural-schema defaulting, k8s.io/apiextensions-apiserver " + kappconv.Kubernetes
+	sent := "the desired manifest"
+	if fc.sent != nil {
+		sent = fc.lastApply.annotation
+	}
 	for _, i := range found {
 		f := &fs[i]
 		now := "no longer defaults it"
@@ -78,6 +106,10 @@ func crdDefaultsSettled(fc fieldContext, fs []Finding) {
 		}
 		was := fmt.Sprintf("the live value, %s, is the default of CRD %s as the cluster has it; the manifests change that CRD, which %s applies before the custom resources, and it %s (%s)",
 			quoted(f.Live), f.CRDDefault, fc.lastApply.who, now, mechanism)
+		if f.CRDEarlier {
+			was = fmt.Sprintf("the live value, %s, is a default of an earlier version of CRD %s, which now %s (%s): %s did not send it (%s), and the server defaulted it when the object was last written without it",
+				quoted(f.Live), f.CRDDefault, now, mechanism, fc.applier, sent)
+		}
 		if fc.lastApply == kappApply && cause != "" {
 			f.Evidence = fmt.Sprintf("a change made in Git, the CRD's default: %s; this deploy updates the object (%s), kapp's update omits the field, and the server defaults it anew: a rule copying the live value would keep the old default", was, cause)
 			continue

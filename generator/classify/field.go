@@ -217,6 +217,10 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// the default of the CRD the cluster has, which the manifests change: no admission's
 		return f
 	}
+	if f, ok := crdDefaultKept(fc, d); ok {
+		// the default of an earlier version of the CRD, kept since that deploy: no admission's
+		return f
+	}
 	if a, ok := c.admission(fc, d, path); ok {
 		return a
 	}

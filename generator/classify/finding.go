@@ -117,6 +117,10 @@ type Finding struct {
 	// for any other finding. Pending where this deploy updates the object (DefaultedTo the new
 	// default, or nil where none), else Defaulted: the object keeps the old default.
 	CRDDefault string
+	// CRDEarlier: a CRDDefault finding after the deploy that applied the CRD's new default
+	// (crdDefaultKept): the live value is an earlier version's default of the CRD, which the
+	// cluster's CRD no longer gives; the object keeps it until kapp next updates it.
+	CRDEarlier bool
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.

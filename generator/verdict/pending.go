@@ -296,8 +296,8 @@ func (v *Verdict) pendingHidden(in Input, configs []*unstructured.Unstructured) 
 				h.How, h.Removed = removedHow, true
 			case redefaulted[i]:
 				h.How, h.Redefaulted = redefaultedHow, true
-				if crd := v.Pending[pendingAt[i]].Finding.CRDDefault; crd != "" {
-					h.How, h.CRD = crdDefaultHow(crd), crd
+				if f := v.Pending[pendingAt[i]].Finding; f.CRDDefault != "" {
+					h.How, h.CRD = crdDefaultHow(f), f.CRDDefault
 				}
 			}
 			h.Rule, h.At = blame.responsible(m.r, m.path)
@@ -331,10 +331,14 @@ const removedHow = "the object kapp applies still holds the field once the manif
 // rules): the field is the server's on both sides, the change is Git's elsewhere in the object.
 const redefaultedHow = "the object kapp applies holds the live value, the API server's default for kapp's last apply, where its default for the manifest is another (a change made in Git elsewhere in the object): kapp never applies it"
 
-// crdDefaultHow is redefaultedHow for a default of a custom resource's CRD, crd, that the
-// manifests change (classify.Finding.CRDDefault, newcomer15 N15-2).
-func crdDefaultHow(crd string) string {
-	return "the object kapp applies holds the live value, the default of CRD " + crd + " as the cluster has it, where the CRD the manifests declare, which kapp applies first, defaults it otherwise (a change made in Git to the CRD): kapp never applies it"
+// crdDefaultHow is redefaultedHow for a default of a custom resource's CRD that the manifests
+// change, or that an earlier version of the CRD gave (classify.Finding.CRDDefault, newcomer15
+// N15-2).
+func crdDefaultHow(f classify.Finding) string {
+	if f.CRDEarlier {
+		return "the object kapp applies holds the live value, a default of an earlier version of CRD " + f.CRDDefault + ", where the CRD now defaults it otherwise (a change made in Git to the CRD): kapp never applies it"
+	}
+	return "the object kapp applies holds the live value, the default of CRD " + f.CRDDefault + " as the cluster has it, where the CRD the manifests declare, which kapp applies first, defaults it otherwise (a change made in Git to the CRD): kapp never applies it"
 }
 
 // wouldRemoveHow is removedHow for the mutation check's removal, which no manifest made
