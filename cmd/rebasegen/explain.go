@@ -21,8 +21,11 @@ func explainCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "explain",
 		Usage: "classify every field that differs between desired and live objects, with evidence",
-		Description: helpText("rebasegen explain -d desired.yaml -l live.yaml -n my-namespace",
-			"0 report written, whatever it found", "1 usage or input error"),
+		Description: "Each field's row: its path, class, values and evidence. Values read desired -> live: the manifest's value\n" +
+			"(what kapp applies), then the live object's; - where the object lacks the field. kapp's diff shows the same\n" +
+			"pair as a change, - the live line, + the manifest's. JSON: desired, live and, where Git changed a field a person\n" +
+			"changed too, original (what kapp last applied).\n\n" +
+			helpText("rebasegen explain -d desired.yaml -l live.yaml -n my-namespace", "0 report written, whatever it found", "1 usage or input error"),
 		Flags: append(inputFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: string(format.Text), Usage: format.Words(format.Explain())},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},

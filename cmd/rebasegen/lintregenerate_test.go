@@ -26,7 +26,7 @@ func TestLintAdvisesRegeneratingAGeneratedFile(t *testing.T) {
 	write(t, handWritten, regexp.MustCompile(`(?m)^#! (Generated|Regenerate|Digest).*\n`).ReplaceAllString(readFile(t, generated), ""))
 
 	// the command the README gives: the header's Regenerate line, which writes the file itself
-	regenerate := "rebasegen generated this file: regenerate it rather than edit it by hand, which the next generate undoes: " +
+	regenerate := "rebasegen generated this file: regenerate it (after the deploy, where check says so) rather than edit it by hand, which the next generate undoes: " +
 		"rebasegen generate --desired " + filepath.Join(fixture, "desired.yaml") + " --live " + filepath.Join(fixture, "live.yaml") + " --namespace hpa-replicas --output-file " + generated
 	for _, c := range []struct {
 		rules string

@@ -228,8 +228,13 @@ func writeSummary(b *strings.Builder, rep *classify.Report, width int) {
 	if n := counts[classify.Operational]; n > 0 {
 		parts = append(parts, fmt.Sprintf("operational %d (stamped on purpose at run time: ruled, the manifest's value wins; --no-operational: drift)", n))
 	}
-	fmt.Fprintln(b, textwrap.Hanging(fmt.Sprintf("Summary: %s, %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", ")), width, 4))
+	fmt.Fprintln(b, textwrap.Hanging(fmt.Sprintf("Summary: %s, %s; %s", words.Count(len(rep.Resources), "resource"), strings.Join(parts, ", "), ValuesOrder), width, 4))
 }
+
+// ValuesOrder says how explain's rows show a field's two values (values), in the summary every
+// text report ends with: a newcomer read "1 -> 2" backwards, as what the deploy changes
+// (newcomer14 N14-6). README's explain section and explain's help say the same.
+const ValuesOrder = "values: desired -> live, - where the object lacks the field"
 
 // findingsTable is one aligned row per finding: path, class, desired -> live, evidence.
 func findingsTable(findings []classify.Finding, pal Palette) string {

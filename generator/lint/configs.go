@@ -140,9 +140,9 @@ func regenerateAdvice(file string, data []byte, generated bool) string {
 	}
 	cmd, ok := emit.Regenerates(file, data)
 	if !ok {
-		return "rebasegen generated this file: regenerate it (rebasegen generate, with the inputs it was generated from) rather than edit it by hand, which the next generate undoes"
+		return "rebasegen generated this file: regenerate it (rebasegen generate, with the inputs it was generated from; after the deploy, where check says so) rather than edit it by hand, which the next generate undoes"
 	}
-	return "rebasegen generated this file: regenerate it rather than edit it by hand, which the next generate undoes: " + cmd
+	return "rebasegen generated this file: regenerate it (after the deploy, where check says so) rather than edit it by hand, which the next generate undoes: " + cmd
 }
 
 // fromConfigMap reads the Config a labelled ConfigMap holds under data."config.yml"; a problem
