@@ -74,7 +74,7 @@ func (a *Analysis) Generate(opts synth.Options) (*Generated, error) {
 	g := *s
 	configs := append(slices.Clone(a.Set.Configs), g.config)
 	vd, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: verdict.Generated(g.kappConfig, synth.YTTPaths(g.Rules)),
-		IncludeUnknown: opts.IncludeUnknown, Stage: a.Inputs.Progress.stage})
+		Deploy: verdict.DeployRulesOf(configs, a.Inputs.Reader), IncludeUnknown: opts.IncludeUnknown, Stage: a.Inputs.Progress.stage})
 	if err != nil {
 		return nil, err
 	}

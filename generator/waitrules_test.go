@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator"
+	"github.com/rebasegen/rebasegen/generator/synth"
 	"github.com/rebasegen/rebasegen/generator/verdict"
 )
 
@@ -90,12 +91,12 @@ func TestWaitRuleKappFailsOnFailsTheGate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
+			var got, evidence []string
 			for _, f := range ch.Findings(verdict.Gate{}) {
 				if f.Kind != verdict.KindDeployFails {
 					continue
 				}
-				got = append(got, f.Resource.Kind)
+				got, evidence = append(got, f.Resource.Kind), append(evidence, f.Evidence)
 				where := fmt.Sprintf("%s:%d, document 1, waitRules[", configFile, c.line)
 				if !f.Fails || !strings.Contains(f.Evidence, where) || f.File == "" {
 					t.Errorf("want a failing finding located in the manifest naming the rule (%s), got (fails %v, %s:%d) %s %s", where, f.Fails, f.File, f.Line, f.Resource, f.Evidence)
@@ -103,6 +104,21 @@ func TestWaitRuleKappFailsOnFailsTheGate(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("kapp's wait fails on %v, check's findings name %v", want, got)
+			}
+
+			// generate says what check says, as it says a change graph kapp's deploy fails on
+			g, err := generator.Generate(in, synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var generated []string
+			for _, f := range g.Findings(verdict.Gate{}) {
+				if f.Kind == verdict.KindDeployFails {
+					generated = append(generated, f.Evidence)
+				}
+			}
+			if !slices.Equal(generated, evidence) {
+				t.Fatalf("check says %q, generate says %q", evidence, generated)
 			}
 		})
 	}
