@@ -49,7 +49,6 @@ func TestWaitRuleKappFailsOnFailsTheGate(t *testing.T) {
 		{"undefined name", deployments + bad, 4, false},
 		{"ytt without funcContractV1", deployments + "  ytt: {}\n", 4, false},
 		{"loads", deployments + good, 0, false},
-		{"condition never written", deployments + "  conditionMatchers:\n  - {type: Ready, status: \"True\", success: true}\n", 0, false},
 		{"an earlier rule matches first", deployments + good + deployments + bad, 0, false},
 		{"matches no resource", "- resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: batch/v1, kind: Job}\n" + bad, 0, false},
 		{"second rule, HPA", "- resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: batch/v1, kind: Job}\n" + good +
@@ -138,4 +137,106 @@ func kappWaitFails(res ctlres.Resource, rules []ctlconf.WaitRule) (fails bool) {
 	}
 	st := w.IsDoneApplying()
 	return st.Done && !st.Successful && strings.HasPrefix(st.Message, "Error: Applying ytt wait rule")
+}
+
+// A wait rule on conditions the object's controller never writes passed check while kapp v0.66.0
+// waited on the Deployment until its --wait-timeout and failed every deploy changing or keeping it
+// (probe20 P20-2 wait-never.yml, issue 23). kapp's wait (resourcesmisc.NewCustomWaitingResource)
+// is the oracle: on the live object as captured, reconciled by its controller (status.observedGeneration
+// 3 = metadata.generation 3: read by hand in the fixture, which holds Available and Progressing), it
+// is not done, so the deploy fails where the controller writes no other conditions; a rule with no
+// success matcher is not successful even on an object holding every condition it names. A live
+// object whose status does not show the generation reconciled is weaker evidence: a warning.
+func TestWaitRuleOnConditionsNeverWritten(t *testing.T) {
+	const deployments = "- resourceMatchers:\n  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}\n  conditionMatchers:\n"
+	unobserved := func(u *unstructured.Unstructured) {
+		unstructured.RemoveNestedField(u.Object, "status", "observedGeneration")
+	}
+	for _, c := range []struct {
+		name       string
+		conditions string // the Deployment rule's conditionMatchers
+		editLive   func(*unstructured.Unstructured)
+		finding    bool // a deploy-fails finding on the Deployment
+		weak       bool // a warning
+		whatever   bool // kapp succeeds on no object: the oracle gives it every condition the rule names
+		evidence   string
+	}{
+		{"Ready never written", `  - {type: Ready, status: "True", success: true}` + "\n", nil, true, false, false,
+			"ends its wait only on a condition of type Ready, and the live object's status holds conditions of type Available, Progressing only"},
+		{"Available written", `  - {type: Available, status: "True", success: true}` + "\n", nil, false, false, false, ""},
+		{"failure written, success never", `  - {type: Ready, status: "True", success: true}` + "\n" + `  - {type: ReplicaFailure, status: "True", failure: true}` + "\n" +
+			`  - {type: Progressing, status: "False", failure: true}` + "\n", nil, false, false, false, ""},
+		{"no success matcher", `  - {type: Ready, status: "False", failure: true}` + "\n" + `  - {type: Ready, status: "True", unblockChanges: true}` + "\n", nil, true, false, true,
+			"has no conditionMatchers entry with success: true"},
+		{"generation not shown reconciled", `  - {type: Ready, status: "True", success: true}` + "\n", unobserved, true, true, false,
+			"that rests on a status without status.observedGeneration 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			config := "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nwaitRules:\n" + deployments + c.conditions
+			in := imageBumped(t, fixture("hpa-replicas"))
+			if c.editLive != nil {
+				in.Live[0] = editedKind(t, in.Live[0], "Deployment", c.editLive)
+			}
+			configFile := writeFile(t, "config.yml", config)
+			in.Desired = append(in.Desired, configFile)
+
+			cfg := objects(t, configFile, "")
+			_, conf, err := ctlconf.NewConfFromResourcesWithDefaults([]ctlres.Resource{ctlres.NewResourceUnstructured(*cfg[0], ctlres.ResourceType{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, live := range objects(t, in.Live[0], "") {
+				if live.GetKind() != "Deployment" {
+					continue
+				}
+				if c.whatever {
+					var all []any
+					for _, m := range conf.WaitRules()[0].ConditionMatchers {
+						all = append(all, map[string]any{"type": m.Type, "status": m.Status})
+					}
+					if err := unstructured.SetNestedSlice(live.Object, all, "status", "conditions"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				st := ctlresm.NewCustomWaitingResource(ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}), conf.WaitRules()).IsDoneApplying()
+				if c.finding && st.Done && st.Successful {
+					t.Fatalf("kapp's wait succeeds on the live Deployment: %s", st.Message)
+				}
+				if !c.whatever && c.finding && st.Done {
+					t.Fatalf("kapp's wait ends on the live Deployment: %s", st.Message)
+				}
+			}
+
+			ch, err := generator.Check(in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := generator.Generate(in, synth.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var checked, generated []string
+			for _, f := range ch.Findings(verdict.Gate{}) {
+				if f.Kind != verdict.KindDeployFails {
+					continue
+				}
+				checked = append(checked, f.Evidence)
+				where := fmt.Sprintf("%s:4, document 1, waitRules[0], the first wait rule matching it", configFile)
+				if f.Resource.Kind != "Deployment" || f.Fails == c.weak || !strings.Contains(f.Evidence, where) || !strings.Contains(f.Evidence, c.evidence) {
+					t.Errorf("want a finding on the Deployment (fails %v) naming %s and saying %q, got (fails %v) %s %s", !c.weak, where, c.evidence, f.Fails, f.Resource, f.Evidence)
+				}
+			}
+			if (len(checked) > 0) != c.finding || len(checked) > 1 {
+				t.Fatalf("want a finding: %v, got %q", c.finding, checked)
+			}
+			for _, f := range g.Findings(verdict.Gate{}) {
+				if f.Kind == verdict.KindDeployFails {
+					generated = append(generated, f.Evidence)
+				}
+			}
+			if !slices.Equal(generated, checked) {
+				t.Fatalf("check says %q, generate says %q", checked, generated)
+			}
+		})
+	}
 }

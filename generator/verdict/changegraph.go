@@ -24,6 +24,9 @@ type DeployFails struct {
 	// Config: a Config's wait rule kapp fails to wait on the resource with, or its preflight rules
 	// kapp refuses before applying it; Reason is the whole evidence
 	Config bool
+	// Weak: the evidence rests on what the captured live object may not show yet (waitJudge): a
+	// warning, not failing the gate
+	Weak bool
 }
 
 // updateStrategies are the values of kapp.k14s.io/update-strategy kapp's update knows
@@ -45,20 +48,20 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	var ids []pair.Identity
 	var out []DeployFails
 	waiting := waitJudge(deploy.Waits)
-	add := func(id pair.Identity, obj *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
+	add := func(id pair.Identity, obj, live *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
 		res := ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{})
 		changes, ids = append(changes, kappgraph.Change{Res: res, Operation: op}), append(ids, id)
 		if s, ok := obj.GetAnnotations()[kappconv.UpdateStrategy]; ok && op == ctldgraph.ActualChangeOpUpsert && updated[id] && !slices.Contains(updateStrategies, s) {
 			out = append(out, DeployFails{Resource: id, Reason: fmt.Sprintf("it fails when it reaches this update, applying none of it: Unknown update strategy: %s", s)})
 		}
 		if op != ctldgraph.ActualChangeOpDelete {
-			if why := waiting(res); why != "" {
-				out = append(out, DeployFails{Resource: id, Reason: "kapp's deploy fails waiting on it, whatever the cluster holds: " + why, Config: true})
+			if why, weak := waiting(res, live); why != "" {
+				out = append(out, DeployFails{Resource: id, Reason: why, Config: true, Weak: weak})
 			}
 		}
 	}
 	for _, p := range set.Pairs {
-		desired, _, err := p.Objects()
+		desired, live, err := p.Objects()
 		if err != nil {
 			return nil, err
 		}
@@ -66,21 +69,21 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		if updated[p.ID] {
 			op = ctldgraph.ActualChangeOpUpsert
 		}
-		add(p.ID, desired.Unstructured, op)
+		add(p.ID, desired.Unstructured, live.Unstructured, op)
 	}
 	for _, d := range set.Created {
 		o, err := d.Object()
 		if err != nil {
 			return nil, err
 		}
-		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, ctldgraph.ActualChangeOpUpsert)
+		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, nil, ctldgraph.ActualChangeOpUpsert)
 	}
 	for _, d := range set.Deleted {
 		o, err := d.Object()
 		if err != nil {
 			return nil, err
 		}
-		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, ctldgraph.ActualChangeOpDelete)
+		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, nil, ctldgraph.ActualChangeOpDelete)
 	}
 	if i := slices.IndexFunc(changes, func(c kappgraph.Change) bool { return c.Op() != ctldgraph.ActualChangeOpNoop }); i >= 0 {
 		if why := preflightFails(deploy.Preflights); why != "" {

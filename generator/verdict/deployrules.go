@@ -1,8 +1,13 @@
 package verdict
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
@@ -68,39 +73,97 @@ func preflightFails(rules []PreflightRule) string {
 }
 
 // waitJudge says why kapp's wait fails on a resource of the deploy it creates, updates or keeps,
-// whatever the cluster holds, "" when nothing makes it: kapp evaluates the first wait rule
-// matching the resource (resourcesmisc.NewCustomWaitingResource), which fails on every resource
-// (lint.WaitRuleFails), unless the resource opts out of waiting (kapp.k14s.io/disable-wait:
-// clusterapply ClusterChange.WaitOp) or kapp applies nothing to it (kapp.k14s.io/noop); it builds
-// each rule's matcher in turn until one matches, and panics on an empty one. Each rule is judged
-// once.
-func waitJudge(waits []WaitRule) func(res ctlres.Resource) string {
+// "" when nothing shows it, and whether the evidence is weak (a warning): kapp evaluates the
+// first wait rule matching the resource (resourcesmisc.NewCustomWaitingResource), unless the
+// resource opts out of waiting (kapp.k14s.io/disable-wait: clusterapply ClusterChange.WaitOp) or
+// kapp applies nothing to it (kapp.k14s.io/noop); it builds each rule's matcher in turn until one
+// matches, and panics on an empty one. A ytt rule failing on every resource (lint.WaitRuleFails)
+// is judged once; a conditionMatchers rule on the live object, nil for a resource kapp creates
+// (conditionsWait).
+func waitJudge(waits []WaitRule) func(res ctlres.Resource, live *unstructured.Unstructured) (string, bool) {
+	const always = "kapp's deploy fails waiting on it, whatever the cluster holds: "
 	judged := map[int]string{}
-	return func(res ctlres.Resource) string {
+	return func(res ctlres.Resource, live *unstructured.Unstructured) (string, bool) {
 		anns := res.Annotations()
 		if _, ok := anns[kappconv.DisableWait]; ok {
-			return ""
+			return "", false
 		}
 		if _, ok := anns[kappconv.NoopAnnotation]; ok {
-			return ""
+			return "", false
 		}
 		for i, w := range waits {
 			if !w.built {
-				return w.At.String() + `: an empty matcher in its resourceMatchers: kapp panics building it ("Unknown resource matcher specified") when it waits on a resource no earlier wait rule matches`
+				return always + w.At.String() + `: an empty matcher in its resourceMatchers: kapp panics building it ("Unknown resource matcher specified") when it waits on a resource no earlier wait rule matches`, false
 			}
 			if !w.matcher.Matches(res) {
 				continue
+			}
+			if w.rule.Ytt == nil {
+				return conditionsWait(w, live)
 			}
 			why, ok := judged[i]
 			if !ok {
 				why = lint.WaitRuleFails(w.rule, w.At.String())
 				if why != "" {
-					why = w.At.String() + ", the first wait rule matching it: " + why
+					why = always + w.At.String() + ", the first wait rule matching it: " + why
 				}
 				judged[i] = why
 			}
-			return why
+			return why, false
 		}
-		return ""
+		return "", false
 	}
+}
+
+// conditionsWait says why kapp's wait with w, a conditionMatchers rule, never ends in success on
+// a resource (resourcesmisc CustomWaitingResource.IsDoneApplying), "" when nothing shows it: it
+// ends only on a condition of a matcher's type and status, successful only on a success matcher's;
+// without one kapp waits until its --wait-timeout and fails the deploy. With no success matcher
+// that holds whatever the cluster holds; else on the live object (nil: kapp creates it), captured
+// after a deploy: a status holding none of the types the rule ends on shows that its controller
+// does not write them. It fails the gate where the controller reconciled the generation captured
+// (status.observedGeneration), the conditions it wrote being its current ones; without that the
+// status may predate them, a warning.
+func conditionsWait(w WaitRule, live *unstructured.Unstructured) (string, bool) {
+	const timeout = "kapp waits until its --wait-timeout (15m by default) and fails the deploy"
+	var types []string
+	success := false
+	for _, m := range w.rule.ConditionMatchers {
+		success = success || m.Success
+		if (m.Success || m.Failure || m.Timeout != "") && !slices.Contains(types, m.Type) {
+			types = append(types, m.Type)
+		}
+	}
+	rule := w.At.String() + ", the first wait rule matching it"
+	if !success {
+		return "kapp's deploy fails waiting on it, whatever the cluster holds: " + rule + ", has no conditionMatchers entry with success: true, so kapp never takes the resource as done and successful: it fails on a failure condition or a timeout, else " + timeout, false
+	}
+	if live == nil {
+		return "", false
+	}
+	status, ok := live.Object["status"].(map[string]any)
+	if !ok {
+		return "", false // never reconciled, or a kind without status: nothing shows what its controller writes
+	}
+	conditions, _, _ := unstructured.NestedSlice(status, "conditions")
+	var held []string
+	for _, c := range conditions {
+		t, _ := c.(map[string]any)["type"].(string)
+		if slices.Contains(types, t) {
+			return "", false
+		}
+		if t != "" && !slices.Contains(held, t) {
+			held = append(held, t)
+		}
+	}
+	holds := "no condition"
+	if len(held) > 0 {
+		holds = "conditions of type " + strings.Join(held, ", ") + " only"
+	}
+	waits := fmt.Sprintf("%s, ends its wait only on a condition of type %s, and the live object's status holds %s", rule, strings.Join(types, ", "), holds)
+	observed, found, _ := unstructured.NestedInt64(status, "observedGeneration")
+	if found && observed == live.GetGeneration() {
+		return fmt.Sprintf("kapp's deploy fails waiting on it: %s, written by its controller after reconciling its generation %d (status.observedGeneration): the controller does not write them, so %s", waits, observed, timeout), false
+	}
+	return fmt.Sprintf("kapp's deploy may fail waiting on it: %s; that rests on a status without status.observedGeneration %d, which may predate the conditions its controller writes: if it never writes them, %s", waits, live.GetGeneration(), timeout), true
 }

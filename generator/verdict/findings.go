@@ -180,7 +180,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, Finding{Kind: KindOwnership, Resource: o.Resource, Fails: true, Evidence: o.Evidence()})
 	}
 	for _, d := range c.DeployFails {
-		out = append(out, Finding{Kind: KindDeployFails, Resource: d.Resource, Fails: true, Evidence: d.Evidence()})
+		out = append(out, Finding{Kind: KindDeployFails, Resource: d.Resource, Fails: !d.Weak, Evidence: d.Evidence()})
 	}
 	field(KindResidual, c.Residual, true)
 	for _, u := range c.Unpaired {
