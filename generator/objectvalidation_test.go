@@ -24,7 +24,8 @@ import (
 // Deployment's containerPort 80 -> 70000 was "pending change from Git (kapp applies it on
 // deploy)", exit 0, while the API server refuses kapp's update (probe16 P16-10: ValidatePodSpec's
 // ports must be between 1 and 65535); now a failing finding naming the validation and the field.
-// A valid port (8080) stays a pending change. On the real capture of fixtures/hpa-replicas; the
+// A valid port (8080) stays a pending change. The refusal is reported once, on the new port, as
+// an invalid value (the create validation refuses it too) to fix in the manifest. On the real capture of fixtures/hpa-replicas; the
 // oracle is Kubernetes' validation called on the update built by hand in its internal types.
 func TestInvalidObjectMadeInGitFailsTheGate(t *testing.T) {
 	dir := filepath.Join("..", "fixtures", "hpa-replicas")
@@ -46,12 +47,22 @@ func TestInvalidObjectMadeInGitFailsTheGate(t *testing.T) {
 			t.Fatal(err)
 		}
 		const path = "spec.template.spec.containers[name=web].ports[containerPort=" // the item's key is the port itself
-		found := false
+		found, refusals := false, 0
 		for _, f := range ch.Findings(verdict.Gate{}) {
 			if f.Resource.Kind != "Deployment" || !strings.HasPrefix(f.Path, path) || f.Kind == verdict.KindResidual {
 				continue
 			}
 			found = true
+			if f.Kind == verdict.KindImmutable {
+				// invalid whatever it replaces (the create validation refuses it too): nothing is
+				// immutable, and a replacement, a new name or versioned objects are refused alike
+				// (newcomer15 N15-5: headlined "(immutable field)" with those remedies, twice)
+				refusals++
+				if strings.Contains(f.Evidence, "fallback-on-replace") || strings.Contains(f.Evidence, "versioned") || !strings.Contains(f.Evidence, "fix it in the manifest") ||
+					!strings.Contains(f.Evidence, "other changes of the object with it: "+path+"80,") || strings.Contains(f.Kind.Label(), "immutable") || !strings.Contains(f.Kind.Label(), "refused by the API server's validation") {
+					t.Errorf("port %d: %s %s: want the API server's validation named as refusing an invalid value, fixed in the manifest, the removed port with it: %s: %s", tc.port, f.Kind, f.Path, f.Kind.Label(), f.Evidence)
+				}
+			}
 			refused := f.Kind == verdict.KindImmutable && f.Fails && strings.Contains(f.Evidence, "ValidateDeploymentUpdate): spec.template.spec.containers[0].ports[0].containerPort: Invalid value: must be between 1 and 65535")
 			if tc.fails && !refused || !tc.fails && (f.Fails || f.Kind != verdict.KindPending) {
 				t.Errorf("port %d: %s %s (fails %v): %s", tc.port, f.Kind, f.Path, f.Fails, f.Evidence)
@@ -59,6 +70,12 @@ func TestInvalidObjectMadeInGitFailsTheGate(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("port %d: no finding at %s...", tc.port, path)
+		}
+		if tc.fails && refusals != 1 {
+			t.Errorf("port %d: the refused update is reported %d times, want once", tc.port, refusals)
+		}
+		if created := appsvalidation.ValidateDeployment(fixtureDeployment(tc.port), corevalidation.PodValidationOptions{}); (len(created) > 0) != tc.fails {
+			t.Errorf("oracle: port %d refused on create %v, want %v (%v)", tc.port, len(created) > 0, tc.fails, created)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func TestGitChangeToACalculatedFieldIsPending(t *testing.T) {
 	sent := write("live-sent.yaml", strings.Replace(live, sentWithout, `"namespace":"services"},"spec":{"clusterIP":"10.0.0.203","ports":[{"name":"http","port":80,"targetPort":8080}]`, 1))
 	const (
 		field  = "core/Service services/web spec.clusterIP"
-		blocks = "pending change from Git that kapp's deploy fails on (the API server refuses it): " + field
+		blocks = "pending change from Git that kapp's deploy fails on (refused by the API server's validation): " + field
 		why    = "a Service's primary clusterIP may not change once set"
 	)
 	// clusterIP: "" asks the server to choose, as leaving it out does: no change made in Git

@@ -33,7 +33,7 @@ func TestCheckFailsAChangeKappCannotApply(t *testing.T) {
 	const field = "batch/Job job-cronjob/db-migrate spec.template.spec.containers[name=migrate].image"
 
 	r := rebasegen(t, args...)
-	if r.code != exitPending || !strings.Contains(r.stdout, "pending change from Git that kapp's deploy fails on (the API server refuses it): "+field+": ") ||
+	if r.code != exitPending || !strings.Contains(r.stdout, "pending change from Git that kapp's deploy fails on (refused by the API server's validation): "+field+": ") ||
 		!strings.Contains(r.stdout, "spec.template is immutable") {
 		t.Errorf("text: want exit %d and the Job's image as a change kapp's deploy fails on, got %d:\n%s%s", exitPending, r.code, r.stdout, r.stderr)
 	}

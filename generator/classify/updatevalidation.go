@@ -111,15 +111,36 @@ func (c *classifier) updateRefusalOf(fc fieldContext) string {
 		}
 	}
 	if len(meta)+len(spec) > 0 {
-		// the object may be invalid whatever it replaces (a containerPort of 70000), or a field may
-		// not change (a suspended Job's image)
-		remedy := fmt.Sprintf("change the manifest so that the update is valid; where a field may not change, annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
+		remedy := updateRemedy(slices.Concat(meta, spec))
 		if gvk.GroupKind() == crdKind {
 			remedy = crdRemedy
 		}
 		out = append([]string{refused(meta, spec) + "; " + remedy}, out...)
 	}
 	return "; kapp's deploy fails here: " + strings.Join(out, "; and ")
+}
+
+// updateRemedy is what gets an update the API server refuses with errs through. A value invalid
+// whatever the live object holds (a containerPort of 70000, minReplicas above maxReplicas) is
+// refused on a create too: only the manifest's fix helps, and a replacement, a new name or
+// kapp.k14s.io/versioned (each a create) would send a newcomer the wrong way (newcomer15 N15-5). A
+// field that may not change (a suspended Job's image: "field is immutable", or forbidden on
+// update) gets those remedies.
+func updateRemedy(errs field.ErrorList) string {
+	frozen := slices.ContainsFunc(errs, func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeForbidden || strings.Contains(e.Detail, apivalidation.FieldImmutableErrorMsg)
+	})
+	invalid := slices.ContainsFunc(errs, func(e *field.Error) bool {
+		return e.Type != field.ErrorTypeForbidden && !strings.Contains(e.Detail, apivalidation.FieldImmutableErrorMsg)
+	})
+	replace := fmt.Sprintf("annotate the manifest with %s: fallback-on-replace (kapp then deletes and recreates the object), give the object a new name, or annotate it %s (kapp then creates a new object for each change)", kappconv.UpdateStrategy, kappconv.Versioned)
+	switch {
+	case frozen && invalid:
+		return "fix the invalid values in the manifest; where a field may not change, " + replace
+	case frozen:
+		return "a field may not change: " + replace + ", or undo the change in the manifest"
+	}
+	return "the value is invalid whatever the live object holds, and the API server would refuse it on a create too: fix it in the manifest"
 }
 
 // refusedByRules are the errors of errs (those of the update sending sends, with the rule files

@@ -71,7 +71,7 @@ func (k Kind) Label() string {
 	case KindHidden:
 		return "hidden"
 	case KindImmutable:
-		return "pending change from Git that kapp's deploy fails on (the API server refuses it)"
+		return "pending change from Git that kapp's deploy fails on (refused by the API server's validation)"
 	case KindStale:
 		return "stale"
 	case KindDrift:
@@ -247,7 +247,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			Evidence: fmt.Sprintf(evidence, h.Rule, how)})
 	}
 	var pending []Residual
-	for _, r := range c.Pending {
+	for _, r := range refusedOnce(c.Pending) {
 		if r.Finding.Blocks {
 			field(KindImmutable, []Residual{r}, true)
 		} else {
@@ -372,4 +372,40 @@ func drives(path string) string {
 		return " (for the replicas an HorizontalPodAutoscaler scales: its minReplicas and maxReplicas)"
 	}
 	return ""
+}
+
+// updateRefused is how a blocked change's evidence ends where the API server refuses kapp's whole
+// update of the object (classify's update validation), not a change of that field alone.
+const updateRefused = "; kapp's deploy fails here: the API server refuses kapp's update of the "
+
+// refusedOnce is pending with the changes made in Git that one refusal of a resource's whole
+// update blocks reported once, on the first of them, which names the others: each carried the
+// same refusal, and a port changed to 70000 was reported twice, as the new port and as the
+// removed one (newcomer15 N15-5).
+func refusedOnce(pending []Residual) []Residual {
+	type refusal struct {
+		id  pair.Identity
+		why string
+	}
+	first := map[refusal]int{}
+	others := map[int][]string{}
+	var out []Residual
+	for _, r := range pending {
+		i := strings.Index(r.Finding.Evidence, updateRefused)
+		if !r.Finding.Blocks || i < 0 || r.Finding.Path == nil {
+			out = append(out, r)
+			continue
+		}
+		k := refusal{r.Resource, r.Finding.Evidence[i:]}
+		if at, ok := first[k]; ok {
+			others[at] = append(others[at], r.Finding.Path.String())
+			continue
+		}
+		first[k] = len(out)
+		out = append(out, r)
+	}
+	for at, paths := range others {
+		out[at].Finding.Evidence += "; the same refusal fails this deploy's other changes of the object with it: " + words.List(paths, maxReads)
+	}
+	return out
 }
