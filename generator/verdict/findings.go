@@ -254,6 +254,7 @@ func (c *Verdict) Findings(g Gate) []Finding {
 			pending = append(pending, r)
 		}
 	}
+	pending = append(pending, c.Ended...)
 	for _, s := range c.Stale {
 		f := Finding{Kind: KindStale, File: s.File, Line: s.Line, Diff: s.Diff, Fails: true, Inputs: s.Inputs, InPlace: s.InPlace,
 			Evidence: "regenerate it with the command in its header"}

@@ -57,8 +57,11 @@ type Verdict struct {
 	Updates []Update // resources kapp still updates, with why
 
 	Residual []Residual // ghost diffs the rules leave
-	Unknown  []Residual // fields nothing explains, for which kapp still updates a resource
-	Drift    []Residual // human changes found in the live objects
+	// Ended: ghost diffs this deploy ends, in list items Git moved (endedByDeploy): reported with
+	// the changes made in Git it applies, never failing.
+	Ended   []Residual
+	Unknown []Residual // fields nothing explains, for which kapp still updates a resource
+	Drift   []Residual // human changes found in the live objects
 	// Pending: changes made in Git that kapp applies on deploy (the live value is what kapp last
 	// applied): reported, never drift.
 	Pending  []Residual
@@ -249,6 +252,9 @@ func Judge(in Input) (*Verdict, error) {
 				v.Unknown = append(v.Unknown, Residual{u.Resource, f})
 			}
 		}
+	}
+	if v.Residual, v.Ended, err = endedByDeploy(in, v.Residual); err != nil {
+		return nil, err
 	}
 	if v.DeployFails, err = v.deployFails(in.Set, configs, in.Deploy); err != nil {
 		return nil, err
