@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -263,5 +264,68 @@ func typeError(obj map[string]any, scheme *runtime.Scheme, gvk schema.GroupVersi
 	if errors.As(json.Unmarshal(js, typed), &te) && te.Field != "" {
 		return fmt.Sprintf("field %s: expected %s, got %s", te.Field, te.Type, te.Value)
 	}
+	decodes := func(o map[string]any) bool {
+		typed, _ := scheme.New(gvk)
+		return runtime.DefaultUnstructuredConverter.FromUnstructured(o, typed) == nil
+	}
+	if at, v, ok := failingField(runtime.DeepCopyJSON(obj), decodes); ok {
+		// a value its type's own decoder refuses (a quantity "100x"): no type error names it
+		// (newcomer15 N15-6)
+		return fmt.Sprintf("field %s: %s: %s", at, shownValue(v), err)
+	}
 	return err.Error()
+}
+
+// failingField is the deepest field of root whose removal lets root decode (decodes), and its
+// value: the field whose value the decoder refuses. false when no one field's removal does.
+func failingField(root map[string]any, decodes func(map[string]any) bool) (string, any, bool) {
+	var walk func(node any, at string) (string, any, bool)
+	walk = func(node any, at string) (string, any, bool) {
+		switch n := node.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(n))
+			for k := range n {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				v := n[k]
+				delete(n, k)
+				fixed := decodes(root)
+				n[k] = v
+				if fixed {
+					if deeper, dv, ok := walk(v, strings.TrimPrefix(at+"."+k, ".")); ok {
+						return deeper, dv, true
+					}
+					return strings.TrimPrefix(at+"."+k, "."), v, true
+				}
+			}
+		case []any:
+			for i, v := range n {
+				n[i] = nil
+				fixed := decodes(root)
+				n[i] = v
+				if fixed {
+					if deeper, dv, ok := walk(v, fmt.Sprintf("%s[%d]", at, i)); ok {
+						return deeper, dv, true
+					}
+					return fmt.Sprintf("%s[%d]", at, i), v, true
+				}
+			}
+		}
+		return "", nil, false
+	}
+	return walk(root, "")
+}
+
+// shownValue is a scalar as an error quotes it; a map or list as its kind.
+func shownValue(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "(a map)"
+	case []any:
+		return "(a list)"
+	}
+	bs, _ := json.Marshal(v)
+	return string(bs)
 }
