@@ -379,25 +379,26 @@ func drives(path string) string {
 // update of the object (classify's update validation), not a change of that field alone.
 const updateRefused = "; kapp's deploy fails here: the API server refuses kapp's update of the "
 
-// refusedOnce is pending with the changes made in Git that one refusal of a resource's whole
-// update blocks reported once, on the first of them, which names the others: each carried the
-// same refusal, and a port changed to 70000 was reported twice, as the new port and as the
-// removed one (newcomer15 N15-5).
+// refusedOnce is pending with the items of one list that one refusal of a resource's whole update
+// blocks reported once, on the first of them, which names the others: each carried the same
+// refusal, and a port changed to 70000 was reported twice, as the new item and as the removed
+// one (newcomer15 N15-5). Changes elsewhere in the object keep their own finding.
 func refusedOnce(pending []Residual) []Residual {
 	type refusal struct {
-		id  pair.Identity
-		why string
+		id        pair.Identity
+		list, why string
 	}
 	first := map[refusal]int{}
 	others := map[int][]string{}
 	var out []Residual
 	for _, r := range pending {
 		i := strings.Index(r.Finding.Evidence, updateRefused)
-		if !r.Finding.Blocks || i < 0 || r.Finding.Path == nil {
+		n := len(r.Finding.Path)
+		if !r.Finding.Blocks || i < 0 || n == 0 || r.Finding.Path[n-1].FieldName != nil {
 			out = append(out, r)
 			continue
 		}
-		k := refusal{r.Resource, r.Finding.Evidence[i:]}
+		k := refusal{r.Resource, r.Finding.Path[:n-1].String(), r.Finding.Evidence[i:]}
 		if at, ok := first[k]; ok {
 			others[at] = append(others[at], r.Finding.Path.String())
 			continue
