@@ -52,6 +52,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 		return nil, err
 	}
 	in = in.withReader()
+	in.RuleFiles = ruleFiles
 	files, err := readRuleFiles(in, ruleFiles)
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func (a *Analysis) Check(ruleFiles []string) (*Checked, error) {
 func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, error) {
 	// The rules kapp will apply: the package's own, those of files rebasegen generated among the
 	// desired inputs, and the rule files.
-	configs := slices.Concat(a.Set.InForce(), files.Configs)
+	configs := a.inForce(files)
 	rules := files.Rules(configs, a.Inputs.Reader)
 	if err := verdict.YTTWithinBudget(rules, a.Set.Pairs); err != nil {
 		return nil, err
@@ -225,6 +226,20 @@ func wrongNamespace(unpaired []verdict.Unpaired) string {
 		}
 	}
 	return ""
+}
+
+// inForce are the rules kapp applies with the package: those among the desired inputs, and the
+// rule files' Configs that none of them holds already (a rendered copy of a rules file among the
+// manifests is the file, in force once).
+func (a *Analysis) inForce(files rulefiles.Files) []load.Object {
+	configs := a.Set.InForce()
+	desired := len(configs)
+	for _, c := range files.Configs {
+		if !rulefiles.Held(configs[:desired], c) {
+			configs = append(configs, c)
+		}
+	}
+	return configs
 }
 
 // inForce reports whether the rules of the --rules path p are in force from there: not when every

@@ -52,6 +52,10 @@ type Inputs struct {
 	// fails the gate: kapp deletes the CRD, and every custom resource of it, wherever the server
 	// refuses the update, which nothing then judges.
 	CRDUpdate classify.CRDUpdateValidation
+	// RuleFiles are the rules files a desired input may hold a rendered copy of (check's --rules,
+	// generate's --output-file): a Config of the desired inputs holding exactly the rules of one
+	// rebasegen generated is that file's, not the package's own (rulefiles.MarkRenderedCopies).
+	RuleFiles []string
 }
 
 // withReader returns in with a Reader: one per run, so that stdin and pipes are read once.
@@ -195,6 +199,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 		}
 	}
 	desired = append(desired, rendered...)
+	if err := rulefiles.MarkRenderedCopies(in.Reader, desired, in.RuleFiles); err != nil {
+		return nil, nil, nil, err
+	}
 	livePaths, crdPaths, err := load.CaptureDirs(in.Live, in.CRDs)
 	if err != nil {
 		return nil, nil, nil, err

@@ -23,6 +23,7 @@ func Lint(in Inputs, rules []string) ([]lint.Finding, LintNotes, error) {
 		return nil, LintNotes{}, err
 	}
 	in = in.withReader()
+	in.RuleFiles = rules
 	if len(in.Desired) == 0 && len(in.Live) == 0 && in.Package.Empty() {
 		// no objects to judge with the server's defaults; a malformed version is still an error
 		if _, err := in.Reader.ReadServerVersion(in.ServerVersion, nil); err != nil {
@@ -158,7 +159,7 @@ func (a *Analysis) Lint(rules []string) ([]lint.Finding, error) {
 func (a *Analysis) lintFiles(files rulefiles.Files) ([]lint.Finding, error) {
 	var hidden []lint.Hidden
 	if len(a.Inputs.Live) > 0 {
-		configs := slices.Concat(a.Set.InForce(), files.Configs)
+		configs := a.inForce(files)
 		v, err := verdict.Judge(verdict.Input{Report: a.Report, Set: a.Set, Configs: configs, Rules: files.Rules(configs, a.Inputs.Reader), Stage: a.Inputs.Progress.stage})
 		if err != nil {
 			return nil, err

@@ -85,6 +85,9 @@ func generateCommand() *cli.Command {
 			if err := checkOutputFile(c.String("output-file"), in); err != nil {
 				return err
 			}
+			if out := c.String("output-file"); out != "-" {
+				in.RuleFiles = []string{out} // the rules it replaces are not in force, copied among the manifests or not
+			}
 			g, err := generator.Generate(in, opts.Synth())
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package rulefiles
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -119,4 +120,61 @@ func YTTHint(err error, r *load.Reader, flag string, paths []string) error {
 		return fmt.Errorf("%w\n%s %s holds ytt templates (#@ annotations): render them with --package %s (data values with --values, --value)", err, flag, p, p)
 	}
 	return err
+}
+
+// MarkRenderedCopies marks Source.Generated the kapp Configs (and labelled ConfigMaps) among
+// desired that hold exactly a Config of a file rebasegen generated among paths (check's --rules,
+// generate's --output-file): a rendered copy of that file, its rules and not the package's own.
+// ytt, rendering a package whose config directory holds the generated file, strips the "#!"
+// header that marks the file itself (load.IsGenerated), so a rendered stream given as --desired
+// made the copy count as the package's own rules: check regenerated the file without the rules
+// the copy applied and called it stale, and generate verified its new rules with the old ones in
+// force, then replaced them (newcomer16 N16-1). Compared as kapp reads them: the objects, not
+// their text.
+func MarkRenderedCopies(r *load.Reader, desired []load.Doc, paths []string) error {
+	var generated []load.Object
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		files, err := r.ReadPath(p)
+		if err != nil {
+			continue // the path's own reading reports it
+		}
+		for _, f := range files {
+			if !load.IsGenerated(f.Data) {
+				continue
+			}
+			objs, err := load.Bytes(f.Name, f.Data)
+			if err != nil {
+				continue
+			}
+			for _, o := range objs {
+				if load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) || load.IsLabelledConfig(o) {
+					generated = append(generated, o)
+				}
+			}
+		}
+	}
+	if len(generated) == 0 {
+		return nil
+	}
+	for i, d := range desired {
+		if d.Source.Generated || !load.IsKappConfig(d.APIVersion, d.Kind) && !d.ConfigLabelled {
+			continue
+		}
+		o, err := d.Object()
+		if err != nil {
+			return err
+		}
+		if Held(generated, o) {
+			desired[i].Source.Generated = true
+		}
+	}
+	return nil
+}
+
+// Held reports whether configs hold c, compared as kapp reads them (the objects).
+func Held(configs []load.Object, c load.Object) bool {
+	return slices.ContainsFunc(configs, func(o load.Object) bool { return reflect.DeepEqual(o.Object, c.Object) })
 }
