@@ -134,7 +134,10 @@ func YTTHint(err error, r *load.Reader, flag string, paths []string) error {
 func MarkRenderedCopies(r *load.Reader, desired []load.Doc, paths []string) error {
 	var generated []load.Object
 	for _, p := range paths {
-		if p == "-" {
+		// Only files and directories: a named pipe is read once, by the reading it is given to, and
+		// generate's --output-file as a pipe has no writer until generate writes it (opening it to
+		// read would wait for ever).
+		if st, err := os.Stat(p); p == "-" || err != nil || !(st.Mode().IsRegular() || st.IsDir()) {
 			continue
 		}
 		files, err := r.ReadPath(p)
