@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 
+	cmdcore "carvel.dev/kapp/pkg/kapp/cmd/core"
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 	"carvel.dev/kapp/pkg/kapp/crdupgradesafety"
 	"carvel.dev/kapp/pkg/kapp/permissions"
@@ -15,10 +16,23 @@ import (
 // (cmd/app/deploy.go), and stops where it refuses an unknown name, a name given twice or a
 // check's config.
 func PreflightFails(rules []ctlconf.PreflightRule) error {
-	registry := preflight.NewRegistry(map[string]preflight.Check{
-		"PermissionValidation": permissions.NewPreflight(nil, false),
-		"CRDUpgradeSafety":     crdupgradesafety.NewPreflight(nil, false),
-	})
+	registry, _ := KappPreflights(nil)
+	return SetPreflights(registry, rules)
+}
+
+// KappPreflights is kapp v0.66.0's preflight registry as cmd/kapp.go builds it, its checks
+// reaching the cluster through deps, and its CRDUpgradeSafety check.
+func KappPreflights(deps cmdcore.DepsFactory) (*preflight.Registry, *crdupgradesafety.Preflight) {
+	crd := crdupgradesafety.NewPreflight(deps, false)
+	return preflight.NewRegistry(map[string]preflight.Check{
+		"PermissionValidation": permissions.NewPreflight(deps, false),
+		"CRDUpgradeSafety":     crd,
+	}), crd
+}
+
+// SetPreflights sets registry from the preflight rules as kapp's deploy does (cmd/app/deploy.go),
+// with its error.
+func SetPreflights(registry *preflight.Registry, rules []ctlconf.PreflightRule) error {
 	if err := registry.SetConfig(rules); err != nil {
 		return fmt.Errorf("preflight configuration settings failed: %w", err)
 	}

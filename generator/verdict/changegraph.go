@@ -17,7 +17,8 @@ import (
 
 // DeployFails is a resource of this deploy on which kapp's deploy fails, whatever the rules: its
 // change graph (change groups and rules) cannot be built or ordered, its update strategy is one
-// kapp does not know, or a Config's wait or preflight rules fail it (Config). Reason is kapp's.
+// kapp does not know, or a Config's wait or preflight rules fail it (Config: its preflight
+// registry refuses them, or the CRDUpgradeSafety check they enable refuses a CRD). Reason is kapp's.
 type DeployFails struct {
 	Resource pair.Identity
 	Reason   string
@@ -89,6 +90,17 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		if why := preflightFails(deploy.Preflights); why != "" {
 			out = append(out, DeployFails{Resource: ids[i], Reason: "kapp's deploy fails before it applies anything, this change among them: " + why, Config: true})
 		}
+		var crds []pair.Pair
+		for _, p := range set.Pairs {
+			if updated[p.ID] && p.ID.Group == "apiextensions.k8s.io" && p.ID.Kind == "CustomResourceDefinition" {
+				crds = append(crds, p)
+			}
+		}
+		refused, err := crdUpgradeRefused(deploy.Preflights, crds, configs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, refused...)
 	}
 	var rs []ctlres.Resource
 	for _, c := range configs {
