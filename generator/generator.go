@@ -234,10 +234,10 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := kappDeployAccepts(in.Package, in.Reader, rs); err != nil {
+	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}
+	if err := kappDeployAccepts(in.Package, in.Reader, rs, &deploy); err != nil {
 		return nil, nil, nil, err
 	}
-	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs, Deploy: deploy})
 	if err != nil {
 		return nil, nil, nil, err

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappglobal"
@@ -59,8 +60,10 @@ func minimumRequired(c load.Object) (minimum, field string) {
 // package is applied, whatever the rules; probe14 P14-3), one below the least kapp deploys with
 // (kapp panics: probe16 P16-1), or one under which kapp diffs or applies otherwise (a skip update
 // strategy). yttrender allows the option by name; each value is judged here once, as kapp reads
-// it (kappglobal.KappDeployParse: "0x0" is 0, "T" is true).
-func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset) error {
+// it (kappglobal.KappDeployParse: "0x0" is 0, "T" is true). The options that change what kapp
+// does and that rebasegen models, each as kapp holds it after the last one given (pflag), go into
+// deploy: the default update strategy, and --wait=false.
+func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset, deploy *pair.Deploy) error {
 	options, err := p.DeployRawOptions(r)
 	if err != nil || len(options) == 0 {
 		return err
@@ -78,6 +81,15 @@ func kappDeployAccepts(p yttrender.Package, r *load.Reader, rs *rulesets.Ruleset
 	}
 	for i, o := range options {
 		flag, _, _ := strings.Cut(o.Option, "=")
+		switch flag {
+		case "--apply-default-update-strategy":
+			deploy.DefaultUpdateStrategy, deploy.StrategyAt = values[i], o.At
+		case "--wait":
+			deploy.NoWait = ""
+			if values[i] == "false" {
+				deploy.NoWait = o.At
+			}
+		}
 		allowed, _ := rs.DeployOption(flag)
 		if allowed.Values != nil && !slices.Contains(allowed.Values, values[i]) {
 			return fmt.Errorf("%s: %s %s", o.At, o.Option, yttrender.ChangesWhatKappApplies)

@@ -102,6 +102,7 @@ type classifier struct {
 	versionDefaults []versionDefault        // Options.Version's differences
 
 	crdValidation CRDUpdateValidation // Options.CRDUpdate
+	deploy        pair.Deploy         // the set's: kapp deploy's default update strategy
 	liveCRDs      crdSchemas          // the inputs' CRD versions the manifests' CRDs change (changedCRDs)
 }
 
@@ -165,7 +166,7 @@ func newClassifier(set *pair.Set, opts Options) (*classifier, error) {
 		return nil, err
 	}
 	c := &classifier{rules: rs, defaults: defaulter{crds: applied, crdsFrom: opts.CRDsFrom}, paths: &pathTable{m: map[string][]fielddiff.Path{}},
-		prepare: opts.Prepare, rebase: opts.Rebase, unruled: opts.Unruled, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version)}
+		prepare: opts.Prepare, rebase: opts.Rebase, unruled: opts.Unruled, crdValidation: opts.CRDUpdate, kappDefaults: opts.KappDefaults, pkgRules: opts.PackageRules, scoped: opts.LabelScoped, versionDefaults: compileVersion(opts.Version), deploy: set.Deploy}
 	if opts.Version != nil {
 		c.version = opts.Version.Version
 	}

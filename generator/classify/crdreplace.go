@@ -22,10 +22,24 @@ func isCRD(fc fieldContext) bool {
 
 // crdFallbackReplaced is the evidence of a change to a CRD under fallback-on-replace whose
 // update the API server refuses: refused is updateChange's evidence of the refusal.
-func crdFallbackReplaced(refused string) string {
+func (c *classifier) crdFallbackReplaced(fc fieldContext, refused string) string {
 	why := strings.TrimSuffix(strings.TrimPrefix(refused, "; kapp's deploy fails here: "), "; "+crdRemedy)
-	return "; kapp's deploy deletes the CRD here: " + why + ", so under " + kappconv.UpdateStrategy + ": fallback-on-replace kapp deletes the live CustomResourceDefinition, and with it every custom resource of it, then creates the manifest's (kapp v" + kappconv.Kapp +
-		" clusterapply UpdateOrFallbackOnReplaceStrategy); remove the annotation, and " + crdRemedy
+	_, named, undo := c.updateStrategy(fc)
+	return "; kapp's deploy deletes the CRD here: " + why + ", so under " + named + " kapp deletes the live CustomResourceDefinition, and with it every custom resource of it, then creates the manifest's (kapp v" + kappconv.Kapp +
+		" clusterapply UpdateOrFallbackOnReplaceStrategy); " + undo + ", and " + crdRemedy
+}
+
+// updateStrategy is the update strategy kapp's update of fc's object takes (kapp v0.66.0
+// clusterapply AddOrUpdateChange.ApplyStrategy): the manifest's kapp.k14s.io/update-strategy
+// where it has one (even empty), else kapp deploy's --apply-default-update-strategy (a Package's
+// rawOptions: pair.Deploy). named says which for the evidence, undo how to have kapp update in
+// place.
+func (c *classifier) updateStrategy(fc fieldContext) (strategy, named, undo string) {
+	if s, ok := fc.desired.GetAnnotations()[kappconv.UpdateStrategy]; ok || c.deploy.DefaultUpdateStrategy == "" {
+		return s, kappconv.UpdateStrategy + ": " + s, "remove the annotation"
+	}
+	s := c.deploy.DefaultUpdateStrategy
+	return s, "kapp deploy's --apply-default-update-strategy=" + s + " (" + c.deploy.StrategyAt + ")", "remove that rawOption, or annotate the manifest " + kappconv.UpdateStrategy + `: ""`
 }
 
 // crdReplacements marks the changes kapp's deploy makes to a CRD by replacing it (fs: its
@@ -43,17 +57,18 @@ func (c *classifier) crdReplacements(fc fieldContext, fs []Finding) {
 	}
 	var why string
 	applied := []Class{Pending}
-	switch ann[kappconv.UpdateStrategy] {
+	strategy, named, undo := c.updateStrategy(fc)
+	switch strategy {
 	case "always-replace":
-		why = "; kapp's deploy deletes the CRD here: under " + kappconv.UpdateStrategy + ": always-replace kapp makes any change to it by deleting the live CustomResourceDefinition, and with it every custom resource of it, then creating the manifest's (kapp v" + kappconv.Kapp +
-			" clusterapply UpdateAlwaysReplaceStrategy); remove the annotation: kapp then updates the CRD in place"
+		why = "; kapp's deploy deletes the CRD here: under " + named + " kapp makes any change to it by deleting the live CustomResourceDefinition, and with it every custom resource of it, then creating the manifest's (kapp v" + kappconv.Kapp +
+			" clusterapply UpdateAlwaysReplaceStrategy); " + undo + ": kapp then updates the CRD in place"
 		applied = append(applied, Drift, Adoption)
 	case "fallback-on-replace":
 		if c.crdValidation != nil {
 			return
 		}
-		why = "; kapp's deploy may delete the CRD here: under " + kappconv.UpdateStrategy + ": fallback-on-replace kapp deletes the live CustomResourceDefinition, and with it every custom resource of it, then creates the manifest's, wherever the API server refuses its update (kapp v" + kappconv.Kapp +
-			" clusterapply UpdateOrFallbackOnReplaceStrategy), which is not judged here: no CRD update validation was given (generator.Inputs.CRDUpdate); remove the annotation: kapp then updates the CRD in place"
+		why = "; kapp's deploy may delete the CRD here: under " + named + " kapp deletes the live CustomResourceDefinition, and with it every custom resource of it, then creates the manifest's, wherever the API server refuses its update (kapp v" + kappconv.Kapp +
+			" clusterapply UpdateOrFallbackOnReplaceStrategy), which is not judged here: no CRD update validation was given (generator.Inputs.CRDUpdate); " + undo + ": kapp then updates the CRD in place"
 	default:
 		return
 	}

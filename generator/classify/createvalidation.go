@@ -47,8 +47,8 @@ type createValidation struct {
 
 // replaced reports whether the manifest may have kapp replace fc's object, of a kind whose create
 // validation is run here.
-func replaced(fc fieldContext) bool {
-	switch fc.desired.GetAnnotations()[kappconv.UpdateStrategy] {
+func (c *classifier) replaced(fc fieldContext) bool {
+	switch strategy, _, _ := c.updateStrategy(fc); strategy {
 	case "always-replace", "fallback-on-replace":
 		_, ok := createValidationOf(fc.desired.GroupVersionKind().GroupKind())
 		return ok
@@ -204,12 +204,13 @@ func (c *classifier) replaceRefused(fc fieldContext, strategy string) (string, b
 			return ""
 		}
 		when := "kapp replaces the object"
+		_, named, _ := c.updateStrategy(fc)
 		if strategy == "fallback-on-replace" {
 			when = "the API server refuses kapp's update, so kapp replaces the object"
 		}
 		kind := fc.desired.GetKind()
-		return fmt.Sprintf("; kapp's deploy fails here: %s (%s: %s): it deletes the live %s, then the API server refuses to create the manifest's (%s): %s; the %s stays deleted until a deploy creates it: change the manifest so that the object is valid",
-			when, kappconv.UpdateStrategy, strategy, kind, validation, refused, kind)
+		return fmt.Sprintf("; kapp's deploy fails here: %s (%s): it deletes the live %s, then the API server refuses to create the manifest's (%s): %s; the %s stays deleted until a deploy creates it: change the manifest so that the object is valid",
+			when, named, kind, validation, refused, kind)
 	})
 }
 

@@ -264,7 +264,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// does not remove; and a part of a field immutable while the live object says so (a key
 		// removed from an immutable ConfigMap's data); and any part of a kind whose update the
 		// server's own validation judges here, or whose create it judges where kapp replaces it
-		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) || c.updateValidated(fc.id) || replaced(fc) {
+		if c.immutableField(fc.id, path) || c.frozenWhole(fc.id, path) || c.updateValidated(fc.id) || c.replaced(fc) {
 			if why, blocks, ok := c.immutableChange(fc, path); ok {
 				f.Blocks, f.Evidence = blocks, f.Evidence+why
 			}

@@ -26,7 +26,7 @@ import (
 // of it (skip) or create a new version of it (kapp.k14s.io/versioned).
 func (c *classifier) immutableChange(fc fieldContext, path string) (why string, blocks, ok bool) {
 	ann := fc.desired.GetAnnotations()
-	strategy := ann[kappconv.UpdateStrategy]
+	strategy, _, _ := c.updateStrategy(fc)
 	if _, versioned := ann[kappconv.Versioned]; versioned || strategy == "skip" {
 		return "", false, false
 	}
@@ -36,7 +36,7 @@ func (c *classifier) immutableChange(fc fieldContext, path string) (why string, 
 			return why, blocks, ok
 		}
 		if isCRD(fc) {
-			return crdFallbackReplaced(why), true, true
+			return c.crdFallbackReplaced(fc, why), true, true
 		}
 	}
 	// kapp replaces the object (fallback-on-replace: kapp's update is refused as invalid)

@@ -8,13 +8,20 @@ import (
 	"github.com/rebasegen/rebasegen/internal/escape"
 )
 
-// Deploy are the namespace options of the kapp deploy that applies the desired objects: a
-// Package's intoNs and mapNs (kapp-controller passes them to kapp deploy as --into-ns and
-// --map-ns).
+// Deploy are the options of the kapp deploy that applies the desired objects: a Package's intoNs
+// and mapNs (kapp-controller passes them to kapp deploy as --into-ns and --map-ns), and those of
+// its rawOptions that change what kapp does.
 type Deploy struct {
 	IntoNamespace string
 	MapNamespaces []string // src=dst
 	From          string   // the file the options come from, for errors
+	// DefaultUpdateStrategy is kapp deploy's --apply-default-update-strategy: the update strategy
+	// of an object whose manifest names none (clusterapply AddOrUpdateChange.ApplyStrategy);
+	// StrategyAt names the rawOption setting it.
+	DefaultUpdateStrategy, StrategyAt string
+	// NoWait names the rawOption setting kapp deploy's --wait to false ("": kapp waits): kapp then
+	// waits on nothing it applies (clusterapply ClusterChange.WaitOp).
+	NoWait string
 }
 
 // Places says that the options, not the manifests or -n, decide the namespaces.

@@ -49,6 +49,9 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	var ids []pair.Identity
 	var out []DeployFails
 	waiting := waitJudge(deploy.Waits)
+	if set.Deploy.NoWait != "" { // kapp deploy --wait=false waits on nothing
+		waiting = func(ctlres.Resource, *unstructured.Unstructured) (string, bool) { return "", false }
+	}
 	add := func(id pair.Identity, obj, live *unstructured.Unstructured, op ctldgraph.ActualChangeOp) {
 		res := ctlres.NewResourceUnstructured(*obj, ctlres.ResourceType{})
 		changes, ids = append(changes, kappgraph.Change{Res: res, Operation: op}), append(ids, id)
