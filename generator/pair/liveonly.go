@@ -1,6 +1,8 @@
 package pair
 
 import (
+	"slices"
+
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
@@ -10,8 +12,10 @@ import (
 // with the app's kapp.k14s.io/app value (the paired live objects carry it), and created itself:
 // a labelled object whose kapp.k14s.io/identity annotation does not name it is transient to
 // kapp, a controller's (the Endpoints copying a Service's labels, a StatefulSet's PVCs), which
-// kapp never deletes (resources/identified_resources_list.go, diff/change.go IsIgnored).
-func (s *Set) addUnpaired(live []load.Doc) error {
+// kapp never deletes (resources/identified_resources_list.go, diff/change.go IsIgnored). The
+// app's labels are also read from switched: live objects a desired one replaces under another name
+// (kapp.k14s.io/versioned added or removed in Git), as nothing else may pair.
+func (s *Set) addUnpaired(live, switched []load.Doc) error {
 	if len(live) == 0 {
 		return nil
 	}
@@ -34,8 +38,8 @@ func (s *Set) addUnpaired(live []load.Doc) error {
 			moved[c.GroupKind().String()+"/"+c.Name] = true
 		}
 	}
-	for _, d := range live {
-		if d.Namespace == "" || !moved[d.GroupKind().String()+"/"+d.Name] {
+	for i, d := range slices.Concat(switched, live) {
+		if i >= len(switched) && (d.Namespace == "" || !moved[d.GroupKind().String()+"/"+d.Name]) {
 			continue
 		}
 		o, err := d.Object()

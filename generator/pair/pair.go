@@ -141,6 +141,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	// names are collected apart, a NAME-ver-N stands for a plain NAME next to it, and equal
 	// versions (NAME-ver-1, NAME-ver-01) are decided by name.
 	plain := map[Identity]load.Doc{}
+	older := map[Identity][]load.Doc{} // the versions of a versioned resource but its newest
 	for _, l := range live {
 		id := scope.identity(l, "")
 		base, ver := baseName(id.Name)
@@ -154,11 +155,16 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		// Keep the newest NAME-ver-N as the live copy of NAME.
 		id.Name = base
 		if prev, ok := liveVersion[id]; ok && (prev > ver || prev == ver && liveByID[id].Name < l.Name) {
+			older[id] = append(older[id], l)
 			continue
+		}
+		if prev, ok := liveByID[id]; ok {
+			older[id] = append(older[id], prev)
 		}
 		liveVersion[id] = ver
 		liveByID[id] = l
 	}
+	versions := maps.Clone(liveByID) // the newest version of each versioned resource
 	for id, l := range plain {
 		if _, versioned := liveVersion[id]; !versioned {
 			liveByID[id] = l
@@ -178,6 +184,7 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 		}
 	}
 	seen := map[Identity]load.Doc{}
+	var switched []Identity // live objects Git makes versioned or plain: kapp deletes them, the app's
 	placed, namespaced := false, false
 	for _, d := range resources {
 		id := scope.identity(d, opts.Namespace)
@@ -217,21 +224,38 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 			}
 			set.addConfig(o)
 		}
-		l, ok := liveByID[id]
+		l, ok, err := pairVersioned(d, id, versions, plain)
+		if !ok && (hasKey(versions, id) || hasKey(plain, id)) {
+			switched = append(switched, id)
+		}
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			set.Created = append(set.Created, d)
 			continue
 		}
-		delete(liveByID, id)
 		set.Pairs = append(set.Pairs, Pair{ID: id, Desired: d, Live: l})
 	}
 	set.NamespaceUnused = given && namespaced && !placed
 	set.NamespaceDefaulted = defaulted && placed
-	unpaired := make([]load.Doc, 0, len(liveByID))
-	for _, l := range liveByID {
+	unpaired := make([]load.Doc, 0, len(plain)+len(versions))
+	for _, l := range plain {
 		unpaired = append(unpaired, l)
 	}
-	if err := set.addUnpaired(unpaired); err != nil {
+	for id, l := range versions {
+		unpaired = append(append(unpaired, l), older[id]...)
+	}
+	var apps []load.Doc
+	for _, id := range switched {
+		if l, ok := plain[id]; ok {
+			apps = append(apps, l)
+		}
+		if l, ok := versions[id]; ok {
+			apps = append(apps, l)
+		}
+	}
+	if err := set.addUnpaired(unpaired, apps); err != nil {
 		return nil, err
 	}
 	sort.Slice(set.Pairs, func(i, j int) bool { return set.Pairs[i].ID.Less(set.Pairs[j].ID) })
@@ -249,6 +273,50 @@ func Build(desired, live []load.Doc, opts Options) (*Set, error) {
 	sortObjects(set.Deleted, scope)
 	sortObjects(set.LiveOnly, scope)
 	return set, nil
+}
+
+// pairVersioned finds the live counterpart of the desired d (identity id) as kapp's change set
+// does (diff/change_set_with_versioned_rs.go): a desired object with kapp.k14s.io/versioned is
+// diffed against the newest live version of its name only, one without it against the live object
+// of its plain name only; with kapp.k14s.io/versioned-keep-original it is both, judged here
+// against the versions when there are some. So an annotation added in Git pairs with nothing: kapp
+// creates NAME-ver-1 and deletes the live NAME, and one removed creates NAME and deletes every
+// version (probe21 P21-1). The live objects it pairs with, or that kapp keeps for it, are taken out
+// of versions and plain; what is left there is unpaired.
+func pairVersioned(d load.Doc, id Identity, versions, plain map[Identity]load.Doc) (load.Doc, bool, error) {
+	v, hasV := versions[id]
+	p, hasP := plain[id]
+	if !hasV && !hasP {
+		return load.Doc{}, false, nil
+	}
+	ann, _, err := d.Field("metadata", "annotations")
+	if err != nil {
+		return load.Doc{}, false, err
+	}
+	m, _ := ann.(map[string]any)
+	_, versioned := m[kappconv.Versioned]
+	_, keep := m[kappconv.VersionedKeepOriginal]
+	switch {
+	case versioned && keep:
+		delete(versions, id)
+		delete(plain, id)
+		if hasV {
+			return v, true, nil
+		}
+		return p, true, nil
+	case versioned && hasV:
+		delete(versions, id)
+		return v, true, nil
+	case !versioned && hasP:
+		delete(plain, id)
+		return p, true, nil
+	}
+	return load.Doc{}, false, nil
+}
+
+func hasKey(m map[Identity]load.Doc, id Identity) bool {
+	_, ok := m[id]
+	return ok
 }
 
 // addConfig adds a rule source to the package's own rules, or to the generated ones.

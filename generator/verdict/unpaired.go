@@ -43,7 +43,9 @@ func UnpairedOf(set *pair.Set) []Unpaired {
 	var out []Unpaired
 	for _, d := range set.Created {
 		u := Unpaired{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
-		nss := elsewhere[key(d)]
+		// a live object of the same name in its own namespace is one kapp replaces under another
+		// name (kapp.k14s.io/versioned added or removed in Git: pair.Build), not a wrong -n
+		nss := slices.DeleteFunc(slices.Clone(elsewhere[key(d)]), func(ns string) bool { return ns == d.Namespace })
 		switch ns, _, _ := d.Field("metadata", "namespace"); {
 		case len(nss) == 0:
 		case set.Deploy.Places():
