@@ -58,6 +58,11 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 			if isHuman && !byDefault && !fromGit {
 				f.Class, f.Owner = Drift, o.Manager
 				f.Evidence = fmt.Sprintf("managedFields: %s changed it (%s); a tool people use by hand: %s", o.Manager, o, h.Source)
+				if hpa, ok := c.hpaTargets[fc.id]; ok && path == "spec.replicas" {
+					// the autoscaler scales it again: still its field, whoever scaled last
+					f.Autoscaler = hpa
+					f.Evidence += fmt.Sprintf("; HorizontalPodAutoscaler %s targets this %s and sets spec.replicas again on its next scale: the rules copy it as the autoscaler's", hpa, fc.id.Kind)
+				}
 				return f
 			}
 			w, known := rulesets.FindWrite(c.rules.Controllers, o.Manager, o.Operation, o.Subresource)

@@ -121,6 +121,12 @@ type Finding struct {
 	// (crdDefaultKept): the live value is an earlier version's default of the CRD, which the
 	// cluster's CRD no longer gives; the object keeps it until kapp next updates it.
 	CRDEarlier bool
+	// Autoscaler: a Drift finding of spec.replicas of a resource an autoscaler among the inputs
+	// targets (hpaTargets): that autoscaler's "namespace/name". A person's scale on top of it
+	// (kubectl scale) is drift, which the autoscaler's next scale overwrites; the field is the
+	// autoscaler's all the same, so rules copy it (Ruled, AsRuled) and a rule copying it hides
+	// no change made in Git (newcomer16 N16-6); "" for any other finding.
+	Autoscaler string
 }
 
 // Label is the class as scenario files and reports write it: controller:<manager>.
@@ -140,7 +146,16 @@ func (c Class) Label(owner string) string {
 // ruled is what synth writes rules for and what kapp must then keep; everything else is a reason
 // for kapp to update the resource.
 func (f Finding) Ruled(includeUnknown bool) bool {
-	return f.Class.Ghost() || f.Class == Unknown && includeUnknown && !f.Pruned
+	return f.Class.Ghost() || f.Autoscaler != "" || f.Class == Unknown && includeUnknown && !f.Pruned
+}
+
+// AsRuled is f as rules copy it: a drift on a field an autoscaler owns (Autoscaler) is the
+// autoscaler's, as without the person's scale; any other finding is itself.
+func (f Finding) AsRuled(id pair.Identity) Finding {
+	if f.Autoscaler != "" {
+		autoscaledReplicas(&f, id, f.Autoscaler, f.Change != fielddiff.Added)
+	}
+	return f
 }
 
 // Covered reports whether existing rules (kapp's or the package's) already handle the field.

@@ -37,6 +37,7 @@ func Synthesize(rep *classify.Report, opts Options) Result {
 			if f.Covered() || !f.Ruled(opts.IncludeUnknown) {
 				continue
 			}
+			f = f.AsRuled(r.ID)
 			if f.Class == classify.Unknown {
 				warn(r.ID, f, "unknown field ruled because of --include-unknown")
 			}

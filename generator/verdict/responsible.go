@@ -286,10 +286,11 @@ func pathKey(p fielddiff.Path) string {
 // controlled reports whether classification found a manager other than the applier owning the
 // field at p (by index in obj), or a value holding it: a controller finding at it or above it,
 // or a change made in Git to a value a controller rewrote (pending, its owner named), whose
-// value from Git the check of changes made in Git judges (gitChangesRewritten).
+// value from Git the check of changes made in Git judges (gitChangesRewritten), or a person's scale
+// of a field an autoscaler owns (Autoscaler).
 func controlled(r classify.Resource, obj map[string]any, p fielddiff.Path) bool {
 	for _, f := range r.Findings {
-		if f.Class != classify.Controller && (f.Class != classify.Pending || f.Owner == "") {
+		if f.Class != classify.Controller && (f.Class != classify.Pending || f.Owner == "") && f.Autoscaler == "" {
 			continue
 		}
 		for _, q := range []fielddiff.Path{f.Path, f.Whole} {
