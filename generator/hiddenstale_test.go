@@ -10,6 +10,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator"
 	"github.com/rebasegen/rebasegen/generator/internal/kapptest"
 	"github.com/rebasegen/rebasegen/generator/verdict"
+	"github.com/rebasegen/rebasegen/internal/format"
 	"github.com/rebasegen/rebasegen/internal/generated"
 )
 
@@ -57,6 +58,18 @@ func TestRulesHidingAChangeSayRegenerateNow(t *testing.T) {
 	}
 	if len(stale) != 1 || !strings.Contains(stale[0].Diff, "regenerate it now, from these manifests") || strings.Contains(stale[0].Diff, "regenerate after the deploy") || strings.Contains(stale[0].Diff, "undo the edit") {
 		t.Fatalf("check: want the file stale, regenerated now from these manifests, and no order to wait for the deploy; stale: %v", stale)
+	}
+	// the CI gate's format carries the same reason and advice as text and JSON (newcomer16 N16-2:
+	// -o github said "regenerate it with the command in its header" alone)
+	var gh strings.Builder
+	if err := verdict.Write(&gh, format.GitHub, verdict.CheckReport(c, c.Findings(verdict.Gate{}), nil), rules); err != nil {
+		t.Fatal(err)
+	}
+	annotation := regexp.MustCompile(`(?m)^::error file=[^,]*,line=\d+::stale: .*$`).FindString(gh.String())
+	for _, want := range []string{"it hides changes made in Git (" + hidden[0].Resource.String() + " " + hidden[0].Path, "regenerate it now, from these manifests, and once more after the deploy, from a new capture"} {
+		if !strings.Contains(annotation, want) {
+			t.Errorf("check -o github: the stale file's annotation lacks %q:\n%s", want, gh.String())
+		}
 	}
 	// as told: regenerated from the pull request's manifests, kapp's deploy applies an object
 	// the API server accepts, and check passes

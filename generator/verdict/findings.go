@@ -261,6 +261,13 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		if s.InPlace != "" {
 			f.Evidence = inPlaceHint(s.InPlace)
 		}
+		if why := strings.TrimSuffix(s.Why, "\n"); why != "" {
+			// a fragment ("besides drift the rules keep (...), ") reads on into the evidence
+			if !strings.HasSuffix(why, ", ") {
+				why += "; "
+			}
+			f.Evidence = why + f.Evidence
+		}
 		out = append(out, f)
 	}
 	for _, r := range c.Drift {

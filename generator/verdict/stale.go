@@ -167,13 +167,13 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	// the diff is what regenerating writes, comments included, a Secret's values masked
 	committedShown, ok := secretShown(string(committed))
 	if !ok {
-		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
+		return []Stale{{File: file, Line: at, Diff: why + "its diff is not shown: it does not read as YAML\n", Why: why, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
 	}
 	regeneratedShown, _ := secretShown(regenerated)
 	was, now := generated.Compared(committedShown), generated.Compared(regeneratedShown)
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
-	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
+	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Why: why, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
 }
 
 // redefaulted is the note on a file that is not stale, written as these manifests regenerate

@@ -120,6 +120,11 @@ type Stale struct {
 	File string
 	Line int    // first differing line
 	Diff string // unified diff, committed -> regenerated
+	// Why: what Diff says before the diff, why the file is stale and when to regenerate it (a
+	// change made in Git it hides: now, and once more after the deploy); "" where Diff is the
+	// reason itself or the plain diff. Every format carries it (newcomer16 N16-2: -o github
+	// dropped it with the diff).
+	Why string
 	// Inputs are the inputs its Regenerate line records that this check did not give, and those
 	// this check gave that the line does not record: "--flag value (Regenerate line only)", "(this
 	// check only)" (a forgotten --values is a stale file's likeliest cause besides a change of the
