@@ -62,7 +62,7 @@ func TestRulesHidingAChangeSayRegenerateNow(t *testing.T) {
 	// the CI gate's format carries the same reason and advice as text and JSON (newcomer16 N16-2:
 	// -o github said "regenerate it with the command in its header" alone)
 	var gh strings.Builder
-	if err := verdict.Write(&gh, format.GitHub, verdict.CheckReport(c, c.Findings(verdict.Gate{}), nil), rules); err != nil {
+	if err := verdict.Write(&gh, format.GitHub, verdict.CheckReport(c.Verdict, c.Findings(verdict.Gate{}), nil), rules); err != nil {
 		t.Fatal(err)
 	}
 	annotation := regexp.MustCompile(`(?m)^::error file=[^,]*,line=\d+::stale: .*$`).FindString(gh.String())
