@@ -115,11 +115,25 @@ func TestE2ECaptureArgoCDApplication(t *testing.T) {
 		t.Errorf("capture --argocd-app legacy --argocd-tracking label: %v, want [ConfigMap legacy-config]", live)
 	}
 	// the capture reads back as --live: the Argo CD target judges it, and the two objects shop
-	// tracks that these manifests no longer declare are Argo CD's to prune
+	// tracks that these manifests no longer declare are Argo CD's to prune: changes made in Git,
+	// warnings (exit 0), failing the gate with --fail-on-delete
 	manifests := writeFile(t, filepath.Join(dir, "shop.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop-config, namespace: "+ns+"}\ndata: {a: b}\n")
-	out, err := exec.Command(bin, "check", "--target", "argocd", "-d", manifests, "-l", filepath.Join(dir, "captured-shop"), "--rules", writeFile(t, filepath.Join(dir, "none.yml"), "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec: {ignoreDifferences: []}\n")).CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 3 || !strings.Contains(string(out), "pending delete: rbac.authorization.k8s.io/ClusterRole argo-capture-shop") || !strings.Contains(string(out), "pending delete: core/Secret "+ns+"/shop-db") {
-		t.Errorf("check --target argocd -l the capture: %v, want exit 3 with shop's ClusterRole and Secret pending delete\n%s", err, out)
+	none := writeFile(t, filepath.Join(dir, "none.yml"), "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec: {ignoreDifferences: []}\n")
+	for _, flags := range [][]string{nil, {"--fail-on-delete"}} {
+		out, err := exec.Command(bin, append([]string{"check", "--target", "argocd", "-d", manifests, "-l", filepath.Join(dir, "captured-shop"), "--rules", none}, flags...)...).CombinedOutput()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if flags != nil {
+			want = 3
+		}
+		if code != want || !strings.Contains(string(out), "pending delete: rbac.authorization.k8s.io/ClusterRole argo-capture-shop") || !strings.Contains(string(out), "pending delete: core/Secret "+ns+"/shop-db") {
+			t.Errorf("check --target argocd -l the capture %v: exit %d, want %d with shop's ClusterRole and Secret pending delete\n%s", flags, code, want, out)
+		}
 	}
 }
