@@ -68,17 +68,13 @@ func TestWaitRuleKappFailsOnFailsTheGate(t *testing.T) {
 			in.Desired = append(in.Desired, configFile)
 
 			// kapp's wait on each live object the deploy creates, updates or keeps
-			cfg := objects(t, configFile, "")
-			_, conf, err := ctlconf.NewConfFromResourcesWithDefaults([]ctlres.Resource{ctlres.NewResourceUnstructured(*cfg[0], ctlres.ResourceType{})})
-			if err != nil {
-				t.Fatal(err)
-			}
+			waits := kappWaitRules(t, configFile)
 			var want []string
 			for _, live := range objects(t, "../fixtures/hpa-replicas/live.yaml", "") {
 				if c.disableWait && live.GetKind() == "Deployment" {
 					continue
 				}
-				if kappWaitFails(ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}), conf.WaitRules()) {
+				if kappWaitFails(ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}), waits) {
 					want = append(want, live.GetKind())
 				}
 			}
@@ -180,25 +176,21 @@ func TestWaitRuleOnConditionsNeverWritten(t *testing.T) {
 			configFile := writeFile(t, "config.yml", config)
 			in.Desired = append(in.Desired, configFile)
 
-			cfg := objects(t, configFile, "")
-			_, conf, err := ctlconf.NewConfFromResourcesWithDefaults([]ctlres.Resource{ctlres.NewResourceUnstructured(*cfg[0], ctlres.ResourceType{})})
-			if err != nil {
-				t.Fatal(err)
-			}
+			waits := kappWaitRules(t, configFile)
 			for _, live := range objects(t, in.Live[0], "") {
 				if live.GetKind() != "Deployment" {
 					continue
 				}
 				if c.whatever {
 					var all []any
-					for _, m := range conf.WaitRules()[0].ConditionMatchers {
+					for _, m := range waits[0].ConditionMatchers {
 						all = append(all, map[string]any{"type": m.Type, "status": m.Status})
 					}
 					if err := unstructured.SetNestedSlice(live.Object, all, "status", "conditions"); err != nil {
 						t.Fatal(err)
 					}
 				}
-				st := ctlresm.NewCustomWaitingResource(ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}), conf.WaitRules()).IsDoneApplying()
+				st := ctlresm.NewCustomWaitingResource(ctlres.NewResourceUnstructured(*live, ctlres.ResourceType{}), waits).IsDoneApplying()
 				if c.finding && st.Done && st.Successful {
 					t.Fatalf("kapp's wait succeeds on the live Deployment: %s", st.Message)
 				}
@@ -239,4 +231,15 @@ func TestWaitRuleOnConditionsNeverWritten(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kappWaitRules are the wait rules of the Config in file, as kapp v0.66.0 reads them.
+func kappWaitRules(t *testing.T, file string) []ctlconf.WaitRule {
+	t.Helper()
+	cfg := objects(t, file, "")
+	_, conf, err := ctlconf.NewConfFromResourcesWithDefaults([]ctlres.Resource{ctlres.NewResourceUnstructured(*cfg[0], ctlres.ResourceType{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conf.WaitRules()
 }
