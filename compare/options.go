@@ -15,6 +15,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // WriteMode is how the caller writes the desired object.
@@ -86,7 +87,7 @@ func WithCRDs(crds ...runtime.Object) Option {
 				return err
 			}
 			if u.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
-				return fmt.Errorf("WithCRDs: CRD %d is a %s %s, not a CustomResourceDefinition", i+1, u.GetAPIVersion(), u.GetKind())
+				return fmt.Errorf("WithCRDs: CRD %d is %s %s, not a CustomResourceDefinition", i+1, words.A(u.GetAPIVersion()), u.GetKind())
 			}
 			if u.GetAPIVersion() != "apiextensions.k8s.io/v1" {
 				return fmt.Errorf("WithCRDs: CRD %d (%s) is %s, whose schema is not read: give it as apiextensions.k8s.io/v1 (the API server returns it so)", i+1, u.GetName(), u.GetAPIVersion())

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/rebasegen/rebasegen/generator/classify"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // The wording classify gives a change made in Git the API server refuses on update (its
@@ -71,7 +72,7 @@ func refusal(desired, live *unstructured.Unstructured, reason string) (without, 
 		}
 		return reason, ""
 	case container:
-		return without, "; Argo CD's sync fails here: " + detail + " (Argo CD updates a " + gvk.Kind + " even under Replace=true); change the manifest so that the update is valid"
+		return without, "; Argo CD's sync fails here: " + detail + " (Argo CD updates " + words.A(gvk.Kind) + " even under Replace=true); change the manifest so that the update is valid"
 	}
 	return without, "; Argo CD's sync fails here: " + detail + " (kubectl replace, under the sync option Replace=true alone, is an update the server refuses the same); add " +
 		synccommon.AnnotationSyncOptions + ": Replace=true,Force=true to the manifest's annotations (Argo CD then deletes and recreates the object), or give the object a new name"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // handlers are maps of which an object holds exactly one (the API server refuses more), by the
@@ -156,7 +157,7 @@ func twoHandlers(desired load.Object) error {
 						}
 						if len(declared) > 1 {
 							return &load.Error{Source: desired.Source, Field: fielddiff.ByKey(desired.Unstructured, q).String(),
-								Msg: fmt.Sprintf("declares %s: the API server refuses more than one of %s in a %s, so kapp's deploy of it fails; keep one", strings.Join(declared, " and "), strings.Join(hs, ", "), k)}
+								Msg: fmt.Sprintf("declares %s: the API server refuses more than one of %s in %s, so kapp's deploy of it fails; keep one", strings.Join(declared, " and "), strings.Join(hs, ", "), words.A(k))}
 						}
 					}
 				}

@@ -643,3 +643,27 @@ data:
 		{Error, 15, "ConfigMap labelled kapp.k14s.io/config holds apiVersion v1 kind ConfigMap first in data.config.yml: kapp rejects it (the first document is the one kapp reads: a kapp Config, apiVersion kapp.k14s.io/v1alpha1, kind Config)", ""},
 	})
 }
+
+// A matcher of a kind no desired object has reads its kind with its article: "no desired object
+// is a Ingress" (newcomer16 N16-5).
+func TestNoDesiredObjectOfTheKind(t *testing.T) {
+	dir := t.TempDir()
+	desired := filepath.Join(dir, "desired.yaml")
+	os.WriteFile(desired, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: app}\n"), 0o644)
+	rules := filepath.Join(dir, "rules.yml")
+	os.WriteFile(rules, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- path: [spec, ingressClassName]
+  type: copy
+  sources: [existing, new]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: networking.k8s.io/v1, kind: Ingress}
+`), 0o644)
+	got, err := Check(optionsFor(t, []string{rules}, inputs{desired: []string{desired}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, got, rules, []want{{Warning, 8, "apiVersionKindMatcher {apiVersion: networking.k8s.io/v1, kind: Ingress} matches none of the desired objects",
+		"no desired object is an Ingress: remove the matcher if the package no longer ships one"}})
+}

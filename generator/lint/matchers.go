@@ -11,6 +11,7 @@ import (
 	ctlconf "carvel.dev/kapp/pkg/kapp/config"
 
 	"github.com/rebasegen/rebasegen/internal/kappmatch"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // matchers checks every matcher; valid[i] says whether top-level matcher i can match anything.
@@ -244,7 +245,7 @@ func (c *checker) nearMiss(m ctlconf.ResourceMatcher) (hint string, fact bool) {
 		}
 	}
 	if len(seen) == 0 {
-		return fmt.Sprintf("no desired object is a %s: remove the matcher if the package no longer ships one", kind), false
+		return fmt.Sprintf("no desired object is %s: remove the matcher if the package no longer ships one", words.A(kind)), false
 	}
 	vals := make([]string, 0, len(seen))
 	for v := range seen {

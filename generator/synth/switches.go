@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // switchRewrite returns, for f, a finding of r at a switch's handler or at its type where the
@@ -52,6 +53,6 @@ func switchGate(p fielddiff.Path) (handler fielddiff.Path, m Matcher, while stri
 	}
 	handler = append(slices.Clone(parent), fieldpath.PathElement{FieldName: &s.Handler})
 	e := emptyAt(handler)
-	while = fmt.Sprintf("%s is not empty: kapp's copy would make it where Git removed it, beside a %s naming another (the API server refuses it for %s)", handler, s.By, s.Refused)
+	while = fmt.Sprintf("%s is not empty: kapp's copy would make it where Git removed it, beside %s naming another (the API server refuses it for %s)", handler, words.A(s.By), s.Refused)
 	return handler, Matcher{Not: &Not{Matcher: Matcher{EmptyField: &e}}}, while, true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/verify"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // gitChangesRewritten returns the changes made in Git (changedInGit) that the rules in force
@@ -299,8 +300,8 @@ func twoHandlers(id pair.Identity, p fielddiff.Path, applied *fielddiff.Lookup) 
 	if parent, s, ok := classify.Switched(p); ok && len(p) == len(parent)+1 && *p[len(parent)].FieldName == s.Handler {
 		by := append(slices.Clone(parent), fieldpath.PathElement{FieldName: &s.By})
 		if v, ok := applied.Get(by); ok && v != s.Value && s.RefusedBy(id.Group, id.Kind) {
-			return fmt.Sprintf("the object kapp applies holds %s beside %s %s, which the manifest declares now: the API server refuses a %s's %s beside any %s but %s, so kapp's deploy fails",
-				s.Handler, s.By, escape.Text(fmt.Sprint(v)), id.Kind, s.Handler, s.By, s.Value)
+			return fmt.Sprintf("the object kapp applies holds %s beside %s %s, which the manifest declares now: the API server refuses %s's %s beside any %s but %s, so kapp's deploy fails",
+				s.Handler, s.By, escape.Text(fmt.Sprint(v)), words.A(id.Kind), s.Handler, s.By, s.Value)
 		}
 		return ""
 	}

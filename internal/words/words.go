@@ -33,3 +33,21 @@ func List(items []string, max int) string {
 	}
 	return s
 }
+
+// A is noun with its indefinite article, as it is read aloud: "a Deployment", "an Ingress", "an
+// HPA" (a word of capitals is read letter by letter), "a v1 ConfigMap".
+func A(noun string) string {
+	if noun == "" {
+		return noun
+	}
+	vowels := "aeiouAEIOU"
+	if len(noun) > 1 && isUpper(noun[0]) && isUpper(noun[1]) {
+		vowels = "AEFHILMNORSX" // the letters whose names start with a vowel sound
+	}
+	if strings.IndexByte(vowels, noun[0]) >= 0 {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+func isUpper(b byte) bool { return 'A' <= b && b <= 'Z' }

@@ -20,6 +20,8 @@ import (
 	yttoverlay "carvel.dev/ytt/pkg/yttlibrary/overlay"
 	"github.com/k14s/starlark-go/starlark"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 // How is what the program learnt of a value.
@@ -73,7 +75,7 @@ func Eval(overlay string, resYAML, valuesYAML []byte) (Trace, error) {
 	real := core.NewGoValueWithOpts(vdocs.Items[0].AsInterface(), core.GoValueOpts{MapIsStruct: true}).AsStarlarkValue()
 	root, ok := real.(*core.StarlarkStruct)
 	if !ok {
-		return Trace{}, fmt.Errorf("the sources are a %s, not a map", real.Type())
+		return Trace{}, fmt.Errorf("the sources are %s, not a map", words.A(real.Type()))
 	}
 	// data.values: its top-level keys are the sources, each traced from its own root
 	top := starlark.StringDict{}
