@@ -158,14 +158,27 @@ func packageOf(c *cli.Context) yttrender.Package {
 }
 
 // checkValues refuses a --value that is not KEY=VALUE before the package is rendered: ytt's error
-// for it names no flag.
+// for it names no flag. A file's name given to it suggests the path flag closest by name
+// (--values: newcomer16 N16-5, one letter short of it).
 func checkValues(c *cli.Context) error {
 	if !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "value" }) {
 		return nil
 	}
 	for _, v := range c.StringSlice("value") {
 		if k, _, ok := strings.Cut(v, "="); !ok || strings.TrimSuffix(k, "+") == "" {
-			return fmt.Errorf("--value %s: want KEY=VALUE (a data value, as ytt -v takes it)", escape.Text(v))
+			msg := fmt.Sprintf("--value %s: want KEY=VALUE (a data value, as ytt -v takes it)", escape.Text(v))
+			if _, err := os.Stat(v); err == nil {
+				var paths []string
+				for _, f := range c.Command.Flags {
+					if slices.Contains(pathFlags, f.Names()[0]) {
+						paths = append(paths, dashed(f.Names()[0]))
+					}
+				}
+				if meant := closest(paths, "--value"); meant != "" {
+					msg += fmt.Sprintf("\nhint: did you mean %s %s? (it names a file)", meant, escape.Text(v))
+				}
+			}
+			return errors.New(msg)
 		}
 	}
 	return nil

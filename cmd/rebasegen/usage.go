@@ -176,7 +176,16 @@ func longerName(c *cli.Context, name string) string {
 	return ""
 }
 
-// didYouMean is ": did you mean X?" for the candidate closest to given, or "" when none is close.
+// didYouMean is ": did you mean X?" for the candidate closest to given (closest), or "" when none
+// is close.
+func didYouMean(candidates []string, given string) string {
+	if best := closest(candidates, given); best != "" {
+		return ": did you mean " + best + "?"
+	}
+	return ""
+}
+
+// closest is the candidate closest to given, or "" when none is close.
 // Closest is by edit distance counting a swap of two neighbouring letters as one edit (--valuse is
 // one from --values, as from --value: of equals, the one as long as what was given, as a swap
 // is, then the first in candidates' order); close is within a third of the length (so none for a
@@ -184,7 +193,7 @@ func longerName(c *cli.Context, name string) string {
 // more around it (--live-file, --rules-file: the longest such name of three letters or more),
 // else the first candidate starting with what was given (--pack). urfave/cli's own hook
 // (cli.SuggestFlag, Jaro-Winkler) suggests the nearest name however far, so it is not used.
-func didYouMean(candidates []string, given string) string {
+func closest(candidates []string, given string) string {
 	name := strings.TrimLeft(given, "-")
 	best, bestDist := "", -1
 	lenDiff := func(c string) int { return max(len(c)-len(given), len(given)-len(c)) }
@@ -206,10 +215,7 @@ func didYouMean(candidates []string, given string) string {
 			}
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return ": did you mean " + best + "?"
+	return best
 }
 
 // editDistance is the optimal string alignment distance between a and b (bytes): Levenshtein's,

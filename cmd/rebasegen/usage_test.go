@@ -104,7 +104,7 @@ func TestCaptureRefusesADirectoryOfOtherFiles(t *testing.T) {
 
 // A file given to the wrong flag is named with the flag it belongs to (newcomer2 finding 8):
 // a kapp Config as --ruleset or --live, a --value that is not KEY=VALUE (ytt's own error named
-// no flag).
+// no flag), with --values suggested when it names a file.
 func TestWrongFileForTheFlag(t *testing.T) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "rebase-rules.yml")
@@ -121,6 +121,7 @@ func TestWrongFileForTheFlag(t *testing.T) {
 		filepath.Join(capture, "live.yaml"):           "",
 		filepath.Join(capture, "server-version.json"): `{"gitVersion": "v1.37.2"}`,
 		filepath.Join(pkg, "schema.yml"):              "#@data/values-schema\n---\nname: \"\"\n",
+		filepath.Join(dir, "values.yml"):              "name: web\n",
 		filepath.Join(pkg, "app.yml"):                 "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: #@ data.values.name\n  namespace: hpa-replicas\n",
 		filepath.Join(pkg, "crd.yml"): "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n" +
 			"metadata:\n  name: caches.example.com\n---\napiVersion: example.com/v1\nkind: Cache\nmetadata:\n  name: #@ data.values.name + \"-cache\"\n",
@@ -139,6 +140,9 @@ func TestWrongFileForTheFlag(t *testing.T) {
 		{[]string{"explain", "-d", d, "-l", l, "--ruleset", config}, "--ruleset " + config + ": a kapp Config: rules kapp reads go to --rules"},
 		{[]string{"explain", "-d", d, "-l", config}, "--live " + config + ": document 1 (line 1): a kapp Config, not an object read from the cluster: rules go to --rules"},
 		{[]string{"explain", "--package", dir, "--value", "image", "-l", l}, "--value image: want KEY=VALUE"},
+		// a values file given to --value, one letter short of --values (newcomer16 N16-5)
+		{[]string{"explain", "--package", pkg, "--value", filepath.Join(dir, "values.yml"), "-l", l}, "--value " + filepath.Join(dir, "values.yml") +
+			": want KEY=VALUE (a data value, as ytt -v takes it)\nhint: did you mean --values " + filepath.Join(dir, "values.yml") + "? (it names a file)"},
 		{[]string{"explain", "-d", capture, "-l", capture}, "--desired " + capture + ": a directory rebasegen capture wrote (it holds server-version.json): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired " + filepath.Join(capture, "desired.yaml") + ")"},
 		{[]string{"explain", "-d", d, "-l", l, "--crd", filepath.Join(pkg, "crd.yml")}, "--crd " + filepath.Join(pkg, "crd.yml") + " holds ytt templates (#@ annotations): --crd takes CustomResourceDefinitions as plain YAML; the CRDs a package renders are read from --package"},
 		{[]string{"explain", "--package", pkg, "-l", l}, "--package " + pkg + " was rendered with no --values or --value: every data value is its default; is a --values file missing?"},
