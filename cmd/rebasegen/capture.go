@@ -22,6 +22,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/generated"
+	"github.com/rebasegen/rebasegen/internal/words"
 )
 
 func captureCommand() *cli.Command {
@@ -100,6 +101,9 @@ func captureCommand() *cli.Command {
 			res, err := capture.Run(context.Background(), cfg, opts)
 			if opts.Progress != nil {
 				fmt.Fprintln(c.App.ErrWriter)
+			}
+			if noApp := (*capture.NoApp)(nil); errors.As(err, &noApp) {
+				return errors.New(noApp.Error() + noAppHint(noApp))
 			}
 			if err != nil {
 				return err
@@ -306,4 +310,44 @@ func multiDoc(objs []*unstructured.Unstructured) []byte {
 		b.Write(bs)
 	}
 	return b.Bytes()
+}
+
+// noAppHint is the hint for an app capture found no ConfigMap of: the namespace holding an app
+// of that name (a wrong or missing -n), else the app name closest to it (closest: a misspelt
+// --app), in the namespace given or another, else the apps the namespace holds, else the
+// namespaces holding apps; "" when the cluster holds none (or listing them was refused).
+func noAppHint(e *capture.NoApp) string {
+	var sameName, here, names []string
+	for _, a := range e.Apps {
+		if a.Name == e.App {
+			sameName = append(sameName, a.Namespace)
+		}
+		if a.Namespace == e.Namespace {
+			here = append(here, a.Name)
+		}
+		names = append(names, a.Name)
+	}
+	if len(sameName) > 0 {
+		return fmt.Sprintf("\nhint: did you mean -n %s? kapp app %s is in namespace %s", sameName[0], e.App, words.List(sameName, 3))
+	}
+	inHere := "the kapp apps in namespace " + e.Namespace + ": " + words.List(here, 5)
+	if m := closest(names, e.App); slices.Contains(here, m) {
+		return fmt.Sprintf("\nhint: did you mean --app %s? (%s)", m, inHere)
+	} else if m != "" {
+		ns := e.Apps[slices.Index(names, m)].Namespace
+		return fmt.Sprintf("\nhint: did you mean --app %s -n %s? kapp app %s is in namespace %s", m, ns, m, ns)
+	}
+	if len(here) > 0 {
+		return "\nhint: " + inHere
+	}
+	var namespaces []string
+	for _, a := range e.Apps {
+		if !slices.Contains(namespaces, a.Namespace) {
+			namespaces = append(namespaces, a.Namespace)
+		}
+	}
+	if len(namespaces) == 0 {
+		return ""
+	}
+	return "\nhint: namespace " + e.Namespace + " holds no kapp app; the namespaces holding kapp apps: " + words.List(namespaces, 5)
 }

@@ -244,3 +244,39 @@ func TestCaptureKeepsFilesItDidNotWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureNamesTheAppMeant (newcomer16 N16-5): an app not found in the namespace given (a
+// wrong or missing -n, a misspelt --app) said only "no kapp app"; the apps the cluster holds,
+// listed as kapp lists them (ConfigMaps labelled kapp.k14s.io/is-app, one request), give the -n
+// or --app meant.
+func TestCaptureNamesTheAppMeant(t *testing.T) {
+	app := func(ns, name string) string {
+		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"` + ns + `","labels":{"kapp.k14s.io/is-app":""}}}`
+	}
+	var selectors []string
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) {
+		selectors = append(selectors, r.URL.Query().Get("labelSelector"))
+		fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+
+			// the last, not an app's, is left out as the server would
+			strings.Join([]string{app("shop", "shop"), app("shop", "web.apps.k14s.io"), app("other", "shopping"), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns"}}`}, ",")+`]}`)
+	})
+	dir := filepath.Join(t.TempDir(), "captured")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--app", "shop"}, "no kapp app shop in namespace default (the objects of an Argo CD Application: --argocd-app)\nhint: did you mean -n shop? kapp app shop is in namespace shop\n"},
+		{[]string{"--app", "shp", "-n", "shop"}, "no kapp app shp in namespace shop (the objects of an Argo CD Application: --argocd-app)\nhint: did you mean --app shop? (the kapp apps in namespace shop: shop, web)\n"},
+		{[]string{"--app", "shoping", "-n", "shop"}, "\nhint: did you mean --app shopping -n other? kapp app shopping is in namespace other\n"},
+		{[]string{"--app", "billing", "-n", "shop"}, "\nhint: the kapp apps in namespace shop: shop, web\n"},
+		{[]string{"--app", "billing", "-n", "ns"}, "\nhint: namespace ns holds no kapp app; the namespaces holding kapp apps: other, shop\n"},
+	} {
+		r := rebasegen(t, append([]string{"capture", "--kubeconfig", kubeconfig, "--output-directory", dir}, tc.args...)...)
+		if r.code != exitError || !strings.HasSuffix(r.stderr, tc.want) {
+			t.Errorf("capture %v: exit %d, stderr:\n%s\nwant it to end %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if len(selectors) == 0 || selectors[0] != "kapp.k14s.io/is-app=" {
+		t.Errorf("the apps were listed with label selectors %q, not kapp's kapp.k14s.io/is-app=", selectors)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -146,7 +147,7 @@ func timedOut(err error, limit time.Duration) error {
 
 // appLabel reads kapp's app ConfigMap (NAME, or NAME.apps.k14s.io once migrated).
 func appLabel(ctx context.Context, core kubernetes.Interface, opts Options) (string, error) {
-	for _, name := range []string{opts.App + ".apps.k14s.io", opts.App} {
+	for _, name := range []string{opts.App + kappconv.AppSuffix, opts.App} {
 		cm, err := core.CoreV1().ConfigMaps(opts.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
@@ -163,7 +164,41 @@ func appLabel(ctx context.Context, core kubernetes.Interface, opts Options) (str
 		}
 		return meta.LabelKey + "=" + meta.LabelValue, nil
 	}
-	return "", fmt.Errorf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", opts.App, opts.Namespace)
+	return "", &NoApp{App: opts.App, Namespace: opts.Namespace, Apps: apps(ctx, core, opts.Namespace)}
+}
+
+// NoApp is the error for an app whose ConfigMap is not in the namespace given.
+type NoApp struct {
+	App, Namespace string
+	// Apps are the kapp apps the cluster holds (every namespace's, or where listing them is
+	// refused the namespace's), for a hint at the name or namespace meant (newcomer16 N16-5: a
+	// wrong or missing -n, a misspelt app).
+	Apps []types.NamespacedName
+}
+
+func (e *NoApp) Error() string {
+	return fmt.Sprintf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", e.App, e.Namespace)
+}
+
+// apps are the kapp apps the cluster holds, found as kapp lists them (the ConfigMaps labelled
+// kapp.k14s.io/is-app), in every namespace, or in namespace where listing every one is
+// refused; none where both are.
+func apps(ctx context.Context, core kubernetes.Interface, namespace string) []types.NamespacedName {
+	sel := metav1.ListOptions{LabelSelector: kappconv.IsAppLabel + "="}
+	l, err := core.CoreV1().ConfigMaps("").List(ctx, sel)
+	if err != nil {
+		if l, err = core.CoreV1().ConfigMaps(namespace).List(ctx, sel); err != nil {
+			return nil
+		}
+	}
+	var out []types.NamespacedName
+	for _, cm := range l.Items {
+		if v, ok := cm.Labels[kappconv.IsAppLabel]; ok && v == "" {
+			out = append(out, types.NamespacedName{Namespace: cm.Namespace, Name: strings.TrimSuffix(cm.Name, kappconv.AppSuffix)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
 }
 
 // listable is every preferred resource that can be listed, minus subresources; failed are the

@@ -21,6 +21,11 @@ const (
 	AppLabel         = "kapp.k14s.io/app"         // app ownership label (resources/labeled_resources.go)
 	AssociationLabel = "kapp.k14s.io/association" // resource association label (resources/labeled_resources.go)
 
+	// IsAppLabel, with an empty value, marks the ConfigMap recording a kapp app, named after the
+	// app with AppSuffix once migrated (app/apps.go, app/recorded_app.go).
+	IsAppLabel = "kapp.k14s.io/is-app"
+	AppSuffix  = ".apps.k14s.io"
+
 	// IdentityAnnotation is removed by kapp from every object it lists (resources/identified_resources_list.go).
 	IdentityAnnotation = "kapp.k14s.io/identity"
 	// DisableDefaultLabelScoping on an object turns kapp's built-in label scoping rules off for

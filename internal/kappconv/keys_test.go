@@ -3,6 +3,7 @@ package kappconv
 import (
 	"testing"
 
+	ctlapp "carvel.dev/kapp/pkg/kapp/app"
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -56,5 +57,12 @@ func TestKeysAsKappMakesThem(t *testing.T) {
 				t.Errorf("CreatedByKapp(%q, %q) = %v, kapp %v", identity, key, got, want)
 			}
 		}
+	}
+}
+
+// An app's ConfigMap is found by kapp's own label and suffix.
+func TestAppConfigMapAsKappNamesIt(t *testing.T) {
+	if IsAppLabel != ctlapp.KappIsAppLabelKey || AppSuffix != ctlapp.AppSuffix {
+		t.Errorf("IsAppLabel %q, AppSuffix %q; kapp: %q, %q", IsAppLabel, AppSuffix, ctlapp.KappIsAppLabelKey, ctlapp.AppSuffix)
 	}
 }
