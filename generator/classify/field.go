@@ -62,7 +62,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 					// the autoscaler scales it again: still its field, whoever scaled last
 					f.Autoscaler = hpa
 					f.Evidence += fmt.Sprintf("; HorizontalPodAutoscaler %s targets this %s and sets spec.replicas again on its next scale: the rules copy it as the autoscaler's", hpa, fc.id.Kind)
+					return f
 				}
+				redefaults(fc, d, &f)
 				return f
 			}
 			w, known := rulesets.FindWrite(c.rules.Controllers, o.Manager, o.Operation, o.Subresource)
@@ -115,6 +117,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		if o := scaled; o != nil && !byDefault && !fromGit {
 			f.Class, f.Owner = Drift, o.Manager
 			f.Evidence = fmt.Sprintf("managedFields: %s, but no autoscaler among the desired, live or deleted objects (a HorizontalPodAutoscaler, a KEDA ScaledObject) targets this %s: the scale a removed autoscaler left, or one made by hand, which nothing writes again and kapp's deploy reverts", o, fc.id.Kind)
+			redefaults(fc, d, &f)
 			return f
 		}
 		if o := unlisted; o != nil && !byDefault && !fromGit {
@@ -287,6 +290,24 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		f.Evidence += "; managedFields credit the applier with it and there is no " + kappconv.Original + " (a first deploy, kapp.k14s.io/disable-original): a field the manifest no longer declares cannot be told from one added during admission"
 	}
 	return f
+}
+
+// RegenerateAfterDeploy is what to do with generated rules the deployed objects need regenerated,
+// which rules regenerated from live objects captured before the deploy are not.
+const RegenerateAfterDeploy = "regenerate them after the deploy, from a new capture"
+
+// redefaults says, of f, a person's change to a field the manifest leaves to the API server's
+// defaulting, that kapp's deploy reverts it to the default, which rules generated with the drift
+// in the live objects do not copy: a ghost diff once deployed (newcomer16 N16-7). Where the
+// rules in force copy the live value instead, kapp keeps the drift, and the verdict takes the
+// words back (Finding.Redefaults).
+func redefaults(fc fieldContext, d fielddiff.Delta, f *Finding) {
+	v, ok := defaultedAgain(fc, d.Path)
+	if d.Change != fielddiff.Added || !ok {
+		return
+	}
+	f.Redefaults = fmt.Sprintf("; the manifest leaves this field to the API server, which defaults it to %s (%s): kapp's deploy reverts the drift to that default, which rules generated from live objects holding the drift do not copy (a ghost diff after the deploy): %s", quoted(v), fc.mechanism, RegenerateAfterDeploy)
+	f.Evidence += f.Redefaults
 }
 
 // declaredDrift explains a declared value that differs with nothing but appliers owning it.

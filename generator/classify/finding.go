@@ -109,6 +109,10 @@ type Finding struct {
 	// defaulting of the manifest gives the field on this deploy, which the live object holds
 	// after it (a ReplicationController's replicas: 1); nil for any other finding.
 	DefaultedTo any
+	// Redefaults: a Drift finding of a field the manifest leaves to the API server's defaulting:
+	// the words its evidence ends with (redefaults) saying kapp's deploy reverts it to the default
+	// and to regenerate the rules after the deploy; "" for any other finding.
+	Redefaults string
 	// Follows: a Drift finding the API server sets only for the person's changes at these paths
 	// (the drift findings of the same resource): it goes with them (consequences); nil otherwise.
 	Follows []string

@@ -285,6 +285,8 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		field(KindDrift, []Residual{r}, g.FailOnDrift || r.Finding.Blocks && kept < 0)
 		out[len(out)-1].ServedUnknown = r.Finding.ServedUnknown
 		if i := kept; i >= 0 {
+			// kapp does not revert it: no default to regenerate the rules for
+			out[len(out)-1].Evidence = strings.Replace(out[len(out)-1].Evidence, r.Finding.Redefaults, "", 1)
 			by := c.DriftKept[i].Rule
 			if c.DriftKept[i].At == (RuleAt{}) {
 				by = "the rules in force together"

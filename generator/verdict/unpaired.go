@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
@@ -216,7 +217,7 @@ func (d PendingDelete) finding(fail bool) Finding {
 			at = append(at, fmt.Sprintf("and %d more", rest))
 		}
 		evidence += "; the rules in force that select it and no desired object can go once the deploy deleted it " +
-			"(rules rebasegen generated: regenerate them after the deploy, from a new capture, never by hand): " + strings.Join(at, "; ")
+			"(rules rebasegen generated: " + classify.RegenerateAfterDeploy + ", never by hand): " + strings.Join(at, "; ")
 	}
 	return Finding{Kind: KindPendingDelete, Resource: d.Resource, Fails: fail, Evidence: evidence}
 }
