@@ -24,6 +24,9 @@ type Source struct {
 	// document through as written (a file without ytt annotations), else 0.
 	From     string
 	FromLine int
+	// Written: a document ytt rendered for an analysis (yttrender.Package.RenderInput), where its
+	// templates wrote each node of it (WrittenAt); nil otherwise.
+	Written *Written
 }
 
 func (s Source) String() string {
@@ -36,6 +39,9 @@ func (s Source) String() string {
 	str := fmt.Sprintf("%s: document %d (line %d)", escape.Text(s.File), s.Doc, s.Line)
 	if s.Item > 0 {
 		str += fmt.Sprintf(", item %d", s.Item)
+	}
+	if at, ok := s.Written.node(0); ok { // a line of ytt's output is no file's: the template's is
+		str += fmt.Sprintf(", from %s line %d", escape.Text(at.File), at.Line)
 	}
 	return str
 }

@@ -48,7 +48,7 @@ func RenderChild() {
 type renderRequest struct {
 	Package Package
 	Read    yttInput // what the render reads: the parent reads it (load.Reader)
-	Inspect bool
+	Yield   yield
 	Output  int64
 }
 
@@ -68,7 +68,7 @@ func serveRender(budget string) int {
 			return fmt.Errorf("reading the request: %w", err)
 		}
 		var res renderResult
-		r, err := req.Package.render(req.Read, req.Inspect, req.Output)
+		r, err := req.Package.render(req.Read, req.Yield, req.Output)
 		if err != nil {
 			res.Err = err.Error()
 		}
@@ -80,13 +80,13 @@ func serveRender(budget string) int {
 // renderInChild renders the package in a child process of this executable, within limits: a child
 // that runs out of its memory or time is killed, and the error names the package and the limit,
 // as an in-process render's does.
-func (p Package) renderInChild(in yttInput, inspect bool, limits renderLimits) (rendering, error) {
+func (p Package) renderInChild(in yttInput, y yield, limits renderLimits) (rendering, error) {
 	name := p.label()
 	exe, err := os.Executable()
 	if err != nil {
 		return rendering{}, fmt.Errorf("rendering %s with ytt: %w", name, err)
 	}
-	req, err := json.Marshal(renderRequest{Package: p, Read: in, Inspect: inspect, Output: limits.output})
+	req, err := json.Marshal(renderRequest{Package: p, Read: in, Yield: y, Output: limits.output})
 	if err != nil {
 		return rendering{}, err
 	}

@@ -38,13 +38,13 @@ func (p Package) RenderInline(rd *load.Reader, source string, inline []Template)
 	if err != nil {
 		return nil, err
 	}
-	alone, err := p.runRead(in, false, defaultLimits)
+	alone, err := p.runRead(in, documents, defaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	with := p
 	with.Inline, with.Source = inline, source
-	r, err := with.runRead(in, false, defaultLimits)
+	r, err := with.runRead(in, documents, defaultLimits)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package yttrender
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"carvel.dev/ytt/pkg/cmd/template"
 	"carvel.dev/ytt/pkg/cmd/ui"
+	"carvel.dev/ytt/pkg/filepos"
 	"carvel.dev/ytt/pkg/files"
 	"carvel.dev/ytt/pkg/yamlmeta"
 	"sigs.k8s.io/yaml"
@@ -63,7 +65,7 @@ func (p Package) Render(rd *load.Reader) ([]load.Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	r, err := p.run(rd, false)
+	r, err := p.run(rd, documents)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +74,14 @@ func (p Package) Render(rd *load.Reader) ([]load.Doc, error) {
 
 // RenderInput renders the package as the desired objects of an analysis, every file as
 // kapp-controller's ytt step renders it: documents from a file bearing rebasegen's header
-// (IsGenerated) are marked Source.Generated, and a package rendering no object is an error
-// rather than "nothing desired".
+// (IsGenerated) are marked Source.Generated, each document says where its templates wrote each
+// node of it (Source.Written), and a package rendering no object is an error rather than
+// "nothing desired".
 func (p Package) RenderInput(rd *load.Reader) ([]load.Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	r, err := p.run(rd, false)
+	r, err := p.run(rd, positioned)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +111,7 @@ func (p Package) RenderWithValues(rd *load.Reader, values map[string][]byte) ([]
 			}
 		}
 	}
-	r, err := p.runRead(in, false, defaultLimits)
+	r, err := p.runRead(in, documents, defaultLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +134,8 @@ type origin struct {
 	// Line is the document's line in File when ytt passed it through as written (a file without
 	// ytt annotations): its lines are File's. 0 otherwise.
 	Line int
+	// Written: in a positioned render, where the package's files wrote each node of the document
+	Written *load.Written `json:",omitempty"`
 	// Overlays: in a render with inline files, for each top-level key of the document (K) and each
 	// item of a list there (K[i]), the package's files holding ytt overlays ytt positions a node of
 	// it in (overlaysOf)
@@ -153,19 +158,27 @@ func RenderedFrom(file string) (string, bool) {
 
 func (r rendering) docs() ([]load.Doc, error) {
 	docs, err := load.ParseDocs(renderedPrefix+r.name+")", r.yaml)
-	for i, d := range docs {
-		if d.Source.Doc <= len(r.from) {
-			o := r.from[d.Source.Doc-1]
-			docs[i].Source.Generated, docs[i].Source.From, docs[i].Source.FromLine = o.Generated, o.File, o.Line
-		}
+	for i := range docs {
+		r.origin(&docs[i].Source)
+	}
+	if e := (*load.Error)(nil); errors.As(err, &e) { // naming the template too
+		r.origin(&e.Source)
 	}
 	return docs, err
+}
+
+// origin completes src, the Source of a document of the rendering, with where it came from.
+func (r rendering) origin(src *load.Source) {
+	if src.Doc > 0 && src.Doc <= len(r.from) {
+		o := r.from[src.Doc-1]
+		src.Generated, src.From, src.FromLine, src.Written = o.Generated, o.File, o.Line, o.Written
+	}
 }
 
 // DataValues are the package's final data values (ytt --data-values-inspect): its schema's
 // defaults with the values files and flags applied.
 func (p Package) DataValues(rd *load.Reader) (map[string]any, error) {
-	r, err := p.run(rd, true)
+	r, err := p.run(rd, dataValues)
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +189,19 @@ func (p Package) DataValues(rd *load.Reader) (map[string]any, error) {
 	return values, nil
 }
 
-// run renders the package, or only its data values when inspect is set, to YAML.
-func (p Package) run(rd *load.Reader, inspect bool) (rendering, error) {
-	return p.runWithin(rd, inspect, defaultLimits)
+// run renders the package to YAML, what y says.
+func (p Package) run(rd *load.Reader, y yield) (rendering, error) {
+	return p.runWithin(rd, y, defaultLimits)
 }
+
+// yield is what a render gives.
+type yield int
+
+const (
+	documents  yield = iota // the documents
+	positioned              // the documents, each with where the package's files wrote its nodes (origin.Written)
+	dataValues              // the final data values (ytt --data-values-inspect), one document
+)
 
 var defaultLimits = renderLimits{RenderTimeout, load.MaxFileSize, RenderMemory}
 
@@ -205,7 +227,7 @@ type renderLimits struct {
 // kapp-controller writes as files into the package's ytt step. source names them in Sources.
 func (p Package) RenderFiles(rd *load.Reader, source string, templates []Template) ([]load.Doc, error) {
 	values := Package{ValuesFiles: p.ValuesFiles, Values: p.Values, ValuesYAML: p.ValuesYAML, Templates: templates, Source: source}
-	r, err := values.run(rd, false)
+	r, err := values.run(rd, documents)
 	if err != nil {
 		return nil, err
 	}
@@ -227,25 +249,25 @@ func EvalRebaseRule(source, overlay string, resource, sources []byte) error {
 		{Source: source, Name: "overlay.yml", Data: []byte(overlay)},
 		{Source: source, Name: "values.yml", Data: append([]byte("#@data/values\n---\n"), sources...)},
 	}}
-	_, err := p.run(nil, false)
+	_, err := p.run(nil, documents)
 	return err
 }
 
 // runWithin is run within limits: in a child process whose memory the kernel bounds where this
 // executable serves renders (RenderChild), else in this process, with the heap watched. rd reads
 // the package's files, here: a child reads no file.
-func (p Package) runWithin(rd *load.Reader, inspect bool, limits renderLimits) (rendering, error) {
+func (p Package) runWithin(rd *load.Reader, y yield, limits renderLimits) (rendering, error) {
 	in, err := p.read(rd)
 	if err != nil {
 		return rendering{}, err
 	}
-	return p.runRead(in, inspect, limits)
+	return p.runRead(in, y, limits)
 }
 
 // runRead is runWithin with what the render reads read.
-func (p Package) runRead(in yttInput, inspect bool, limits renderLimits) (rendering, error) {
+func (p Package) runRead(in yttInput, y yield, limits renderLimits) (rendering, error) {
 	if childRenders.Load() {
-		return p.renderInChild(in, inspect, limits)
+		return p.renderInChild(in, y, limits)
 	}
 	over, stop := watchHeap(limits.memory)
 	defer stop()
@@ -255,7 +277,7 @@ func (p Package) runRead(in yttInput, inspect bool, limits renderLimits) (render
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := p.render(in, inspect, limits.output)
+		r, err := p.render(in, y, limits.output)
 		done <- result{r, err}
 	}()
 	select {
@@ -284,10 +306,10 @@ func (p Package) name() string {
 	return strings.Join(p.Dirs, ",")
 }
 
-// render renders the package read as in with ytt, without limits but on its output (bytes of
-// YAML).
-func (p Package) render(in yttInput, inspect bool, output int64) (rendering, error) {
-	name := p.name()
+// render renders the package read as in with ytt, what y says, without limits but on its output
+// (bytes of YAML).
+func (p Package) render(in yttInput, y yield, output int64) (rendering, error) {
+	name, inspect := p.name(), y == dataValues
 	fs, err := ytt(in.Files)
 	if err != nil {
 		return rendering{}, fmt.Errorf("reading %s %s: %w", p.what(), strings.Join(p.Dirs, ","), err)
@@ -380,6 +402,9 @@ func (p Package) render(in yttInput, inspect bool, output int64) (rendering, err
 		}
 		if len(inline) > 0 {
 			o.Overlays = overlaysOf(item, overlays)
+		}
+		if y == positioned {
+			o.Written = nodesWritten(item, func(pos *filepos.Position) string { return origins[fileOf(pos)].File })
 		}
 		r.from = append(r.from, o)
 		if int64(len(r.yaml)) > output {

@@ -118,11 +118,11 @@ func testRenderBounded(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, err := Package{Dirs: []string{loop}}.runWithin(nil, false, renderLimits{2 * time.Second, load.MaxFileSize, RenderMemory})
+	_, err := Package{Dirs: []string{loop}}.runWithin(nil, documents, renderLimits{2 * time.Second, load.MaxFileSize, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+loop+" with ytt: not done after 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("endless loop: got %v after %v", err, time.Since(start))
 	}
-	_, err = Package{Dirs: []string{big}}.runWithin(nil, false, renderLimits{time.Minute, 2 << 20, RenderMemory})
+	_, err = Package{Dirs: []string{big}}.runWithin(nil, documents, renderLimits{time.Minute, 2 << 20, RenderMemory})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+big+" with ytt: the output is larger than 2 MiB") {
 		t.Errorf("3 MB output: got %v", err)
 	}
@@ -136,7 +136,7 @@ func testRenderBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hog, "t.yml"), []byte(tpl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Package{Dirs: []string{hog}}.runWithin(nil, false, renderLimits{time.Minute, load.MaxFileSize, 64 << 20})
+	_, err = Package{Dirs: []string{hog}}.runWithin(nil, documents, renderLimits{time.Minute, load.MaxFileSize, 64 << 20})
 	if err == nil || !strings.Contains(err.Error(), "rendering package "+hog+" with ytt: it needs more than 64 MiB of memory") {
 		t.Errorf("300 strings of 1 MB: got %v", err)
 	}
@@ -153,17 +153,20 @@ func TestRenderChildSameAsInProcess(t *testing.T) {
 		{Dirs: []string{pkgDir + "/config"}, Values: []string{"replicas=oops"}},
 		{Dirs: []string{"no-such-package"}},
 	} {
-		for _, inspect := range []bool{false, true} {
-			c, childErr := p.run(nil, inspect)
+		for _, y := range []yield{documents, positioned, dataValues} {
+			c, childErr := p.run(nil, y)
 			name, child := c.name, c.yaml
 			childRenders.Store(false)
-			o, ownErr := p.run(nil, inspect)
+			o, ownErr := p.run(nil, y)
 			name2, own := o.name, o.yaml
 			childRenders.Store(true)
-			if name != name2 || !bytes.Equal(child, own) || fmt.Sprint(c.from) != fmt.Sprint(o.from) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
-				t.Errorf("%+v inspect %v: child %q %q %v, in-process %q %q %v", p, inspect, name, child, childErr, name2, own, ownErr)
+			if name != name2 || !bytes.Equal(child, own) || !reflect.DeepEqual(c.from, o.from) || fmt.Sprint(childErr) != fmt.Sprint(ownErr) {
+				t.Errorf("%+v yield %v: child %q %q %+v %v, in-process %q %q %+v %v", p, y, name, child, c.from, childErr, name2, own, o.from, ownErr)
 			}
-			if inspect && childErr == nil && len(child) == 0 {
+			if y == positioned && childErr == nil && (len(c.from) == 0 || c.from[0].Written == nil) {
+				t.Errorf("%+v: no positions", p)
+			}
+			if y == dataValues && childErr == nil && len(child) == 0 {
 				t.Errorf("%+v: no data values", p)
 			}
 		}

@@ -43,6 +43,6 @@ func LoadWaitRule(source, starlark string) error {
 		{Source: source, Name: "resource.star", Data: []byte(starlark)},
 		{Source: source, Name: "config.yml", Data: []byte(waitConfig)},
 	}}
-	_, err := p.run(nil, false)
+	_, err := p.run(nil, documents)
 	return err
 }
