@@ -12,71 +12,29 @@ import (
 // added, a value an overlay sets got no file and line, only the run summary; a data value's change
 // was located). The lines are counted by hand below.
 func TestCheckGitHubAnnotatesTheTemplatesLine(t *testing.T) {
-	dir := t.TempDir()
-	fix := scenario(t, "hpa-replicas")
-	live, ns := fix[3], fix[5]
-	web := filepath.Join("..", "..", "fixtures", "packages", "hpa-web")
-	rules := filepath.Join(dir, "rules.yml")
-	if r := rebasegen(t, "generate", "--package", filepath.Join(web, "config"), "--values", filepath.Join(web, "values.yml"), "-l", live, "-n", ns, "--output-file", rules); r.code != 0 {
-		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
-	}
-	schema, err := os.ReadFile(filepath.Join(web, "config", "schema.yml"))
+	fix := scenario(t, "hpa-replicas") // the manifests hpa-web renders
+	live, ns, rules := fix[3], fix[5], generatedRules(t)
+	web := filepath.Join("..", "..", "fixtures", "packages", "hpa-web", "config")
+	schema, err := os.ReadFile(filepath.Join(web, "schema.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// hpa-web's templates, changed: imagePullPolicy added (line 22), resources.requests.memory
-	// removed (its parent requests: line 26), the HPA's averageUtilization 70 -> 80 (line 46);
-	// an overlay sets maxReplicas (its line 5); a ConfigMap added (its document at line 1); the
-	// image a data value (values.yml line 1)
+	app, err := os.ReadFile(filepath.Join(web, "app.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// hpa-web's templates, changed: imagePullPolicy added after the image (line 21) at line 22,
+	// resources.requests.memory removed (its parent, "requests:", at line 26), the HPA's
+	// averageUtilization 70 -> 80 (line 46); an overlay sets maxReplicas (its line 5); a ConfigMap
+	// added (its document at line 1); the image a data value (values.yml line 1)
+	changed := strings.NewReplacer("        image: #@ v.image\n", "        image: #@ v.image\n        imagePullPolicy: Always\n",
+		"            memory: 64Mi\n", "", "averageUtilization: 70", "averageUtilization: 80").Replace(string(app))
+	if strings.Count(changed, "\n") != strings.Count(string(app), "\n") || !strings.Contains(changed, "averageUtilization: 80") {
+		t.Fatalf("hpa-web's app.yml was not changed as counted:\n%s", changed)
+	}
 	files := map[string]string{
 		"config/schema.yml": string(schema),
-		"config/app.yml": `#@ load("@ytt:data", "data")
-#@ v = data.values
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: #@ v.name
-  labels:
-    app.kubernetes.io/name: #@ v.name
-spec:
-  replicas: #@ v.replicas
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: #@ v.name
-  template:
-    metadata:
-      labels:
-        app.kubernetes.io/name: #@ v.name
-    spec:
-      containers:
-      - name: web
-        image: #@ v.image
-        imagePullPolicy: Always
-        ports:
-        - containerPort: 80
-        resources:
-          requests:
-            cpu: 100m
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: #@ v.name
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: #@ v.name
-  minReplicas: #@ v.autoscaling.min
-  maxReplicas: #@ v.autoscaling.max
-  metrics:
-  - type: Resource
-    resource:
-      name: cpu
-      target:
-        type: Utilization
-        averageUtilization: 80
-`,
+		"config/app.yml":    changed,
 		"config/overlay.yml": `#@ load("@ytt:overlay", "overlay")
 #@overlay/match by=overlay.subset({"kind": "HorizontalPodAutoscaler"})
 ---
@@ -92,7 +50,7 @@ data:
 `,
 		"values.yml": "image: nginx:1.26\n",
 	}
-	pkg := filepath.Join(dir, "pkg")
+	pkg := t.TempDir()
 	for name, data := range files {
 		path := filepath.Join(pkg, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -102,13 +60,13 @@ data:
 			t.Fatal(err)
 		}
 	}
-	app, overlay := filepath.Join(pkg, "config", "app.yml"), filepath.Join(pkg, "config", "overlay.yml")
+	template, overlay := filepath.Join(pkg, "config", "app.yml"), filepath.Join(pkg, "config", "overlay.yml")
 	r := rebasegen(t, "check", "-o", "github", "-r", rules, "--package", filepath.Join(pkg, "config"), "--values", filepath.Join(pkg, "values.yml"), "-l", live, "-n", ns)
 	pending := "::pending change from Git (kapp applies it on deploy): "
 	for _, want := range []string{
-		"::warning file=" + app + ",line=22" + pending + "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].imagePullPolicy: ",
-		"::warning file=" + app + ",line=26" + pending + "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].resources.requests.memory: ",
-		"::warning file=" + app + ",line=46" + pending + "autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.metrics[0].resource.target.averageUtilization: ",
+		"::warning file=" + template + ",line=22" + pending + "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].imagePullPolicy: ",
+		"::warning file=" + template + ",line=26" + pending + "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].resources.requests.memory: ",
+		"::warning file=" + template + ",line=46" + pending + "autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.metrics[0].resource.target.averageUtilization: ",
 		"::warning file=" + overlay + ",line=5" + pending + "autoscaling/HorizontalPodAutoscaler hpa-replicas/web spec.maxReplicas: ",
 		"::warning file=" + filepath.Join(pkg, "values.yml") + ",line=1" + pending + "apps/Deployment hpa-replicas/web spec.template.spec.containers[name=web].image: ",
 		"::warning file=" + filepath.Join(pkg, "config", "extra.yml") + ",line=1::pending create, not compared: core/ConfigMap hpa-replicas/web-extra: ",

@@ -279,8 +279,8 @@ func TestCheckGitHubSummaryNotice(t *testing.T) {
 // check -o github annotates a drift and a pending change where they were made, not at the rules
 // file's line 1: the field's line in the desired file (a field only the live object holds: its
 // nearest parent the manifest declares, newcomer14 N14-4); for a package, the values file line
-// declaring the pending value; no file when the inputs do not tell (a --value flag). Each carries
-// its evidence.
+// declaring the pending value; the template's line reading it when no values file tells (a --value
+// flag, newcomer16 N16-4). Each carries its evidence.
 func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	dir := t.TempDir()
 	at := func(args []string, want ...string) {
@@ -320,12 +320,13 @@ func TestCheckGitHubAnnotatesWhereTheChangeWasMade(t *testing.T) {
 	os.WriteFile(values, []byte("# the image\n---\nname: web\nimage: nginx:1.27\n"), 0o644)
 	at([]string{"-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5]}, "::warning file="+values+",line=4::"+pending)
 	os.WriteFile(values, []byte("image: nginx:1.25\n"), 0o644)
-	at([]string{"-r", rules, "--package", config, "--values", values, "--value", "image=nginx:1.27", "-l", fix[3], "-n", fix[5]}, "::warning::"+pending)
+	// hpa-web's config/app.yml line 21: "        image: #@ v.image"
+	at([]string{"-r", rules, "--package", config, "--values", values, "--value", "image=nginx:1.27", "-l", fix[3], "-n", fix[5]}, "::warning file="+filepath.Join(config, "app.yml")+",line=21::"+pending)
 }
 
 // check -o github annotates a pending create (a document Git adds, kapp would create) at that
 // document's line, as a pending change, not at the rules file's line 1 (which did not cause it);
-// for a package's rendering (no file's lines), at no file.
+// for a package's rendering (no file's lines), at the template's document (newcomer16 N16-4).
 func TestCheckGitHubAnnotatesAPendingCreateWhereItWasMade(t *testing.T) {
 	dir := t.TempDir()
 	fix := scenario(t, "hpa-replicas")
@@ -359,7 +360,7 @@ func TestCheckGitHubAnnotatesAPendingCreateWhereItWasMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = rebasegen(t, "check", "-o", "github", "-r", rules, "--package", config, "--values", values, "-l", fix[3], "-n", fix[5], "--fail-on-create")
-	if want := "::error::" + create; r.code != exitPending || !strings.Contains(r.stdout, want) {
+	if want := "::error file=" + filepath.Join(config, "added.yml") + ",line=1::" + create; r.code != exitPending || !strings.Contains(r.stdout, want) {
 		t.Errorf("package: exit %d, no %q in\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
@@ -397,13 +398,14 @@ func TestCheckGitHubAnnotatesTheDataValueThatFeedsThePendingField(t *testing.T) 
 	os.WriteFile(both, []byte("sidecar: nginx:1.27\n# the image\nimage: nginx:1.27\n"), 0o644)
 	check(both, "::warning file="+both+",line=3::"+pending)
 
-	// the image from the schema's default; the one line holding its text is another data value
+	// the image from the schema's default; the one line holding its text is another data value:
+	// the template's line reading it (hpa-web's config/app.yml line 21)
 	if err := os.WriteFile(schema, []byte(strings.Replace(string(data), "image: nginx:latest", "image: nginx:1.27", 1)+"sidecar: \"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	other := filepath.Join(dir, "other.yml")
 	os.WriteFile(other, []byte("sidecar: nginx:1.27\n"), 0o644)
-	check(other, "::warning::"+pending)
+	check(other, "::warning file="+filepath.Join(config, "app.yml")+",line=21::"+pending)
 }
 
 // Regression (newcomer24 finding 13): rules written with "> FILE" (stdout, generate's default)
