@@ -124,6 +124,12 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}
+	if regen.Placement == nil {
+		if regen.Placement, err = a.renderedPlacement(); err != nil {
+			return nil, err
+		}
+		regen.Rendered = regen.Placement != nil
+	}
 	regen.Deployed = a.deployed(files.Configs, regen.Placement)
 	regen.GitChanges = len(vd.Pending) > 0 || len(vd.Unpaired) > 0 || len(vd.PendingDeletes) > 0
 	regen.Residual, regen.Hidden = vd.Residual, vd.Hidden

@@ -110,6 +110,11 @@ func (a *Analysis) Synthesize(opts synth.Options) (*Generated, error) {
 	if g.pinned, g.pinnedIn, err = a.place(&g.Result); err != nil {
 		return nil, err
 	}
+	if w, err := a.unplacedWarning(g.Rules); err != nil {
+		return nil, err
+	} else if w != "" {
+		g.Warnings = append(g.Warnings, w)
+	}
 	// the verification runs on the rules as the file holds them (newcomer13 N13-7: a name kapp
 	// never matched was written after kind-wide rules were verified)
 	if g.Rules, err = synth.AsWritten(g.Rules, a.Report, opts.OwnResources); err != nil {

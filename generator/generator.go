@@ -98,6 +98,10 @@ type Analysis struct {
 	// placed are the documents the package rendered without a namespace: kapp places them into
 	// the namespace it deploys to, wherever the package is installed
 	placed map[load.Source]bool
+	// bare are the --desired documents without a namespace: a package rendered outside
+	// rebasegen (ytt -f config | rebasegen check -d -) renders its objects so, and kapp-controller
+	// places them into the install namespace as it places the package's (renderedPlacement)
+	bare map[load.Source]bool
 
 	synthesized map[synth.Options]*Generated // rules per option set, without verification
 }
@@ -112,7 +116,7 @@ func Analyze(in Inputs) (*Analysis, error) { return analyze(in, nil) }
 // rules are not the package's: classification's coverage stays the package's.
 func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	in = in.withReader()
-	set, rs, placed, err := loadSet(in)
+	set, rs, placed, bare, err := loadSet(in)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +129,7 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed}, nil
+	return &Analysis{Inputs: in, Set: set, Ruleset: rs, Report: rep, placed: placed, bare: bare}, nil
 }
 
 // classifySet classifies every differing field of every pair of set, prepared as analyze says.
@@ -161,86 +165,81 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	return rep, nil
 }
 
-// loadSet reads and pairs the inputs; placed are the package's documents without a namespace.
-func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Source]bool, err error) {
+// loadSet reads and pairs the inputs; placed are the package's documents without a namespace,
+// bare the --desired ones.
+func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed, bare map[load.Source]bool, err error) {
 	if err := load.TotalSize(in.paths()...); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := in.stdinOnce(nil); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	rs, err := load.Rulesets(in.Reader, in.Rulesets)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for _, p := range in.Desired {
 		if p != "-" && load.IsCaptureDir(p) {
-			return nil, nil, nil, fmt.Errorf("--desired %s: a directory rebasegen capture wrote (it holds %s): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired %s)",
+			return nil, nil, nil, nil, fmt.Errorf("--desired %s: a directory rebasegen capture wrote (it holds %s): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired %s)",
 				p, load.ServerVersionFile, filepath.Join(p, load.CaptureDesired))
 		}
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)
 	if err != nil {
-		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--desired", in.Desired)
+		return nil, nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--desired", in.Desired)
 	}
+	bare = withoutNamespace(desired)
 	if err := rulefiles.SecretsAsDesired(desired); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	rendered, err := in.Package.RenderInput(in.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	for _, d := range rendered {
-		if d.Namespace == "" {
-			if placed == nil {
-				placed = map[load.Source]bool{}
-			}
-			placed[d.Source] = true
-		}
-	}
+	placed = withoutNamespace(rendered)
 	desired = append(desired, rendered...)
 	if err := rulefiles.MarkRenderedCopies(in.Reader, desired, in.RuleFiles); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	livePaths, crdPaths, err := load.CaptureDirs(in.Live, in.CRDs)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	live, err := load.Inputs("--live", livePaths, in.Reader)
 	if err != nil {
-		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--live", livePaths)
+		return nil, nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--live", livePaths)
 	}
 	crds, err := load.Docs(crdPaths, in.Reader)
 	if err != nil {
-		return nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--crd", crdPaths)
+		return nil, nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--crd", crdPaths)
 	}
 	if err := load.Swapped(desired, live); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := load.LiveAsDesired(desired); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	scope, err := pair.NewScope(rs, crds)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := load.ManifestsAsLive(live, scope.ClusterScoped); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := load.GivenTwice(in.Desired, in.Live); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	intoNs, mapNs, err := in.Package.DeployNamespaces(in.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	deploy := pair.Deploy{IntoNamespace: intoNs, MapNamespaces: mapNs, From: in.Package.CR}
 	if err := kappDeployAccepts(in.Package, in.Reader, rs, &deploy); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	set, err := pair.Build(desired, live, pair.Options{Namespace: in.Namespace, Rules: rs, Deploy: deploy})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for _, l := range live {
 		if !l.ManagedFields {
@@ -249,7 +248,21 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed map[load.Sourc
 	}
 	set.Live = len(live)
 	set.CRDs = append(set.CRDs, crds...)
-	return set, rs, placed, nil
+	return set, rs, placed, bare, nil
+}
+
+// withoutNamespace are the sources of the documents of docs that declare no namespace; nil when none.
+func withoutNamespace(docs []load.Doc) map[load.Source]bool {
+	var out map[load.Source]bool
+	for _, d := range docs {
+		if d.Namespace == "" {
+			if out == nil {
+				out = map[load.Source]bool{}
+			}
+			out[d.Source] = true
+		}
+	}
+	return out
 }
 
 // Explain classifies every differing field of every pair.

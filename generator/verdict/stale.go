@@ -24,6 +24,10 @@ type Regeneration struct {
 	// Placement makes the rules regenerated for a package follow the namespace it is installed
 	// into (synth.Place); nil: they name the namespaces the objects were analysed in.
 	Placement *synth.Placement
+	// Rendered: Placement is of the --desired objects without a namespace, a package rendered
+	// outside rebasegen, for a file whose header records --package (a --package-cr's deploy step
+	// may set intoNs, which the manifests do not say: its files are regenerated unplaced).
+	Rendered bool
 	// Given are this check's inputs, as a Regenerate line records them (Stale.Inputs).
 	Given emit.Options
 	// Deployed returns the deployed state: nil when there is none. nil: not asked.
@@ -227,7 +231,11 @@ func (in Regeneration) regenerate(rep *classify.Report, placement *synth.Placeme
 	// file generated from plain manifests names each resource's namespace, though check renders
 	// the package (its rules would follow the install namespace).
 	rules := synth.Synthesize(rep, opts.Synth()).Rules
-	if (len(opts.Packages) > 0 || opts.PackageCR != "") && placement != nil && len(rules) > 0 {
+	packaged := len(opts.Packages) > 0 || opts.PackageCR != ""
+	if in.Rendered {
+		packaged = len(opts.Packages) > 0 && opts.PackageCR == ""
+	}
+	if packaged && placement != nil && len(rules) > 0 {
 		rules, _ = synth.Place(rules, *placement)
 	}
 	rules, err := synth.AsWritten(rules, rep, opts.Synth().OwnResources)
