@@ -28,6 +28,7 @@ type Checked struct {
 	// Absent: nowhere known.
 	At              map[valuesource.Field]load.Source
 	Unmanaged, Live int      // live objects without managedFields, of all (pair.Set's)
+	Uncaptured      int      // of Unmanaged, those not from a file rebasegen capture wrote (pair.Set's)
 	Redacted        []string // pair.Set's
 	Lint            []lint.Finding
 	// LintSkipped: lint could not read the rule files; the gate does not fail on it.
@@ -103,7 +104,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	if err != nil {
 		return nil, lintedError(verdict.NameYTTRule(err, rules), a.Inputs, files)
 	}
-	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, NamespaceUnused: a.Set.NamespaceUnused, Unmanaged: a.Set.Unmanaged, Live: a.Set.Live, Redacted: a.Set.Redacted}
+	c := &Checked{Verdict: vd, InferredNamespace: a.Set.InferredNamespace, NamespaceUnused: a.Set.NamespaceUnused, Unmanaged: a.Set.Unmanaged, Uncaptured: a.Set.Uncaptured, Live: a.Set.Live, Redacted: a.Set.Redacted}
 	if c.At, err = valuesource.Located(a.Inputs.Package, a.Inputs.Reader, a.Report, a.Set, vd); err != nil {
 		return nil, err
 	}

@@ -209,6 +209,10 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed, bare map[load
 	if err != nil {
 		return nil, nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--live", livePaths)
 	}
+	captured, err := load.CapturedLive(in.Reader, live)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
 	crds, err := load.Docs(crdPaths, in.Reader)
 	if err != nil {
 		return nil, nil, nil, nil, rulefiles.YTTHint(err, in.Reader, "--crd", crdPaths)
@@ -244,6 +248,9 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed, bare map[load
 	for _, l := range live {
 		if !l.ManagedFields {
 			set.Unmanaged++
+			if !captured[l.Source.File] {
+				set.Uncaptured++
+			}
 		}
 	}
 	set.Live = len(live)

@@ -93,7 +93,7 @@ func generateArgoCD(c *cli.Context) error {
 		return err
 	}
 	noteNamespace(c, a.Set.InferredNamespace, a.Set.NamespaceUnused)
-	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
+	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Uncaptured, a.Set.Live)
 	noteVersion(c, a.Set.VersionWarning)
 	app, notes, err := argoApp(c, argocd.TrackedApps(a.Report))
 	if err != nil {
@@ -225,7 +225,7 @@ func checkArgoCD(c *cli.Context) error {
 		return err
 	}
 	noteNamespace(c, a.Set.InferredNamespace, a.Set.NamespaceUnused)
-	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Live)
+	noteUnmanaged(c, a.Set.Unmanaged, a.Set.Uncaptured, a.Set.Live)
 	if s, err = s.WithAnnotations(a.Report); err != nil {
 		return err
 	}

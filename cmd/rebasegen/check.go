@@ -53,7 +53,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			noteNamespace(c, res.InferredNamespace, res.NamespaceUnused)
-			noteUnmanaged(c, res.Unmanaged, res.Live)
+			noteUnmanaged(c, res.Unmanaged, res.Uncaptured, res.Live)
 			noteRedacted(c, res.Redacted)
 			for _, d := range res.Deferred {
 				var inputs string

@@ -48,7 +48,7 @@ func explainCommand() *cli.Command {
 			}
 			noteNamespace(c, set.InferredNamespace, set.NamespaceUnused)
 			noteVersion(c, set.VersionWarning)
-			noteUnmanaged(c, set.Unmanaged, set.Live)
+			noteUnmanaged(c, set.Unmanaged, set.Uncaptured, set.Live)
 			noteRedacted(c, set.Redacted)
 			noteElsewhere(c, len(set.Pairs), verdict.UnpairedOf(set))
 			if err := noteOwnership(c, set); err != nil {

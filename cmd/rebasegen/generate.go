@@ -94,7 +94,7 @@ func generateCommand() *cli.Command {
 			}
 			noteNamespace(c, g.Set.InferredNamespace, g.Set.NamespaceUnused)
 			noteInstallNamespace(c, opts, g.Set.InferredNamespace, g.Rules)
-			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Live)
+			noteUnmanaged(c, g.Set.Unmanaged, g.Set.Uncaptured, g.Set.Live)
 			noteRedacted(c, g.Set.Redacted)
 			noteVersion(c, g.Set.VersionWarning)
 			if g.Set.InferredNamespace != "" {

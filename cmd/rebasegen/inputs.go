@@ -70,10 +70,15 @@ func noteRedacted(c *cli.Context, redacted []string) {
 }
 
 // noteUnmanaged warns that live objects carry no managedFields: who set each field is then
-// known from rebasegen's rulesets alone, and more fields are unknown.
-func noteUnmanaged(c *cli.Context, unmanaged, live int) {
-	if unmanaged > 0 {
+// known from rebasegen's rulesets alone, and more fields are unknown. Reading them again is the
+// advice only for those not read by rebasegen capture (uncaptured): capture read the others as
+// the API server returned them.
+func noteUnmanaged(c *cli.Context, unmanaged, uncaptured, live int) {
+	switch {
+	case uncaptured > 0:
 		fmt.Fprintf(c.App.ErrWriter, "warning: %d of %d live objects carry no metadata.managedFields, the evidence of who set each field: read them with kubectl get -o yaml --show-managed-fields (kubectl leaves them out by default) or rebasegen capture\n", unmanaged, live)
+	case unmanaged > 0:
+		fmt.Fprintf(c.App.ErrWriter, "warning: %d of %d live objects carry no metadata.managedFields, the evidence of who set each field: rebasegen capture read them so from the API server, so who set each field is known from the rulesets alone\n", unmanaged, live)
 	}
 }
 

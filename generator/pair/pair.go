@@ -73,6 +73,9 @@ type Set struct {
 	// Unmanaged counts the live objects without metadata.managedFields, of Live in all: read
 	// without kubectl's --show-managed-fields, they lack the evidence of who set each field.
 	Unmanaged, Live int
+	// Uncaptured counts those of Unmanaged not read from a file rebasegen capture wrote
+	// (load.CapturedLive): capture reads managedFields, so only for these is it advice.
+	Uncaptured int
 	// Redacted are the Secret values rebasegen capture redacted (load.Redacted) in the paired
 	// live objects, "<resource> data.<key>", sorted: unknown, each was given the manifest's value.
 	Redacted []string
