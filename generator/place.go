@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -51,9 +52,14 @@ func (a *Analysis) unplacedWarning(rules []synth.Rule) (string, error) {
 		return "", nil
 	}
 	for _, file := range a.Inputs.RuleFiles {
+		// a regular file only: generate's --output-file as a named pipe has no writer until
+		// generate writes it (opening it to read would wait for ever), and records nothing
+		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
+			continue // a new file: nothing recorded
+		}
 		data, err := a.Inputs.Reader.ReadFile(file)
 		if err != nil {
-			continue // a new file: nothing recorded
+			continue
 		}
 		opts, ok, err := emit.Recorded(file, string(data))
 		if err != nil || !ok || len(opts.Packages) == 0 || opts.PackageCR != "" {
