@@ -16,7 +16,7 @@ import (
 // server's own defaulting, then knowledge from the rulesets. A field only appliers own is never
 // a controller's: a differing declared value there is a change made in Git.
 func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
-	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live}
+	f := Finding{Path: d.Path, Change: d.Change, Desired: d.Desired, Live: d.Live, Inserted: d.Inserted}
 	declared := d.Change != fielddiff.Added
 	path := d.Path.String()
 	if path == "apiVersion" {
@@ -43,7 +43,7 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		}
 	}
 	defaulted, byDefault := c.serverDefault(fc, d)
-	fromGit := changedInGit(fc, d)
+	fromGit := changedInGit(fc, d) || c.insertedInGit(fc, d)
 	owned, whole := d.Path, false // the field, or the atomic list or whole value holding it
 	if q, ok := wholeValue(fc.owners, d.Path); ok {
 		owned, whole = q, true
@@ -146,6 +146,9 @@ func (c *classifier) field(fc fieldContext, d fielddiff.Delta) Finding {
 		// knowledge of server-set fields is about values kapp did not send)
 		f.Class = Pending
 		f.Evidence = "a change made in Git: the live value is what " + fc.lastApply.who + " last applied (" + fc.lastApply.annotation + "); the manifest now declares another, which " + fc.lastApply.deploy + " applies"
+		if in := d.Inserted; in != nil {
+			f.Evidence = fmt.Sprintf("a change made in Git: the manifest inserts %s at index %d of this list, before the items %s last applied (%s), which the live list holds as the API server defaulted them; %s applies the manifest's list", insertedItems(in.Items), in.At, fc.lastApply.who, fc.lastApply.annotation, fc.lastApply.deploy)
+		}
 		if d.Change == fielddiff.Removed {
 			f.Evidence = "a change made in Git: " + fc.lastApply.String() + " did not hold this field, nor does the live object; the manifest now declares it, which " + fc.lastApply.deploy + " applies"
 		}

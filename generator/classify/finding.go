@@ -113,6 +113,9 @@ type Finding struct {
 	// the words its evidence ends with (redefaults) saying kapp's deploy reverts it to the default
 	// and to regenerate the rules after the deploy; "" for any other finding.
 	Redefaults string
+	// Inserted: the items the manifest inserted into the atomic list at Path before the live
+	// items' end (fielddiff.Delta.Inserted), compared as one change; nil otherwise.
+	Inserted *fielddiff.Insertion
 	// Follows: a Drift finding the API server sets only for the person's changes at these paths
 	// (the drift findings of the same resource): it goes with them (consequences); nil otherwise.
 	Follows []string

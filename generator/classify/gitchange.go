@@ -3,6 +3,7 @@ package classify
 // Whether Git changed a differing field since kapp's last apply (kapp.k14s.io/original).
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -108,4 +109,30 @@ func removedAsSent(fc fieldContext, d fielddiff.Delta) (any, bool) {
 	}
 	sv, _ := fc.sentAt.GetDeclared(d.Path)
 	return sv, fielddiff.Equal(sv, d.Live)
+}
+
+// insertedInGit reports whether d, an atomic list the manifest inserted items into before the
+// live items' end (fielddiff.Delta.Inserted), differs from the live list only because the
+// manifest changed since kapp's last apply: what kapp last applied, as the API server's defaulting
+// makes it, is the live list (a NetworkPolicy's rules hold the protocol: TCP the server
+// defaulted, which neither the manifest nor kapp.k14s.io/original declares: newcomer14 N14-3).
+func (c *classifier) insertedInGit(fc fieldContext, d fielddiff.Delta) bool {
+	if d.Inserted == nil {
+		return false
+	}
+	v, ok := c.sentDefaulted(fc, d.Path)
+	return ok && fielddiff.Equal(v, d.Live)
+}
+
+// insertedItems names the items inserted into a list, each as JSON: "item {...}", "items {...}, {...}".
+func insertedItems(items []any) string {
+	shown := make([]string, len(items))
+	for i, v := range items {
+		bs, _ := json.Marshal(v)
+		shown[i] = string(bs)
+	}
+	if len(items) == 1 {
+		return "the item " + shown[0]
+	}
+	return "the items " + strings.Join(shown, ", ")
 }

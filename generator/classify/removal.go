@@ -213,13 +213,22 @@ func (c *classifier) defaultedForSent(fc fieldContext, d fielddiff.Delta) bool {
 	} else if !newMap(fc, d) && !c.aliasOfRemoved(fc, d) && !otherItem(fc, d) {
 		return false
 	}
+	v, ok := c.sentDefaulted(fc, d.Path)
+	return ok && fielddiff.Equal(v, d.Live)
+}
+
+// sentDefaulted is the value at path of what kapp last applied (fc.sent) as the API server's
+// defaulting makes it; false where there is none, or no defaulting of the kind is known.
+func (c *classifier) sentDefaulted(fc fieldContext, path fielddiff.Path) (any, bool) {
+	if fc.sent == nil {
+		return nil, false
+	}
 	sent := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(fc.sent)}
 	res, known, err := c.defaults.defaulted(sent)
 	if err != nil || !known || res.out == nil {
-		return false
+		return nil, false
 	}
-	v, ok := d.Path.GetDeclared(res.out.Object)
-	return ok && fielddiff.Equal(v, d.Live)
+	return path.GetDeclared(res.out.Object)
 }
 
 // aliasOfRemoved reports whether d, a field only the live object holds, is an alias of a field

@@ -34,6 +34,15 @@ type Delta struct {
 	Desired any    // value in the desired object, nil when absent
 	Live    any    // value in the live object, nil when absent
 	Noise   string // why this is not a finding (see Noise* constants), "" for a finding
+	// Inserted: a Modified atomic list the manifest inserted items into before the live items'
+	// end (inserted), the other items declared as the live ones; nil for any other delta.
+	Inserted *Insertion
+}
+
+// Insertion is where the manifest's list holds items the live one lacks, and those items.
+type Insertion struct {
+	At    int   // the index of the first inserted item in the manifest's list
+	Items []any // the inserted items, as the manifest declares them
 }
 
 // Diff compares desired with live as kapp sees them: raw objects, so that an empty map the
@@ -169,7 +178,8 @@ func stayDifferent(a, b any) bool {
 // and a StatefulSet's volumeClaimTemplates Git adds one to still need the copies of the defaults
 // in the others (newcomer7 N7-2). A shorter one stays whole: its items, shifted or not, are one
 // change the server makes (compare's TestAgainstTheServer, list-remove cases); so does a list of
-// scalars, or an empty one (an aggregated ClusterRole's rules: [] the controller fills).
+// scalars, or an empty one (an aggregated ClusterRole's rules: [] the controller fills), and a
+// longer one Git inserted items into before the live items' end (inserted).
 func expand(p Path, dv, lv any) []Delta {
 	switch d := dv.(type) {
 	case map[string]any:
@@ -198,6 +208,9 @@ func expand(p Path, dv, lv any) []Delta {
 		if !ok || len(l) != len(d) && (len(l) == 0 || len(d) < len(l) || !allMaps(d) || !allMaps(l)) {
 			break
 		}
+		if k, ok := inserted(d, l); ok {
+			return []Delta{{Path: p, Change: Modified, Desired: dv, Live: lv, Noise: noise(p), Inserted: &Insertion{At: k, Items: d[k : k+len(d)-len(l)]}}}
+		}
 		var out []Delta
 		for i := range d {
 			i := i
@@ -212,6 +225,70 @@ func expand(p Path, dv, lv any) []Delta {
 		return out
 	}
 	return []Delta{{Path: p, Change: Modified, Desired: dv, Live: lv, Noise: noise(p)}}
+}
+
+// inserted reports where, if at all, the manifest's longer list d is the live list l with items inserted
+// before some of l's (each other item declared as the live one at its place, which the server
+// may have defaulted more of), not after them all: compared by index, every item from the
+// insertion on faced the live item before it, and each was reported changed field by field, the
+// inserted ones as the items l lacks at the end (newcomer14 N14-3). Such a list is one change.
+func inserted(d, l []any) (int, bool) {
+	n := len(d) - len(l)
+	if n <= 0 {
+		return 0, false
+	}
+	lined := func(k int) bool { // d is l with n items inserted at k
+		for j := range l {
+			at := j
+			if j >= k {
+				at = j + n
+			}
+			if !Holds(l[j], d[at]) {
+				return false
+			}
+		}
+		return true
+	}
+	if lined(len(l)) {
+		return 0, false // appended: the items by index are the same items
+	}
+	for k := range l {
+		if lined(k) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Holds reports whether applied holds every value declared declares: the same map keys with
+// values that hold theirs, lists of the same length item by item, equal scalars (a live value
+// the server defaulted more of holds the manifest's).
+func Holds(applied, declared any) bool {
+	switch d := declared.(type) {
+	case map[string]any:
+		a, ok := applied.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range d {
+			if av, ok := a[k]; !ok || !Holds(av, v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		a, ok := applied.([]any)
+		if !ok || len(a) != len(d) {
+			return false
+		}
+		for i := range d {
+			if !Holds(a[i], d[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return Equal(applied, declared)
 }
 
 func allMaps(l []any) bool {

@@ -333,3 +333,47 @@ spec:
 		t.Errorf("findings %q, want %q", got, want)
 	}
 }
+
+// An item Git inserts into an atomic list before the live items' end (a NetworkPolicy's ingress
+// rules, a custom resource's list) was reported index by index: every item from the insertion on
+// compared with the live item before it, field by field, and the last live item as the items the
+// manifest adds (newcomer14 N14-3). It is one change of the list now; an item appended after the
+// live items keeps the comparison by index (the others still need their defaults' copies), and a
+// list of scalars (a container's args) was one change already. Expectations written by hand.
+func TestDiffInsertionIntoAnAtomicList(t *testing.T) {
+	policy := func(ingress string) string {
+		return "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: db, namespace: shop}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n  ingress:\n" + ingress
+	}
+	const (
+		pg      = "  - ports: [{port: 5432}]\n"
+		metrics = "  - ports: [{port: 9187}]\n"
+		web     = "  - from: [{podSelector: {matchLabels: {app: web}}}]\n"
+		pgLive  = "  - ports: [{port: 5432, protocol: TCP}]\n"
+		mLive   = "  - ports: [{port: 9187, protocol: TCP}]\n"
+	)
+	widget := func(items string) string {
+		return "apiVersion: example.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: " + items + "}\n"
+	}
+	pod := func(args string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers:\n  - name: migrate\n    image: migrate:1\n    args: " + args + "\n"
+	}
+	for _, tc := range []struct {
+		name, desired, live, want string
+	}{
+		{"inserted first", policy(web + pg + metrics), policy(pgLive + mLive), "modified spec.ingress"},
+		{"inserted between", policy(pg + web + metrics), policy(pgLive + mLive), "modified spec.ingress"},
+		{"appended", policy(pg + metrics + web), policy(pgLive + mLive),
+			"added spec.ingress[0].ports[0].protocol\nadded spec.ingress[1].ports[0].protocol\nremoved spec.ingress[2]"},
+		{"custom resource, inserted first", widget("[{a: 0}, {a: 1}]"), widget("[{a: 1, b: 2}]"), "modified spec.items"},
+		{"custom resource, appended", widget("[{a: 1}, {a: 0}]"), widget("[{a: 1, b: 2}]"), "added spec.items[0].b\nremoved spec.items[1]"},
+		{"args, inserted first", pod("[--dry-run, --all]"), pod("[--all]"), "modified spec.containers[name=migrate].args"},
+	} {
+		ds, err := Diff(obj(t, tc.desired), obj(t, tc.live))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := render(ds); got != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 			want, declared := git.GetDeclared(f.Path)
 			same := func(l *fielddiff.Lookup) bool {
 				v, ok := l.GetDeclared(f.Path)
-				return ok == declared && (!ok || holds(v, want))
+				return ok == declared && (!ok || fielddiff.Holds(v, want))
 			}
 			if same(alone) && !same(withRules) {
 				h := Hidden{Resource: r.ID, Path: f.Path.String(), Rewritten: true, Removed: !declared}
@@ -142,36 +142,6 @@ func gitChangesRewritten(in Input) ([]Hidden, error) {
 // rewrittenRemovedHow is what kapp does with a removal made in Git whose field the object kapp
 // applies holds under the rules.
 const rewrittenRemovedHow = "the object kapp applies holds the field the manifest no longer declares: kapp never removes it"
-
-// holds reports whether applied holds every value declared declares: the same map keys with
-// values that hold theirs, lists of the same length item by item, equal scalars.
-func holds(applied, declared any) bool {
-	switch d := declared.(type) {
-	case map[string]any:
-		a, ok := applied.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range d {
-			if av, ok := a[k]; !ok || !holds(av, v) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		a, ok := applied.([]any)
-		if !ok || len(a) != len(d) {
-			return false
-		}
-		for i := range d {
-			if !holds(a[i], d[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return fielddiff.Equal(applied, declared)
-}
 
 // changedInGit are the fields of r the manifest may have changed since kapp last applied them:
 // the pending ones, drift whose live value is not what kapp applied either (the live object

@@ -30,8 +30,8 @@ import (
 // lacks it (a residual ghost diff that alone did not say why). A value the API server's
 // defaulting gives the item on its own (a renamed port's protocol TCP) changes nothing, and is
 // left out. kapp's engine says what the object it applies holds (verify.Rebased, under both
-// bases); only resources whose keyed lists changed their items (a finding at a whole item, or a
-// reorder) are asked, where the items can face others.
+// bases); only resources whose lists changed their items (a finding at a whole item, a reorder,
+// or items inserted into an atomic list) are asked, where the items can face others.
 func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]Hidden, error) {
 	if len(in.Rules) == 0 {
 		return nil, nil
@@ -39,7 +39,7 @@ func (v *Verdict) misplaced(in Input, configs []*unstructured.Unstructured) ([]H
 	var asked []classify.Resource
 	for _, r := range in.Report.Resources {
 		if slices.ContainsFunc(r.Findings, func(f classify.Finding) bool {
-			return f.Reordered || len(f.Path) > 0 && f.Path[len(f.Path)-1].Key != nil || slices.ContainsFunc(f.Path, isIndex)
+			return f.Reordered || f.Inserted != nil || len(f.Path) > 0 && f.Path[len(f.Path)-1].Key != nil || slices.ContainsFunc(f.Path, isIndex)
 		}) {
 			asked = append(asked, r)
 		}
@@ -183,9 +183,9 @@ func moved(p fielddiff.Path, desired, live map[string]any) (list fielddiff.Path,
 		if !dok || !lok || !dlist || !llist || i >= len(dl) || i >= len(ll) {
 			return nil, 0, 0, false
 		}
-		if !holds(ll[i], dl[i]) {
+		if !fielddiff.Holds(ll[i], dl[i]) {
 			for k := range dl {
-				if k != i && holds(ll[i], dl[k]) {
+				if k != i && fielddiff.Holds(ll[i], dl[k]) {
 					return p[:j], i, k, true
 				}
 			}
