@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,9 @@ func TestUndecodableValueNamesItsField(t *testing.T) {
 	}
 	in := generator.Inputs{Desired: []string{writeFile(t, "desired.yaml", manifest)}, Live: []string{filepath.Join(dir, "live.yaml")}, Namespace: "hpa-replicas"}
 	_, err = generator.Check(in, nil)
-	if err == nil || !strings.Contains(err.Error(), "desired.yaml") || !strings.Contains(err.Error(), "field spec.template.spec.containers[0].resources.requests.cpu: \"100x\": ") {
-		t.Errorf("want an input error naming the file, the field and its value, got %v", err)
+	// the field's line, not the document's (newcomer15 N15-6): where the text holds the value
+	line := 1 + strings.Count(manifest[:strings.Index(manifest, "cpu: 100x")], "\n")
+	if want := fmt.Sprintf("document 1 (line 1): field spec.template.spec.containers[0].resources.requests.cpu (line %d): \"100x\": ", line); err == nil || !strings.Contains(err.Error(), "desired.yaml") || !strings.Contains(err.Error(), want) {
+		t.Errorf("want an input error naming the file, the field, its line and its value (%q), got %v", want, err)
 	}
 }

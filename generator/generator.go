@@ -8,6 +8,7 @@
 package generator
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/kappcover"
+	"github.com/rebasegen/rebasegen/generator/lint"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/generator/rulefiles"
@@ -160,9 +162,21 @@ func classifySet(in Inputs, set *pair.Set, rs *rulesets.Ruleset, rules []load.Ob
 	opts.NoOperational, opts.Version, opts.Server = in.NoOperational, vd, sv
 	rep, err := classify.Classify(set, opts)
 	if err != nil {
+		fieldLine(err, in.Reader)
 		return nil, verdict.NameYTTRule(err, own)
 	}
 	return rep, nil
+}
+
+// fieldLine gives an input error naming a field the field's line in the file as written, where
+// the error locates it (load.Error's Steps): a value the decoder refuses named its document's
+// line only (newcomer15 N15-6).
+func fieldLine(err error, rd *load.Reader) {
+	if le := (*load.Error)(nil); errors.As(err, &le) && le.Steps != nil && le.Line == 0 {
+		if line, ok := lint.NewLines(rd).Found(load.Object{Source: le.Source}, le.Steps...); ok {
+			le.Line = line
+		}
+	}
 }
 
 // loadSet reads and pairs the inputs; placed are the package's documents without a namespace,

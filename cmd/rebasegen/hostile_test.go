@@ -361,7 +361,7 @@ func TestSmallOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rebasegen(t, "explain", "-d", secret, "-l", liveSecret, "-n", "ns")
-	checkRejected(t, "explain", r, secret, "field data: expected map[string][]uint8, got string")
+	checkRejected(t, "explain", r, secret, "field data (line 4): expected map[string][]uint8, got string")
 
 	fix := scenario(t, "human-drift")
 	for format, want := range map[string]string{"text": "\nerror: drift: ", "github": "\n::error file=" + fix[1] + ",line=6::drift: ", "json": `"severity": "error"`} {
@@ -539,5 +539,33 @@ func TestManifestsAsLive(t *testing.T) {
 	want := "--live " + desired + ": document 1 (line 1): Deployment web has no metadata.namespace, uid, resourceVersion or managedFields"
 	if r.code != exitError || !strings.Contains(r.stderr, want) || r.stdout != "" || strings.Contains(r.stderr, "-n ?") {
 		t.Errorf("exit %d, want %d and %q; stderr:\n%s\nstdout:\n%s", r.code, exitError, want, r.stderr, r.stdout)
+	}
+}
+
+// TestInputErrorAnnotated (newcomer15 N15-6): an input error under -o github (--report github)
+// printed no annotation: CI showed a red job with the reason in its log only. It is an ::error
+// annotation on the line of the field it names (the line holding the value, read off the text),
+// in the job's log where it names no file; without github, stdout stays empty.
+func TestInputErrorAnnotated(t *testing.T) {
+	fixture := filepath.Join("..", "..", "fixtures", "hpa-replicas")
+	manifest := strings.Replace(readFile(t, filepath.Join(fixture, "desired.yaml")), "cpu: 100m\n", "cpu: 100x\n", 1)
+	dir := t.TempDir()
+	desired, rules := filepath.Join(dir, "desired.yaml"), filepath.Join(dir, "rules.yml")
+	write(t, desired, manifest)
+	write(t, rules, "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n")
+	line := 1 + strings.Count(manifest[:strings.Index(manifest, "cpu: 100x")], "\n")
+	inputs := []string{"-d", desired, "-l", filepath.Join(fixture, "live.yaml"), "-n", "hpa-replicas"}
+	for _, args := range [][]string{
+		append([]string{"check", "-r", rules, "-o", "github"}, inputs...),
+		append([]string{"generate", "--report", "github", "--output-file", filepath.Join(dir, "out.yml")}, inputs...),
+	} {
+		r := rebasegen(t, args...)
+		want := fmt.Sprintf("::error file=%s,line=%d::rebasegen: %s: document 1 (line 1): field spec.template.spec.containers[0].resources.requests.cpu (line %d): \"100x\": ", desired, line, desired, line)
+		if r.code != exitError || !strings.HasPrefix(r.stdout, want) || strings.Count(r.stdout, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout:\n%s\nwant one annotation starting %q", args[0], r.code, r.stdout, want)
+		}
+	}
+	if r := rebasegen(t, append([]string{"check", "-r", rules}, inputs...)...); r.code != exitError || r.stdout != "" {
+		t.Errorf("check -o text: exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rebasegen/rebasegen/generator/argocd"
+	"github.com/rebasegen/rebasegen/generator/lint"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/format"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -35,6 +39,7 @@ func run(args []string) int {
 	start, quiet := time.Now(), false // timing summary on stderr (timing.go), silenced by --quiet
 	unknown := ""                     // a command name that is not one (urfave/cli exits 3 for it: "ghost diffs remain")
 	var stray error                   // a positional argument: named rather than a required flag it hid
+	github := false                   // -o github: an error is annotated too
 	defer func() { timingSummary(os.Stderr, args, start, quiet) }()
 	app := &cli.App{
 		Flags:  []cli.Flag{quietFlag()},
@@ -69,6 +74,7 @@ func run(args []string) int {
 		cmd.OnUsageError = usageError
 		cmd.Before = func(c *cli.Context) error {
 			quiet = isQuiet(c)
+			github = c.String("output") == string(format.GitHub) || c.String("report") == string(format.GitHub)
 			if stray = strayArgument(c, args); stray != nil {
 				return stray
 			}
@@ -97,10 +103,27 @@ func run(args []string) int {
 	if err.Error() != "" {
 		// errors name inputs: files, documents, objects
 		fmt.Fprintln(wrapTo(os.Stderr), "rebasegen: "+escape.Lines(err.Error()))
+		if github {
+			fmt.Fprint(os.Stdout, errorAnnotation(err))
+		}
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) && ec.ExitCode() != 0 {
 		return ec.ExitCode()
 	}
 	return exitError
+}
+
+// errorAnnotation is a GitHub annotation of an error (newcomer15 N15-6: CI showed a red job and
+// the reason only in its log): on the line of the file it names, the field's where known, as the
+// findings of -o github are; in the job's log where it names none a pull request's diff holds
+// (stdin, a package's rendering).
+func errorAnnotation(err error) string {
+	file, line := "", 0
+	if le := (*load.Error)(nil); errors.As(err, &le) && le.Source.Doc > 0 && le.Source.File != "-" {
+		if _, rendered := yttrender.RenderedFrom(le.Source.File); !rendered {
+			file, line = le.Source.File, cmp.Or(le.Line, le.Source.Line)
+		}
+	}
+	return lint.GitHubCommand("error", file, line, "rebasegen: "+escape.Lines(err.Error()))
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -312,6 +313,10 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 		}
 	}
 	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
+	if le := (*load.Error)(nil); errors.As(err, &le) && le.Source == (load.Source{}) {
+		le.Source = desired.Source
+		return res, le
+	}
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", desired.Source, err)
 	}

@@ -39,6 +39,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 
 	"github.com/rebasegen/rebasegen/generator/fielddiff"
+	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -108,7 +109,7 @@ func (d defaulter) defaulted(u *unstructured.Unstructured) (res defaults, ok boo
 		return res, false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return res, false, fmt.Errorf("decoding %s for defaulting: %s", gvk.Kind, typeError(u.Object, scheme, gvk, err))
+		return res, false, typeError(u.Object, scheme, gvk, err)
 	}
 	scheme.Default(obj)
 	// The server stores what it decoded through its internal version: conversion sets fields
@@ -253,34 +254,39 @@ func throughStorage(scheme *runtime.Scheme, obj runtime.Object) runtime.Object {
 }
 
 // typeError names the field the converter could not decode: its own errors do not ("unrecognized
-// type: string"); encoding/json, decoding the same object, reports the field's path.
-func typeError(obj map[string]any, scheme *runtime.Scheme, gvk schema.GroupVersionKind, err error) string {
+// type: string"); encoding/json, decoding the same object, reports the field's path. The error is
+// a *load.Error without its Source (the caller's), its Steps locating the field in the document
+// where one field's removal lets the object decode (failingField).
+func typeError(obj map[string]any, scheme *runtime.Scheme, gvk schema.GroupVersionKind, err error) error {
+	decoding := "decoding " + gvk.Kind + " for defaulting"
 	js, jerr := json.Marshal(obj)
 	typed, serr := scheme.New(gvk)
 	if jerr != nil || serr != nil {
-		return err.Error()
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(json.Unmarshal(js, typed), &te) && te.Field != "" {
-		return fmt.Sprintf("field %s: expected %s, got %s", te.Field, te.Type, te.Value)
+		return errors.New(decoding + ": " + err.Error())
 	}
 	decodes := func(o map[string]any) bool {
 		typed, _ := scheme.New(gvk)
 		return runtime.DefaultUnstructuredConverter.FromUnstructured(o, typed) == nil
 	}
-	if at, v, ok := failingField(runtime.DeepCopyJSON(obj), decodes); ok {
+	at, steps, v, found := failingField(runtime.DeepCopyJSON(obj), decodes)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(json.Unmarshal(js, typed), &te) && te.Field != "":
+		return &load.Error{Field: te.Field, Steps: steps, Msg: fmt.Sprintf("expected %s, got %s (%s)", te.Type, te.Value, decoding)}
+	case found:
 		// a value its type's own decoder refuses (a quantity "100x"): no type error names it
 		// (newcomer15 N15-6)
-		return fmt.Sprintf("field %s: %s: %s", at, shownValue(v), err)
+		return &load.Error{Field: at, Steps: steps, Msg: fmt.Sprintf("%s: %s (%s)", shownValue(v), err, decoding)}
 	}
-	return err.Error()
+	return errors.New(decoding + ": " + err.Error())
 }
 
-// failingField is the deepest field of root whose removal lets root decode (decodes), and its
-// value: the field whose value the decoder refuses. false when no one field's removal does.
-func failingField(root map[string]any, decodes func(map[string]any) bool) (string, any, bool) {
-	var walk func(node any, at string) (string, any, bool)
-	walk = func(node any, at string) (string, any, bool) {
+// failingField is the deepest field of root whose removal lets root decode (decodes), as a path,
+// as the steps of that path (keys and indexes), and its value: the field whose value the decoder
+// refuses. false when no one field's removal does.
+func failingField(root map[string]any, decodes func(map[string]any) bool) (string, []any, any, bool) {
+	var walk func(node any, at string, steps []any) (string, []any, any, bool)
+	walk = func(node any, at string, steps []any) (string, []any, any, bool) {
 		switch n := node.(type) {
 		case map[string]any:
 			keys := make([]string, 0, len(n))
@@ -294,10 +300,11 @@ func failingField(root map[string]any, decodes func(map[string]any) bool) (strin
 				fixed := decodes(root)
 				n[k] = v
 				if fixed {
-					if deeper, dv, ok := walk(v, strings.TrimPrefix(at+"."+k, ".")); ok {
-						return deeper, dv, true
+					at, steps := strings.TrimPrefix(at+"."+k, "."), append(slices.Clip(steps), k)
+					if deeper, ds, dv, ok := walk(v, at, steps); ok {
+						return deeper, ds, dv, true
 					}
-					return strings.TrimPrefix(at+"."+k, "."), v, true
+					return at, steps, v, true
 				}
 			}
 		case []any:
@@ -306,16 +313,17 @@ func failingField(root map[string]any, decodes func(map[string]any) bool) (strin
 				fixed := decodes(root)
 				n[i] = v
 				if fixed {
-					if deeper, dv, ok := walk(v, fmt.Sprintf("%s[%d]", at, i)); ok {
-						return deeper, dv, true
+					at, steps := fmt.Sprintf("%s[%d]", at, i), append(slices.Clip(steps), i)
+					if deeper, ds, dv, ok := walk(v, at, steps); ok {
+						return deeper, ds, dv, true
 					}
-					return fmt.Sprintf("%s[%d]", at, i), v, true
+					return at, steps, v, true
 				}
 			}
 		}
-		return "", nil, false
+		return "", nil, nil, false
 	}
-	return walk(root, "")
+	return walk(root, "", nil)
 }
 
 // shownValue is a scalar as an error quotes it; a map or list as its kind.

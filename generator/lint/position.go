@@ -39,10 +39,17 @@ func (l *Lines) Of(o load.Object, key string, index int) int {
 // found there, the line of o's document. o must have been read from the file as written, not
 // rendered.
 func (l *Lines) At(o load.Object, path ...any) int {
-	if line, whole := l.walk(o, path); whole && line > 0 {
+	if line, ok := l.Found(o, path...); ok {
 		return line
 	}
 	return o.Source.Line
+}
+
+// Found is the line of what path names in o's document, as At finds it; false when the path is
+// not found whole there.
+func (l *Lines) Found(o load.Object, path ...any) (int, bool) {
+	line, whole := l.walk(o, path)
+	return line, whole && line > 0
 }
 
 // Nearest is At, except that for a path not found whole it returns the line of the longest

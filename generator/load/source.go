@@ -57,10 +57,18 @@ type Error struct {
 	Source Source
 	Field  string
 	Msg    string
+	// Steps locate Field in the document as written (keys and list indexes), for its line; nil
+	// when not known.
+	Steps []any
+	// Line is Field's line in Source.File, 0 when not known (Steps found in no file's text).
+	Line int
 }
 
 func (e *Error) Error() string {
-	if e.Field != "" {
+	switch {
+	case e.Field != "" && e.Line > 0:
+		return fmt.Sprintf("%s: field %s (line %d): %s", e.Source, e.Field, e.Line, e.Msg)
+	case e.Field != "":
 		return fmt.Sprintf("%s: field %s: %s", e.Source, e.Field, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
