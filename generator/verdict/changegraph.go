@@ -10,6 +10,7 @@ import (
 	ctlres "carvel.dev/kapp/pkg/kapp/resources"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/pair"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 	"github.com/rebasegen/rebasegen/internal/kappgraph"
@@ -22,9 +23,10 @@ import (
 type DeployFails struct {
 	Resource pair.Identity
 	Reason   string
-	// Config: a Config's wait rule kapp fails to wait on the resource with, or its preflight rules
-	// kapp refuses before applying it; Reason is the whole evidence
-	Config bool
+	// Whole: Reason is the whole evidence, not the change graph's: a Config's wait rule kapp fails
+	// to wait on the resource with, its preflight rules kapp refuses before applying it, or a name
+	// the API server refuses to create
+	Whole bool
 	// Weak: the evidence rests on what the captured live object may not show yet (waitJudge): a
 	// warning, not failing the gate
 	Weak bool
@@ -60,7 +62,7 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		}
 		if op != ctldgraph.ActualChangeOpDelete {
 			if why, weak := waiting(res, live); why != "" {
-				out = append(out, DeployFails{Resource: id, Reason: why, Config: true, Weak: weak})
+				out = append(out, DeployFails{Resource: id, Reason: why, Whole: true, Weak: weak})
 			}
 		}
 	}
@@ -80,7 +82,12 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 		if err != nil {
 			return nil, err
 		}
-		add(pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, o.Unstructured, nil, ctldgraph.ActualChangeOpUpsert)
+		id := pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
+		if refused := classify.NameRefused(o.Unstructured); refused != "" {
+			out = append(out, DeployFails{Resource: id, Whole: true,
+				Reason: "kapp's deploy fails when it creates it: the API server refuses " + refused + "; give it a valid name"})
+		}
+		add(id, o.Unstructured, nil, ctldgraph.ActualChangeOpUpsert)
 	}
 	for _, d := range set.Deleted {
 		o, err := d.Object()
@@ -91,7 +98,7 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 	}
 	if i := slices.IndexFunc(changes, func(c kappgraph.Change) bool { return c.Op() != ctldgraph.ActualChangeOpNoop }); i >= 0 {
 		if why := preflightFails(deploy.Preflights); why != "" {
-			out = append(out, DeployFails{Resource: ids[i], Reason: "kapp's deploy fails before it applies anything, this change among them: " + why, Config: true})
+			out = append(out, DeployFails{Resource: ids[i], Reason: "kapp's deploy fails before it applies anything, this change among them: " + why, Whole: true})
 		}
 		var crds []pair.Pair
 		for _, p := range set.Pairs {
@@ -143,7 +150,7 @@ func (v *Verdict) deployFails(set *pair.Set, configs []*unstructured.Unstructure
 
 // Evidence says why kapp's deploy fails on the resource.
 func (d DeployFails) Evidence() string {
-	if d.Config {
+	if d.Whole {
 		return d.Reason
 	}
 	return "kapp's deploy refuses this deploy's kapp.k14s.io/change-group, change-rule or update-strategy annotations or a Config's changeGroupBindings/changeRuleBindings: " + d.Reason

@@ -86,7 +86,7 @@ func crdUpgradeRefused(rules []PreflightRule, crds []pair.Pair, configs []*unstr
 			}
 			change := kappgraph.Change{Res: ctlres.NewResourceUnstructured(*news[i][bi], ctlres.ResourceType{}), Operation: ctldgraph.ActualChangeOpUpsert}
 			if err := runCheck(check.Run, change); err != nil {
-				out = append(out, DeployFails{Resource: p.ID, Config: true, Reason: fmt.Sprintf(
+				out = append(out, DeployFails{Resource: p.ID, Whole: true, Reason: fmt.Sprintf(
 					"kapp's deploy fails before it applies anything (its CRDUpgradeSafety preflight check, enabled by the preflight rules, diffing against %s): preflight checks failed: running preflight check \"CRDUpgradeSafety\": %s",
 					b, strings.ReplaceAll(err.Error(), "\n", "; "))})
 				break
