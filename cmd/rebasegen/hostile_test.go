@@ -543,9 +543,9 @@ func TestManifestsAsLive(t *testing.T) {
 }
 
 // TestInputErrorAnnotated (newcomer15 N15-6): an input error under -o github (--report github)
-// printed no annotation: CI showed a red job with the reason in its log only. It is an ::error
-// annotation on the line of the field it names (the line holding the value, read off the text),
-// in the job's log where it names no file; without github, stdout stays empty.
+// printed no annotation: CI showed a red job with the reason in its log only. An input error
+// naming a file and line is an ::error annotation on the line of the field it names (the line
+// holding the value, read off the text); without github, stdout stays empty.
 func TestInputErrorAnnotated(t *testing.T) {
 	fixture := filepath.Join("..", "..", "fixtures", "hpa-replicas")
 	manifest := strings.Replace(readFile(t, filepath.Join(fixture, "desired.yaml")), "cpu: 100m\n", "cpu: 100x\n", 1)

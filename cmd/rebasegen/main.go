@@ -114,16 +114,17 @@ func run(args []string) int {
 	return exitError
 }
 
-// errorAnnotation is a GitHub annotation of an error (newcomer15 N15-6: CI showed a red job and
-// the reason only in its log): on the line of the file it names, the field's where known, as the
-// findings of -o github are; in the job's log where it names none a pull request's diff holds
-// (stdin, a package's rendering).
+// errorAnnotation is a GitHub annotation of an input error naming a file of the inputs and a line
+// (newcomer15 N15-6: CI showed a red job and the reason only in its log), on that line, the
+// field's where known, as the findings of -o github are; "" for any other error, which stdout
+// stays empty for (stdin, a package's rendering, a usage error).
 func errorAnnotation(err error) string {
-	file, line := "", 0
-	if le := (*load.Error)(nil); errors.As(err, &le) && le.Source.Doc > 0 && le.Source.File != "-" {
-		if _, rendered := yttrender.RenderedFrom(le.Source.File); !rendered {
-			file, line = le.Source.File, cmp.Or(le.Line, le.Source.Line)
-		}
+	le := (*load.Error)(nil)
+	if !errors.As(err, &le) || le.Source.Doc == 0 || le.Source.File == "-" {
+		return ""
 	}
-	return lint.GitHubCommand("error", file, line, "rebasegen: "+escape.Lines(err.Error()))
+	if _, rendered := yttrender.RenderedFrom(le.Source.File); rendered {
+		return ""
+	}
+	return lint.GitHubCommand("error", le.Source.File, cmp.Or(le.Line, le.Source.Line), "rebasegen: "+escape.Lines(err.Error()))
 }
