@@ -2,7 +2,6 @@ package generator
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/emit"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
+	"github.com/rebasegen/rebasegen/generator/rulefiles"
 	"github.com/rebasegen/rebasegen/generator/synth"
 )
 
@@ -52,14 +52,12 @@ func (a *Analysis) unplacedWarning(rules []synth.Rule) (string, error) {
 		return "", nil
 	}
 	for _, file := range a.Inputs.RuleFiles {
-		// a regular file only: generate's --output-file as a named pipe has no writer until
-		// generate writes it (opening it to read would wait for ever), and records nothing
-		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
-			continue // a new file: nothing recorded
+		if !rulefiles.Rereadable(file) {
+			continue // a new file or a pipe: nothing recorded
 		}
 		data, err := a.Inputs.Reader.ReadFile(file)
 		if err != nil {
-			continue
+			continue // a directory: no Regenerate line
 		}
 		opts, ok, err := emit.Recorded(file, string(data))
 		if err != nil || !ok || len(opts.Packages) == 0 || opts.PackageCR != "" {

@@ -122,6 +122,15 @@ func YTTHint(err error, r *load.Reader, flag string, paths []string) error {
 	return err
 }
 
+// Rereadable says whether path p, a rules file given beside the input that reads it, may be read
+// again: only files and directories. A named pipe is read once, by the reading it is given to, and
+// generate's --output-file as a pipe has no writer until generate writes it (opening it to read
+// would wait for ever).
+func Rereadable(p string) bool {
+	st, err := os.Stat(p)
+	return p != "-" && err == nil && (st.Mode().IsRegular() || st.IsDir())
+}
+
 // MarkRenderedCopies marks Source.Generated the kapp Configs (and labelled ConfigMaps) among
 // desired that hold exactly a Config of a file rebasegen generated among paths (check's --rules,
 // generate's --output-file): a rendered copy of that file, its rules and not the package's own.
@@ -134,10 +143,7 @@ func YTTHint(err error, r *load.Reader, flag string, paths []string) error {
 func MarkRenderedCopies(r *load.Reader, desired []load.Doc, paths []string) error {
 	var generated []load.Object
 	for _, p := range paths {
-		// Only files and directories: a named pipe is read once, by the reading it is given to, and
-		// generate's --output-file as a pipe has no writer until generate writes it (opening it to
-		// read would wait for ever).
-		if st, err := os.Stat(p); p == "-" || err != nil || !(st.Mode().IsRegular() || st.IsDir()) {
+		if !Rereadable(p) {
 			continue
 		}
 		files, err := r.ReadPath(p)
