@@ -63,10 +63,24 @@ func TestCheckRendersEveryKindInEveryFormat(t *testing.T) {
 					if err := json.Unmarshal([]byte(got), &j); err != nil {
 						t.Fatalf("%s: %v", k, err)
 					}
+					// the finding's file and line are the github annotation's own place (issue 24: JSON
+					// carried none for drift, pending changes and creates), never the rules file
+					// github falls back on
+					var gh strings.Builder
+					if err := writeCheck(&gh, format.GitHub, res, []string{"rules.yml"}, []verdict.Finding{f}); err != nil {
+						t.Fatal(err)
+					}
+					placed := strings.Contains(gh.String(), " file="+marker+".yml,line=7::")
 					n := 0
 					for _, v := range j {
 						if list, ok := v.([]any); ok {
 							n += len(list)
+							for _, e := range list {
+								e, _ := e.(map[string]any)
+								if at := e["file"] == marker+".yml" && e["line"] == 7.0; at != placed || !at && (e["file"] != nil || e["line"] != nil) {
+									t.Errorf("%s (fails %v): JSON's file and line %v:%v, github's annotation placed at them %v:\n%s", k, fails, e["file"], e["line"], placed, got)
+								}
+							}
 						}
 					}
 					if n != 1 {

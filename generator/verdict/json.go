@@ -56,7 +56,11 @@ type FieldJSON struct {
 	Path     string `json:"path,omitempty"`
 	Class    string `json:"class,omitempty"`
 	Evidence string `json:"evidence"`
-	// File and Line: where the rule hiding a change, or not judged, is written (hidden, unjudged).
+	// File and Line: where the finding is located, as the github format annotates it (place):
+	// the rule hiding a change, or not judged (hidden, rulesUnjudged); where a drift, a pending
+	// change or create, or a change kapp's deploy fails on was made (the desired document or
+	// template, a values file's line). Absent where none is known (a pending delete: no file
+	// holds it).
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// Severity: error when the finding fails the gate (drift with --fail-on-drift, adoption with
@@ -91,6 +95,7 @@ func NewJSON(r Report) (JSON, error) {
 	}
 	for _, f := range r.Findings {
 		fj := FieldJSON{Resource: f.Resource.String(), Path: f.Path, Class: f.Class, Evidence: f.Evidence}
+		fj.File, fj.Line, _ = place(f) // where -o github annotates it, but the rules file it falls back on
 		if w := f.Values; w != nil {
 			fj.Original, fj.Desired, fj.Live = w.Original, w.Desired, w.Live
 		}
@@ -109,7 +114,6 @@ func NewJSON(r Report) (JSON, error) {
 		case KindUnknown:
 			j.Unknown = append(j.Unknown, fj)
 		case KindHidden:
-			fj.File, fj.Line = f.File, f.Line
 			j.Hidden = append(j.Hidden, fj)
 		case KindStale:
 			j.Stale = append(j.Stale, StaleJSON{File: f.File, Line: f.Line, Diff: f.Diff, Inputs: f.Inputs})
@@ -128,8 +132,7 @@ func NewJSON(r Report) (JSON, error) {
 			j.ServerVersion = append(j.ServerVersion, fj)
 		case KindUnjudged:
 			j.Unjudged = append(j.Unjudged, fj)
-		case KindRuleUnjudged: // at the rule
-			fj.File, fj.Line = f.File, f.Line
+		case KindRuleUnjudged:
 			j.RulesUnjudged = append(j.RulesUnjudged, fj)
 		case KindOwnership:
 			j.Ownership = append(j.Ownership, fj)

@@ -241,6 +241,26 @@ func summary(v *Verdict, fs []Finding, lints []lint.Finding) string {
 		words.Count(n[KindStale], "stale generated file"), words.Count(n[KindDrift], "drift "+driftLevel), lint.Summary(lints))
 }
 
+// place is where a finding is located, as the github format annotates it and the JSON format
+// carries it: a stale file's first differing line, the rule hiding a change or not judged, where a
+// drift, a pending change or create, or a change kapp's deploy fails on was made (the desired
+// document, a template's or values file's line; none when the inputs do not tell: not the rules
+// file, which did not cause it). No file for a finding no file caused (the server's version; a
+// pending delete, whose object has no document: newcomer7 N7-9 g). placed is false for any other
+// finding (residual, unknown, adoption, a change the rules in force hide together): its annotation
+// points at the rules file, which the author fixes.
+func place(f Finding) (file string, line int, placed bool) {
+	switch f.Kind {
+	case KindStale, KindDrift, KindPending, KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails, KindUnserved:
+		return f.File, f.Line, true
+	case KindHidden, KindRuleUnjudged:
+		return f.File, f.Line, f.File != ""
+	case KindServerVersion, KindPendingDelete:
+		return "", 0, true
+	}
+	return "", 0, false
+}
+
 // writeGitHub writes workflow commands, each carrying its finding's evidence as the text format
 // does (a CI reader has nothing else: whether kapp reverts a drift, keeps it by a rule, or why a
 // field differs); annotations point at the rules file (that is what the author fixes), a stale
@@ -255,22 +275,9 @@ func writeGitHub(w io.Writer, r Report, rules string) error {
 		if f.Kind != KindServerVersion { // whose sentence is its subject
 			msg += ": " + evidence(f)
 		}
-		file, at := rules, 1
-		switch f.Kind {
-		case KindStale:
-			file, at = f.File, f.Line
-		case KindHidden, KindRuleUnjudged:
-			if f.File != "" { // the rule hiding it, or not judged
-				file, at = f.File, f.Line
-			}
-		case KindServerVersion, KindPendingDelete:
-			// the job's log: no file caused it (the deleted object has no document, and the rules
-			// file did not cause it: newcomer7 N7-9 g)
-			file, at = "", 0
-		case KindDrift, KindPending, KindPendingCreate, KindImmutable, KindUnjudged, KindOwnership, KindDeployFails, KindUnserved:
-			// where the change was made (the desired document, a values file's line), none when
-			// the inputs do not tell: not the rules file, which did not cause it
-			file, at = f.File, f.Line
+		file, at, placed := place(f)
+		if !placed {
+			file, at = rules, 1
 		}
 		b.WriteString(lint.GitHubCommand(severity(f), file, at, msg))
 	}
