@@ -3,6 +3,7 @@ package generator
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rebasegen/rebasegen/generator/emit"
@@ -38,6 +39,9 @@ type Checked struct {
 	// StaleUnjudged: the -n the namespaced desired objects pair with, when another was given
 	// (wrongNamespace): the rule files are not judged stale.
 	StaleUnjudged string
+	// Unlike are the generated rule files whose Regenerate line records other inputs than this
+	// check's: said beside every change made in Git kapp's deploy fails on (Findings).
+	Unlike []verdict.Unlike
 	// Deferred are the generated files that regenerating from these manifests would change, up
 	// to date with what kapp last applied (verdict.StaleFiles): not stale.
 	Deferred []verdict.Stale
@@ -60,7 +64,7 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	}
 	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
 	if err != nil {
-		return nil, refusedRulesError(err, in, files)
+		return nil, unlikeError(refusedRulesError(err, in, files), in, ruleFiles)
 	}
 	if err := verdict.RulesOnly(a.Set); err != nil {
 		return nil, err
@@ -70,6 +74,38 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	}
 	return a.check(files, ruleFiles)
 }
+
+// recordable are the inputs as a Regenerate line records them, the namespace as given.
+func (in Inputs) recordable() emit.Options {
+	return emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
+		Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
+		Namespace: in.Namespace, NoOperational: in.NoOperational}
+}
+
+// unlikeError is err, an input refused (a package's rendering, an object the decoder refuses),
+// saying which generated rule files record other inputs than this check's (verdict.Unlike): the
+// values the rules were generated with, forgotten, are the likeliest cause. err as it is when
+// none does, or the rule files cannot be read.
+func unlikeError(err error, in Inputs, ruleFiles []string) error {
+	unlike, uerr := verdict.UnlikeFiles(in.Reader, ruleFiles, in.recordable(), false)
+	if uerr != nil || len(unlike) == 0 {
+		return err
+	}
+	notes := make([]string, len(unlike))
+	for i, u := range unlike {
+		notes[i] = u.String()
+	}
+	return noted{err, strings.Join(notes, "\n")}
+}
+
+// noted is an error with a note on lines of its own below it.
+type noted struct {
+	error
+	note string
+}
+
+func (n noted) Error() string { return strings.TrimRight(n.error.Error(), "\n") + "\n" + n.note }
+func (n noted) Unwrap() error { return n.error }
 
 // readRuleFiles reads the rule files kapp will apply with the package: those not read as desired
 // inputs already.
@@ -109,10 +145,8 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 		return nil, err
 	}
 	in := a.Inputs
-	regen := verdict.Regeneration{Reader: in.Reader, Report: a.Report, Kept: vd.DriftKept,
-		Given: emit.Options{Desired: in.Desired, Live: in.Live, CRDs: in.CRDs, Rulesets: in.Rulesets, Packages: in.Package.Dirs,
-			Values: in.Package.ValuesFiles, ValueArgs: in.Package.Values, ValueYAMLArgs: in.Package.ValuesYAML, PackageCR: in.Package.CR,
-			Namespace: cmp.Or(in.Namespace, a.Set.InferredNamespace), NoOperational: in.NoOperational}}
+	regen := verdict.Regeneration{Reader: in.Reader, Report: a.Report, Kept: vd.DriftKept, Given: in.recordable()}
+	regen.Given.Namespace = cmp.Or(in.Namespace, a.Set.InferredNamespace)
 	secrets, err := a.Set.SecretValues()
 	if err != nil {
 		return nil, err
@@ -122,6 +156,9 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 		return nil, err
 	}
 	regen.Given = regen.Given.WithoutSecretValues(secrets, derived)
+	if c.Unlike, err = verdict.UnlikeFiles(in.Reader, ruleFiles, regen.Given, true); err != nil {
+		return nil, err
+	}
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}
@@ -204,7 +241,18 @@ func (a *Analysis) deployed(rules []load.Object, placement *synth.Placement) fun
 // pending creates located where they were made (At), after the warning that the server's minor
 // version has no defaults data, if it has none: a warning in every format, never failing the gate.
 func (c *Checked) Findings(g verdict.Gate) []verdict.Finding {
-	return located(verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g)), c.At)
+	fs := located(verdict.AfterVersionWarning(c.VersionWarning, c.Verdict.Findings(g)), c.At)
+	for i, f := range fs {
+		if f.Kind != verdict.KindImmutable && f.Kind != verdict.KindDeployFails {
+			continue
+		}
+		// a value the package renders without the inputs the rules were generated with (an
+		// image left empty) is refused rightly, and unexplained
+		for _, u := range c.Unlike {
+			fs[i].Evidence += "; " + u.String()
+		}
+	}
+	return fs
 }
 
 // located is fs with drift, pending changes and pending creates located where they were made.

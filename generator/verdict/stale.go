@@ -97,19 +97,7 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	if status == generated.None {
 		return nil, nil, nil
 	}
-	// a rules Secret serialised again (its header quoted or base64-encoded, the comments above it
-	// gone) is compared as rebasegen writes it, at the line of the key holding the rules
-	header, form, line := committed, func(s string) string { return s }, func(at int) int { return at }
-	if sec, ok := generated.ReadSecret(committed); ok && !generated.Marked(committed) {
-		header, committed = []byte(sec.Body), []byte(sec.Canonical())
-		form = func(s string) string {
-			if r, ok := generated.ReadSecret([]byte(s)); ok {
-				return r.Canonical()
-			}
-			return s
-		}
-		line = func(int) int { return sec.Line }
-	}
+	header, committed, form, line := comparedForm(committed)
 	opts, ok, err := emit.Recorded(file, string(header))
 	if err != nil {
 		return nil, nil, err
@@ -178,6 +166,104 @@ func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, defe
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: lines(was), B: lines(now),
 		FromFile: file + " (committed)", ToFile: file + " (regenerated)", Context: 2})
 	return []Stale{{File: file, Line: at, Diff: why + generated.ComparedHunks(diff), Why: why, Inputs: unlikeRecorded(opts, in.Given, file), InPlace: opts.InPlace(file)}}, nil, nil
+}
+
+// comparedForm is a generated file as it is compared: its header (where its Regenerate line is
+// read), the text compared, the form a regenerated file is compared in, and the line a
+// difference is reported at. A rules Secret serialised again (its header quoted or
+// base64-encoded, the comments above it gone) is compared as rebasegen writes it, at the line of
+// the key holding the rules.
+func comparedForm(committed []byte) (header, compared []byte, form func(string) string, line func(int) int) {
+	sec, ok := generated.ReadSecret(committed)
+	if !ok || generated.Marked(committed) {
+		return committed, committed, func(s string) string { return s }, func(at int) int { return at }
+	}
+	form = func(s string) string {
+		if r, ok := generated.ReadSecret([]byte(s)); ok {
+			return r.Canonical()
+		}
+		return s
+	}
+	return []byte(sec.Body), []byte(sec.Canonical()), form, func(int) int { return sec.Line }
+}
+
+// Unlike is a rules file rebasegen generated whose Regenerate line records inputs other than
+// this run's: the flags and values only one of them has (unlikeRecorded).
+type Unlike struct {
+	File   string
+	Inputs []string
+}
+
+// String says so where this run's inputs are refused: an input the rules were generated with
+// that this run lacks is the likeliest cause (newcomer16 N16-5: check without the --values the
+// rules record had the package's empty image refused, "image: Required value", and nothing said
+// why).
+func (u Unlike) String() string {
+	return "this check's inputs differ from those " + u.File + " was generated with (its Regenerate line): " + strings.Join(u.Inputs, ", ")
+}
+
+// UnlikeFiles are the rules files rebasegen generated under paths whose Regenerate line records
+// inputs other than given. settled: given holds the namespace as used and the data values as a
+// Regenerate line records them (emit.Options.WithoutSecretValues). Else given is the command
+// line's alone (the run failed before reading its inputs): the line's namespace is compared
+// only with one given, and a data value the line does not record is left out, never printed (it
+// may be a Secret's).
+func UnlikeFiles(r *load.Reader, paths []string, given emit.Options, settled bool) ([]Unlike, error) {
+	var out []Unlike
+	for _, path := range paths {
+		if path == "-" {
+			continue // stdin is read once
+		}
+		files, err := r.ReadPath(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if generated.Of(f.Data) == generated.None {
+				continue
+			}
+			header, _, _, _ := comparedForm(f.Data)
+			opts, ok, err := emit.Recorded(f.Name, string(header))
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue // no Regenerate line: stale says so
+			}
+			g := given
+			if !settled {
+				g = unsettled(given, opts)
+			}
+			if inputs := unlikeRecorded(opts, g, f.Name); len(inputs) > 0 {
+				out = append(out, Unlike{File: f.Name, Inputs: inputs})
+			}
+		}
+	}
+	return out, nil
+}
+
+// unsettled is given, the command line's inputs of a run that failed before reading them, as
+// compared with the inputs recorded: the recorded namespace where none was given (the run would
+// have inferred one), and of the data values given only those recorded, a Secret's as recorded.
+func unsettled(given, recorded emit.Options) emit.Options {
+	if given.Namespace == "" {
+		given.Namespace = recorded.Namespace
+	}
+	only := func(args, rec []string) []string {
+		var out []string
+		for _, a := range args {
+			key, _, _ := strings.Cut(a, "=")
+			switch {
+			case slices.Contains(rec, a):
+				out = append(out, a)
+			case slices.Contains(rec, key+"="+emit.SecretValue):
+				out = append(out, key+"="+emit.SecretValue)
+			}
+		}
+		return out
+	}
+	given.ValueArgs, given.ValueYAMLArgs = only(given.ValueArgs, recorded.ValueArgs), only(given.ValueYAMLArgs, recorded.ValueYAMLArgs)
+	return given
 }
 
 // redefaulted is the note on a file that is not stale, written as these manifests regenerate
