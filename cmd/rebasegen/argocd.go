@@ -70,7 +70,7 @@ func generateArgoCD(c *cli.Context) error {
 	if c.IsSet("output") {
 		f = argocd.Format(c.String("output"))
 		if !slices.Contains(argocd.Formats(), f) {
-			return fmt.Errorf("--output %s: not an Argo CD format (application, argocd-cm)", f)
+			return fmt.Errorf("--output %s: not an Argo CD format (application, argocd-cm)", escape.Text(string(f)))
 		}
 	}
 	rf, err := reportFormat(c)

@@ -47,18 +47,18 @@ func captureCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			app := c.String("app")
 			if app != "" && c.String("package-install") != "" {
-				return fmt.Errorf("--app %s and --package-install %s: give one (a PackageInstall's kapp app is NAME.app)", app, c.String("package-install"))
+				return fmt.Errorf("--app %s and --package-install %s: give one (a PackageInstall's kapp app is NAME.app)", escape.Text(app), escape.Text(c.String("package-install")))
 			}
 			argoApp := c.String("argocd-app")
 			if argoApp != "" && (app != "" || c.String("package-install") != "") {
-				return fmt.Errorf("--argocd-app %s: give it alone (--app and --package-install name kapp apps)", argoApp)
+				return fmt.Errorf("--argocd-app %s: give it alone (--app and --package-install name kapp apps)", escape.Text(argoApp))
 			}
 			tracking, err := capture.ParseTracking(c.String("argocd-tracking"))
 			if err != nil {
 				return fmt.Errorf("--argocd-tracking %s: %w", escape.Text(c.String("argocd-tracking")), err)
 			}
 			if argoApp != "" && c.IsSet("namespace") {
-				return fmt.Errorf("--argocd-app %s and --namespace: an Application's objects are found in every namespace; one outside Argo CD's namespace is named NAMESPACE_NAME, as its tracking writes it", argoApp)
+				return fmt.Errorf("--argocd-app %s and --namespace: an Application's objects are found in every namespace; one outside Argo CD's namespace is named NAMESPACE_NAME, as its tracking writes it", escape.Text(argoApp))
 			}
 			if argoApp != "" {
 				app = argoApp
@@ -69,7 +69,7 @@ func captureCommand() *cli.Command {
 				app = name + ".app" // kapp-controller v0.51.0 pkg/deploy/factory.go; NAME-ctrl before, migrated by kapp --prev-app
 				switch {
 				case ns != "" && c.IsSet("namespace") && namespace != ns:
-					return fmt.Errorf("--package-install %s and --namespace %s: give the namespace once (kapp-controller keeps the kapp app %s in the PackageInstall's namespace)", pi, namespace, app)
+					return fmt.Errorf("--package-install %s and --namespace %s: give the namespace once (kapp-controller keeps the kapp app %s in the PackageInstall's namespace)", escape.Text(pi), escape.Text(namespace), escape.Text(app))
 				case ns != "":
 					namespace = ns // kapp-controller deploys with --app-namespace: the PackageInstall's (pkg/deploy/kapp.go)
 				}
@@ -132,7 +132,7 @@ func captureCommand() *cli.Command {
 			for _, f := range res.Failures {
 				fmt.Fprintf(c.App.ErrWriter, "warning: %s not captured: %s\n", escape.Text(f.Resource), escape.Lines(f.Err.Error()))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), what, escape.Text(dir), crds)
+			fmt.Fprintf(c.App.ErrWriter, "captured %s of %s into %s%s\n", count(len(res.Live), "object"), escape.Text(what), escape.Text(dir), crds)
 			return nil
 		},
 	}
@@ -315,26 +315,28 @@ func multiDoc(objs []*unstructured.Unstructured) []byte {
 // noAppHint is the hint for an app capture found no ConfigMap of: the namespace holding an app
 // of that name (a wrong or missing -n), else the app name closest to it (closest: a misspelt
 // --app), in the namespace given or another, else the apps the namespace holds, else the
-// namespaces holding apps; "" when the cluster holds none (or listing them was refused).
+// namespaces holding apps; "" when the cluster holds none (or listing them was refused). Every
+// name in it, given or listed, is escaped (escape.Text).
 func noAppHint(e *capture.NoApp) string {
 	var sameName, here, names []string
 	for _, a := range e.Apps {
 		if a.Name == e.App {
-			sameName = append(sameName, a.Namespace)
+			sameName = append(sameName, escape.Text(a.Namespace))
 		}
 		if a.Namespace == e.Namespace {
 			here = append(here, a.Name)
 		}
 		names = append(names, a.Name)
 	}
+	app, namespace := escape.Text(e.App), escape.Text(e.Namespace)
 	if len(sameName) > 0 {
-		return fmt.Sprintf("\nhint: did you mean -n %s? kapp app %s is in namespace %s", sameName[0], e.App, words.List(sameName, 3))
+		return fmt.Sprintf("\nhint: did you mean -n %s? kapp app %s is in namespace %s", sameName[0], app, words.List(sameName, 3))
 	}
-	inHere := "the kapp apps in namespace " + e.Namespace + ": " + words.List(here, 5)
+	inHere := "the kapp apps in namespace " + namespace + ": " + escape.Text(words.List(here, 5))
 	if m := closest(names, e.App); slices.Contains(here, m) {
-		return fmt.Sprintf("\nhint: did you mean --app %s? (%s)", m, inHere)
+		return fmt.Sprintf("\nhint: did you mean --app %s? (%s)", escape.Text(m), inHere)
 	} else if m != "" {
-		ns := e.Apps[slices.Index(names, m)].Namespace
+		m, ns := escape.Text(m), escape.Text(e.Apps[slices.Index(names, m)].Namespace)
 		return fmt.Sprintf("\nhint: did you mean --app %s -n %s? kapp app %s is in namespace %s", m, ns, m, ns)
 	}
 	if len(here) > 0 {
@@ -349,5 +351,5 @@ func noAppHint(e *capture.NoApp) string {
 	if len(namespaces) == 0 {
 		return ""
 	}
-	return "\nhint: namespace " + e.Namespace + " holds no kapp app; the namespaces holding kapp apps: " + words.List(namespaces, 5)
+	return "\nhint: namespace " + namespace + " holds no kapp app; the namespaces holding kapp apps: " + escape.Text(words.List(namespaces, 5))
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -124,6 +127,14 @@ func TestHostileNamesInErrors(t *testing.T) {
 		return write(name, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - kind: Deployment\n    "+entry+"\n")
 	}
 	cm := "\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + quoted + "}\n"
+	// an API server listing a kapp app "shop" in a namespace named so: capture's hint names it
+	appJSON, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "shop", "namespace": hostile, "labels": map[string]string{"kapp.k14s.io/is-app": ""}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := fakeAPIServer(t, versionJSON("v1.37.2"), func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{},"items":[`+string(appJSON)+`]}`)
+	})
 	for _, c := range []struct {
 		name string
 		args []string
@@ -133,6 +144,10 @@ func TestHostileNamesInErrors(t *testing.T) {
 		{"pair: the namespaces -n chooses from", []string{"explain", "-d", hpa[1], "-l", write("ns.yaml", strings.Replace(live, "namespace: hpa-replicas", "namespace: "+quoted, 1))}},
 		{"flag: --value", []string{"explain", "--package", dir, "--value", hostile, "-l", hpa[3]}},
 		{"flag: --target", append([]string{"check", "--rules", noRules, "--target", hostile}, hpa...)},
+		{"flag: --server-version", append([]string{"explain", "--server-version", hostile}, hpa...)},
+		{"flag: generate's --output, a path", append([]string{"generate", "--output", "./" + hostile}, hpa...)},
+		{"flag: generate's --output with --target argocd", append([]string{"generate", "--target", "argocd", "--output", hostile}, hpa...)},
+		{"capture: the namespace of the app meant", []string{"capture", "--kubeconfig", kubeconfig, "--output-directory", filepath.Join(dir, "captured"), "--app", "shop", "-n", "shop"}},
 		{"flag: an unknown flag", []string{"check", "--" + hostile}},
 		{"flag: a stray argument's hint", append([]string{"check", "--rules", noRules, hostile}, hpa...)},
 		{"rules: kapp's error on a rule type", append([]string{"check", "--rules", rule("type.yml", "type: "+quoted+"\n  sources: [existing]\n  paths: [[spec]]")}, hpa...)},

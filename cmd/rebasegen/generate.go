@@ -230,7 +230,7 @@ func generateFormat(output, file string) (emit.Format, error) {
 	case err == nil && slices.Contains(format.Names(), file):
 		return "", fmt.Errorf("--output-file %s: a format, not a file name: --output takes the format (%s); --output-file ./%s writes a file of that name", file, format.Words(format.Rules()), file)
 	case err != nil && (strings.ContainsAny(output, "./") || output == "-"):
-		return "", fmt.Errorf("%w (to write a file, use --output-file %s)", err, output)
+		return "", fmt.Errorf("%w (to write a file, use --output-file %s)", err, escape.Text(output))
 	case err != nil && slices.Contains(format.Report(), format.Format(output)):
 		return "", fmt.Errorf("%w: --output is the rules' format; generate's verdict in %s is --report %s", err, output, output)
 	}

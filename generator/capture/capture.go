@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/rebasegen/rebasegen/generator/load"
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -153,14 +154,14 @@ func appLabel(ctx context.Context, core kubernetes.Interface, opts Options) (str
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("reading kapp app %s/%s: %w", opts.Namespace, opts.App, err)
+			return "", fmt.Errorf("reading kapp app %s/%s: %w", escape.Text(opts.Namespace), escape.Text(opts.App), err)
 		}
 		var meta struct {
 			LabelKey   string `json:"labelKey"`
 			LabelValue string `json:"labelValue"`
 		}
 		if err := json.Unmarshal([]byte(cm.Data["spec"]), &meta); err != nil || meta.LabelKey == "" {
-			return "", fmt.Errorf("configmap %s/%s is not a kapp app (no spec.labelKey)", opts.Namespace, name)
+			return "", fmt.Errorf("configmap %s/%s is not a kapp app (no spec.labelKey)", escape.Text(opts.Namespace), escape.Text(name))
 		}
 		return meta.LabelKey + "=" + meta.LabelValue, nil
 	}
@@ -176,8 +177,10 @@ type NoApp struct {
 	Apps []types.NamespacedName
 }
 
+// Error names the app and namespace as given, escaped (escape.Text): a caller's, not a name the
+// API server accepted.
 func (e *NoApp) Error() string {
-	return fmt.Sprintf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", e.App, e.Namespace)
+	return fmt.Sprintf("no kapp app %s in namespace %s (the objects of an Argo CD Application: --argocd-app)", escape.Text(e.App), escape.Text(e.Namespace))
 }
 
 // apps are the kapp apps the cluster holds, found as kapp lists them (the ConfigMaps labelled

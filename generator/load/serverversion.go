@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/rebasegen/rebasegen/internal/escape"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -33,7 +34,7 @@ func (r *Reader) ReadServerVersion(flag string, live []string) (*ServerVersion, 
 	if flag != "" {
 		v, err := version.ParseSemantic(flag)
 		if err != nil {
-			return nil, fmt.Errorf("--server-version %s: want a Kubernetes version such as %s: %w", flag, kappconv.Kubernetes, err)
+			return nil, fmt.Errorf("--server-version %s: want a Kubernetes version such as %s: %w", escape.Text(flag), kappconv.Kubernetes, err)
 		}
 		return &ServerVersion{Version: v, Source: "--server-version"}, nil
 	}
