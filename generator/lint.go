@@ -117,7 +117,7 @@ func lintErrorList(findings []lint.Finding) string {
 		if f.Severity != lint.Error {
 			continue
 		}
-		m := fmt.Sprintf("%s:%d: ", f.File, f.Line)
+		m := lint.FileLine(f.File, f.Line) + ": "
 		if f.Rule >= 0 {
 			m += fmt.Sprintf("rebaseRules[%d]: ", f.Rule)
 		}

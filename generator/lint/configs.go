@@ -23,15 +23,19 @@ import (
 
 // doc is one Config: its data as kapp reads it, and its YAML nodes for line numbers.
 type doc struct {
-	file   string
-	obj    map[string]any
-	node   *yaml.Node // the Config mapping; nil when positions are unknown
-	line0  int        // where the document (or the ConfigMap's config.yml) starts
-	offset int        // added to node lines: a Config inside a ConfigMap's config.yml
-	note   string     // where in the file, when lines cannot say: a document of ytt's output
-	ytt    int        // the document of ytt's output, when rendered
-	secret bool       // read from a rules Secret's key, line0 that key's line
-	number int        // the file's document, 0 when rendered (note says which of ytt's output)
+	file  string // where its lines are: the file as written, a rendered document's template
+	given string // the rules path it was read from, as the verdict's rule locations name it (Hidden)
+	// elsewhere: the nodes of a rendered document written in another file than file (an
+	// overlay's), by node (writtenNodes)
+	elsewhere map[*yaml.Node]string
+	obj       map[string]any
+	node      *yaml.Node // the Config mapping; nil when positions are unknown
+	line0     int        // where the document (or the ConfigMap's config.yml) starts
+	offset    int        // added to node lines: a Config inside a ConfigMap's config.yml
+	note      string     // where in the file, when lines cannot say: a document of ytt's output
+	ytt       int        // the document of ytt's output, when rendered
+	secret    bool       // read from a rules Secret's key, line0 that key's line
+	number    int        // the file's document, 0 when rendered (note says which of ytt's output)
 	// kappController: rendered from a rules Secret (or read from one: secret), which only
 	// kapp-controller reads
 	kappController bool
@@ -51,7 +55,7 @@ func readConfigs(paths []string, reader *load.Reader, rendered []Rendered) ([]*d
 	var docs []*doc
 	var findings []Finding
 	nodes := map[string][]*yaml.Node{}
-	read := func(o load.Object, file string, n *yaml.Node, line0 int, note string, ytt int) {
+	read := func(o load.Object, file, given string, n *yaml.Node, line0 int, note string, ytt int) {
 		isConfig := load.IsKappConfig(o.GetAPIVersion(), o.GetKind())
 		_, labelled := o.GetLabels()[kappconv.ConfigLabel]
 		var ds []*doc
@@ -78,7 +82,7 @@ func readConfigs(paths []string, reader *load.Reader, rendered []Rendered) ([]*d
 			findings = append(findings, Finding{Severity: Error, File: file, Line: line0, Rule: -1, Message: note + problem})
 		}
 		for _, d := range ds {
-			d.file, d.note, d.ytt = file, note, ytt
+			d.file, d.given, d.note, d.ytt = file, given, note, ytt
 			if d.line0 == 0 || n == nil {
 				d.line0 = line0
 			}
@@ -108,16 +112,23 @@ func readConfigs(paths []string, reader *load.Reader, rendered []Rendered) ([]*d
 			regenerate(file, data)
 		}
 		from := len(docs)
-		read(o, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
+		read(o, file, file, find(nodes[file], o.Source), o.Source.Line, "", 0)
 		for _, d := range docs[from:] {
 			d.number, d.regenerate = o.Source.Doc, advice[file]
 		}
 	}
 	for _, r := range rendered {
 		for _, o := range r.Objects {
+			file, line0, n := r.Path, r.Line, writtenNodes(o)
+			if n != nil { // on the template's lines
+				file, line0 = n.file, n.Line
+			}
 			from := len(docs)
-			read(o, r.Path, nil, r.Line, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
+			read(o, file, r.Path, n.node(), line0, fmt.Sprintf("ytt output document %d: ", o.Source.Doc), o.Source.Doc)
 			for _, d := range docs[from:] {
+				if n != nil {
+					d.elsewhere = n.elsewhere
+				}
 				d.kappController = r.Replaces != load.Source{}
 				if o.Source.Generated {
 					// the template file ytt rendered it from: a ytt-format file, or one of a package's
@@ -284,6 +295,68 @@ func embedded(o load.Object, text string, value *yaml.Node) []*doc {
 		}
 		out = append(out, d)
 	}
+	return out
+}
+
+// written is a document ytt rendered as yaml nodes on its template's lines.
+type written struct {
+	*yaml.Node
+	file      string                // the template: where ytt positions the document
+	elsewhere map[*yaml.Node]string // the nodes written in another file, each on that file's line
+}
+
+func (w *written) node() *yaml.Node {
+	if w == nil {
+		return nil
+	}
+	return w.Node
+}
+
+// writtenNodes is o, a document ytt rendered, as yaml nodes each on the line of the template where
+// ytt positions it (load.Source.Written), as a file's nodes are on its lines: a rule's findings
+// name the line a person edits, not a line of ytt's output, which is no file's. A node written in
+// another file than the document (an overlay's) is on that file's line (elsewhere); one whose
+// position is not known, no line (0). nil when ytt's positions are not known.
+func writtenNodes(o load.Object) *written {
+	w := o.Source.Written
+	at, ok := w.At(0)
+	if !ok {
+		return nil
+	}
+	out := &written{file: at.File, elsewhere: map[*yaml.Node]string{}}
+	var stack []*yaml.Node // the nodes holding the one visited
+	if !w.Walk(o.Object, func(i int, path []any, v any) {
+		n := &yaml.Node{Kind: yaml.ScalarNode}
+		src, known := w.At(i)
+		if known {
+			n.Line = src.Line
+		}
+		switch v.(type) {
+		case map[string]any:
+			n.Kind = yaml.MappingNode
+		case []any:
+			n.Kind = yaml.SequenceNode
+		}
+		stack = stack[:len(path)]
+		if len(path) > 0 {
+			parent := stack[len(path)-1]
+			if key, ok := path[len(path)-1].(string); ok { // an entry: its key's line is the value's
+				k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: n.Line}
+				parent.Content = append(parent.Content, k)
+				if known && src.File != at.File {
+					out.elsewhere[k] = src.File
+				}
+			}
+			parent.Content = append(parent.Content, n)
+		}
+		if known && src.File != at.File {
+			out.elsewhere[n] = src.File
+		}
+		stack = append(stack, n)
+	}) {
+		return nil
+	}
+	out.Node = stack[0]
 	return out
 }
 

@@ -32,7 +32,7 @@ type Hidden struct {
 func (c *checker) hidden(a at, key, prefix string, suggestion func() string) {
 	var fields, unjudged []string
 	for _, h := range c.hiddenBy {
-		if h.File == c.doc.file && c.judged(h, a, key) {
+		if h.File == c.doc.given && c.judged(h, a, key) {
 			fields = append(fields, h.Fields...)
 			unjudged = append(unjudged, h.Unjudged...)
 		}
@@ -68,7 +68,7 @@ func (c *checker) judged(h Hidden, a at, key string) bool {
 	case !sameKey:
 		return false
 	case h.Line == 0:
-		return c.doc.node == nil && h.Doc == c.doc.ytt
+		return (c.doc.node == nil || c.doc.ytt > 0) && h.Doc == c.doc.ytt
 	}
 	return (c.doc.secret || c.doc.node == nil) && h.Line == c.doc.line0
 }

@@ -64,13 +64,13 @@ func readInert(docs []*doc, pkg []load.Object) inertSources {
 		m, _ := labels.v.(map[string]any)
 		for _, k := range labels.keys() {
 			if inertLabel(k, m[k]) {
-				out.labels = append(out.labels, inertSource{d, fmt.Sprintf("%s:%d additionalLabels %s", d.file, c.line(labels.field(k)), k)})
+				out.labels = append(out.labels, inertSource{d, FileLine(c.where(labels.field(k))) + " additionalLabels " + k})
 			}
 		}
 		for i, r := range root.field("ownershipLabelRules").items() {
 			var rule ctlconf.OwnershipLabelRule
 			if decode(r.v, &rule) == nil && intoAnnotations(rule.Path) {
-				out.rules = append(out.rules, inertSource{d, fmt.Sprintf("%s:%d ownershipLabelRules[%d]", d.file, c.line(r), i)})
+				out.rules = append(out.rules, inertSource{d, fmt.Sprintf("%s ownershipLabelRules[%d]", FileLine(c.where(r)), i)})
 			}
 		}
 	}

@@ -43,7 +43,7 @@ const (
 type Finding struct {
 	Severity   Severity `json:"severity"`
 	File       string   `json:"file"`
-	Line       int      `json:"line"`
+	Line       int      `json:"line,omitempty"` // none where no line is known
 	Rule       int      `json:"rule"`
 	Message    string   `json:"message"`
 	Suggestion string   `json:"suggestion"`

@@ -667,3 +667,19 @@ rebaseRules:
 	assertFindings(t, got, rules, []want{{Warning, 8, "apiVersionKindMatcher {apiVersion: networking.k8s.io/v1, kind: Ingress} matches none of the desired objects",
 		"no desired object is an Ingress: remove the matcher if the package no longer ships one"}})
 }
+
+// A finding whose line is not known (0) names the file alone in every format: no "rules.yml:0",
+// "line=0" or "line": 0, which is no line (issue 24).
+func TestNoLineIsNotLine0(t *testing.T) {
+	fs := []Finding{{Severity: Warning, File: "rules.yml", Rule: -1, Message: "m"}}
+	for f, want := range map[Format]string{
+		FormatText:   "rules.yml: warning: m\n",
+		FormatGitHub: "::warning file=rules.yml::m\n",
+		FormatJSON:   "{\n  \"version\": 1,\n  \"findings\": [\n    {\n      \"severity\": \"warning\",\n      \"file\": \"rules.yml\",\n      \"rule\": -1,\n      \"message\": \"m\",\n      \"suggestion\": \"\"\n    }\n  ]\n}\n",
+	} {
+		var b strings.Builder
+		if err := Write(&b, fs, f); err != nil || b.String() != want {
+			t.Errorf("%s: %v\n%q\nwant\n%q", f, err, b.String(), want)
+		}
+	}
+}

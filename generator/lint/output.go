@@ -26,13 +26,14 @@ const (
 //	  "rule": 0, "message": "...", "suggestion": "..."}]}
 //
 // rule is the 0-based index in the Config's rebaseRules (-1: the document itself); suggestion is
-// "" when there is none; findings is [] when there are none, sorted by file, line and message.
+// "" when there is none; line is left out where no line is known (text: file alone; github: no
+// line); findings is [] when there are none, sorted by file, line and message.
 func Write(w io.Writer, fs []Finding, f Format) error {
 	var b strings.Builder
 	switch f {
 	case FormatText:
 		for _, x := range fs {
-			fmt.Fprintf(&b, "%s:%d: %s: %s\n", escape.Text(x.File), x.Line, x.Severity, escape.Text(x.text()))
+			fmt.Fprintf(&b, "%s: %s: %s\n", escape.Text(FileLine(x.File, x.Line)), x.Severity, escape.Text(x.text()))
 			if x.Suggestion != "" {
 				fmt.Fprintf(&b, "    suggestion: %s\n", escape.Text(x.Suggestion))
 			}
@@ -68,13 +69,25 @@ func Write(w io.Writer, fs []Finding, f Format) error {
 }
 
 // GitHubCommand is one GitHub Actions workflow command (::error or ::warning) annotating line of
-// file, with GitHub's escaping: a name holding a newline and "::error ..." cannot inject a command.
-// msg's parts from the inputs are escape.Text already (its own line breaks are kept).
+// file (line 0: the file, no line), with GitHub's escaping: a name holding a newline and
+// "::error ..." cannot inject a command. msg's parts from the inputs are escape.Text already (its
+// own line breaks are kept).
 func GitHubCommand(severity, file string, line int, msg string) string {
-	if file == "" { // no file to annotate: the job's log alone
+	switch {
+	case file == "": // no file to annotate: the job's log alone
 		return fmt.Sprintf("::%s::%s\n", severity, escape.GitHubData(msg))
+	case line <= 0:
+		return fmt.Sprintf("::%s file=%s::%s\n", severity, escape.GitHubProperty(file), escape.GitHubData(msg))
 	}
 	return fmt.Sprintf("::%s file=%s,line=%d::%s\n", severity, escape.GitHubProperty(file), line, escape.GitHubData(msg))
+}
+
+// FileLine is file:line, or file alone where no line is known (0): a line 0 is no line.
+func FileLine(file string, line int) string {
+	if line <= 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }
 
 func (f Finding) text() string {

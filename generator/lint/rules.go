@@ -28,7 +28,8 @@ type checker struct {
 // add records a finding whose suggestion is the edit that fixes it: in a file rebasegen generated,
 // regenerating it (N14-7: an edit by hand is undone by the next generate, and check calls it stale).
 func (c *checker) add(sev Severity, a at, msg, suggestion string) {
-	c.findings = append(c.findings, Finding{Severity: sev, File: c.doc.file, Line: c.line(a), Rule: c.rule,
+	file, line := c.where(a)
+	c.findings = append(c.findings, Finding{Severity: sev, File: file, Line: line, Rule: c.rule,
 		Message: c.doc.note + msg, Suggestion: cmp.Or(c.doc.regenerate, suggestion)})
 }
 
@@ -43,14 +44,21 @@ func (c *checker) advise(fact bool, sev Severity, a at, msg, suggestion string) 
 
 // line is the line of a's key, else of its value, else of the document.
 func (c *checker) line(a at) int {
+	_, line := c.where(a)
+	return line
+}
+
+// where is the file and line of a's key, else of its value, else of the document: a node of a
+// rendered document may be written in another file (doc.elsewhere), or nowhere known (line 0).
+func (c *checker) where(a at) (string, int) {
 	n := a.key
 	if n == nil {
 		n = a.n
 	}
-	if n == nil || c.doc.node == nil {
-		return c.doc.line0
+	if n == nil || c.doc.node == nil || n.Line == 0 {
+		return c.doc.file, c.doc.line0
 	}
-	return n.Line + c.doc.offset
+	return cmp.Or(c.doc.elsewhere[n], c.doc.file), n.Line + c.doc.offset
 }
 
 var (

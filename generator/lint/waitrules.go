@@ -50,7 +50,7 @@ func (c *checker) waitRules(root at) {
 			c.add(Warning, orElse(a.field("resourceMatchers"), a), where+": its resourceMatchers match none of the desired objects, so the rule never applies: kapp waits with a wait rule only on the resources its deploy applies, never on those it lists as associated with them (a Deployment's ReplicaSets and Pods)",
 				"match the desired objects kapp should wait on, or remove the rule")
 		}
-		if why := WaitRuleFails(r, fmt.Sprintf("%s:%d, %s", c.doc.file, c.line(a), where)); why != "" {
+		if why := WaitRuleFails(r, FileLine(c.where(a))+", "+where); why != "" {
 			c.add(Error, a.field("ytt"), where+": every deploy creating, changing or keeping a resource it is the first wait rule to match fails: "+why,
 				"give ytt a funcContractV1 whose resource.star defines is_done(resource), or use conditionMatchers")
 		}

@@ -40,7 +40,7 @@ func (s Source) String() string {
 	if s.Item > 0 {
 		str += fmt.Sprintf(", item %d", s.Item)
 	}
-	if at, ok := s.Written.node(0); ok { // a line of ytt's output is no file's: the template's is
+	if at, ok := s.Written.At(0); ok { // a line of ytt's output is no file's: the template's is
 		str += fmt.Sprintf(", from %s line %d", escape.Text(at.File), at.Line)
 	}
 	return str

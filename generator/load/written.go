@@ -88,40 +88,73 @@ func (d Doc) WrittenAt(path ...any) (Source, bool) {
 	if err != nil || utiljson.Unmarshal(js, &m) != nil { // the object as written: no namespace set
 		return Source{}, false
 	}
-	var b WrittenBuilder
 	var on []int // the nodes on path, by their index in the walk
-	var visit func(depth int, key string, item bool, v any, onPath bool)
-	visit = func(depth int, key string, item bool, v any, onPath bool) {
-		if onPath {
-			on = append(on, len(b.w.Lines))
+	if !w.Walk(m, func(i int, at []any, _ any) {
+		if len(at) <= len(path) && slices.Equal(at, path[:len(at)]) {
+			on = append(on, i)
 		}
-		b.Node(depth, key, item, "", 0)
-		onPath = onPath && depth < len(path)
-		switch n := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(n)) {
-				visit(depth+1, k, false, n[k], onPath && path[depth] == k)
-			}
-		case []any:
-			for i, item := range n {
-				visit(depth+1, "", true, item, onPath && path[depth] == i)
-			}
-		}
-	}
-	visit(0, "", false, m, true)
-	if got := b.Written(); got.Shape != w.Shape || len(got.Lines) != len(w.Lines) {
+	}) {
 		return Source{}, false
 	}
 	for _, i := range slices.Backward(on) {
-		if at, ok := w.node(i); ok {
+		if at, ok := w.At(i); ok {
 			return at, true
 		}
 	}
 	return Source{}, false
 }
 
-// node is where node i of the walk was written (its File and Line); false when unknown, or w nil.
-func (w *Written) node(i int) (Source, bool) {
+// Walk calls f with each node of obj in w's order (Written): its index there, its path (map keys
+// and list indexes; valid during the call only) and its value. False, f called for none, when obj
+// is not the object whose walk w holds (its shape differs: a document rebuilt since), or w is nil.
+func (w *Written) Walk(obj map[string]any, f func(i int, path []any, v any)) bool {
+	if w == nil {
+		return false
+	}
+	var b WrittenBuilder
+	walk(obj, func(_ int, path []any, item bool, _ any) {
+		key := ""
+		if !item && len(path) > 0 {
+			key, _ = path[len(path)-1].(string)
+		}
+		b.Node(len(path), key, item, "", 0)
+	})
+	if got := b.Written(); got.Shape != w.Shape || len(got.Lines) != len(w.Lines) {
+		return false
+	}
+	walk(obj, func(i int, path []any, _ bool, v any) { f(i, path, v) })
+	return true
+}
+
+// walk visits obj's nodes in Written's order: the document, then each map entry in the order of
+// its key and each list item in order, depth first, each before what it holds.
+func walk(obj map[string]any, f func(i int, path []any, item bool, v any)) {
+	var path []any
+	i := 0
+	var visit func(item bool, v any)
+	visit = func(item bool, v any) {
+		f(i, path, item, v)
+		i++
+		switch n := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(n)) {
+				path = append(path, k)
+				visit(false, n[k])
+				path = path[:len(path)-1]
+			}
+		case []any:
+			for j, it := range n {
+				path = append(path, j)
+				visit(true, it)
+				path = path[:len(path)-1]
+			}
+		}
+	}
+	visit(false, obj)
+}
+
+// At is where node i of the walk was written (its File and Line); false when unknown, or w nil.
+func (w *Written) At(i int) (Source, bool) {
 	if w == nil || i >= len(w.Lines) || w.Lines[i] == 0 {
 		return Source{}, false
 	}

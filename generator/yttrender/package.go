@@ -60,12 +60,13 @@ type Template struct {
 func (p Package) Empty() bool { return len(p.Dirs) == 0 && p.CR == "" }
 
 // Render renders the package with the ytt library and reads the result like any input; rd reads
-// its files.
+// its files. Each document says where its templates wrote each node of it (Source.Written): a
+// rules file's findings name the template's lines.
 func (p Package) Render(rd *load.Reader) ([]load.Doc, error) {
 	if p.Empty() {
 		return nil, nil
 	}
-	r, err := p.run(rd, documents)
+	r, err := p.run(rd, positioned)
 	if err != nil {
 		return nil, err
 	}
