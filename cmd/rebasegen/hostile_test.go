@@ -569,3 +569,41 @@ func TestInputErrorAnnotated(t *testing.T) {
 		t.Errorf("check -o text: exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }
+
+// A package's template writing a value the decoder refuses (cpu: 100x) or of the wrong type
+// (containerPort: http) is an input error at the template's line, in its text and its -o github
+// annotation (issue 24: it named ytt's output document and the template's document line, no
+// field line, and -o github printed nothing, ytt's output being no file). The line is the one
+// holding the value, read off the template's text.
+func TestPackageInputErrorAtTheTemplatesLine(t *testing.T) {
+	web := filepath.Join("..", "..", "fixtures", "packages", "hpa-web")
+	app := readFile(t, filepath.Join(web, "config", "app.yml"))
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	write(t, rules, "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config\nrebaseRules: []\n")
+	for _, c := range []struct{ from, to, field, says string }{
+		{"cpu: 100m\n", "cpu: 100x\n", "spec.template.spec.containers[0].resources.requests.cpu", `"100x": `},
+		{"containerPort: 80\n", "containerPort: http\n", "spec.template.spec.containers.0.ports.0.containerPort", "expected int32, got string"},
+	} {
+		dir := t.TempDir()
+		template := filepath.Join(dir, "config", "app.yml")
+		changed := strings.Replace(app, c.from, c.to, 1)
+		line := 1 + strings.Count(changed[:strings.Index(changed, c.to)], "\n")
+		if err := os.Mkdir(filepath.Dir(template), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "config", "schema.yml"), readFile(t, filepath.Join(web, "config", "schema.yml")))
+		write(t, template, changed)
+		inputs := []string{"--package", filepath.Join(dir, "config"), "--values", filepath.Join(web, "values.yml"), "-l", filepath.Join("..", "..", "fixtures", "hpa-replicas", "live.yaml"), "-n", "hpa-replicas"}
+		for _, args := range [][]string{
+			append([]string{"check", "-r", rules, "-o", "github"}, inputs...),
+			append([]string{"generate", "--report", "github", "--output-file", filepath.Join(dir, "out.yml")}, inputs...),
+		} {
+			r := rebasegen(t, args...)
+			text := fmt.Sprintf("field %s (%s line %d): %s", c.field, template, line, c.says)
+			annotation := fmt.Sprintf("::error file=%s,line=%d::rebasegen: ", template, line)
+			if r.code != exitError || !strings.HasPrefix(r.stdout, annotation) || !strings.Contains(r.stdout, text) || !strings.Contains(r.stderr, text) {
+				t.Errorf("%s, %s: exit %d, stdout:\n%s\nstderr:\n%s\nwant an annotation starting %q and %q in both", args[0], c.to, r.code, r.stdout, r.stderr, annotation, text)
+			}
+		}
+	}
+}

@@ -116,15 +116,19 @@ func run(args []string) int {
 
 // errorAnnotation is a GitHub annotation of an input error naming a file of the inputs and a line
 // (newcomer15 N15-6: CI showed a red job and the reason only in its log), on that line, the
-// field's where known, as the findings of -o github are; "" for any other error, which stdout
-// stays empty for (stdin, a package's rendering, a usage error).
+// field's where known, as the findings of -o github are: in a package, the template's line that
+// wrote the field; "" for any other error, which stdout stays empty for (stdin, a package's
+// rendering where no template's line is known, a usage error).
 func errorAnnotation(err error) string {
 	le := (*load.Error)(nil)
 	if !errors.As(err, &le) || le.Source.Doc == 0 || le.Source.File == "-" {
 		return ""
 	}
 	if _, rendered := yttrender.RenderedFrom(le.Source.File); rendered {
-		return ""
+		if le.Written.File == "" {
+			return ""
+		}
+		return lint.GitHubCommand("error", le.Written.File, le.Written.Line, "rebasegen: "+escape.Lines(err.Error()))
 	}
 	return lint.GitHubCommand("error", le.Source.File, cmp.Or(le.Line, le.Source.Line), "rebasegen: "+escape.Lines(err.Error()))
 }

@@ -315,6 +315,9 @@ func (c *classifier) resource(p pair.Pair) (Resource, error) {
 	dr, ok, err := c.defaults.defaulted(desired.Unstructured)
 	if le := (*load.Error)(nil); errors.As(err, &le) && le.Source == (load.Source{}) {
 		le.Source = desired.Source
+		if le.Steps != nil { // a package's field: the template's line that wrote it
+			le.Written, _ = p.Desired.WrittenAt(le.Steps...)
+		}
 		return res, le
 	}
 	if err != nil {

@@ -62,10 +62,16 @@ type Error struct {
 	Steps []any
 	// Line is Field's line in Source.File, 0 when not known (Steps found in no file's text).
 	Line int
+	// Written: a document ytt rendered (Source.Written), the template file and line that wrote
+	// Field, or its nearest parent written (Doc.WrittenAt); zero when not known. ytt's output,
+	// Source.File, is no file a person edits.
+	Written Source
 }
 
 func (e *Error) Error() string {
 	switch {
+	case e.Field != "" && e.Written.File != "":
+		return fmt.Sprintf("%s: field %s (%s line %d): %s", e.Source, e.Field, escape.Text(e.Written.File), e.Written.Line, e.Msg)
 	case e.Field != "" && e.Line > 0:
 		return fmt.Sprintf("%s: field %s (line %d): %s", e.Source, e.Field, e.Line, e.Msg)
 	case e.Field != "":
