@@ -328,7 +328,7 @@ func serverWritten(desired, live map[string]any) []change {
 	var out []change
 	for _, p := range ps {
 		if val, ok := p.Get(live); ok {
-			if mutated, ok, _ := MutateAwayFrom(val, val, true); ok {
+			if mutated, ok := awayFromBoth(val, p, desired); ok {
 				out = append(out, change{path: p, value: mutated})
 			}
 		}
@@ -337,6 +337,26 @@ func serverWritten(desired, live map[string]any) []change {
 		out = append(out, change{path: p, value: laterValue})
 	}
 	return out
+}
+
+// awayFromBoth is MutateAwayFrom of the live value val at p, drawn again while it is also the
+// manifest's value there: a removal probe asks whether the object kapp applies still holds the
+// manifest's value once Git removed it, so a server write drawn equal to it (a controller's
+// replicas 3 drawn as the manifest's 2: 1 in 9 draws) made a copy of the live value look like
+// the manifest's kept, and the gate fail at random (newcomer17 N17-1). false where every draw
+// was the one or the other.
+func awayFromBoth(val any, p fielddiff.Path, desired map[string]any) (any, bool) {
+	declared, inDesired := p.Get(desired)
+	for range 16 {
+		mutated, ok, away := MutateAwayFrom(val, val, true)
+		if !ok || !away {
+			return nil, false
+		}
+		if !inDesired || !fielddiff.Equal(mutated, declared) {
+			return mutated, true
+		}
+	}
+	return nil, false
 }
 
 // MutateAwayFrom is the mutation check's value generator (mutate), for this applier's check and
