@@ -194,8 +194,8 @@ func loadSet(in Inputs) (_ *pair.Set, _ *rulesets.Ruleset, placed, bare map[load
 	}
 	for _, p := range in.Desired {
 		if p != "-" && load.IsCaptureDir(p) {
-			return nil, nil, nil, nil, fmt.Errorf("--desired %s: a directory rebasegen capture wrote (it holds %s): it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired %s)",
-				p, load.ServerVersionFile, filepath.Join(p, load.CaptureDesired))
+			return nil, nil, nil, nil, fmt.Errorf("--desired %s: %s: it goes to --live; --desired takes the manifests (the package's: --package; capture's recovery of what kapp last applied: --desired %s)",
+				p, load.CaptureDirIs, filepath.Join(p, load.CaptureDesired))
 		}
 	}
 	desired, err := load.Inputs("--desired", in.Desired, in.Reader)

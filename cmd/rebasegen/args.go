@@ -66,11 +66,17 @@ func strayArgument(c *cli.Context, args []string) error {
 	return fmt.Errorf("%s\nhint: quote a value that holds spaces; see rebasegen %s --help", msg, c.Command.Name)
 }
 
-// meantFlag is the flag of c's command a stray file's content is for, and why: objects read from
-// the cluster (--live), kapp Configs or a rules Secret (--rules; a file rebasegen generate wrote is
+// meantFlag is the flag of c's command a stray file's content is for, and why: a directory
+// rebasegen capture wrote or objects read from the cluster (--live), kapp Configs or a rules Secret (--rules; a file rebasegen generate wrote is
 // --output-file for generate), manifests (--desired); "" when it is none of them, or the command has no such flag
 // (why then says so of Configs).
 func meantFlag(c *cli.Context, path string) (flag, why string) {
+	has := func(name string) bool {
+		return slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+	}
+	if load.IsCaptureDir(path) && has("live") {
+		return "live", "It is " + load.CaptureDirIs
+	}
 	if load.TotalSize(path) != nil {
 		return "", ""
 	}
@@ -95,9 +101,6 @@ func meantFlag(c *cli.Context, path string) (flag, why string) {
 		}
 		return err == nil && d.Kind == "ConfigMap" && load.IsLabelledConfig(o)
 	})
-	has := func(name string) bool {
-		return slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
-	}
 	switch {
 	case rules && load.IsGenerated(data) && has("output-file"):
 		return "output-file", "It is a file rebasegen generate wrote"

@@ -114,3 +114,38 @@ func TestStrayFileNamesItsFlag(t *testing.T) {
 		}
 	}
 }
+
+// A capture directory given without its -l is named with -l, as -d DIR names --live, by check,
+// generate and explain alike, and the command the hint proposes runs. Before, the hint followed
+// the flag before it: "repeat --values (--values values.yml --values ci/live)", a capture
+// directory sent to a data values flag (newcomer17 N17-4, issue 24).
+func TestStrayCaptureDirectoryIsLive(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	desired, ns := fix[1], fix[5]
+	dir := t.TempDir()
+	config, values := copyPackage(t, dir)
+	live := filepath.Join(dir, "ci", "live")
+	copyTo(t, fix[3], live, "live.yaml")
+	copyTo(t, filepath.Join(filepath.Dir(fix[3]), "server-version.json"), live, "server-version.json")
+	rules := filepath.Join(dir, "rules.yml")
+	if r := rebasegen(t, "generate", "--package", config, "--values", values, "-l", live, "-n", ns, "--output-file", rules); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	hint := "\nhint: did you mean -l " + live + "? It is a directory rebasegen capture wrote (it holds server-version.json), and --live is missing\n"
+	for _, tc := range []struct{ args, fixed []string }{
+		{[]string{"check", "--package", config, "--values", values, live, "-n", ns, "-r", rules},
+			[]string{"check", "--package", config, "--values", values, "-l", live, "-n", ns, "-r", rules}},
+		{[]string{"generate", "-d", desired, live, "-n", ns}, nil},
+		{[]string{"explain", "-n", ns, "-d", desired, live}, nil},
+	} {
+		r := rebasegen(t, tc.args...)
+		if r.code != exitError || !strings.HasSuffix(r.stderr, hint) || r.stdout != "" {
+			t.Errorf("rebasegen %v: exit %d, want %d with the hint %q:\n%s", tc.args, r.code, exitError, hint, r.stderr)
+		}
+		if tc.fixed != nil {
+			if r := rebasegen(t, tc.fixed...); r.code != 0 {
+				t.Errorf("rebasegen %v, as the hint proposes: exit %d\n%s%s", tc.fixed, r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+}

@@ -57,6 +57,9 @@ func CaptureDirs(live, crds []string) (liveOut, crdsOut []string, _ error) {
 	return liveOut, crdsOut, nil
 }
 
+// CaptureDirIs is what errors and hints call a directory IsCaptureDir recognises.
+const CaptureDirIs = "a directory rebasegen capture wrote (it holds " + ServerVersionFile + ")"
+
 // IsCaptureDir reports whether path is a directory rebasegen capture wrote: one holding
 // server-version.json.
 func IsCaptureDir(path string) bool {
