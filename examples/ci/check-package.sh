@@ -11,7 +11,9 @@
 # package's objects without one; unset, rebasegen uses the namespace their live objects are in.
 # Arguments after -- go to rebasegen check as they are, after the script's own (--fail-on-create,
 # --fail-on-delete, --fail-on-drift, --value KEY=VAL...: see rebasegen check --help); the
-# optional VALUES_FILE is told apart by the count of arguments before the --.
+# optional VALUES_FILE is told apart by the count of arguments before the --. Flags after -- win:
+# an -o/--output there replaces OUTPUT, an -n/--namespace NAMESPACE (check refuses one flag given
+# in both forms, --output text -o json, so the script then leaves its own out).
 set -euo pipefail
 usage="usage: check-package.sh PACKAGE_CONFIG_DIR [VALUES_FILE] LIVE_YAML RULES_FILE [-- CHECK_FLAG...]"
 positional=()
@@ -26,6 +28,12 @@ args=(check --package "$config")
 if [[ ${#positional[@]} -eq 4 ]]; then args+=(--values "${positional[1]}"); fi
 n=${#positional[@]}
 live=${positional[n-2]} rules=${positional[n-1]}
-args+=(--live "$live" --rules "$rules" --output "${OUTPUT:-text}")
-if [[ -n ${NAMESPACE:-} ]]; then args+=(--namespace "$NAMESPACE"); fi
+args+=(--live "$live" --rules "$rules")
+given() { # given NAMES ARG...: an ARG is the flag -NAME or --NAME (with =VALUE or not), NAMES a|b
+  local re="^--?($1)(=|\$)" a
+  for a in "${@:2}"; do if [[ $a =~ $re ]]; then return 0; fi; done
+  return 1
+}
+if ! given 'o|output' "$@"; then args+=(--output "${OUTPUT:-text}"); fi
+if [[ -n ${NAMESPACE:-} ]] && ! given 'n|namespace' "$@"; then args+=(--namespace "$NAMESPACE"); fi
 rebasegen "${args[@]}" "$@"

@@ -25,15 +25,22 @@ func TestCheckPackageValuesFileIsOptional(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		env  []string // OUTPUT and NAMESPACE, empty unless set here
 	}{
-		{[]string{"config", "live.yaml", "rules.yml"}, "check --package config --live live.yaml --rules rules.yml --output text"},
-		{[]string{"config", "values.yml", "live.yaml", "rules.yml"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text"},
+		{[]string{"config", "live.yaml", "rules.yml"}, "check --package config --live live.yaml --rules rules.yml --output text", nil},
+		{[]string{"config", "values.yml", "live.yaml", "rules.yml"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text", nil},
 		// check's flags the script has no argument for (issue 28): after --, passed on as they are
-		{[]string{"config", "live.yaml", "rules.yml", "--", "--fail-on-create", "--fail-on-delete"}, "check --package config --live live.yaml --rules rules.yml --output text --fail-on-create --fail-on-delete"},
-		{[]string{"config", "values.yml", "live.yaml", "rules.yml", "--", "--value", "name=shop"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text --value name=shop"},
+		{[]string{"config", "live.yaml", "rules.yml", "--", "--fail-on-create", "--fail-on-delete"}, "check --package config --live live.yaml --rules rules.yml --output text --fail-on-create --fail-on-delete", nil},
+		{[]string{"config", "values.yml", "live.yaml", "rules.yml", "--", "--value", "name=shop"}, "check --package config --values values.yml --live live.yaml --rules rules.yml --output text --value name=shop", nil},
+		{[]string{"config", "live.yaml", "rules.yml"}, "check --package config --live live.yaml --rules rules.yml --output github --namespace shop", []string{"OUTPUT=github", "NAMESPACE=shop"}},
+		// flags after -- win over OUTPUT and NAMESPACE (newcomer17 N17-5): the script passed its
+		// own --output too, and check refuses --output text -o json ("two forms of the same flag")
+		{[]string{"config", "live.yaml", "rules.yml", "--", "-o", "json"}, "check --package config --live live.yaml --rules rules.yml -o json", nil},
+		{[]string{"config", "live.yaml", "rules.yml", "--", "--output=json", "-n", "web"}, "check --package config --live live.yaml --rules rules.yml --output=json -n web", []string{"OUTPUT=github", "NAMESPACE=shop"}},
+		{[]string{"config", "live.yaml", "rules.yml", "--", "--namespace=web", "--value", "o=n"}, "check --package config --live live.yaml --rules rules.yml --output github --namespace=web --value o=n", []string{"OUTPUT=github", "NAMESPACE=shop"}},
 	} {
 		cmd := exec.Command(bash, append([]string{"check-package.sh"}, tc.args...)...)
-		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "OUTPUT=", "NAMESPACE=")
+		cmd.Env = append(append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "OUTPUT=", "NAMESPACE="), tc.env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Errorf("%v: %v\n%s", tc.args, err, out)
