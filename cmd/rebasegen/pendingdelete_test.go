@@ -76,3 +76,103 @@ func TestCheckReportsPendingDeletes(t *testing.T) {
 		}
 	}
 }
+
+// A pending delete names the rules in force that select it and no desired object, and where a rule
+// selects desired objects too, each of its matchers that selects it alone (a kind among a rule's
+// resourceMatchers, a name in an andMatcher's anyMatcher: what generate writes for several
+// resources), at the matcher's line, in every format: lint says of them that they match none of
+// the desired objects, and they can go once the deploy deleted the object. Before, a rule selecting
+// any desired object was not named (newcomer17's PodDisruptionBudget removed in Git: two rules'
+// matchers of it, named by lint only; issue 24).
+func TestPendingDeleteNamesTheMatchersSelectingItAlone(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := t.TempDir()
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "desired.yaml") // the Deployment only: the HPA is no longer desired
+	if err := os.WriteFile(desired, []byte(strings.SplitN(string(data), "\n---\n", 2)[0]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hand := filepath.Join(dir, "hand.yml")
+	if err := os.WriteFile(hand, []byte(`apiVersion: kapp.k14s.io/v1alpha1
+kind: Config
+rebaseRules:
+- type: copy
+  sources: [new, existing]
+  paths:
+  - [metadata, labels, team]
+  resourceMatchers:
+  - apiVersionKindMatcher: {apiVersion: apps/v1, kind: Deployment}
+  - apiVersionKindMatcher: {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler}
+- type: copy
+  sources: [new, existing]
+  paths:
+  - [metadata, labels, tier]
+  resourceMatchers:
+  - andMatcher:
+      matchers:
+      - anyMatcher:
+          matchers:
+          - kindNamespaceNameMatcher: {kind: Deployment, namespace: hpa-replicas, name: web}
+          - kindNamespaceNameMatcher: {kind: HorizontalPodAutoscaler, namespace: hpa-replicas, name: web}
+      - hasNamespaceMatcher: {}
+- type: copy
+  sources: [new, existing]
+  paths:
+  - [metadata, labels, zone]
+  resourceMatchers:
+  - kindNamespaceNameMatcher: {kind: HorizontalPodAutoscaler, namespace: hpa-replicas, name: web}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := []string{
+		hand + ":10, document 1, rebaseRules[0].resourceMatchers[1]",
+		hand + ":21, document 1, rebaseRules[1].resourceMatchers[0].andMatcher.matchers[0].anyMatcher.matchers[1]",
+		hand + ":23, document 1, rebaseRules[2]",
+	}
+	args := []string{"check", "--rules", hand, "-d", desired, "-l", fix[3], "-n", fix[5]}
+	for _, out := range []string{"text", "json", "github"} {
+		r := rebasegen(t, append(args, "-o", out)...)
+		var line string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.Contains(l, "pending delete: autoscaling/HorizontalPodAutoscaler hpa-replicas/web") {
+				line = l
+			}
+		}
+		if out == "json" {
+			var j struct{ PendingDeletes []fieldJSON }
+			if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || len(j.PendingDeletes) != 1 {
+				t.Fatalf("json: want 1 pending delete (%v):\n%s", err, r.stdout)
+			}
+			line = j.PendingDeletes[0].Evidence
+		}
+		want := strings.Join(named, "; ")
+		if !strings.HasSuffix(line, ": "+want) || strings.Contains(line, "rebaseRules[0].resourceMatchers[0]") {
+			t.Errorf("-o %s: the pending delete\n%s\nwant it ending with\n%s\n%s%s", out, line, want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// With a wrong -n (the CRD, cluster-scoped, pairs; its custom resource does not), the live
+// custom resource is the one the pending create's "did you mean -n" names, not a pending delete
+// of its own: one hint, where every live object of the app was listed once more as deleted.
+func TestWrongNamespaceListsNoPendingDeletes(t *testing.T) {
+	fix := scenario(t, "crd-defaults")
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if r := rebasegen(t, append(append([]string{"generate"}, fix...), "--output-file", rules)...); r.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", r.code, r.stderr)
+	}
+	args := []string{"check", "--rules", rules, "-d", fix[1], "-l", fix[3], "-n", "wrong"}
+	r := rebasegen(t, args...)
+	hint := "pending create, not compared: crd-defaults.rebasegen.dev/Backup wrong/nightly: no live counterpart: kapp would create it, nothing was compared; the live objects hold it in namespace crd-defaults: did you mean -n crd-defaults?\n"
+	if r.code != exitPending || !strings.Contains(r.stdout, hint) || strings.Contains(r.stdout, "pending delete") {
+		t.Errorf("text: exit %d, want %d, the hint %q and no pending delete:\n%s%s", r.code, exitPending, hint, r.stdout, r.stderr)
+	}
+	r = rebasegen(t, append(args, "-o", "json")...)
+	var j struct{ PendingCreates, PendingDeletes []fieldJSON }
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != exitPending || len(j.PendingCreates) != 1 || len(j.PendingDeletes) != 0 {
+		t.Errorf("json: exit %d, want %d, 1 pending create and no pending delete (%v):\n%s", r.code, exitPending, err, r.stdout)
+	}
+}

@@ -25,7 +25,8 @@ import (
 //
 // Both are changes made in Git, warnings as on the kapp target, failing as g says
 // (FailOnCreate, FailOnDelete); a pending create whose object is live in another namespace fails
-// whatever g says (most likely a wrong -n or capture). A manifest carrying a hook annotation
+// whatever g says (most likely a wrong -n or capture), and where it names -n that live object is
+// no pending delete. A manifest carrying a hook annotation
 // (hookOf: a hook, a Skip, an unknown hook type have no sync status) is no create of the sync. A
 // live object a sync never deletes fails on no flag: gitops-engine's pruneObject skips it unless
 // the sync prunes (spec.syncPolicy.automated.prune, argocd app sync --prune) and its
@@ -39,7 +40,8 @@ func Unpaired(set *pair.Set, rep *classify.Report, s Settings, g verdict.Gate) (
 		})
 	}
 	var out []verdict.Finding
-	for i, u := range verdict.UnpairedOf(set) {
+	unpaired := verdict.UnpairedOf(set)
+	for i, u := range unpaired {
 		f := verdict.Finding{Kind: verdict.KindPendingCreate, Resource: u.Resource, Fails: g.FailOnCreate, Evidence: missing}
 		o, err := set.Created[i].Object() // UnpairedOf lists set.Created, in order
 		if err != nil {
@@ -53,7 +55,11 @@ func Unpaired(set *pair.Set, rep *classify.Report, s Settings, g verdict.Gate) (
 		}
 		out = append(out, f)
 	}
+	elsewhere := verdict.LiveElsewhere(unpaired) // a wrong -n: the pending create's hint says it once
 	for _, d := range slices.Concat(set.Deleted, set.LiveOnly) {
+		if elsewhere[pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}] {
+			continue
+		}
 		o, err := d.Object()
 		if err != nil {
 			return nil, err

@@ -156,3 +156,30 @@ func TestUnpairedApplicationPruneFalse(t *testing.T) {
 		t.Errorf("pruned: named %v, fails %v: want it failing under --fail-on-delete", ok, fails)
 	}
 }
+
+// With a wrong -n (a cluster-scoped object pairs, the namespaced ones do not), each namespaced
+// desired object is a pending create hinting "did you mean -n", and the live objects the hints
+// name are no pending deletes of their own, as on the kapp target (issue 24).
+func TestUnpairedWrongNamespaceNoPendingDeletes(t *testing.T) {
+	role := "\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n%srules: []\n"
+	desired := readFixture(t, "argo-hpa", "desired.yaml") + fmt.Sprintf(role, "")
+	live := readFixture(t, "argo-hpa", "live.yaml") + fmt.Sprintf(role, "  uid: u-reader\n  annotations:\n    argocd.argoproj.io/tracking-id: 'argo-hpa:rbac.authorization.k8s.io/ClusterRole:/reader'\n")
+	s := settingsOf(t, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: argo-hpa, namespace: argocd}\nspec:\n  ignoreDifferences: []\n")
+	a := analyzeFiles(t, desired, live, "wrong")
+	fs, err := argocd.Unpaired(a.Set, a.Report, s, verdict.Gate{FailOnDelete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creates := 0
+	for _, f := range fs {
+		switch {
+		case f.Kind == "pending-create" && f.Fails && strings.HasSuffix(f.Evidence, "did you mean -n argo-hpa?"):
+			creates++
+		default:
+			t.Errorf("%s %s (fails %v): %s", f.Kind, f.Resource, f.Fails, f.Evidence)
+		}
+	}
+	if creates != 2 {
+		t.Errorf("%d pending creates hinting -n argo-hpa, want 2", creates)
+	}
+}

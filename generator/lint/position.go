@@ -17,11 +17,12 @@ type Lines struct {
 // NewLines reads files with r (stdin and pipes: the data read before).
 func NewLines(r *load.Reader) *Lines { return &Lines{r: r, nodes: map[string][]*yaml.Node{}} }
 
-// Of returns the line in o's file of the entry index of the Config key (index < 0: the key), o a
-// kapp Config document or a ConfigMap labelled kapp.k14s.io/config whose config.yml is a literal
-// block (key: |, its lines the file's); else the line of o's document. o must have been read from
-// the file as written, not rendered.
-func (l *Lines) Of(o load.Object, key string, index int) int {
+// Of returns the line in o's file of the entry index of the Config key (index < 0: the key), or
+// of what sub names in that entry (a matcher: resourceMatchers, 1), o a kapp Config document or a
+// ConfigMap labelled kapp.k14s.io/config whose config.yml is a literal block (key: |, its lines the
+// file's); else the line of o's document. o must have been read from the file as written, not
+// rendered.
+func (l *Lines) Of(o load.Object, key string, index int, sub ...any) int {
 	path := []any{key}
 	if !load.IsKappConfig(o.GetAPIVersion(), o.GetKind()) {
 		path = []any{"data", kappconv.ConfigKey, key}
@@ -29,7 +30,7 @@ func (l *Lines) Of(o load.Object, key string, index int) int {
 	if index >= 0 {
 		path = append(path, index)
 	}
-	return l.At(o, path...)
+	return l.At(o, append(path, sub...)...)
 }
 
 // At returns the line in o's file of what path names in o's document, each step a mapping key

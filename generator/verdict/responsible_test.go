@@ -143,7 +143,7 @@ func configRules(t *testing.T, yaml string) ([]Rule, load.Object) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rulesOf(c, func(string, int) RuleAt { return RuleAt{} }), load.Object{Unstructured: &unstructured.Unstructured{Object: res.UnstructuredObject()}}
+	return rulesOf(c, func(string, int, ...any) RuleAt { return RuleAt{} }), load.Object{Unstructured: &unstructured.Unstructured{Object: res.UnstructuredObject()}}
 }
 
 func testDoc(t *testing.T, obj map[string]any) load.Doc {

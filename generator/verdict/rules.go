@@ -90,6 +90,10 @@ type Rule struct {
 	// per path, one for a ytt overlay), in the order kapp applies them
 	mods    int
 	matcher kappmatch.Matcher
+	// matchers: the rule's resourceMatchers as written, and where one is written (sub: its path
+	// among them), for a pending delete to name those selecting the deleted object alone
+	matchers  []ctlconf.ResourceMatcher
+	matcherAt func(sub ...any) RuleAt
 	// source: the file of the Config it is written in, as kapp reads the Config (load.Source.File;
 	// "" for generate's own), which blameFiles leaves out to ask whether the rule is needed
 	source string
@@ -116,12 +120,21 @@ func Rules(configs []load.Object, r *load.Reader) []Rule {
 	return out
 }
 
-// placer says where the rule at index i of key (-1: the key) of Config o is written.
-func placer(o load.Object, lines *lint.Lines) func(key string, i int) RuleAt {
-	return func(key string, i int) RuleAt {
+// placer says where the rule at index i of key (-1: the key) of Config o is written, or what sub
+// names in it (keys and list indexes: resourceMatchers, 1), its Key then naming it too
+// (rebaseRules[2].resourceMatchers[1]).
+func placer(o load.Object, lines *lint.Lines) func(key string, i int, sub ...any) RuleAt {
+	return func(key string, i int, sub ...any) RuleAt {
 		at := RuleAt{File: o.Source.File, Doc: o.Source.Doc, Key: key}
 		if i >= 0 {
 			at.Key += fmt.Sprintf("[%d]", i)
+		}
+		for _, step := range sub {
+			if n, ok := step.(int); ok {
+				at.Key += fmt.Sprintf("[%d]", n)
+			} else {
+				at.Key += fmt.Sprintf(".%s", step)
+			}
 		}
 		if load.IsLabelledConfig(o) {
 			at.Key = `data["` + kappconv.ConfigKey + `"] ` + at.Key
@@ -130,19 +143,19 @@ func placer(o load.Object, lines *lint.Lines) func(key string, i int) RuleAt {
 			// ytt passed the document through as written: the file's lines are its own
 			written := o
 			written.Source = load.Source{File: o.Source.From, Line: o.Source.FromLine}
-			at.File, at.Doc, at.Line = o.Source.From, 0, lines.Of(written, key, i)
+			at.File, at.Doc, at.Line = o.Source.From, 0, lines.Of(written, key, i, sub...)
 		} else if ok {
 			at.File, at.From = rendered, o.Source.From
 		} else {
-			at.Line = lines.Of(o, key, i)
+			at.Line = lines.Of(o, key, i, sub...)
 		}
 		return at
 	}
 }
 
 // rulesOf reads the rules of one Config that can hide a declared field; at says where the rule
-// at index i of key is written.
-func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
+// at index i of key is written (placer).
+func rulesOf(cfg ctlconf.Config, at func(key string, i int, sub ...any) RuleAt) []Rule {
 	var out []Rule
 	add := func(key string, i int, what string, ms []ctlconf.ResourceMatcher, paths ...ctlres.Path) *Rule {
 		m, ok := kappmatch.New(ms)
@@ -154,7 +167,8 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 			index, mods = i, len(paths)
 		}
 		out = append(out, Rule{At: at(key, i), what: what, paths: paths, matcher: m, index: index, mods: mods,
-			restores: key == "rebaseRules" && cfg.RebaseRules[i].Type == "copy" && slices.Contains(cfg.RebaseRules[i].Sources, ctlres.FieldCopyModSourceExisting)})
+			restores: key == "rebaseRules" && cfg.RebaseRules[i].Type == "copy" && slices.Contains(cfg.RebaseRules[i].Sources, ctlres.FieldCopyModSourceExisting),
+			matchers: ms, matcherAt: func(sub ...any) RuleAt { return at(key, i, append([]any{"resourceMatchers"}, sub...)...) }})
 		return &out[len(out)-1]
 	}
 	for i, r := range cfg.RebaseRules {
@@ -206,6 +220,9 @@ func rulesOf(cfg ctlconf.Config, at func(key string, i int) RuleAt) []Rule {
 		for j, ref := range r.AffectedResources.ObjectReferences {
 			if h := add("templateRules", i, "versioned names written into "+lint.FormatPath(ref.Path), ref.ResourceMatchers, ref.Path); h != nil {
 				h.At.Key += fmt.Sprintf(".affectedResources.objectReferences[%d]", j)
+				h.matcherAt = func(sub ...any) RuleAt {
+					return at("templateRules", i, append([]any{"affectedResources", "objectReferences", j, "resourceMatchers"}, sub...)...)
+				}
 			}
 		}
 	}
@@ -268,7 +285,7 @@ func (c Rule) Describe() string { return c.what }
 // of a plain copy).
 func Generated(cfg ctlconf.Config, hints [][]fielddiff.Path) []Rule {
 	kappglobal.Prepare()
-	rules := rulesOf(cfg, func(key string, i int) RuleAt {
+	rules := rulesOf(cfg, func(key string, i int, _ ...any) RuleAt { // PendingDeletes names none of them
 		if i >= 0 {
 			key += fmt.Sprintf("[%d]", i)
 		}

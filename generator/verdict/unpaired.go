@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	ctlconf "carvel.dev/kapp/pkg/kapp/config"
+
 	"github.com/rebasegen/rebasegen/generator/classify"
 	"github.com/rebasegen/rebasegen/generator/load"
 	"github.com/rebasegen/rebasegen/generator/pair"
@@ -126,44 +128,131 @@ func RulesOnly(set *pair.Set) error {
 // PendingDelete is a live object of the app with no desired counterpart: kapp deletes it on deploy.
 type PendingDelete struct {
 	Resource pair.Identity
-	// Naming: the rules in force that select it and no desired object (decided on identity alone
-	// where kapp's matchers read more, as kappmatch.ByIdentity: undecided counts as selecting), so
-	// they select nothing once the deploy deleted it.
+	// Naming: the rules in force that select it and no desired object, and of a rule selecting
+	// desired objects too its matchers that do (decided on identity alone where kapp's matchers
+	// read more, as kappmatch.ByIdentity: undecided counts as selecting): they select nothing
+	// once the deploy deleted it.
 	Naming []RuleAt
 }
 
 // PendingDeletes lists the live objects kapp would delete on deploy (pair.Set.Deleted), each with
-// the rules of rules naming it alone.
-func PendingDeletes(set *pair.Set, rules []Rule) ([]PendingDelete, error) {
+// the rules of rules, or matchers of them, naming it alone. A live object a pending create's
+// "did you mean -n" names (unpaired: UnpairedOf) is not one: it is that create's, read under a
+// wrong -n, which its hint says once.
+func PendingDeletes(set *pair.Set, unpaired []Unpaired, rules []Rule) ([]PendingDelete, error) {
 	var desired []kappmatch.Identity // decoded once, when a rule selects a deleted object
-	selects := func(r Rule, id kappmatch.Identity) bool {
-		m, decided := r.matcher.ByIdentityOf(id)
-		return m || !decided
-	}
+	elsewhere := LiveElsewhere(unpaired)
 	var out []PendingDelete
 	for _, d := range set.Deleted {
 		pd := PendingDelete{Resource: pair.Identity{Group: d.GroupKind().Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
+		if elsewhere[pd.Resource] {
+			continue
+		}
 		o, err := d.Object()
 		if err != nil {
 			return nil, err
 		}
 		live := kappmatch.IdentityOf(o.Unstructured)
-		for _, r := range rules {
-			if r.At.Generated || !selects(r, live) || slices.Contains(pd.Naming, r.At) {
-				continue
+		// alone says whether m selects the deleted object and no desired one
+		alone := func(m kappmatch.Matcher) (bool, error) {
+			if !selects(m, live) {
+				return false, nil
 			}
 			if desired == nil {
 				if desired, err = identities(set); err != nil {
-					return nil, err
+					return false, err
 				}
 			}
-			if !slices.ContainsFunc(desired, func(id kappmatch.Identity) bool { return selects(r, id) }) {
+			return !slices.ContainsFunc(desired, func(id kappmatch.Identity) bool { return selects(m, id) }), nil
+		}
+		for _, r := range rules {
+			if r.At.Generated || !selects(r.matcher, live) || slices.Contains(pd.Naming, r.At) {
+				continue
+			}
+			ok, err := alone(r.matcher)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				pd.Naming = append(pd.Naming, r.At)
+				continue
+			}
+			for _, p := range matcherParts(r.matchers) {
+				m, built := kappmatch.New([]ctlconf.ResourceMatcher{p.m})
+				if !built {
+					continue
+				}
+				if ok, err := alone(m); err != nil {
+					return nil, err
+				} else if ok && !slices.ContainsFunc(pd.Naming, func(at RuleAt) bool { return within(at, r.matcherAt(p.path...)) }) {
+					pd.Naming = append(pd.Naming, r.matcherAt(p.path...))
+				}
 			}
 		}
 		out = append(out, pd)
 	}
 	return out, nil
+}
+
+// LiveElsewhere are the live objects the pending creates' "did you mean -n" hints name.
+func LiveElsewhere(unpaired []Unpaired) map[pair.Identity]bool {
+	out := map[pair.Identity]bool{}
+	for _, u := range unpaired {
+		for _, ns := range u.LiveIn {
+			id := u.Resource
+			id.Namespace = ns
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func selects(m kappmatch.Matcher, id kappmatch.Identity) bool {
+	ok, decided := m.ByIdentityOf(id)
+	return ok || !decided
+}
+
+// part is a matcher of a rule selecting some of what the rule selects, at path among its
+// resourceMatchers.
+type part struct {
+	path []any
+	m    ctlconf.ResourceMatcher
+}
+
+// matcherParts are the parts of resourceMatchers ms, outer first: each of several matchers, each
+// matcher of an anyMatcher among them, and each matcher of an anyMatcher in an andMatcher among
+// them, in the anyMatcher's place (what generate writes for several resources of a rule).
+func matcherParts(ms []ctlconf.ResourceMatcher) []part {
+	var out []part
+	for i, top := range ms {
+		if len(ms) > 1 {
+			out = append(out, part{[]any{i}, top})
+		}
+		if top.AnyMatcher != nil {
+			for k, item := range top.AnyMatcher.Matchers {
+				out = append(out, part{[]any{i, "anyMatcher", "matchers", k}, item})
+			}
+		}
+		if top.AndMatcher == nil {
+			continue
+		}
+		for j, sub := range top.AndMatcher.Matchers {
+			if sub.AnyMatcher == nil {
+				continue
+			}
+			for k, item := range sub.AnyMatcher.Matchers {
+				alone := slices.Clone(top.AndMatcher.Matchers)
+				alone[j] = item
+				out = append(out, part{[]any{i, "andMatcher", "matchers", j, "anyMatcher", "matchers", k}, ctlconf.ResourceMatcher{AndMatcher: &ctlconf.AndMatcher{Matchers: alone}}})
+			}
+		}
+	}
+	return out
+}
+
+// within says whether inner is written in outer: a matcher of the matcher named already.
+func within(outer, inner RuleAt) bool {
+	return outer.File == inner.File && outer.Doc == inner.Doc && strings.HasPrefix(inner.Key, outer.Key+".")
 }
 
 // identities are the identities of the desired objects of set, paired or created; never nil.
@@ -216,7 +305,7 @@ func (d PendingDelete) finding(fail bool) Finding {
 		if rest := len(d.Naming) - len(at); rest > 0 {
 			at = append(at, fmt.Sprintf("and %d more", rest))
 		}
-		evidence += "; the rules in force that select it and no desired object can go once the deploy deleted it " +
+		evidence += "; the rules in force, or matchers of them, that select it and no desired object can go once the deploy deleted it " +
 			"(rules rebasegen generated: " + classify.RegenerateAfterDeploy + ", never by hand): " + strings.Join(at, "; ")
 	}
 	return Finding{Kind: KindPendingDelete, Resource: d.Resource, Fails: fail, Evidence: evidence}

@@ -208,7 +208,7 @@ func (h Hidden) String() string { return h.Resource.String() + " " + h.Path }
 func Judge(in Input) (*Verdict, error) {
 	v := &Verdict{Unpaired: UnpairedOf(in.Set)}
 	var err error
-	if v.PendingDeletes, err = PendingDeletes(in.Set, in.Rules); err != nil {
+	if v.PendingDeletes, err = PendingDeletes(in.Set, v.Unpaired, in.Rules); err != nil {
 		return nil, err
 	}
 	if v.Ownership, err = OwnershipOf(in.Set); err != nil {
