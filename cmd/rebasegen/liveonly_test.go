@@ -19,14 +19,7 @@ import (
 func TestControllersObjectsAreNotDeleted(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	dir := t.TempDir()
-	data, err := os.ReadFile(fix[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "desired.yaml") // the Deployment only: the HPA is no longer desired
-	if err := os.WriteFile(desired, []byte(strings.SplitN(string(data), "\n---\n", 2)[0]+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	desired := withoutHPA(t, fix, dir)
 	live, err := os.ReadFile(fix[3])
 	if err != nil {
 		t.Fatal(err)

@@ -17,14 +17,7 @@ import (
 func TestCheckReportsPendingDeletes(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	dir := t.TempDir()
-	data, err := os.ReadFile(fix[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "desired.yaml") // the Deployment only: the HPA is no longer desired
-	if err := os.WriteFile(desired, []byte(strings.SplitN(string(data), "\n---\n", 2)[0]+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	desired := withoutHPA(t, fix, dir)
 	rules := filepath.Join(dir, "rules.yml")
 	if r := rebasegen(t, "generate", "--output-file", rules, "-d", desired, "-l", fix[3], "-n", fix[5]); r.code != 0 {
 		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
@@ -87,14 +80,7 @@ func TestCheckReportsPendingDeletes(t *testing.T) {
 func TestPendingDeleteNamesTheMatchersSelectingItAlone(t *testing.T) {
 	fix := scenario(t, "hpa-replicas")
 	dir := t.TempDir()
-	data, err := os.ReadFile(fix[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "desired.yaml") // the Deployment only: the HPA is no longer desired
-	if err := os.WriteFile(desired, []byte(strings.SplitN(string(data), "\n---\n", 2)[0]+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	desired := withoutHPA(t, fix, dir)
 	hand := filepath.Join(dir, "hand.yml")
 	if err := os.WriteFile(hand, []byte(`apiVersion: kapp.k14s.io/v1alpha1
 kind: Config
@@ -175,4 +161,19 @@ func TestWrongNamespaceListsNoPendingDeletes(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != exitPending || len(j.PendingCreates) != 1 || len(j.PendingDeletes) != 0 {
 		t.Errorf("json: exit %d, want %d, 1 pending create and no pending delete (%v):\n%s", r.code, exitPending, err, r.stdout)
 	}
+}
+
+// withoutHPA writes into dir the manifests of scenario fix (hpa-replicas) without the HPA, which
+// is then no longer desired: the Deployment only. It returns their file.
+func withoutHPA(t *testing.T, fix []string, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(fix[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "desired.yaml")
+	if err := os.WriteFile(desired, []byte(strings.SplitN(string(data), "\n---\n", 2)[0]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return desired
 }
