@@ -87,8 +87,9 @@ func (in Inputs) recordable() emit.Options {
 // values the rules were generated with, forgotten, are the likeliest cause. err as it is when
 // none does, or the rule files cannot be read.
 func unlikeError(err error, in Inputs, ruleFiles []string) error {
-	unlike, uerr := verdict.UnlikeFiles(in.Reader, ruleFiles, in.recordable(), false)
-	if uerr != nil || len(unlike) == 0 {
+	gen, gerr := verdict.ReadGenerated(in.Reader, ruleFiles)
+	unlike := verdict.UnlikeFiles(gen, in.recordable(), false)
+	if gerr != nil || len(unlike) == 0 {
 		return err
 	}
 	notes := make([]string, len(unlike))
@@ -156,9 +157,11 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 		return nil, err
 	}
 	regen.Given = regen.Given.WithoutSecretValues(secrets, derived)
-	if c.Unlike, err = verdict.UnlikeFiles(in.Reader, ruleFiles, regen.Given, true); err != nil {
+	gen, err := verdict.ReadGenerated(in.Reader, ruleFiles) // read once: the inputs unlike and the stale pass
+	if err != nil {
 		return nil, err
 	}
+	c.Unlike = verdict.UnlikeFiles(gen, regen.Given, true)
 	if regen.Placement, _, err = a.placement(); err != nil {
 		return nil, err
 	}
@@ -172,7 +175,7 @@ func (a *Analysis) check(files rulefiles.Files, ruleFiles []string) (*Checked, e
 	regen.GitChanges = len(vd.Pending) > 0 || len(vd.Unpaired) > 0 || len(vd.PendingDeletes) > 0
 	regen.Residual, regen.Hidden = vd.Residual, vd.Hidden
 	if c.StaleUnjudged = wrongNamespace(vd.Unpaired); c.StaleUnjudged == "" {
-		if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, ruleFiles); err != nil {
+		if c.Stale, c.Deferred, err = verdict.StaleFiles(regen, gen); err != nil {
 			return nil, err
 		}
 	}

@@ -48,32 +48,50 @@ type Deployed struct {
 	Placement *synth.Placement
 }
 
-// StaleFiles regenerates every file rebasegen generated (recognised by its header) under each
-// path with the options its header records, and diffs everything below the header. deferred are
-// the files that regenerate differently from this check's manifests but as they are written from
-// what kapp last applied: not stale (staleFile), each with the inputs unlike its Regenerate line's.
-func StaleFiles(in Regeneration, paths []string) (stale, deferred []Stale, _ error) {
-	for _, path := range paths {
-		st, def, err := in.stale(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		stale, deferred = append(stale, st...), append(deferred, def...)
-	}
-	return stale, deferred, nil
+// GeneratedFile is a rules file rebasegen generated (recognised by its header), read once by check
+// for its stale pass and the inputs unlike its Regenerate line's.
+type GeneratedFile struct {
+	Name string
+	Data []byte
+	// Opts: the options its Regenerate line records; Recorded false when it has none
+	Opts     emit.Options
+	Recorded bool
 }
 
-// stale regenerates the generated files under path.
-func (in Regeneration) stale(path string) (stale, deferred []Stale, _ error) {
-	if path == "-" {
-		return nil, nil, nil // stdin: nothing to regenerate into
+// ReadGenerated reads the files rebasegen generated under each of paths (stdin is read once: not
+// there), each with the options its Regenerate line records.
+func ReadGenerated(r *load.Reader, paths []string) ([]GeneratedFile, error) {
+	var out []GeneratedFile
+	for _, path := range paths {
+		if path == "-" {
+			continue
+		}
+		files, err := r.ReadPath(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if generated.Of(f.Data) == generated.None {
+				continue
+			}
+			header, _, _, _ := comparedForm(f.Data)
+			opts, ok, err := emit.Recorded(f.Name, string(header))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, GeneratedFile{Name: f.Name, Data: f.Data, Opts: opts, Recorded: ok})
+		}
 	}
-	files, err := in.Reader.ReadPath(path)
-	if err != nil {
-		return nil, nil, err
-	}
+	return out, nil
+}
+
+// StaleFiles regenerates every file rebasegen generated (ReadGenerated) with the options its
+// header records, and diffs everything below the header. deferred are the files that regenerate
+// differently from this check's manifests but as they are written from what kapp last applied:
+// not stale (staleFile), each with the inputs unlike its Regenerate line's.
+func StaleFiles(in Regeneration, files []GeneratedFile) (stale, deferred []Stale, _ error) {
 	for _, f := range files {
-		st, def, err := in.staleFile(f.Name, f.Data)
+		st, def, err := in.staleFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -92,17 +110,10 @@ func (in Regeneration) stale(path string) (stale, deferred []Stale, _ error) {
 // last applied (deferred): the manifests' changes made in Git are not deployed yet, kapp's engine
 // judges them with the rules as they are (pending, residual, hidden), and regenerating from them
 // against live objects captured before the deploy would drop rules the deployed objects need.
-func (in Regeneration) staleFile(file string, committed []byte) (_ []Stale, deferred *Stale, _ error) {
-	status := generated.Of(committed)
-	if status == generated.None {
-		return nil, nil, nil
-	}
-	header, committed, form, line := comparedForm(committed)
-	opts, ok, err := emit.Recorded(file, string(header))
-	if err != nil {
-		return nil, nil, err
-	}
-	if !ok {
+func (in Regeneration) staleFile(f GeneratedFile) (_ []Stale, deferred *Stale, _ error) {
+	file, opts, status := f.Name, f.Opts, generated.Of(f.Data)
+	_, committed, form, line := comparedForm(f.Data)
+	if !f.Recorded {
 		return []Stale{{File: file, Line: 1, Diff: "its header records no Regenerate command: it was not written so by rebasegen\n"}}, nil, nil
 	}
 	regenerated, at, changed, why, err := in.compare(in.Report, in.Placement, opts, committed, form)
@@ -202,44 +213,27 @@ func (u Unlike) String() string {
 	return "this check's inputs differ from those " + u.File + " was generated with (its Regenerate line): " + strings.Join(u.Inputs, ", ")
 }
 
-// UnlikeFiles are the rules files rebasegen generated under paths whose Regenerate line records
-// inputs other than given. settled: given holds the namespace as used and the data values as a
-// Regenerate line records them (emit.Options.WithoutSecretValues). Else given is the command
-// line's alone (the run failed before reading its inputs): the line's namespace is compared
-// only with one given, and a data value the line does not record is left out, never printed (it
-// may be a Secret's).
-func UnlikeFiles(r *load.Reader, paths []string, given emit.Options, settled bool) ([]Unlike, error) {
+// UnlikeFiles are the rules files rebasegen generated (ReadGenerated) whose Regenerate line
+// records inputs other than given. settled: given holds the namespace as used and the data values
+// as a Regenerate line records them (emit.Options.WithoutSecretValues). Else given is the command
+// line's alone (the run failed before reading its inputs): the line's namespace is compared only
+// with one given, and a data value the line does not record is left out, never printed (it may
+// be a Secret's).
+func UnlikeFiles(files []GeneratedFile, given emit.Options, settled bool) []Unlike {
 	var out []Unlike
-	for _, path := range paths {
-		if path == "-" {
-			continue // stdin is read once
+	for _, f := range files {
+		if !f.Recorded {
+			continue // no Regenerate line: stale says so
 		}
-		files, err := r.ReadPath(path)
-		if err != nil {
-			return nil, err
+		g := given
+		if !settled {
+			g = unsettled(given, f.Opts)
 		}
-		for _, f := range files {
-			if generated.Of(f.Data) == generated.None {
-				continue
-			}
-			header, _, _, _ := comparedForm(f.Data)
-			opts, ok, err := emit.Recorded(f.Name, string(header))
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue // no Regenerate line: stale says so
-			}
-			g := given
-			if !settled {
-				g = unsettled(given, opts)
-			}
-			if inputs := unlikeRecorded(opts, g, f.Name); len(inputs) > 0 {
-				out = append(out, Unlike{File: f.Name, Inputs: inputs})
-			}
+		if inputs := unlikeRecorded(f.Opts, g, f.Name); len(inputs) > 0 {
+			out = append(out, Unlike{File: f.Name, Inputs: inputs})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // unsettled is given, the command line's inputs of a run that failed before reading them, as
