@@ -328,3 +328,45 @@ func TestActionBuildsWithTheGoOfGoMod(t *testing.T) {
 		t.Errorf("action.yml: setup-go step %v, go build step %v", setup, build)
 	}
 }
+
+// GitHub does not enforce a composite action's required inputs: a workflow without live or rules
+// got bash's "INPUT_LIVE: the live input is required" naming the script's line; and paths on one
+// line, as a workflow list is often written, were one path, "no such file" with no word of one
+// path per line. Both are error annotations saying what to give (newcomer18 N18-3, issue 24).
+func TestScriptRequiredAndOneLineLists(t *testing.T) {
+	dir := t.TempDir()
+	echo := filepath.Join(dir, "echo-args")
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"values.yml", "values-prod.yml", "my values.yml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs("check.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		code int
+		want string
+	}{
+		{[]string{"INPUT_PACKAGE=config", "INPUT_RULES=r.yml"}, 1, "::error::give the live input: the live objects captured from a test cluster (rebasegen capture's directory, or its live.yaml)\n"},
+		{[]string{"INPUT_PACKAGE=config", "INPUT_LIVE=ci/live", "INPUT_RULES= \n"}, 1, "::error::give the rules input: the rules rebasegen generate wrote (its --output-file)\n"},
+		{[]string{"INPUT_PACKAGE=config", "INPUT_LIVE=ci/live", "INPUT_RULES=r.yml", "INPUT_VALUES=values.yml values-prod.yml"}, 1,
+			"::error::values: values.yml\\ values-prod.yml is no path, its words are: give one path per line\n"},
+		// a path that holds a space, and data values with spaces, are as given
+		{[]string{"INPUT_PACKAGE=config", "INPUT_LIVE=ci/live", "INPUT_RULES=r.yml", "INPUT_VALUES=my values.yml", "INPUT_VALUE=greeting=hello world"}, 0,
+			"check\n--output\ngithub\n--package\nconfig\n--values\nmy values.yml\n--value\ngreeting=hello world\n--live\nci/live\n--rules\nr.yml\n"},
+	} {
+		cmd := exec.Command("bash", script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), append(tc.env, "REBASEGEN="+echo)...)
+		out, err := cmd.CombinedOutput()
+		if exitCode(t, err) != tc.code || string(out) != tc.want {
+			t.Errorf("%q: exit %d, output:\n%s\nwant exit %d and:\n%s", tc.env, exitCode(t, err), out, tc.code, tc.want)
+		}
+	}
+}

@@ -15,11 +15,27 @@ gh_data() {
   printf '%s' "${s//$'\n'/%0A}"
 }
 add_list() { # FLAG LINES: one flag per non-empty line
-  local line
+  local line words word
   while read -r line; do
-    [[ -n ${line//[[:space:]]/} ]] && args+=("$1" "$line")
+    [[ -n ${line//[[:space:]]/} ]] || continue
+    if [[ $1 != --value && $1 != --value-yaml && $line =~ [[:space:]] && ! -e $line ]]; then
+      # paths written on one line, as a workflow list often is: each exists, the line does not
+      read -ra words <<<"$line"
+      for word in "${words[@]}"; do [[ -e $word ]] || break; done
+      if [[ -e $word ]]; then
+        echo "::error::${1#--}: $(gh_data "$(printf %q "$line")") is no path, its words are: give one path per line"
+        exit 1
+      fi
+    fi
+    args+=("$1" "$line")
   done <<<"$2"
   return 0
+}
+required() { # NAME VALUE WHAT: an error annotation when VALUE is blank: GitHub does not enforce required inputs
+  if [[ -z ${2//[[:space:]]/} ]]; then
+    echo "::error::give the $1 input: $3"
+    exit 1
+  fi
 }
 # a package (its paths, or a consumer's Package CR), plain manifests or both, as rebasegen generate
 # was given them: rules generated from -d desired.yaml are stale when the same file comes as a package
@@ -28,13 +44,15 @@ if [[ -z ${pkg//[[:space:]]/} && -z ${cr//[[:space:]]/} && -z ${desired//[[:spac
   echo "::error::give the package input (a ytt package), package-cr (a kapp-controller Package) or desired (plain manifests), as the rules were generated from"
   exit 1
 fi
+required live "${INPUT_LIVE:-}" "the live objects captured from a test cluster (rebasegen capture's directory, or its live.yaml)"
+required rules "${INPUT_RULES:-}" "the rules rebasegen generate wrote (its --output-file)"
 add_list --package "$pkg"
 add_list --desired "$desired"
 add_list --values "${INPUT_VALUES:-}"
 add_list --value "${INPUT_VALUE:-}"
 add_list --value-yaml "${INPUT_VALUE_YAML:-}"
-add_list --live "${INPUT_LIVE:?the live input is required}"
-add_list --rules "${INPUT_RULES:?the rules input is required}"
+add_list --live "$INPUT_LIVE"
+add_list --rules "$INPUT_RULES"
 add_list --ruleset "${INPUT_RULESET:-}"
 add_list --crd "${INPUT_CRD:-}"
 # only when given: rebasegen's own default applies otherwise
