@@ -115,3 +115,32 @@ func TestOrdinarySecretAmongManifestsAsRules(t *testing.T) {
 		t.Errorf("lint of rules beside an ordinary Secret: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0, nothing about the Secret", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A capture directory given as --rules (or -l and -r swapped) named no flag: its
+// server-version.json was "not a Kubernetes object"; its live.yaml was "manifests go to
+// --desired". Both are named for --live, by check and lint alike (newcomer18 N18-1, issue 24).
+func TestCaptureAsRules(t *testing.T) {
+	fix := scenario(t, "hpa-replicas")
+	dir := filepath.Join(t.TempDir(), "live")
+	copyTo(t, filepath.Join(filepath.Dir(fix[3]), "server-version.json"), dir, "server-version.json")
+	live := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(live, []byte(capturedFile(readFile(t, fix[3]))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"check", "-r", dir}, fix...), "rebasegen: --rules " + dir + ": a directory rebasegen capture wrote (it holds server-version.json): it goes to --live"},
+		{[]string{"lint", "-r", dir}, "rebasegen: --rules " + dir + ": a directory rebasegen capture wrote (it holds server-version.json): it goes to --live"},
+		{append([]string{"check", "-r", live}, fix...), "rebasegen: --rules " + live + " holds no kapp rules (a kapp Config, a ConfigMap labelled kapp.k14s.io/config or a Secret holding rebase-rules.yml), only live objects rebasegen capture read from the cluster, the first "},
+	} {
+		r := rebasegen(t, tc.args...)
+		if r.code != exitError || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("rebasegen %v: exit %d, stdout %q, stderr:\n%s\nwant exit 1 and one line starting %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+	if r := rebasegen(t, append([]string{"check", "-r", live}, fix...)...); !strings.HasSuffix(r.stderr, ": live objects go to --live\n") {
+		t.Errorf("check -r %s: stderr %q, want it to end naming --live", live, r.stderr)
+	}
+}

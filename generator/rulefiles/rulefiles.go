@@ -8,6 +8,7 @@ package rulefiles
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/rebasegen/rebasegen/generator/verdict"
 	"github.com/rebasegen/rebasegen/generator/yttrender"
 	"github.com/rebasegen/rebasegen/internal/escape"
+	"github.com/rebasegen/rebasegen/internal/generated"
 	"github.com/rebasegen/rebasegen/internal/kappconv"
 )
 
@@ -54,6 +56,11 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 	var out Files
 	lines := lint.NewLines(r)
 	for _, p := range paths {
+		if p != "-" && load.IsCaptureDir(p) {
+			// read as rules, its server-version.json is "not a Kubernetes object", naming no flag
+			return Files{}, fmt.Errorf("--rules %s: %s: it goes to --live; --rules takes kapp rules (a kapp Config, a file rebasegen generate wrote)",
+				escape.Text(p), load.CaptureDirIs)
+		}
 		objs, err := objects(r, p, pkg)
 		if err != nil {
 			return Files{}, err
@@ -120,7 +127,7 @@ func Read(r *load.Reader, paths []string, pkg yttrender.Package, inForce func(pa
 		}
 		if !rules && len(objs) > 0 && !ytt && out.NoRules == nil {
 			// a package directory or ytt file renders the package's objects with its rules, if any
-			out.NoRules = noRules(p, objs)
+			out.NoRules = noRules(r, p, objs)
 		}
 	}
 	return out, nil
@@ -149,8 +156,11 @@ func (f Files) Refused(r *load.Reader) error {
 
 // noRules is the error for a plain rules path holding objects but no rules: manifests given as
 // --rules would be judged as no rules at all, every ghost diff left, with nothing saying why.
-func noRules(p string, objs []load.Object) error {
+func noRules(r *load.Reader, p string, objs []load.Object) error {
 	what, first, fix := "objects kapp would deploy", objs[0], "manifests go to --desired, a package's templates to --package"
+	if data, err := r.ReadFile(p); err == nil && generated.Captured(data) != generated.None && filepath.Base(p) != load.CaptureDesired {
+		what, fix = "live objects rebasegen capture read from the cluster", "live objects go to --live"
+	}
 	for _, o := range objs {
 		if strings.HasPrefix(o.GetAPIVersion(), "argoproj.io/") && o.GetKind() == "Application" ||
 			o.GetAPIVersion() == "v1" && o.GetKind() == "ConfigMap" && o.GetName() == "argocd-cm" {
