@@ -285,6 +285,9 @@ func Judge(in Input) (*Verdict, error) {
 	if err := v.blameFiles(in, pending); err != nil {
 		return nil, err
 	}
+	if err := uncoveredDefaults(in, v.Pending); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
