@@ -59,8 +59,10 @@ func uncoveredDefaults(in Input, pending []Residual) error {
 				}
 			}
 			made, ok := defaults.Stored(desired.Object)
-			if !ok {
-				made = nil // no defaulting known for the kind: nothing to say
+			if !ok || desired.GetAPIVersion() != live.GetAPIVersion() {
+				// no defaulting known for the kind, or a live object read at another version
+				// (an HPA's autoscaling/v1), where the new path may not exist: nothing to say
+				made = nil
 			}
 			res := in.Report.Resources[i]
 			res.Findings = nil
