@@ -62,7 +62,10 @@ func Check(in Inputs, ruleFiles []string) (*Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(in, files.Configs) // prepared with the rule files' Configs, as kapp prepares them
+	// prepared with the rule files' Configs, as kapp prepares them, and the generated ones among
+	// the desired inputs: a rules file in the package's directory is in force too (newcomer17
+	// N17-3: the update validation judged the object kapp sends without its rules)
+	a, err := analyze(in, func(s *pair.Set) []load.Object { return ruleConfigs(s, files) })
 	if err != nil {
 		return nil, unlikeError(refusedRulesError(err, in, files), in, ruleFiles)
 	}
@@ -290,14 +293,20 @@ func wrongNamespace(unpaired []verdict.Unpaired) string {
 // rule files' Configs that none of them holds already (a rendered copy of a rules file among the
 // manifests is the file, in force once).
 func (a *Analysis) inForce(files rulefiles.Files) []load.Object {
-	configs := a.Set.InForce()
+	return slices.Concat(a.Set.Configs, ruleConfigs(a.Set, files))
+}
+
+// ruleConfigs are the Configs in force besides the package's own: the generated ones among the
+// desired inputs, then those of the rule files they do not hold.
+func ruleConfigs(s *pair.Set, files rulefiles.Files) []load.Object {
+	configs := s.InForce()
 	desired := len(configs)
 	for _, c := range files.Configs {
 		if !rulefiles.Held(configs[:desired], c) {
 			configs = append(configs, c)
 		}
 	}
-	return configs
+	return configs[len(s.Configs):]
 }
 
 // inForce reports whether the rules of the --rules path p are in force from there: not when every

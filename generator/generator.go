@@ -111,12 +111,14 @@ type Analysis struct {
 // Analyze loads, pairs and classifies the inputs.
 func Analyze(in Inputs) (*Analysis, error) { return analyze(in, nil) }
 
-// analyze is Analyze, with the Configs of rule files kapp deploys with the package (check's,
-// lint's): kapp reads every Config among the files it deploys (cmd/app/deploy.go newResources:
-// NewConfFromResourcesWithDefaults, then LabeledResources.Prepare), so their ownership and label
-// scoping rules and additional labels prepare each resource as the package's own do. Their rebase
-// rules are not the package's: classification's coverage stays the package's.
-func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
+// analyze is Analyze, with the Configs kapp deploys with the package besides its own (check's,
+// lint's), which rules says of the set loaded: kapp reads every Config among the files it deploys
+// (cmd/app/deploy.go newResources: NewConfFromResourcesWithDefaults, then
+// LabeledResources.Prepare), so their ownership and label scoping rules and additional labels
+// prepare each resource as the package's own do, and their rebase rules make the object kapp's
+// update sends, which the API server's update validation judges. Their rebase rules are not the
+// package's: classification's coverage stays the package's.
+func analyze(in Inputs, rules func(*pair.Set) []load.Object) (*Analysis, error) {
 	in = in.withReader()
 	set, rs, placed, bare, err := loadSet(in)
 	if err != nil {
@@ -127,7 +129,11 @@ func analyze(in Inputs, rules []load.Object) (*Analysis, error) {
 			return nil, err
 		}
 	}
-	rep, err := classifySet(in, set, rs, rules)
+	var deployed []load.Object
+	if rules != nil {
+		deployed = rules(set)
+	}
+	rep, err := classifySet(in, set, rs, deployed)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,10 @@ rebaseRules:
 		}
 		var named []string
 		for _, f := range checked.Findings(verdict.Gate{}) {
-			if f.Kind == verdict.KindHidden || !c.refused && f.Fails {
+			// the refused copy is a change kapp's deploy fails on, put down to the rule
+			// (newcomer17 N17-3): no longer called hidden
+			refused := f.Kind == verdict.KindImmutable && f.Path == "spec.strategy.rollingUpdate"
+			if f.Kind == verdict.KindHidden || refused || !c.refused && f.Fails {
 				named = append(named, f.Resource.Name+" "+f.Path+": "+f.Evidence)
 			}
 		}

@@ -199,6 +199,10 @@ func (c *Verdict) Findings(g Gate) []Finding {
 		out = append(out, Finding{Kind: KindRuleUnjudged, Resource: u.Resource, Path: u.Path, Fails: true, File: u.At.File, Line: u.At.Line, Evidence: evidence})
 	}
 	for _, h := range c.Hidden {
+		if h.Refused {
+			out = append(out, refusedFinding(h))
+			continue
+		}
 		evidence := "a change made in Git is hidden by %s: %s, and no manager other than the manifest's applier owns the field"
 		if h.Owner != "" {
 			// the controller's exemption is for the value kapp applied (probe7 D4)
@@ -375,6 +379,24 @@ func (v Verification) GenerateFindings(g Gate, versionWarning string) []Finding 
 	return AfterVersionWarning(versionWarning, fs)
 }
 
+// refusedFinding is a change made in Git with which the API server refuses the object kapp
+// applies under the rules (Hidden.Refused): kapp's deploy fails on it, put down to the rules,
+// at the line of the rule that writes what the server refuses (newcomer17 N17-3).
+func refusedFinding(h Hidden) Finding {
+	evidence := "the rules make kapp's deploy fail on this change made in Git (" + h.Rule + "): " + h.How
+	if !h.RulesRefuse { // How says what the object holds, not what to do
+		switch {
+		case h.Together:
+			evidence += "; to apply it, take this field out of the paths of one of these rules, or this resource out of its resourceMatchers"
+		case h.EachAlone:
+			evidence += "; to apply it, take this field out of the paths of each of these rules, or this resource out of their resourceMatchers (rules rebasegen generated: regenerate them now, from these manifests)"
+		default:
+			evidence += "; to apply it, take this field out of the rule's paths, or this resource out of its resourceMatchers (rules rebasegen generated: regenerate them now, from these manifests)"
+		}
+	}
+	return Finding{Kind: KindImmutable, Resource: h.Resource, Path: h.Path, Fails: true, File: h.At.File, Line: h.At.Line, Evidence: evidence}
+}
+
 // drives names, for a field a controller owns, what the user changes instead of the field
 // (newcomer7 N7-9 h: the replicas an HPA scales).
 func drives(path string) string {
@@ -387,6 +409,26 @@ func drives(path string) string {
 // updateRefused is how a blocked change's evidence ends where the API server refuses kapp's whole
 // update of the object (classify's update validation), not a change of that field alone.
 const updateRefused = "; kapp's deploy fails here: the API server refuses kapp's update of the "
+
+// rulesCause is how classify's evidence of a refused update goes on where the rules in force
+// cause the refusal: the update without them is accepted.
+const rulesCause = "; the rebase rules cause it: "
+
+// refusedByRules is the refusal of kapp's update that h's change carries (classify's update
+// validation of the object kapp sends, Finding.Blocks) where the rules in force cause it, from
+// "the API server refuses"; false where the change carries none, or one without the rules too.
+func refusedByRules(pending []Residual, h Hidden) (string, bool) {
+	i := slices.IndexFunc(pending, func(p Residual) bool { return p.Resource == h.Resource && p.Finding.Path.String() == h.Path })
+	if i < 0 || !pending[i].Finding.Blocks {
+		return "", false
+	}
+	e := pending[i].Finding.Evidence
+	at := strings.Index(e, updateRefused)
+	if at < 0 || !strings.Contains(e[at:], rulesCause) {
+		return "", false
+	}
+	return strings.TrimPrefix(e[at:], "; kapp's deploy fails here: "), true
+}
 
 // refusedOnce is pending with the items of one list that one refusal of a resource's whole update
 // blocks reported once, on the first of them, which names the others: each carried the same

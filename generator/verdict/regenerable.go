@@ -21,13 +21,17 @@ func (in Regeneration) regenerable() []string {
 // hiddenBy names the changes made in Git file's rules hide that rules regenerated from the
 // manifests let through (generate never writes a rule hiding one): not a change hidden only by
 // several files together, kapp's built-in rules, or a rule right while a controller owns the
-// field (the change is made where the controller's input is).
-func (in Regeneration) hiddenBy(file string) []string {
-	var out []string
+// field (the change is made where the controller's input is). refused are those with which the
+// API server refuses the object kapp applies (Hidden.Refused): the deploy fails on them.
+func (in Regeneration) hiddenBy(file string) (hidden, refused []string) {
 	for _, h := range in.Hidden {
 		if h.At.File == file && !h.Together && !h.Builtin && h.Owner == "" {
-			out = append(out, h.Resource.String()+" "+h.Path)
+			if h.Refused {
+				refused = append(refused, h.Resource.String()+" "+h.Path)
+			} else {
+				hidden = append(hidden, h.Resource.String()+" "+h.Path)
+			}
 		}
 	}
-	return out
+	return hidden, refused
 }

@@ -126,9 +126,10 @@ func (in Regeneration) staleFile(f GeneratedFile) (_ []Stale, deferred *Stale, _
 			if err != nil {
 				return nil, nil, err
 			}
-			ghosts, hidden := in.regenerable(), in.hiddenBy(file)
+			ghosts := in.regenerable()
+			hidden, refused := in.hiddenBy(file)
 			switch {
-			case len(hidden) > 0:
+			case len(hidden)+len(refused) > 0:
 				// the gate fails on a change made in Git this file hides, whatever else it
 				// differs in: waiting for the deploy applies nothing of it (or fails it, the
 				// server refusing the rules' value beside the manifest's), regenerating from
@@ -136,8 +137,14 @@ func (in Regeneration) staleFile(f GeneratedFile) (_ []Stale, deferred *Stale, _
 				// the regenerated rules can lack some the deployed objects need (newcomer12
 				// N12-1: a file an older rebasegen generated told "regenerate after the deploy"
 				// beside the hidden change's "regenerate them")
-				why = "it hides changes made in Git (" + strings.Join(hidden, ", ") +
-					"): regenerate it now, from these manifests, and once more after the deploy, from a new capture (the regeneration from live objects captured before the deploy can lack rules the deployed objects need)\n"
+				var does []string
+				if len(hidden) > 0 {
+					does = append(does, "it hides changes made in Git ("+strings.Join(hidden, ", ")+")")
+				}
+				if len(refused) > 0 {
+					does = append(does, "it makes kapp's deploy fail on changes made in Git ("+strings.Join(refused, ", ")+")")
+				}
+				why = strings.Join(does, "; ") + ": regenerate it now, from these manifests, and once more after the deploy, from a new capture (the regeneration from live objects captured before the deploy can lack rules the deployed objects need)\n"
 			case !depChanged && len(ghosts) > 0:
 				// the rules in force fail these manifests with ghost diffs the deploy does not
 				// end (the manifest declares part of a map the server defaults the rest of, and

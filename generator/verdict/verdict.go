@@ -186,8 +186,12 @@ type Hidden struct {
 	// such manager owns it.
 	Owner string
 	// Refused: the object kapp applies is one the API server refuses (How says why: two handlers,
-	// a handler beside a type naming another), so kapp's deploy fails.
+	// a handler beside a type naming another, its update validation), so kapp's deploy fails.
 	Refused bool
+	// RulesRefuse: of a Refused change, the API server's update validation refuses the object
+	// kapp sends with the rules in force and accepts it without them (refusedByRules): How says
+	// so, and what to do.
+	RulesRefuse bool
 	// Builtin: kapp's default Config hides the change (Rule names its rule), which no rule of the
 	// package's lets through.
 	Builtin bool
@@ -326,6 +330,15 @@ func (v *Verdict) hide(in Input, configs []*unstructured.Unstructured) error {
 		}
 		if !slices.ContainsFunc(v.Hidden, same) {
 			pendingHidden = append(pendingHidden, h)
+		}
+	}
+	for i, h := range pendingHidden {
+		// the object kapp applies under the rules is one the API server's update validation
+		// refuses where it accepts the one without them (a probe the rules rebuild from its
+		// copied defaults once Git removed its handler, newcomer17 N17-3): no rule hides the
+		// change, the deploy fails on it, and the server stores nothing to put a field back in
+		if why, ok := refusedByRules(v.Pending, h); ok {
+			pendingHidden[i].How, pendingHidden[i].Refused, pendingHidden[i].RulesRefuse = why, true, true
 		}
 	}
 	v.Hidden = oncePerField(append(v.Hidden, pendingHidden...))
